@@ -1,0 +1,197 @@
+//! One error type for every failure, rendered as RFC 9457 `application/problem+json` with a
+//! stable machine `code` and, for validation, the JSON pointer of each bad field.
+
+use std::fmt;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// The media type of every error body.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// One invalid input.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct FieldError {
+    /// JSON pointer (RFC 6901) of the field in the request body; for query parameters, the
+    /// pointer of the same field (`economics.years` → `/economics/years`).
+    #[schema(example = "/topology/oversubscription")]
+    pub pointer: String,
+    /// Stable machine code (`range`, `required`, `invalid_type`, `unknown_value`, …).
+    #[schema(example = "range")]
+    pub code: String,
+    /// What is wrong and what is accepted.
+    #[schema(example = "must be between 1 and 16")]
+    pub detail: String,
+}
+
+/// An RFC 9457 problem document.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Problem {
+    /// URI reference identifying the problem type (`about:blank` plus a stable `code`).
+    #[serde(rename = "type")]
+    #[schema(example = "https://fabric-tco.dev/problems/validation")]
+    pub type_uri: String,
+    /// Short, human-readable summary of the problem type.
+    #[schema(example = "Invalid request")]
+    pub title: String,
+    /// HTTP status code.
+    #[schema(example = 422)]
+    pub status: u16,
+    /// Human-readable explanation of this occurrence.
+    #[schema(example = "1 field is invalid")]
+    pub detail: String,
+    /// Stable machine-readable code.
+    #[schema(example = "validation_failed")]
+    pub code: String,
+    /// The invalid fields (validation problems only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<FieldError>,
+    /// Extra machine-readable context (e.g. the valid values).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extra: Option<serde_json::Value>,
+}
+
+/// The service's error: an HTTP status and a problem document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    status: StatusCode,
+    problem: Problem,
+    allow: Option<String>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &str, title: &str, detail: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            problem: Problem {
+                type_uri: format!("https://fabric-tco.dev/problems/{}", code.replace('_', "-")),
+                title: title.to_string(),
+                status: status.as_u16(),
+                detail: detail.into(),
+                code: code.to_string(),
+                errors: Vec::new(),
+                extra: None,
+            },
+            allow: None,
+        }
+    }
+
+    /// 400: the body or query could not be parsed at all.
+    pub fn malformed(detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "malformed_request", "Malformed request", detail)
+    }
+
+    /// 422: parsed, but one or more fields are invalid.
+    pub fn validation(errors: Vec<FieldError>) -> ApiError {
+        let n = errors.len();
+        let detail = match errors.as_slice() {
+            [one] => format!("{}: {}", one.pointer, one.detail),
+            _ => format!("{n} fields are invalid"),
+        };
+        let mut e = ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "validation_failed",
+            "Invalid request",
+            detail,
+        );
+        e.problem.errors = errors;
+        e
+    }
+
+    /// 422 for one field.
+    pub fn field(pointer: &str, code: &str, detail: impl Into<String>) -> ApiError {
+        ApiError::validation(vec![FieldError {
+            pointer: pointer.to_string(),
+            code: code.to_string(),
+            detail: detail.into(),
+        }])
+    }
+
+    pub fn not_found(detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, "not_found", "Not found", detail)
+    }
+
+    pub fn method_not_allowed(allow: String) -> ApiError {
+        let mut e = ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "Method not allowed",
+            format!("this path allows: {allow}"),
+        );
+        e.allow = Some(allow);
+        e
+    }
+
+    pub fn payload_too_large(limit: usize) -> ApiError {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            "Payload too large",
+            format!("request bodies are limited to {limit} bytes"),
+        )
+    }
+
+    pub fn unsupported_media_type(detail: impl Into<String>) -> ApiError {
+        ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "Unsupported media type",
+            detail,
+        )
+    }
+
+    /// 500 with an opaque detail; the cause is logged, never returned.
+    pub fn internal(cause: &dyn fmt::Display) -> ApiError {
+        log::error!("internal error: {cause}");
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal_error",
+            "Internal error",
+            "the service failed to handle this request; it has been logged",
+        )
+    }
+
+    /// Builds a problem for any status (used by the safety net that converts stray errors).
+    pub fn from_status(status: StatusCode) -> ApiError {
+        let title = status.canonical_reason().unwrap_or("Error");
+        let code = title.to_ascii_lowercase().replace([' ', '-'], "_");
+        ApiError::new(status, &code, title, title.to_string())
+    }
+
+    pub fn with_extra(mut self, extra: serde_json::Value) -> ApiError {
+        self.problem.extra = Some(extra);
+        self
+    }
+
+    pub fn problem(&self) -> &Problem {
+        &self.problem
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}: {}", self.status.as_u16(), self.problem.code, self.problem.detail)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let body = serde_json::to_vec(&self.problem).unwrap_or_default();
+        let mut res = HttpResponse::build(self.status);
+        res.insert_header((header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON)));
+        res.insert_header((header::CACHE_CONTROL, HeaderValue::from_static("no-store")));
+        if let Some(allow) = &self.allow
+            && let Ok(v) = HeaderValue::from_str(allow)
+        {
+            res.insert_header((header::ALLOW, v));
+        }
+        res.body(body)
+    }
+}

@@ -1,0 +1,71 @@
+//! Cross-cutting HTTP behaviour: HEAD answered as GET without a body, every error body as
+//! problem+json, one log line per request.
+
+use std::time::Instant;
+
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::{Method, header};
+use actix_web::middleware::Next;
+use actix_web::{Error, ResponseError};
+
+use super::error::{ApiError, PROBLEM_JSON};
+
+/// HEAD is routed as GET; actix's HTTP/1 encoder still sends no body for a HEAD request, and
+/// keeps the GET response's headers (`Content-Length`, `ETag`, …).
+pub async fn head_as_get(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    if req.method() == Method::HEAD {
+        req.head_mut().method = Method::GET;
+    }
+    next.call(req).await
+}
+
+/// Safety net: any 4xx/5xx response whose body is not problem+json (a framework default, a
+/// bundled service) is replaced by a problem document with the same status (and `Allow`).
+pub async fn problem_bodies(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
+    let res = next.call(req).await?;
+    let status = res.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return Ok(res.map_into_left_body());
+    }
+    let is_problem = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with(PROBLEM_JSON));
+    if is_problem {
+        return Ok(res.map_into_left_body());
+    }
+    let allow = res.headers().get(header::ALLOW).cloned();
+    let (req, _) = res.into_parts();
+    let mut replacement = ApiError::from_status(status).error_response();
+    if let Some(allow) = allow {
+        replacement.headers_mut().insert(header::ALLOW, allow);
+    }
+    Ok(ServiceResponse::new(req, replacement).map_into_right_body())
+}
+
+/// One log line per request: method, path (never the query string, which may carry prices),
+/// status, latency.
+pub async fn access_log(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let start = Instant::now();
+    let method = req.method().clone();
+    let path = req.path().to_string();
+    let res = next.call(req).await;
+    let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let status = match &res {
+        Ok(r) => r.status().as_u16(),
+        Err(e) => e.as_response_error().status_code().as_u16(),
+    };
+    log::info!(target: "fabric_tco::access", "{method} {path} {status} {latency_ms:.3}ms");
+    res
+}

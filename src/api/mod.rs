@@ -1,0 +1,136 @@
+//! HTTP only: handlers translate between HTTP and the pure core (`plan`), nothing else.
+
+pub mod catalogs;
+pub mod error;
+pub mod extract;
+pub mod health;
+pub mod middleware;
+
+use std::sync::Arc;
+
+use actix_web::http::Method;
+use actix_web::{HttpRequest, HttpResponse};
+use utoipa::OpenApi;
+use utoipa::openapi::OpenApi as OpenApiDoc;
+use utoipa_actix_web::service_config::ServiceConfig;
+
+use crate::catalog::CatalogSet;
+use error::ApiError;
+
+/// What every handler shares (built once, outside the per-worker factory).
+#[derive(Debug, Clone)]
+pub struct AppState {
+    pub catalogs: Arc<CatalogSet>,
+    pub routes: Arc<RouteTable>,
+}
+
+/// Registers every documented endpoint (each `#[utoipa::path]` handler).
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(health::healthz)
+        .service(health::readyz)
+        .service(catalogs::list_catalogs)
+        .service(catalogs::get_catalog);
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "fabric-tco",
+        description = "Sizes, prices and compares GPU-cluster scale-out fabrics — InfiniBand, RoCEv2 with ECMP, \
+adaptive-routing Ethernet — from a sourced pricing catalog and an analytical all-reduce model: capex, \
+multi-year TCO and the cost of GPU time lost to the network, side by side.\n\nMoney is a decimal string in USD. \
+Every error is `application/problem+json` (RFC 9457) with a stable `code` and, for invalid input, the JSON \
+pointer of each bad field.",
+        license(name = "Apache-2.0")
+    ),
+    tags(
+        (name = "plans", description = "Fabric plans: sizing, bill of materials, performance, cost."),
+        (name = "catalogs", description = "Pricing catalogs: SKUs, prices, power, sources."),
+        (name = "health", description = "Liveness and readiness probes.")
+    ),
+    components(schemas(error::Problem, error::FieldError))
+)]
+struct ApiDoc;
+
+/// The OpenAPI document the service serves (and `openapi/openapi.json` holds).
+pub fn openapi_document() -> OpenApiDoc {
+    use utoipa_actix_web::AppExt;
+    let (_, doc) = actix_web::App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(configure)
+        .split_for_parts();
+    doc
+}
+
+/// Paths the service answers and the methods each allows, for 405 `Allow` and OPTIONS.
+#[derive(Debug, Clone, Default)]
+pub struct RouteTable {
+    routes: Vec<(Vec<String>, Vec<Method>)>,
+}
+
+impl RouteTable {
+    /// From the OpenAPI document (so the table cannot drift from the handlers), plus the
+    /// undocumented GET-only paths (`/openapi.json`, Swagger UI).
+    pub fn from_openapi(doc: &OpenApiDoc) -> RouteTable {
+        let mut routes = Vec::new();
+        for (path, item) in &doc.paths.paths {
+            let mut methods = Vec::new();
+            if item.get.is_some() {
+                methods.push(Method::GET);
+                methods.push(Method::HEAD);
+            }
+            if item.post.is_some() {
+                methods.push(Method::POST);
+            }
+            if item.put.is_some() {
+                methods.push(Method::PUT);
+            }
+            if item.delete.is_some() {
+                methods.push(Method::DELETE);
+            }
+            methods.push(Method::OPTIONS);
+            routes.push((split(path), methods));
+        }
+        for path in ["/openapi.json", "/swagger-ui/"] {
+            routes.push((split(path), vec![Method::GET, Method::HEAD, Method::OPTIONS]));
+        }
+        RouteTable { routes }
+    }
+
+    /// The methods allowed on `path`, if the path is known.
+    pub fn allowed(&self, path: &str) -> Option<&[Method]> {
+        let segs = split(path);
+        self.routes
+            .iter()
+            .find(|(tpl, _)| {
+                tpl.len() == segs.len()
+                    && tpl.iter().zip(&segs).all(|(t, s)| t.starts_with('{') || t == s)
+            })
+            .map(|(_, m)| m.as_slice())
+    }
+}
+
+fn split(path: &str) -> Vec<String> {
+    path.split('/').filter(|s| !s.is_empty()).map(str::to_string).collect()
+}
+
+/// Answers requests no handler took: OPTIONS on a known path → 204 with `Allow`; another
+/// method on a known path → 405 with `Allow`; anything else → 404. Always problem+json.
+pub async fn fallback(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    let routes = req
+        .app_data::<actix_web::web::Data<AppState>>()
+        .map(|s| Arc::clone(&s.routes))
+        .unwrap_or_default();
+    match routes.allowed(req.path()) {
+        Some(methods) => {
+            let allow = methods.iter().map(Method::as_str).collect::<Vec<_>>().join(", ");
+            if req.method() == Method::OPTIONS {
+                Ok(HttpResponse::NoContent().insert_header(("Allow", allow)).finish())
+            } else {
+                Err(ApiError::method_not_allowed(allow))
+            }
+        }
+        None => Err(ApiError::not_found(format!("no resource at {}", req.path()))),
+    }
+}

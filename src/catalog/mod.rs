@@ -1,0 +1,226 @@
+//! Pricing catalogs: schema, loading (embedded or from a directory), validation, content hash.
+
+pub mod schema;
+pub mod validate;
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+pub use schema::*;
+
+/// The catalogs compiled into the binary: (file name, content). The binary runs from any
+/// directory and needs no file at run time.
+pub const EMBEDDED: &[(&str, &str)] = &[(
+    "pricing/default.json",
+    include_str!("../../pricing/default.json"),
+)];
+
+/// Largest catalog file accepted, bytes.
+pub const MAX_CATALOG_BYTES: usize = 4 * 1024 * 1024;
+
+/// A loaded, validated catalog.
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    pub data: CatalogData,
+    /// Hex SHA-256 of the file's bytes exactly as loaded.
+    pub sha256: String,
+    /// Where it came from (`embedded:pricing/default.json`, a file path, a URL).
+    pub origin: String,
+}
+
+/// Why a catalog could not be loaded. The message names the file, the entry and the field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadError {
+    pub origin: String,
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "catalog {}: {}", self.origin, self.message)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl Catalog {
+    /// Parses and validates one catalog file's bytes.
+    pub fn parse(origin: &str, bytes: &[u8]) -> Result<Catalog, LoadError> {
+        let err = |message: String| LoadError { origin: origin.to_string(), message };
+        if bytes.len() > MAX_CATALOG_BYTES {
+            return Err(err(format!(
+                "{} bytes exceed the {} byte limit",
+                bytes.len(),
+                MAX_CATALOG_BYTES
+            )));
+        }
+        let de = &mut serde_json::Deserializer::from_slice(bytes);
+        let data: CatalogData = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            err(format!("field '{path}': {}", e.inner()))
+        })?;
+        let problems = validate::validate(&data);
+        if !problems.is_empty() {
+            let list: Vec<String> = problems
+                .iter()
+                .map(|p| format!("{}: field '{}': {}", p.entry, p.field, p.message))
+                .collect();
+            return Err(err(list.join("; ")));
+        }
+        let sha256 = hex(&Sha256::digest(bytes));
+        Ok(Catalog { data, sha256, origin: origin.to_string() })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.data.id
+    }
+
+    pub fn switch(&self, sku: &str) -> Option<&Switch> {
+        self.data.switches.iter().find(|s| s.sku == sku)
+    }
+    pub fn nic(&self, sku: &str) -> Option<&Nic> {
+        self.data.nics.iter().find(|s| s.sku == sku)
+    }
+    pub fn transceiver(&self, sku: &str) -> Option<&Transceiver> {
+        self.data.transceivers.iter().find(|s| s.sku == sku)
+    }
+    pub fn cable(&self, sku: &str) -> Option<&Cable> {
+        self.data.cables.iter().find(|s| s.sku == sku)
+    }
+    pub fn license(&self, sku: &str) -> Option<&License> {
+        self.data.licenses.iter().find(|s| s.sku == sku)
+    }
+    pub fn gpu(&self, id: &str) -> Option<&Gpu> {
+        self.data.gpus.iter().find(|g| g.id == id)
+    }
+    pub fn profile(&self, fabric: crate::fabric::Fabric) -> Option<&FabricProfile> {
+        self.data.fabric_profiles.iter().find(|p| p.fabric == fabric)
+    }
+    /// Number of entries per kind, for listings.
+    pub fn entry_counts(&self) -> EntryCounts {
+        let d = &self.data;
+        EntryCounts {
+            switches: d.switches.len(),
+            nics: d.nics.len(),
+            transceivers: d.transceivers.len(),
+            cables: d.cables.len(),
+            licenses: d.licenses.len(),
+            gpus: d.gpus.len(),
+            fabric_profiles: d.fabric_profiles.len(),
+        }
+    }
+    /// SKUs whose price is a placeholder (grade P).
+    pub fn is_placeholder(&self, sku: &str) -> bool {
+        let d = &self.data;
+        d.switches.iter().any(|x| x.sku == sku && x.provenance.is_placeholder())
+            || d.nics.iter().any(|x| x.sku == sku && x.provenance.is_placeholder())
+            || d.transceivers.iter().any(|x| x.sku == sku && x.provenance.is_placeholder())
+            || d.cables.iter().any(|x| x.sku == sku && x.provenance.is_placeholder())
+            || d.licenses.iter().any(|x| x.sku == sku && x.provenance.is_placeholder())
+    }
+}
+
+/// Entries per kind in a catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct EntryCounts {
+    pub switches: usize,
+    pub nics: usize,
+    pub transceivers: usize,
+    pub cables: usize,
+    pub licenses: usize,
+    pub gpus: usize,
+    pub fabric_profiles: usize,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(char::from(HEX[usize::from(b >> 4)]));
+        s.push(char::from(HEX[usize::from(b & 0x0f)]));
+    }
+    s
+}
+
+/// The catalogs a running service knows, newest first.
+#[derive(Debug, Clone)]
+pub struct CatalogSet {
+    newest: Arc<Catalog>,
+    catalogs: Vec<Arc<Catalog>>,
+}
+
+impl CatalogSet {
+    /// Builds a set; rejects duplicate ids; orders newest `published` first (ties: id).
+    pub fn new(mut catalogs: Vec<Catalog>) -> Result<CatalogSet, LoadError> {
+        catalogs.sort_by(|a, b| {
+            b.data.published.cmp(&a.data.published).then_with(|| a.data.id.cmp(&b.data.id))
+        });
+        let mut seen = std::collections::HashSet::new();
+        for c in &catalogs {
+            if !seen.insert(c.data.id.clone()) {
+                return Err(LoadError {
+                    origin: c.origin.clone(),
+                    message: format!("duplicate catalog id '{}'", c.data.id),
+                });
+            }
+        }
+        let catalogs: Vec<Arc<Catalog>> = catalogs.into_iter().map(Arc::new).collect();
+        match catalogs.first() {
+            Some(newest) => Ok(CatalogSet { newest: Arc::clone(newest), catalogs }),
+            None => Err(LoadError { origin: "catalogs".into(), message: "no catalog loaded".into() }),
+        }
+    }
+
+    /// The catalogs compiled into the binary.
+    pub fn embedded() -> Result<CatalogSet, LoadError> {
+        let list = EMBEDDED
+            .iter()
+            .map(|(name, text)| Catalog::parse(&format!("embedded:{name}"), text.as_bytes()))
+            .collect::<Result<Vec<_>, _>>()?;
+        CatalogSet::new(list)
+    }
+
+    /// Every `*.json` file in `dir` (not recursive), each one catalog.
+    pub fn from_dir(dir: &Path) -> Result<CatalogSet, LoadError> {
+        let origin = dir.display().to_string();
+        let rd = std::fs::read_dir(dir)
+            .map_err(|e| LoadError { origin: origin.clone(), message: format!("cannot read directory: {e}") })?;
+        let mut paths = Vec::new();
+        for entry in rd {
+            let entry = entry
+                .map_err(|e| LoadError { origin: origin.clone(), message: format!("cannot list directory: {e}") })?;
+            let p = entry.path();
+            if p.extension().is_some_and(|x| x == "json") && p.is_file() {
+                paths.push(p);
+            }
+        }
+        paths.sort();
+        if paths.is_empty() {
+            return Err(LoadError { origin, message: "no *.json catalog file in the directory".into() });
+        }
+        let mut list = Vec::new();
+        for p in paths {
+            let name = p.display().to_string();
+            let bytes = std::fs::read(&p)
+                .map_err(|e| LoadError { origin: name.clone(), message: format!("cannot read: {e}") })?;
+            list.push(Catalog::parse(&name, &bytes)?);
+        }
+        CatalogSet::new(list)
+    }
+
+    /// The newest catalog (the default for requests that name none).
+    pub fn newest(&self) -> &Arc<Catalog> {
+        &self.newest
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Arc<Catalog>> {
+        self.catalogs.iter().find(|c| c.data.id == id)
+    }
+
+    pub fn all(&self) -> &[Arc<Catalog>] {
+        &self.catalogs
+    }
+}

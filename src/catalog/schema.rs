@@ -1,0 +1,323 @@
+//! The pricing catalog's data model: what a file under `pricing/` holds.
+//!
+//! Every priced or measured entry carries `source`, `date` and `grade` (see [`Grade`]); a grade-P
+//! price is a placeholder and every plan that uses it says so in `warnings`. Money is
+//! `rust_decimal` (a JSON string such as `"50000.00"`); power is watts.
+
+use std::collections::BTreeMap;
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::fabric::Fabric;
+
+/// Confidence grade of a figure (shared/reference/pricing.md).
+///
+/// `A` vendor specification or list; `B` analyst or government figure; `C` a single reseller or
+/// derived from sourced figures; `D` rule of thumb from a secondary source; `P` placeholder: no
+/// public quote exists and plans using it carry a warning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub enum Grade {
+    A,
+    B,
+    C,
+    D,
+    P,
+}
+
+/// Where a figure comes from. Flattened into every catalog entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// Citation: publication, page or vendor document, enough to find the figure again.
+    pub source: String,
+    /// When the figure was published or observed (`YYYY-MM` or `YYYY-MM-DD`).
+    pub date: String,
+    /// Confidence grade of the price (or of the value for operating figures).
+    pub grade: Grade,
+    /// Grade of the power figure when it differs from the price's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_grade: Option<Grade>,
+}
+
+impl Provenance {
+    /// True when the price is a placeholder (grade P).
+    pub fn is_placeholder(&self) -> bool {
+        self.grade == Grade::P
+    }
+}
+
+/// A switch model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Switch {
+    /// Catalog SKU (unique across the catalog).
+    pub sku: String,
+    pub vendor: String,
+    pub description: String,
+    /// Which fabrics the switch can run.
+    pub fabrics: Vec<Fabric>,
+    /// Physical ports at `port_speed_gbps`.
+    pub ports: u32,
+    /// Native port speed, Gb/s.
+    pub port_speed_gbps: u32,
+    /// Speeds one port can run at, natively or split (breakout), Gb/s; e.g. `[800, 400]`.
+    pub link_speeds_gbps: Vec<u32>,
+    /// Physical ports per cage (2 for twin-port OSFP cages).
+    pub ports_per_cage: u32,
+    /// Port-to-port latency, ns (typical, as published).
+    pub latency_ns: u32,
+    /// Packet buffer, MB (0 when not published).
+    pub buffer_mb: u32,
+    /// Typical power with passive copper, W (optics counted separately).
+    pub power_w: Decimal,
+    /// Unit price, USD.
+    pub price_usd: Decimal,
+    #[serde(flatten)]
+    pub provenance: Provenance,
+}
+
+/// A scale-out NIC model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Nic {
+    pub sku: String,
+    pub vendor: String,
+    pub description: String,
+    /// Which fabrics the NIC can run.
+    pub fabrics: Vec<Fabric>,
+    /// Line rate of the card, Gb/s.
+    pub speed_gbps: u32,
+    /// Network cages on the card.
+    pub ports: u32,
+    /// Host PCIe generation (4, 5, 6).
+    pub pcie_gen: u8,
+    /// Host PCIe lanes.
+    pub pcie_lanes: u8,
+    /// Typical power, W.
+    pub power_w: Decimal,
+    /// Unit price, USD.
+    pub price_usd: Decimal,
+    #[serde(flatten)]
+    pub provenance: Provenance,
+}
+
+/// Transmission medium of an optic or cable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Medium {
+    Multimode,
+    SingleMode,
+    Copper,
+}
+
+/// A pluggable transceiver (or the module end of an active/passive copper cable counted per end).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Transceiver {
+    pub sku: String,
+    pub vendor: String,
+    pub description: String,
+    /// Form factor (`OSFP`, `QSFP112`, …).
+    pub form_factor: String,
+    /// Speed of each link the module serves, Gb/s.
+    pub link_speed_gbps: u32,
+    /// Links served by one module (2 for a twin-port module in a switch cage).
+    pub links_per_module: u32,
+    /// Maximum reach, m.
+    pub reach_m: u32,
+    pub medium: Medium,
+    /// Power per module, W.
+    pub power_w: Decimal,
+    /// Unit price, USD.
+    pub price_usd: Decimal,
+    #[serde(flatten)]
+    pub provenance: Provenance,
+}
+
+/// Kind of passive cabling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CableKind {
+    /// Fibre patch or trunk between two transceivers, one per link.
+    Fiber,
+    /// Direct-attach copper, module ends included, no transceivers needed.
+    Dac,
+    /// Active copper, module ends included, no transceivers needed.
+    Acc,
+    /// Fibre splitter (one twin-port module to two single-port ends).
+    Splitter,
+}
+
+/// A cable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Cable {
+    pub sku: String,
+    pub vendor: String,
+    pub description: String,
+    pub kind: CableKind,
+    pub medium: Medium,
+    /// Length or maximum reach, m.
+    pub reach_m: u32,
+    /// Links carried by one cable (2 for a twin-port copper cable).
+    pub links_per_cable: u32,
+    /// Power per cable, W (active copper only).
+    pub power_w: Decimal,
+    /// Unit price, USD.
+    pub price_usd: Decimal,
+    #[serde(flatten)]
+    pub provenance: Provenance,
+}
+
+/// How a licence is counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LicenseBasis {
+    /// Per NIC endpoint per year (e.g. NVIDIA UFM).
+    PerEndpointPerYear,
+    /// Per switch per year (network OS support).
+    PerSwitchPerYear,
+    /// One-off per switch (perpetual NOS licence).
+    PerSwitch,
+}
+
+/// A software licence or subscription.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct License {
+    pub sku: String,
+    pub vendor: String,
+    pub description: String,
+    pub basis: LicenseBasis,
+    /// Price per unit of `basis`, USD; `null` when no public price exists (quote required).
+    pub price_usd: Option<Decimal>,
+    #[serde(flatten)]
+    pub provenance: Provenance,
+}
+
+/// A GPU model: what the performance and idle-cost models need.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Gpu {
+    /// Request id (`a100`, `h100`, `h200`, `b200`).
+    pub id: String,
+    pub description: String,
+    /// GPUs per server in the reference (HGX/DGX) node.
+    pub gpus_per_node: u32,
+    /// Measured NVLink ring all-reduce busbw within one node, GB/s.
+    pub nvlink_ring_busbw_gbytes_per_s: f64,
+    /// NVLink SHARP (NVLS) all-reduce busbw within one node, GB/s; `null` without NVLS.
+    pub nvls_busbw_gbytes_per_s: Option<f64>,
+    /// PCIe generation of the host-NIC path.
+    pub pcie_gen: u8,
+    /// GPU board power, W.
+    pub power_w: Decimal,
+    /// Purchase price per GPU, USD; `null` when not priced (calibration-only GPUs).
+    pub purchase_usd: Option<Decimal>,
+    /// Share of the server (CPUs, memory, chassis) per GPU, USD.
+    pub server_share_usd: Option<Decimal>,
+    /// On-demand rental rate per GPU-hour, USD; `null` when not priced.
+    pub rental_usd_per_hour: Option<Decimal>,
+    #[serde(flatten)]
+    pub provenance: Provenance,
+}
+
+/// One operating figure with its source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Figure {
+    pub value: Decimal,
+    /// Unit of `value` (`USD/kWh`, `ratio`, `USD/year`, …).
+    pub unit: String,
+    #[serde(flatten)]
+    pub provenance: Provenance,
+}
+
+/// Operating defaults (requests may override each).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Operations {
+    pub electricity_usd_per_kwh: Figure,
+    pub pue: Figure,
+    /// Hardware support per year as a share of net hardware price.
+    pub support_rate: Figure,
+    pub network_engineer_usd_per_year: Figure,
+    pub ib_specialist_usd_per_year: Figure,
+    pub gpus_per_network_fte: Figure,
+    pub gpus_per_ib_specialist: Figure,
+    pub depreciation_years: Figure,
+    /// Spare parts held, as a share of hardware capex.
+    pub spares_rate: Figure,
+    /// Share of hours the cluster runs jobs.
+    pub busy_fraction: Figure,
+    /// Discount rate for NPV.
+    pub discount_rate: Figure,
+}
+
+/// Which optics and cable a tier uses.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TierCabling {
+    /// Transceiver at the NIC end (node–leaf tier only); `null` for copper.
+    #[serde(default)]
+    pub nic_module: Option<String>,
+    /// Transceiver at a switch end; `null` for copper.
+    #[serde(default)]
+    pub switch_module: Option<String>,
+    /// Cable or fibre per link (or per `links_per_cable` links).
+    pub cable: String,
+}
+
+/// Cabling per tier at one link speed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Cabling {
+    /// Link speed this cabling applies to, Gb/s.
+    pub link_speed_gbps: u32,
+    pub node_leaf: TierCabling,
+    pub leaf_spine: TierCabling,
+    pub spine_core: TierCabling,
+}
+
+/// What a fabric is built from by default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FabricProfile {
+    pub fabric: Fabric,
+    pub description: String,
+    /// Switch SKU by link speed (Gb/s, as a string key).
+    pub switch_by_link_speed: BTreeMap<String, String>,
+    /// NIC SKU by NIC speed (Gb/s, as a string key).
+    pub nic_by_speed: BTreeMap<String, String>,
+    /// Licence SKUs the fabric needs.
+    pub licenses: Vec<String>,
+    /// Optics and cables per tier, per link speed.
+    pub cabling: Vec<Cabling>,
+    #[serde(flatten)]
+    pub provenance: Provenance,
+}
+
+/// A whole pricing catalog, as stored in `pricing/*.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogData {
+    /// Catalog id, used in requests (`catalog`) and paths (`/v1/catalogs/{id}`).
+    pub id: String,
+    /// Catalog version (semantic or date-based).
+    pub version: String,
+    /// Publication date (`YYYY-MM-DD`); the newest catalog is the default.
+    pub published: String,
+    pub description: String,
+    /// Currency of every price (only `USD` is supported).
+    pub currency: String,
+    pub switches: Vec<Switch>,
+    pub nics: Vec<Nic>,
+    pub transceivers: Vec<Transceiver>,
+    pub cables: Vec<Cable>,
+    pub licenses: Vec<License>,
+    pub gpus: Vec<Gpu>,
+    pub operations: Operations,
+    pub fabric_profiles: Vec<FabricProfile>,
+}

@@ -1,0 +1,357 @@
+//! Catalog validation: every problem names the entry and the field.
+
+use std::collections::HashSet;
+
+use rust_decimal::Decimal;
+
+use super::schema::{CatalogData, Figure, Provenance, TierCabling};
+use crate::fabric::Fabric;
+
+/// One validation failure: `entry` locates the entry (`switches[2] (nvidia-qm9700)`), `field`
+/// names the field, `message` says what is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    pub entry: String,
+    pub field: String,
+    pub message: String,
+}
+
+struct Checker {
+    problems: Vec<Problem>,
+}
+
+impl Checker {
+    fn fail(&mut self, entry: &str, field: &str, message: impl Into<String>) {
+        self.problems.push(Problem {
+            entry: entry.to_string(),
+            field: field.to_string(),
+            message: message.into(),
+        });
+    }
+
+    fn text(&mut self, entry: &str, field: &str, value: &str) {
+        if value.trim().is_empty() {
+            self.fail(entry, field, "must not be empty");
+        }
+    }
+
+    fn provenance(&mut self, entry: &str, p: &Provenance) {
+        self.text(entry, "source", &p.source);
+        if !is_date(&p.date) {
+            self.fail(entry, "date", format!("'{}' is not YYYY-MM or YYYY-MM-DD", p.date));
+        }
+    }
+
+    fn positive(&mut self, entry: &str, field: &str, v: Decimal) {
+        if v <= Decimal::ZERO {
+            self.fail(entry, field, format!("must be > 0 (got {v})"));
+        }
+    }
+
+    fn non_negative(&mut self, entry: &str, field: &str, v: Decimal) {
+        if v < Decimal::ZERO {
+            self.fail(entry, field, format!("must be >= 0 (got {v})"));
+        }
+    }
+
+    fn nonzero(&mut self, entry: &str, field: &str, v: u64) {
+        if v == 0 {
+            self.fail(entry, field, "must be > 0");
+        }
+    }
+
+    fn figure(&mut self, name: &str, f: &Figure, min: Decimal, max: Decimal) {
+        let entry = format!("operations.{name}");
+        if f.value < min || f.value > max {
+            self.fail(
+                &entry,
+                "value",
+                format!("must be within {min}..={max} (got {})", f.value),
+            );
+        }
+        self.text(&entry, "unit", &f.unit);
+        self.provenance(&entry, &f.provenance);
+    }
+}
+
+/// `YYYY-MM` or `YYYY-MM-DD` with digits in the right places.
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|x| x.iter().all(u8::is_ascii_digit));
+    match b.len() {
+        7 => digits(0..4) && b.get(4) == Some(&b'-') && digits(5..7),
+        10 => {
+            digits(0..4)
+                && b.get(4) == Some(&b'-')
+                && digits(5..7)
+                && b.get(7) == Some(&b'-')
+                && digits(8..10)
+        }
+        _ => false,
+    }
+}
+
+/// Checks a parsed catalog; returns every problem found (empty when valid).
+pub fn validate(c: &CatalogData) -> Vec<Problem> {
+    let mut k = Checker { problems: Vec::new() };
+    let d = Decimal::from;
+
+    if c.id.is_empty()
+        || !c
+            .id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.' || b == b'_')
+    {
+        k.fail("catalog", "id", "must be non-empty lowercase [a-z0-9._-]");
+    }
+    k.text("catalog", "version", &c.version);
+    if !is_date(&c.published) || c.published.len() != 10 {
+        k.fail("catalog", "published", "must be YYYY-MM-DD");
+    }
+    if c.currency != "USD" {
+        k.fail("catalog", "currency", "only USD is supported");
+    }
+
+    // SKUs are unique across every kind of entry, so a BOM line names exactly one thing.
+    let mut skus: HashSet<&str> = HashSet::new();
+
+    for (i, s) in c.switches.iter().enumerate() {
+        let e = format!("switches[{i}] ({})", s.sku);
+        sku(&mut k, &mut skus, &e, &s.sku);
+        k.text(&e, "vendor", &s.vendor);
+        k.text(&e, "description", &s.description);
+        k.nonzero(&e, "ports", s.ports.into());
+        k.nonzero(&e, "port_speed_gbps", s.port_speed_gbps.into());
+        k.nonzero(&e, "ports_per_cage", s.ports_per_cage.into());
+        if s.fabrics.is_empty() {
+            k.fail(&e, "fabrics", "must list at least one fabric");
+        }
+        if !s.link_speeds_gbps.contains(&s.port_speed_gbps) {
+            k.fail(&e, "link_speeds_gbps", "must include port_speed_gbps");
+        }
+        for &ls in &s.link_speeds_gbps {
+            if ls == 0 || ls > s.port_speed_gbps || s.port_speed_gbps % ls != 0 {
+                k.fail(
+                    &e,
+                    "link_speeds_gbps",
+                    format!("{ls} Gb/s must divide the port speed {}", s.port_speed_gbps),
+                );
+            }
+        }
+        k.positive(&e, "power_w", s.power_w);
+        k.positive(&e, "price_usd", s.price_usd);
+        k.provenance(&e, &s.provenance);
+    }
+    for (i, n) in c.nics.iter().enumerate() {
+        let e = format!("nics[{i}] ({})", n.sku);
+        sku(&mut k, &mut skus, &e, &n.sku);
+        k.text(&e, "vendor", &n.vendor);
+        k.text(&e, "description", &n.description);
+        k.nonzero(&e, "speed_gbps", n.speed_gbps.into());
+        k.nonzero(&e, "ports", n.ports.into());
+        if !(3..=6).contains(&n.pcie_gen) {
+            k.fail(&e, "pcie_gen", "must be 3..=6");
+        }
+        if ![8, 16, 32].contains(&n.pcie_lanes) {
+            k.fail(&e, "pcie_lanes", "must be 8, 16 or 32");
+        }
+        if n.fabrics.is_empty() {
+            k.fail(&e, "fabrics", "must list at least one fabric");
+        }
+        k.positive(&e, "power_w", n.power_w);
+        k.positive(&e, "price_usd", n.price_usd);
+        k.provenance(&e, &n.provenance);
+    }
+    for (i, t) in c.transceivers.iter().enumerate() {
+        let e = format!("transceivers[{i}] ({})", t.sku);
+        sku(&mut k, &mut skus, &e, &t.sku);
+        k.text(&e, "vendor", &t.vendor);
+        k.text(&e, "description", &t.description);
+        k.text(&e, "form_factor", &t.form_factor);
+        k.nonzero(&e, "link_speed_gbps", t.link_speed_gbps.into());
+        k.nonzero(&e, "links_per_module", t.links_per_module.into());
+        k.nonzero(&e, "reach_m", t.reach_m.into());
+        k.non_negative(&e, "power_w", t.power_w);
+        k.positive(&e, "price_usd", t.price_usd);
+        k.provenance(&e, &t.provenance);
+    }
+    for (i, cb) in c.cables.iter().enumerate() {
+        let e = format!("cables[{i}] ({})", cb.sku);
+        sku(&mut k, &mut skus, &e, &cb.sku);
+        k.text(&e, "vendor", &cb.vendor);
+        k.text(&e, "description", &cb.description);
+        k.nonzero(&e, "reach_m", cb.reach_m.into());
+        k.nonzero(&e, "links_per_cable", cb.links_per_cable.into());
+        k.non_negative(&e, "power_w", cb.power_w);
+        k.positive(&e, "price_usd", cb.price_usd);
+        k.provenance(&e, &cb.provenance);
+    }
+    for (i, l) in c.licenses.iter().enumerate() {
+        let e = format!("licenses[{i}] ({})", l.sku);
+        sku(&mut k, &mut skus, &e, &l.sku);
+        k.text(&e, "vendor", &l.vendor);
+        k.text(&e, "description", &l.description);
+        if let Some(p) = l.price_usd {
+            k.non_negative(&e, "price_usd", p);
+        }
+        k.provenance(&e, &l.provenance);
+    }
+    let mut gpu_ids = HashSet::new();
+    for (i, g) in c.gpus.iter().enumerate() {
+        let e = format!("gpus[{i}] ({})", g.id);
+        k.text(&e, "id", &g.id);
+        if !gpu_ids.insert(g.id.as_str()) {
+            k.fail(&e, "id", format!("duplicate GPU id '{}'", g.id));
+        }
+        k.text(&e, "description", &g.description);
+        if !(1..=72).contains(&g.gpus_per_node) {
+            k.fail(&e, "gpus_per_node", "must be 1..=72");
+        }
+        if !(g.nvlink_ring_busbw_gbytes_per_s.is_finite() && g.nvlink_ring_busbw_gbytes_per_s > 0.0) {
+            k.fail(&e, "nvlink_ring_busbw_gbytes_per_s", "must be a positive number");
+        }
+        if let Some(v) = g.nvls_busbw_gbytes_per_s
+            && !(v.is_finite() && v > 0.0)
+        {
+            k.fail(&e, "nvls_busbw_gbytes_per_s", "must be a positive number or null");
+        }
+        if !(3..=6).contains(&g.pcie_gen) {
+            k.fail(&e, "pcie_gen", "must be 3..=6");
+        }
+        k.positive(&e, "power_w", g.power_w);
+        for (field, v) in [
+            ("purchase_usd", g.purchase_usd),
+            ("server_share_usd", g.server_share_usd),
+            ("rental_usd_per_hour", g.rental_usd_per_hour),
+        ] {
+            if let Some(v) = v {
+                k.positive(&e, field, v);
+            }
+        }
+        k.provenance(&e, &g.provenance);
+    }
+
+    let o = &c.operations;
+    k.figure("electricity_usd_per_kwh", &o.electricity_usd_per_kwh, d(0), d(10));
+    k.figure("pue", &o.pue, d(1), d(3));
+    k.figure("support_rate", &o.support_rate, d(0), d(1));
+    k.figure("network_engineer_usd_per_year", &o.network_engineer_usd_per_year, d(0), d(10_000_000));
+    k.figure("ib_specialist_usd_per_year", &o.ib_specialist_usd_per_year, d(0), d(10_000_000));
+    k.figure("gpus_per_network_fte", &o.gpus_per_network_fte, d(1), d(1_000_000));
+    k.figure("gpus_per_ib_specialist", &o.gpus_per_ib_specialist, d(1), d(1_000_000));
+    k.figure("depreciation_years", &o.depreciation_years, d(1), d(15));
+    k.figure("spares_rate", &o.spares_rate, d(0), d(1));
+    k.figure("busy_fraction", &o.busy_fraction, d(0), d(1));
+    k.figure("discount_rate", &o.discount_rate, d(0), d(1));
+
+    // Fabric profiles: one per fabric, every reference resolves to an entry of the right kind.
+    let mut seen = HashSet::new();
+    for (i, p) in c.fabric_profiles.iter().enumerate() {
+        let e = format!("fabric_profiles[{i}] ({})", p.fabric.as_str());
+        if !seen.insert(p.fabric) {
+            k.fail(&e, "fabric", "duplicate profile for this fabric");
+        }
+        k.text(&e, "description", &p.description);
+        k.provenance(&e, &p.provenance);
+        for (speed, s) in &p.switch_by_link_speed {
+            let field = format!("switch_by_link_speed.{speed}");
+            if speed.parse::<u32>().is_err() {
+                k.fail(&e, &field, "key must be a link speed in Gb/s");
+            }
+            match c.switches.iter().find(|x| &x.sku == s) {
+                None => k.fail(&e, &field, format!("unknown switch SKU '{s}'")),
+                Some(sw) if !sw.fabrics.contains(&p.fabric) => {
+                    k.fail(&e, &field, format!("switch '{s}' does not run {}", p.fabric.as_str()))
+                }
+                Some(_) => {}
+            }
+        }
+        for (speed, n) in &p.nic_by_speed {
+            let field = format!("nic_by_speed.{speed}");
+            if speed.parse::<u32>().is_err() {
+                k.fail(&e, &field, "key must be a NIC speed in Gb/s");
+            }
+            match c.nics.iter().find(|x| &x.sku == n) {
+                None => k.fail(&e, &field, format!("unknown NIC SKU '{n}'")),
+                Some(nic) if !nic.fabrics.contains(&p.fabric) => {
+                    k.fail(&e, &field, format!("NIC '{n}' does not run {}", p.fabric.as_str()))
+                }
+                Some(_) => {}
+            }
+        }
+        for (j, l) in p.licenses.iter().enumerate() {
+            if !c.licenses.iter().any(|x| &x.sku == l) {
+                k.fail(&e, &format!("licenses[{j}]"), format!("unknown licence SKU '{l}'"));
+            }
+        }
+        if p.cabling.is_empty() {
+            k.fail(&e, "cabling", "must list cabling for at least one link speed");
+        }
+        for (j, cab) in p.cabling.iter().enumerate() {
+            for (tier, t) in [
+                ("node_leaf", &cab.node_leaf),
+                ("leaf_spine", &cab.leaf_spine),
+                ("spine_core", &cab.spine_core),
+            ] {
+                let field = format!("cabling[{j}].{tier}");
+                check_tier(&mut k, c, &e, &field, t, cab.link_speed_gbps, tier == "node_leaf");
+            }
+        }
+    }
+    for f in Fabric::ALL {
+        if !seen.contains(&f) {
+            k.fail("fabric_profiles", "fabric", format!("no profile for {}", f.as_str()));
+        }
+    }
+    k.problems
+}
+
+fn check_tier(
+    k: &mut Checker,
+    c: &CatalogData,
+    entry: &str,
+    field: &str,
+    t: &TierCabling,
+    speed: u32,
+    node_side: bool,
+) {
+    let module = |sku: &Option<String>, k: &mut Checker, which: &str| {
+        if let Some(s) = sku {
+            match c.transceivers.iter().find(|x| &x.sku == s) {
+                None => k.fail(entry, &format!("{field}.{which}"), format!("unknown transceiver SKU '{s}'")),
+                Some(x) if x.link_speed_gbps != speed => k.fail(
+                    entry,
+                    &format!("{field}.{which}"),
+                    format!("transceiver '{s}' serves {} Gb/s links, not {speed}", x.link_speed_gbps),
+                ),
+                Some(_) => {}
+            }
+        }
+    };
+    module(&t.switch_module, k, "switch_module");
+    if node_side {
+        module(&t.nic_module, k, "nic_module");
+    } else if t.nic_module.is_some() {
+        k.fail(entry, &format!("{field}.nic_module"), "only the node_leaf tier has NIC modules");
+    }
+    match c.cables.iter().find(|x| x.sku == t.cable) {
+        None => k.fail(entry, &format!("{field}.cable"), format!("unknown cable SKU '{}'", t.cable)),
+        Some(cb) => {
+            let copper = cb.medium == super::schema::Medium::Copper;
+            let has_modules = t.switch_module.is_some() || t.nic_module.is_some();
+            if copper && has_modules {
+                k.fail(entry, &format!("{field}.cable"), "copper cables carry their own ends: no modules");
+            }
+            if !copper && (t.switch_module.is_none() || (node_side && t.nic_module.is_none())) {
+                k.fail(entry, &format!("{field}.cable"), "fibre needs a transceiver at each end");
+            }
+        }
+    }
+}
+
+fn sku<'a>(k: &mut Checker, skus: &mut HashSet<&'a str>, entry: &str, v: &'a str) {
+    k.text(entry, "sku", v);
+    if !skus.insert(v) {
+        k.fail(entry, "sku", format!("duplicate SKU '{v}'"));
+    }
+}

@@ -1,0 +1,160 @@
+//! BOM pricing (list price → net unit price) and capex by category.
+
+use rust_decimal::Decimal;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::error::CostError;
+use super::input::{BomLine, Category, PriceAdjustments};
+use super::money::{add, largest_input, mul, round_money, sub, sum_blamed};
+
+/// The input blamed when a line's own arithmetic overflows: the override when the buyer set the
+/// price, otherwise the cluster size (quantities scale with `gpus`; catalog prices are bounded).
+fn line_input(overridden: bool) -> &'static str {
+    if overridden { "prices.overrides" } else { "gpus" }
+}
+
+/// One priced BOM line, as the plan's `bom[]` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct PricedLine {
+    /// Catalog SKU id.
+    pub sku: String,
+    /// Vendor id.
+    pub vendor: String,
+    /// Category (`nic`, `switch`, `optic`, `cable`, `license`).
+    pub category: Category,
+    /// Human description.
+    pub description: String,
+    /// Units.
+    pub quantity: u64,
+    /// Catalog price of one unit before adjustments, USD.
+    pub list_unit_price_usd: Decimal,
+    /// Net price of one unit after the override or discounts, USD, rounded to cents.
+    pub unit_price_usd: Decimal,
+    /// `quantity × unit_price_usd`, USD, exact (no further rounding).
+    pub extended_price_usd: Decimal,
+    /// `true` when `prices.overrides` set the unit price (net; no discount applied).
+    pub price_overridden: bool,
+    /// Effective discount off list, a fraction in [0, 1] (0 when overridden).
+    pub discount_fraction: Decimal,
+    /// Typical power of one unit, watts.
+    pub power_w: Decimal,
+    /// `quantity × power_w`, watts.
+    pub extended_power_w: Decimal,
+}
+
+/// Prices every line: an override is the net unit price; otherwise
+/// `unit = round_cents(list × (1 − vendor_discount) × (1 − category_discount))`.
+/// `extended = quantity × unit`, exact.
+pub fn price_lines(
+    lines: &[BomLine],
+    adj: &PriceAdjustments,
+) -> Result<Vec<PricedLine>, CostError> {
+    adj.validate()?;
+    super::input::validate_lines(lines)?;
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        let (unit, overridden, discount) = match adj.overrides.get(&line.sku) {
+            Some(net) => (round_money(*net), true, Decimal::ZERO),
+            None => {
+                let vd = adj
+                    .vendor_discounts
+                    .get(&line.vendor)
+                    .copied()
+                    .unwrap_or(Decimal::ZERO);
+                let cd = adj
+                    .category_discounts
+                    .get(&line.category)
+                    .copied()
+                    .unwrap_or(Decimal::ZERO);
+                // Both factors are in [0, 1], so these products cannot grow the price.
+                let keep = mul(
+                    sub(Decimal::ONE, vd, "prices.vendor_discounts")?,
+                    sub(Decimal::ONE, cd, "prices.category_discounts")?,
+                    "prices.category_discounts",
+                )?;
+                let unit = round_money(mul(line.list_unit_price_usd, keep, "gpus")?);
+                let discount = sub(Decimal::ONE, keep, "prices.category_discounts")?;
+                (unit, false, discount)
+            }
+        };
+        let qty = Decimal::from(line.quantity);
+        let input = line_input(overridden);
+        out.push(PricedLine {
+            sku: line.sku.clone(),
+            vendor: line.vendor.clone(),
+            category: line.category,
+            description: line.description.clone(),
+            quantity: line.quantity,
+            list_unit_price_usd: line.list_unit_price_usd,
+            unit_price_usd: unit,
+            extended_price_usd: mul(qty, unit, input)?,
+            price_overridden: overridden,
+            discount_fraction: discount,
+            power_w: line.power_w,
+            extended_power_w: mul(qty, line.power_w, "gpus")?,
+        });
+    }
+    Ok(out)
+}
+
+/// Capex by category (`capex.*`), USD. Every field is the exact sum of its lines'
+/// `extended_price_usd` (already in cents); `total_usd` is the sum of the five categories.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Capex {
+    /// NICs, USD.
+    pub nics_usd: Decimal,
+    /// Switches, USD.
+    pub switches_usd: Decimal,
+    /// Transceivers, USD.
+    pub optics_usd: Decimal,
+    /// Cables, fibre and splitters, USD.
+    pub cables_usd: Decimal,
+    /// One-off software licences, USD.
+    pub licenses_usd: Decimal,
+    /// Hardware = NICs + switches + optics + cables (the base of support and spares), USD.
+    pub hardware_usd: Decimal,
+    /// Everything: hardware + licences, USD.
+    pub total_usd: Decimal,
+}
+
+/// Sums priced lines into [`Capex`]. Also returns the input to blame if a later sum over capex
+/// overflows (the one behind the largest line).
+pub fn capex(lines: &[PricedLine]) -> Result<(Capex, &'static str), CostError> {
+    let mut sums = [Decimal::ZERO; 5];
+    let terms: Vec<(Decimal, &'static str)> = lines
+        .iter()
+        .map(|l| (l.extended_price_usd, line_input(l.price_overridden)))
+        .collect();
+    let blame = largest_input(&terms);
+    for line in lines {
+        let i = match line.category {
+            Category::Nic => 0,
+            Category::Switch => 1,
+            Category::Optic => 2,
+            Category::Cable => 3,
+            Category::License => 4,
+        };
+        sums[i] = add(sums[i], line.extended_price_usd, blame)?;
+    }
+    let [nics, switches, optics, cables, licenses] = sums;
+    let hardware = sum_blamed(&[
+        (nics, blame),
+        (switches, blame),
+        (optics, blame),
+        (cables, blame),
+    ])?;
+    let total = add(hardware, licenses, blame)?;
+    Ok((
+        Capex {
+            nics_usd: round_money(nics),
+            switches_usd: round_money(switches),
+            optics_usd: round_money(optics),
+            cables_usd: round_money(cables),
+            licenses_usd: round_money(licenses),
+            hardware_usd: round_money(hardware),
+            total_usd: round_money(total),
+        },
+        blame,
+    ))
+}

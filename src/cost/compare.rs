@@ -1,0 +1,279 @@
+//! Side-by-side comparison of fabrics: cheapest, deltas, recommendation, reasons, break-even.
+
+use rust_decimal::Decimal;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::FabricCost;
+use super::error::CostError;
+use super::idle::busy_gpu_hours_per_year;
+use super::input::Economics;
+use super::money::{
+    ROUNDING, format_percent, format_usd_short, mul, round_fraction, round_money, round_rate, sub,
+};
+use super::TIE_THRESHOLD;
+use crate::fabric::Fabric;
+
+/// One fabric minus the cheapest fabric (`comparison.deltas[]`), USD; positive = costs more.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct FabricDelta {
+    /// The fabric compared with the cheapest one (the cheapest itself has all zeros).
+    pub fabric: Fabric,
+    /// capex.total_usd difference, USD.
+    pub capex_usd: Decimal,
+    /// opex_per_year.total_usd difference, USD per year.
+    pub opex_per_year_usd: Decimal,
+    /// tco.total_usd difference, USD over the horizon.
+    pub tco_usd: Decimal,
+    /// gpu_idle.cost_total_usd difference, USD over the horizon.
+    pub gpu_idle_usd: Decimal,
+    /// total_cost_usd difference, USD over the horizon (≥ 0).
+    pub total_usd: Decimal,
+}
+
+/// Where the answer flips between the two cheapest fabrics (`comparison.break_even`).
+///
+/// With T = `tco.total_usd`, H = idle GPU-hours over the horizon
+/// (idle_fraction × gpus × 8,760 × busy_fraction × years) and v = GPU-hour value, a fabric's
+/// total is T + v·H. The two totals are equal at v* = (T_runner − T_cheapest) ÷ (H_cheapest − H_runner),
+/// and, at today's v, when idle_runner − idle_cheapest = (T_cheapest − T_runner) ÷ (v × gpus × 8,760 × busy × years).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct BreakEven {
+    /// The cheapest fabric at the given GPU-hour value.
+    pub cheapest_fabric: Fabric,
+    /// The second cheapest fabric.
+    pub runner_up_fabric: Fabric,
+    /// The GPU-hour value used (economics.gpu_hour_usd), USD per GPU-hour.
+    pub current_gpu_hour_usd: Decimal,
+    /// GPU-hour value at which the two totals are equal, USD per GPU-hour (4 decimals); `null`
+    /// when no positive value exists (one fabric is cheaper at every GPU-hour value).
+    pub gpu_hour_usd: Option<Decimal>,
+    /// Current idle_fraction(runner-up) − idle_fraction(cheapest), a fraction (6 decimals).
+    pub idle_fraction_gap: Decimal,
+    /// The value of that gap at which the totals would be equal (TCOs and GPU-hour value
+    /// unchanged), a fraction (6 decimals); `null` when the GPU-hour value or busy GPU-hours are 0.
+    pub break_even_idle_fraction_gap: Option<Decimal>,
+}
+
+/// The comparison of two or more fabrics (`comparison.*`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Comparison {
+    /// Fabric with the lowest `total_cost_usd` (ties: lower idle fraction, then the order
+    /// infiniband, roce, roce_adaptive).
+    pub cheapest_fabric: Fabric,
+    /// Every fabric minus the cheapest, in input order.
+    pub deltas: Vec<FabricDelta>,
+    /// One sentence.
+    pub recommendation: String,
+    /// Plain sentences with the numbers behind the recommendation.
+    pub reasons: Vec<String>,
+    /// Where the two cheapest fabrics swap places.
+    pub break_even: BreakEven,
+}
+
+/// Compares fabrics costed with the same `econ` and `gpus`. `None` for fewer than two fabrics;
+/// a fabric listed twice is an invalid `fabrics`.
+pub fn compare(
+    costs: &[(Fabric, &FabricCost)],
+    econ: &Economics,
+    gpus: u32,
+) -> Result<Option<Comparison>, CostError> {
+    if costs.len() < 2 {
+        return Ok(None);
+    }
+    for (i, (f, _)) in costs.iter().enumerate() {
+        if costs[..i].iter().any(|(g, _)| g == f) {
+            return Err(CostError::Invalid {
+                input: "fabrics",
+                reason: "must not list a fabric twice",
+            });
+        }
+    }
+    let mut order: Vec<usize> = (0..costs.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (fa, ca) = costs[a];
+        let (fb, cb) = costs[b];
+        ca.total_cost_usd
+            .cmp(&cb.total_cost_usd)
+            .then(ca.gpu_idle.idle_fraction.cmp(&cb.gpu_idle.idle_fraction))
+            .then(fa.cmp(&fb))
+    });
+    let (cheapest, best) = costs[order[0]];
+    let (runner, second) = costs[order[1]];
+
+    let mut deltas = Vec::with_capacity(costs.len());
+    for &(fabric, c) in costs {
+        let d = |x: Decimal, y: Decimal| sub(x, y, "fabrics").map(round_money);
+        deltas.push(FabricDelta {
+            fabric,
+            capex_usd: d(c.capex.total_usd, best.capex.total_usd)?,
+            opex_per_year_usd: d(c.opex_per_year.total_usd, best.opex_per_year.total_usd)?,
+            tco_usd: d(c.tco.total_usd, best.tco.total_usd)?,
+            gpu_idle_usd: d(c.gpu_idle.cost_total_usd, best.gpu_idle.cost_total_usd)?,
+            total_usd: d(c.total_cost_usd, best.total_cost_usd)?,
+        });
+    }
+
+    let break_even = break_even(cheapest, best, runner, second, econ, gpus)?;
+    let years = econ.years;
+    let year_word = if years == 1 { "year" } else { "years" };
+
+    let gap = sub(second.total_cost_usd, best.total_cost_usd, "fabrics")?;
+    let tied = match mul(second.total_cost_usd, TIE_THRESHOLD, "fabrics") {
+        Ok(limit) => gap < limit,
+        Err(_) => false,
+    };
+    let recommendation = if tied {
+        format!(
+            "{} and {} cost within {} of each other over {years} {year_word} ({} vs {}): treat \
+             them as tied on cost and decide on performance, operations and vendor preference.",
+            cheapest.display_name(),
+            runner.display_name(),
+            format_percent(TIE_THRESHOLD),
+            format_usd_short(best.total_cost_usd),
+            format_usd_short(second.total_cost_usd),
+        )
+    } else {
+        format!(
+            "Choose {}: the lowest total cost over {years} {year_word} ({} of network TCO and idle \
+             GPU time), {} less than {}.",
+            cheapest.display_name(),
+            format_usd_short(best.total_cost_usd),
+            format_usd_short(gap),
+            runner.display_name(),
+        )
+    };
+
+    let mut reasons = Vec::new();
+    let a = cheapest.display_name();
+    for &i in &order[1..] {
+        let (fabric, other) = costs[i];
+        let f = fabric.display_name();
+        let capex_d = sub(best.capex.total_usd, other.capex.total_usd, "fabrics")?;
+        let idle_d = sub(
+            best.gpu_idle.cost_total_usd,
+            other.gpu_idle.cost_total_usd,
+            "fabrics",
+        )?;
+        let opex_d = sub(
+            best.opex_per_year.total_usd,
+            other.opex_per_year.total_usd,
+            "fabrics",
+        )?;
+        let capex_phrase = more_less(capex_d, "up front than", "the same up front as", f);
+        let idle_phrase = if idle_d < Decimal::ZERO {
+            format!("saves {} of GPU time", format_usd_short(idle_d))
+        } else if idle_d > Decimal::ZERO {
+            format!(
+                "loses {} more GPU time to network waits",
+                format_usd_short(idle_d)
+            )
+        } else {
+            "loses the same GPU time".to_string()
+        };
+        reasons.push(format!(
+            "{a} costs {capex_phrase} and {idle_phrase} over {years} {year_word}."
+        ));
+        reasons.push(format!(
+            "{a} costs {} (power, support, staff, licences, spares).",
+            more_less(opex_d, "per year to run than", "the same per year to run as", f)
+        ));
+        reasons.push(format!(
+            "GPUs wait on the network {} of busy time on {a} and {} on {f}.",
+            format_percent(best.gpu_idle.idle_fraction),
+            format_percent(other.gpu_idle.idle_fraction),
+        ));
+        reasons.push(format!(
+            "Over {years} {year_word} {a} totals {} against {} for {f} (network TCO plus idle GPU time).",
+            format_usd_short(best.total_cost_usd),
+            format_usd_short(other.total_cost_usd),
+        ));
+    }
+    let v = econ.gpu_hour_usd;
+    reasons.push(match break_even.gpu_hour_usd {
+        Some(star) if star > v => format!(
+            "Above {} per GPU-hour (now {}), {} becomes cheaper than {a}.",
+            format_usd_rate(star),
+            format_usd_rate(v),
+            runner.display_name()
+        ),
+        Some(star) => format!(
+            "Below {} per GPU-hour (now {}), {} becomes cheaper than {a}.",
+            format_usd_rate(star),
+            format_usd_rate(v),
+            runner.display_name()
+        ),
+        None => format!(
+            "No GPU-hour value makes {} cheaper than {a}.",
+            runner.display_name()
+        ),
+    });
+
+    Ok(Some(Comparison {
+        cheapest_fabric: cheapest,
+        deltas,
+        recommendation,
+        reasons,
+        break_even,
+    }))
+}
+
+/// "$1.4M more up front than X" / "$1.4M less …" / "the same up front as X".
+fn more_less(delta: Decimal, tail: &str, same: &str, other: &str) -> String {
+    if delta > Decimal::ZERO {
+        format!("{} more {tail} {other}", format_usd_short(delta))
+    } else if delta < Decimal::ZERO {
+        format!("{} less {tail} {other}", format_usd_short(delta))
+    } else {
+        format!("{same} {other}")
+    }
+}
+
+/// "$2.50": a per-hour rate to cents for sentences.
+fn format_usd_rate(v: Decimal) -> String {
+    let mut r = v.round_dp_with_strategy(2, ROUNDING);
+    r.rescale(2);
+    format!("${r}")
+}
+
+fn break_even(
+    cheapest: Fabric,
+    best: &FabricCost,
+    runner: Fabric,
+    second: &FabricCost,
+    econ: &Economics,
+    gpus: u32,
+) -> Result<BreakEven, CostError> {
+    let ia = best.gpu_idle.idle_fraction;
+    let ib = second.gpu_idle.idle_fraction;
+    let idle_gap = sub(ib, ia, "gpu_idle_fraction")?;
+    // K = busy GPU-hours over the horizon; H = idle × K.
+    let k = busy_gpu_hours_per_year(gpus, econ.busy_fraction)?
+        .checked_mul(Decimal::from(econ.years));
+    let ta = best.tco.total_usd;
+    let tb = second.tco.total_usd;
+    // Informational values: a quotient beyond the decimal range means "no break-even", not an error.
+    let v_star = k.and_then(|k| {
+        let h_diff = sub(ia, ib, "gpu_idle_fraction").ok()?.checked_mul(k)?;
+        if h_diff.is_zero() {
+            return None;
+        }
+        let v = tb.checked_sub(ta)?.checked_div(h_diff)?;
+        (v > Decimal::ZERO).then(|| round_rate(v))
+    });
+    let gap_star = k.and_then(|k| {
+        let vk = econ.gpu_hour_usd.checked_mul(k)?;
+        if vk.is_zero() {
+            return None;
+        }
+        ta.checked_sub(tb)?.checked_div(vk).map(round_fraction)
+    });
+    Ok(BreakEven {
+        cheapest_fabric: cheapest,
+        runner_up_fabric: runner,
+        current_gpu_hour_usd: econ.gpu_hour_usd,
+        gpu_hour_usd: v_star,
+        idle_fraction_gap: round_fraction(idle_gap),
+        break_even_idle_fraction_gap: gap_star,
+    })
+}

@@ -1,0 +1,137 @@
+//! Cost of GPU time lost waiting on the network, and the value of an owned GPU-hour.
+
+use rust_decimal::Decimal;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::error::CostError;
+use super::money::{
+    FRACTION_DP, HOURS_PER_YEAR, ROUNDING, add, div, mul, round_hours, round_money, round_rate,
+};
+
+/// GPU time lost to the network (`gpu_idle.*`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct GpuIdle {
+    /// Share of busy GPU time spent waiting on the network (performance model), a fraction
+    /// rounded to 6 decimals; the value every cost here uses.
+    pub idle_fraction: Decimal,
+    /// idle_fraction × gpus × 8,760 h × busy_fraction, GPU-hours per year (2 decimals).
+    pub gpu_hours_per_year: Decimal,
+    /// round_cents(exact GPU-hours per year × gpu_hour_usd), USD per year.
+    pub cost_per_year_usd: Decimal,
+    /// cost_per_year_usd × years (undiscounted, like `tco.total_usd`), USD.
+    pub cost_total_usd: Decimal,
+}
+
+/// Converts the performance model's `f64` idle fraction to `Decimal` at [`FRACTION_DP`] places
+/// (exact binary value, then rounded half away from zero). NaN, ±∞ and values outside [0, 1]
+/// are rejected as `gpu_idle_fraction`.
+pub fn idle_fraction_to_decimal(x: f64) -> Result<Decimal, CostError> {
+    let invalid = CostError::Invalid {
+        input: "gpu_idle_fraction",
+        reason: "must be a finite number between 0 and 1",
+    };
+    if !x.is_finite() || !(0.0..=1.0).contains(&x) {
+        return Err(invalid);
+    }
+    let d = Decimal::from_f64_retain(x).ok_or(invalid)?;
+    let mut r = d.round_dp_with_strategy(FRACTION_DP, ROUNDING);
+    r.rescale(FRACTION_DP);
+    Ok(r)
+}
+
+/// Busy GPU-hours per year: gpus × 8,760 × busy_fraction (exact).
+pub(crate) fn busy_gpu_hours_per_year(
+    gpus: u32,
+    busy_fraction: Decimal,
+) -> Result<Decimal, CostError> {
+    mul(
+        Decimal::from(gpus),
+        mul(
+            Decimal::from(HOURS_PER_YEAR),
+            busy_fraction,
+            "economics.busy_fraction",
+        )?,
+        "gpus",
+    )
+}
+
+/// Computes [`GpuIdle`] from an already converted idle fraction.
+pub fn gpu_idle(
+    idle_fraction: Decimal,
+    gpus: u32,
+    busy_fraction: Decimal,
+    gpu_hour_usd: Decimal,
+    years: u32,
+) -> Result<GpuIdle, CostError> {
+    let hours = mul(
+        idle_fraction,
+        busy_gpu_hours_per_year(gpus, busy_fraction)?,
+        "gpus",
+    )?;
+    let per_year = round_money(mul(hours, gpu_hour_usd, "economics.gpu_hour_usd")?);
+    let total = round_money(mul(
+        per_year,
+        Decimal::from(years),
+        "economics.gpu_hour_usd",
+    )?);
+    Ok(GpuIdle {
+        idle_fraction,
+        gpu_hours_per_year: round_hours(hours),
+        cost_per_year_usd: per_year,
+        cost_total_usd: total,
+    })
+}
+
+/// Cost of one owned GPU-hour, USD (4 decimals):
+/// `(purchase + server_share) ÷ (depreciation_years × 8,760 h) + gpu_power_w ÷ 1000 × PUE × USD/kWh`.
+///
+/// `gpu_power_w` is the GPU's share of its server's power (DGX H100: 10.2 kW ÷ 8 = 1,275 W).
+/// With pricing.md's H100 figures ($30,000 + $3,750, 5 years, 1,275 W, PUE 1.25, $0.085/kWh)
+/// this gives $0.9060 ≈ the $0.91 quoted there. Straight-line depreciation, no residual value,
+/// no financing cost, every hour counted (not only busy ones).
+pub fn owned_gpu_hour_usd(
+    purchase_usd: Decimal,
+    server_share_usd: Decimal,
+    depreciation_years: u32,
+    gpu_power_w: Decimal,
+    pue: Decimal,
+    electricity_usd_per_kwh: Decimal,
+) -> Result<Decimal, CostError> {
+    for (v, input) in [
+        (purchase_usd, "purchase_usd"),
+        (server_share_usd, "server_share_usd"),
+        (gpu_power_w, "gpu_power_w"),
+        (electricity_usd_per_kwh, "economics.electricity_usd_per_kwh"),
+    ] {
+        if v < Decimal::ZERO {
+            return Err(CostError::Invalid {
+                input,
+                reason: "must not be negative",
+            });
+        }
+    }
+    if pue < Decimal::ONE {
+        return Err(CostError::Invalid {
+            input: "economics.pue",
+            reason: "must be at least 1",
+        });
+    }
+    let hours = mul(
+        Decimal::from(depreciation_years),
+        Decimal::from(HOURS_PER_YEAR),
+        "depreciation_years",
+    )?;
+    let capital = div(
+        add(purchase_usd, server_share_usd, "purchase_usd")?,
+        hours,
+        "depreciation_years",
+    )?;
+    let kw = div(gpu_power_w, Decimal::from(1_000u32), "gpu_power_w")?;
+    let power = mul(
+        mul(kw, pue, "economics.pue")?,
+        electricity_usd_per_kwh,
+        "economics.electricity_usd_per_kwh",
+    )?;
+    Ok(round_rate(add(capital, power, "purchase_usd")?))
+}

@@ -1,0 +1,156 @@
+//! Pure cost model: BOM pricing, capex, yearly opex, multi-year TCO, GPU-idle cost, the
+//! side-by-side comparison and the break-even points. No I/O, no HTTP.
+//!
+//! All money is `rust_decimal::Decimal` with checked arithmetic; an overflow is a
+//! [`CostError::Overflow`] naming the input to make smaller. Rounding policy: every money amount
+//! is rounded once to cents, half away from zero, and every total is the exact sum of rounded
+//! parts (see [`money`]). Formulas, defaults and sources: `docs/cost.md`.
+
+mod capex;
+mod compare;
+mod error;
+mod idle;
+mod input;
+pub mod money;
+mod opex;
+mod tco;
+
+#[cfg(test)]
+mod tests;
+
+use rust_decimal::Decimal;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+pub use capex::{Capex, PricedLine, capex, price_lines};
+pub use compare::{BreakEven, Comparison, FabricDelta, compare};
+pub use error::CostError;
+pub use idle::{GpuIdle, gpu_idle, idle_fraction_to_decimal, owned_gpu_hour_usd};
+pub use input::{BomLine, Category, Economics, FabricCostInput, PriceAdjustments};
+pub use money::{HOURS_PER_YEAR, format_usd_short};
+pub use opex::{OpexPerYear, opex_per_year};
+pub use tco::{Tco, TcoYear, tco};
+
+use crate::fabric::Fabric;
+use money::{add, div, mul, round_rate};
+
+/// Default spares budget: 2 % of hardware capex **per year** (`economics.spares_rate`).
+///
+/// Source: placeholder (grade P), a judgement — no public figure was found. It stands for
+/// keeping an on-site cold-spare pool of switches, NICs and (mostly) optics topped up so a
+/// failed part is swapped in minutes instead of waiting days for the support contract's RMA;
+/// the 12 % support rate (pricing.md) already pays for the replacements themselves. Optics
+/// dominate network failures and ~60 % of network cost (SemiAnalysis CPO Book, 2026-01, via
+/// pricing.md). Set it to 0 to rely on RMA alone.
+pub const DEFAULT_SPARES_RATE: Decimal = Decimal::from_parts(2, 0, 0, false, 2);
+
+/// Two fabrics whose total costs differ by less than this fraction of the runner-up's total
+/// are called a tie in the recommendation (1 %). Model constant, a judgement: smaller than the
+/// spread of any input price in pricing.md, so such a gap is not a real difference.
+pub const TIE_THRESHOLD: Decimal = Decimal::from_parts(1, 0, 0, false, 2);
+
+/// Everything the cost model says about one fabric. Field names are the plan contract
+/// (`bom`, `capex`, `opex_per_year`, `tco`, `gpu_idle`, `total_cost_usd`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct FabricCost {
+    /// Priced BOM lines.
+    pub bom: Vec<PricedLine>,
+    /// Capex by category, USD.
+    pub capex: Capex,
+    /// Yearly opex, USD per year.
+    pub opex_per_year: OpexPerYear,
+    /// Multi-year TCO of the network (capex + opex), USD.
+    pub tco: Tco,
+    /// GPU time lost waiting on the network, GPU-hours and USD.
+    pub gpu_idle: GpuIdle,
+    /// tco.total_usd + gpu_idle.cost_total_usd over the horizon (undiscounted), USD.
+    pub total_cost_usd: Decimal,
+    /// total_cost_usd ÷ useful GPU-hours over the horizon
+    /// (gpus × 8,760 × busy_fraction × years × (1 − idle_fraction)): what the network costs per
+    /// GPU-hour of real work, USD per hour (4 decimals); `null` when there are no useful hours.
+    pub cost_per_useful_gpu_hour_usd: Option<Decimal>,
+    /// Caveats for this fabric's numbers (e.g. UFM "quote required").
+    pub warnings: Vec<String>,
+}
+
+/// Prices and costs one fabric: adjusted BOM → capex → yearly opex → TCO → GPU-idle → total.
+pub fn fabric_cost(
+    input: &FabricCostInput,
+    adj: &PriceAdjustments,
+    econ: &Economics,
+) -> Result<FabricCost, CostError> {
+    econ.validate()?;
+    let idle_fraction = idle_fraction_to_decimal(input.gpu_idle_fraction)?;
+    let bom = price_lines(&input.lines, adj)?;
+    let (capex, capex_blame) = capex(&bom)?;
+    let (opex, opex_blame) = opex_per_year(
+        input.fabric,
+        input.gpus,
+        input.endpoints,
+        input.switches,
+        &bom,
+        &capex,
+        econ,
+    )?;
+    let blame = if capex.total_usd >= opex.total_usd {
+        capex_blame
+    } else {
+        opex_blame
+    };
+    let tco = tco(
+        capex.total_usd,
+        opex.total_usd,
+        econ.years,
+        econ.discount_rate,
+        blame,
+    )?;
+    let gpu_idle = gpu_idle(
+        idle_fraction,
+        input.gpus,
+        econ.busy_fraction,
+        econ.gpu_hour_usd,
+        econ.years,
+    )?;
+    let total_blame = if tco.total_usd >= gpu_idle.cost_total_usd {
+        blame
+    } else {
+        "economics.gpu_hour_usd"
+    };
+    let total = add(tco.total_usd, gpu_idle.cost_total_usd, total_blame)?;
+
+    let useful_hours = mul(
+        mul(
+            idle::busy_gpu_hours_per_year(input.gpus, econ.busy_fraction)?,
+            Decimal::from(econ.years),
+            "gpus",
+        )?,
+        money::sub(Decimal::ONE, idle_fraction, "gpu_idle_fraction")?,
+        "gpus",
+    )?;
+    let cost_per_useful_gpu_hour_usd = if useful_hours > Decimal::ZERO {
+        Some(round_rate(div(total, useful_hours, "economics.busy_fraction")?))
+    } else {
+        None
+    };
+
+    let mut warnings = Vec::new();
+    if input.fabric == Fabric::Infiniband && econ.ufm_usd_per_endpoint_per_year.is_none() {
+        warnings.push(format!(
+            "InfiniBand: UFM licence price is a quote required (no public price; set \
+             economics.ufm_usd_per_endpoint_per_year): UFM for {} endpoints is NOT included \
+             in opex, so InfiniBand's yearly cost is understated.",
+            input.endpoints
+        ));
+    }
+
+    Ok(FabricCost {
+        bom,
+        capex,
+        opex_per_year: opex,
+        tco,
+        gpu_idle,
+        total_cost_usd: total,
+        cost_per_useful_gpu_hour_usd,
+        warnings,
+    })
+}

@@ -1,0 +1,212 @@
+//! Rounding policy, checked-arithmetic helpers, model constants and short money formatting.
+//!
+//! Rounding policy (one rule, everywhere): every money amount the module outputs is rounded
+//! **once, to whole cents, half away from zero** (`RoundingStrategy::MidpointAwayFromZero`, the
+//! rule of a spreadsheet's `ROUND(x; 2)`), and every total is the exact sum of already rounded
+//! parts, so parts always add up to their totals to the cent. Rates in USD per hour are rounded
+//! to [`RATE_DP`] places, fractions to [`FRACTION_DP`], hours to [`HOURS_DP`], with the same rule.
+
+use rust_decimal::{Decimal, RoundingStrategy};
+
+use super::error::CostError;
+
+/// Hours in a year (365 × 24; leap days ignored). Used for power, GPU-hours and depreciation.
+pub const HOURS_PER_YEAR: u32 = 8_760;
+
+/// Decimal places of every money amount (cents).
+pub const MONEY_DP: u32 = 2;
+
+/// Decimal places of USD-per-hour rates (`cost_per_useful_gpu_hour_usd`, break-even GPU-hour
+/// value, [`crate::cost::owned_gpu_hour_usd`]): 1/100 of a cent, because network cost per GPU-hour
+/// is often a few cents and whole cents would keep only one or two significant digits.
+pub const RATE_DP: u32 = 4;
+
+/// Decimal places at which the performance model's `f64` idle fraction is converted to `Decimal`
+/// (and of every fraction the comparison reports): 10⁻⁶, i.e. 0.0001 percentage points, far
+/// below the model's own accuracy and exact enough that the conversion never changes a cent on
+/// clusters up to ~10⁴ GPUs at $10/GPU-hour over one year (10⁻⁶ × 10⁴ × 8,760 × $10 ≈ $0.9).
+pub const FRACTION_DP: u32 = 6;
+
+/// Decimal places of reported GPU-hours.
+pub const HOURS_DP: u32 = 2;
+
+/// The single rounding rule of the module: half away from zero.
+pub const ROUNDING: RoundingStrategy = RoundingStrategy::MidpointAwayFromZero;
+
+fn round_to(d: Decimal, dp: u32) -> Decimal {
+    let mut r = d.round_dp_with_strategy(dp, ROUNDING);
+    // Fixed scale so JSON shows "1200.00", not "1200" (never fails; see `Decimal::rescale`).
+    r.rescale(dp);
+    r
+}
+
+/// Rounds a money amount to cents (the module's rounding policy).
+pub fn round_money(d: Decimal) -> Decimal {
+    round_to(d, MONEY_DP)
+}
+
+/// Rounds a USD-per-hour rate to [`RATE_DP`] places.
+pub fn round_rate(d: Decimal) -> Decimal {
+    round_to(d, RATE_DP)
+}
+
+/// Rounds a fraction to [`FRACTION_DP`] places.
+pub fn round_fraction(d: Decimal) -> Decimal {
+    round_to(d, FRACTION_DP)
+}
+
+/// Rounds hours to [`HOURS_DP`] places.
+pub fn round_hours(d: Decimal) -> Decimal {
+    round_to(d, HOURS_DP)
+}
+
+/// `a × b`, or an overflow blamed on `input`.
+pub(crate) fn mul(a: Decimal, b: Decimal, input: &'static str) -> Result<Decimal, CostError> {
+    a.checked_mul(b).ok_or(CostError::Overflow { input })
+}
+
+/// `a + b`, or an overflow blamed on `input`.
+pub(crate) fn add(a: Decimal, b: Decimal, input: &'static str) -> Result<Decimal, CostError> {
+    a.checked_add(b).ok_or(CostError::Overflow { input })
+}
+
+/// `a − b`, or an overflow blamed on `input`.
+pub(crate) fn sub(a: Decimal, b: Decimal, input: &'static str) -> Result<Decimal, CostError> {
+    a.checked_sub(b).ok_or(CostError::Overflow { input })
+}
+
+/// `a ÷ b`; a zero divisor is an invalid `input`, an overflow is blamed on `input`.
+pub(crate) fn div(a: Decimal, b: Decimal, input: &'static str) -> Result<Decimal, CostError> {
+    if b.is_zero() {
+        return Err(CostError::Invalid {
+            input,
+            reason: "must not be zero",
+        });
+    }
+    a.checked_div(b).ok_or(CostError::Overflow { input })
+}
+
+/// The sum of `terms`; on overflow the input behind the largest term is blamed.
+pub(crate) fn sum_blamed(terms: &[(Decimal, &'static str)]) -> Result<Decimal, CostError> {
+    let mut total = Decimal::ZERO;
+    for &(value, _) in terms {
+        match total.checked_add(value) {
+            Some(t) => total = t,
+            None => return Err(CostError::Overflow { input: largest_input(terms) }),
+        }
+    }
+    Ok(total)
+}
+
+/// The input behind the largest (absolute) term; `"gpus"` for an empty list.
+pub(crate) fn largest_input(terms: &[(Decimal, &'static str)]) -> &'static str {
+    terms
+        .iter()
+        .max_by(|a, b| a.0.abs().cmp(&b.0.abs()))
+        .map_or("gpus", |t| t.1)
+}
+
+/// Checks `lo ≤ value ≤ hi` (either bound optional).
+pub(crate) fn check_range(
+    value: Decimal,
+    lo: Option<Decimal>,
+    hi: Option<Decimal>,
+    input: &'static str,
+    reason: &'static str,
+) -> Result<(), CostError> {
+    let below = lo.is_some_and(|lo| value < lo);
+    let above = hi.is_some_and(|hi| value > hi);
+    if below || above {
+        Err(CostError::Invalid { input, reason })
+    } else {
+        Ok(())
+    }
+}
+
+/// Short human money for sentences: `$1.4M`, `$950K`, `$9.5K`, `$800`, `$2.1B` (absolute value,
+/// the caller says "more" or "less"). Rounded half away from zero; trailing `.0` dropped.
+pub fn format_usd_short(amount: Decimal) -> String {
+    let a = amount.abs();
+    let thousand = Decimal::from(1_000u32);
+    let million = Decimal::from(1_000_000u32);
+    let billion = Decimal::from(1_000_000_000u32);
+    // Pick the unit from the value *after* rounding so 999,960 prints "$1M", not "$1000K".
+    let scaled = |unit: Decimal, dp: u32| {
+        a.checked_div(unit)
+            .unwrap_or(Decimal::ZERO)
+            .round_dp_with_strategy(dp, ROUNDING)
+    };
+    let (value, suffix) = if scaled(billion, 1) >= Decimal::ONE {
+        (scaled(billion, 1), "B")
+    } else if scaled(million, 1) >= Decimal::ONE {
+        (scaled(million, 1), "M")
+    } else if scaled(thousand, 1) >= Decimal::ONE {
+        let k1 = scaled(thousand, 1);
+        if k1 >= Decimal::TEN {
+            (scaled(thousand, 0), "K")
+        } else {
+            (k1, "K")
+        }
+    } else {
+        (a.round_dp_with_strategy(0, ROUNDING), "")
+    };
+    format!("${}{}", value.normalize(), suffix)
+}
+
+/// A fraction as a percentage with one decimal: 0.0312 → `3.1%`.
+pub fn format_percent(fraction: Decimal) -> String {
+    let mut pct = fraction
+        .checked_mul(Decimal::ONE_HUNDRED)
+        .unwrap_or(fraction)
+        .round_dp_with_strategy(1, ROUNDING);
+    pct.rescale(1);
+    format!("{pct}%")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn money_rounds_half_away_from_zero_to_fixed_cents() {
+        assert_eq!(round_money(d("1.005")).to_string(), "1.01");
+        assert_eq!(round_money(d("1.0049")).to_string(), "1.00");
+        assert_eq!(round_money(d("-1.005")).to_string(), "-1.01");
+        assert_eq!(round_money(d("1200")).to_string(), "1200.00");
+        assert_eq!(round_rate(d("0.90601669")).to_string(), "0.9060");
+    }
+
+    #[test]
+    fn short_format() {
+        assert_eq!(format_usd_short(d("1400000")), "$1.4M");
+        assert_eq!(format_usd_short(d("-2149999")), "$2.1M");
+        assert_eq!(format_usd_short(d("950000")), "$950K");
+        assert_eq!(format_usd_short(d("999960")), "$1M");
+        assert_eq!(format_usd_short(d("9500")), "$9.5K");
+        assert_eq!(format_usd_short(d("1000")), "$1K");
+        assert_eq!(format_usd_short(d("800.49")), "$800");
+        assert_eq!(format_usd_short(d("0")), "$0");
+        assert_eq!(format_usd_short(d("2100000000")), "$2.1B");
+        assert_eq!(format_percent(d("0.0312")), "3.1%");
+        assert_eq!(format_percent(d("0")), "0.0%");
+    }
+
+    #[test]
+    fn sum_blames_largest_term() {
+        let big = Decimal::MAX;
+        let err = sum_blamed(&[(d("1"), "a"), (big, "b"), (big, "c")]).unwrap_err();
+        assert_eq!(err, CostError::Overflow { input: "b" });
+        assert_eq!(err.pointer(), "/b");
+        assert_eq!(
+            CostError::Overflow {
+                input: "economics.pue"
+            }
+            .pointer(),
+            "/economics/pue"
+        );
+    }
+}

@@ -1,0 +1,47 @@
+//! The three scale-out fabrics fabric-tco compares. Plain data, shared by every module.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A scale-out fabric family.
+///
+/// - `infiniband`: credit-based, lossless by design, adaptive routing on by default (NCCL).
+/// - `roce`: RoCEv2 on Ethernet with PFC/ECN and plain ECMP (static flow hashing).
+/// - `roce_adaptive`: Ethernet with adaptive routing / packet spraying (Spectrum-X or UEC class).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Fabric {
+    Infiniband,
+    Roce,
+    RoceAdaptive,
+}
+
+impl Fabric {
+    /// Every fabric, in the order plans list them.
+    pub const ALL: [Fabric; 3] = [Fabric::Infiniband, Fabric::Roce, Fabric::RoceAdaptive];
+
+    /// The wire name (`infiniband`, `roce`, `roce_adaptive`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fabric::Infiniband => "infiniband",
+            Fabric::Roce => "roce",
+            Fabric::RoceAdaptive => "roce_adaptive",
+        }
+    }
+
+    /// A human name for sentences ("InfiniBand", "RoCE (ECMP)", "adaptive-routing Ethernet").
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Fabric::Infiniband => "InfiniBand",
+            Fabric::Roce => "RoCE (ECMP)",
+            Fabric::RoceAdaptive => "adaptive-routing Ethernet",
+        }
+    }
+
+    /// Parses the wire name.
+    pub fn parse(s: &str) -> Option<Fabric> {
+        Fabric::ALL.into_iter().find(|f| f.as_str() == s)
+    }
+}

@@ -1,0 +1,660 @@
+//! Fabric sizing: cluster + switch + topology options → tiers, switch counts, links, ports.
+//!
+//! Pure: no I/O, no catalog access. Every rule below cites its source; the same rules, in the
+//! order [`size`] applies them, are written up in `docs/sizing.md`, and the published reference
+//! cases they reproduce are in `tests/data/sizing_cases.json`.
+//!
+//! Counting unit: a *port* or *link* here is one link at the link speed (a 64 × 800G switch run as
+//! 128 × 400G has 128 ports). Switch counts, links and ports are totals across planes.
+
+// Non-test code must not panic or overflow: enforced, not just promised.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use utoipa::ToSchema;
+
+#[cfg(test)]
+mod tests;
+
+/// One switch model, as sizing needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SwitchSpec {
+    /// Catalog SKU, quoted in error messages (e.g. `nvidia-qm9700`).
+    pub sku: String,
+    /// Physical ports.
+    pub ports: u32,
+    /// Native speed of one physical port, Gb/s.
+    pub port_speed_gbps: u32,
+    /// Link speeds one port can run as (breakout), Gb/s: `[800, 400]` for a 64 × 800G switch that
+    /// runs 128 × 400G, `[400, 200]` for QM9700.
+    pub link_speeds_gbps: Vec<u32>,
+    /// Physical ports per cage (2 for twin-port OSFP cages).
+    pub ports_per_cage: u32,
+}
+
+/// The GPU cluster to connect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterSpec {
+    /// GPUs in the cluster.
+    pub gpus: u32,
+    /// GPUs per node (server).
+    pub gpus_per_node: u32,
+    /// Scale-out NIC ports per node (R, the number of rails).
+    pub nics_per_node: u32,
+    /// Speed of one NIC port, Gb/s (split across planes).
+    pub nic_speed_gbps: u32,
+}
+
+/// How to build the fabric.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopologyOptions {
+    /// Independent copies of the fabric (P); each NIC port is split into P links, one per plane.
+    pub planes: u32,
+    /// Leaf downlink : uplink bandwidth (1 = non-blocking), at least 1.
+    pub oversubscription: f64,
+    /// Rail-optimized: NIC *i* of every node goes to the rail-*i* leaf. Otherwise all of a
+    /// node's NIC ports go to one leaf.
+    pub rail_optimized: bool,
+    /// Most switch tiers allowed: 2 (leaf–spine) or 3 (leaf–spine–core).
+    pub max_tiers: u8,
+}
+
+/// A sized fabric. Switch counts, links and ports are totals across all planes unless the name
+/// says `per_plane`.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Topology {
+    /// Switch tiers built: 2 (leaf–spine) or 3 (leaf–spine–core).
+    pub tiers: u8,
+    /// Independent fabric planes; every switch count is per-plane count × planes.
+    pub planes: u32,
+    /// Catalog SKU of the switch used in every tier.
+    pub switch_sku: String,
+    /// Speed of one link (NIC speed / planes), Gb/s.
+    pub link_speed_gbps: u32,
+    /// Effective switch radix k: ports per switch at the link speed (physical ports × breakout).
+    pub radix: u32,
+    /// Leaf ports facing nodes (d = floor(k·o/(1+o))), ports per leaf.
+    pub leaf_downlinks: u32,
+    /// Leaf ports facing spines (u = k − d), ports per leaf.
+    pub leaf_uplinks: u32,
+    /// Nodes (servers) = ceil(gpus / gpus_per_node).
+    pub nodes: u32,
+    /// Node-side link ends in one plane = nodes × NIC ports per node.
+    pub endpoints_per_plane: u64,
+    /// Nodes in one scalable unit (SU), the block the fabric is built in: the nodes one leaf
+    /// serves (d when rail-optimized, floor(d / NIC ports) otherwise).
+    pub scalable_unit_nodes: u32,
+    /// Scalable units built = ceil(nodes / scalable_unit_nodes); the last may be partly filled.
+    pub scalable_units: u32,
+    /// Nodes one full leaf serves (capacity; equal to `scalable_unit_nodes`). Rail-optimized:
+    /// traffic between GPUs of the same rail within this many nodes stays on one leaf.
+    pub nodes_per_leaf: u32,
+    /// Leaf switches, total across planes.
+    pub leaf_switches: u64,
+    /// Spine switches, total across planes.
+    pub spine_switches: u64,
+    /// Core switches (three tiers only, else 0), total across planes.
+    pub core_switches: u64,
+    /// Links (one cable or fibre each), totals across planes.
+    pub links: Links,
+    /// Port and cage usage, totals across planes.
+    pub ports: PortUsage,
+    /// Most endpoints per plane two tiers can connect: k·d (k²/2 at 1:1).
+    pub two_tier_max_endpoints_per_plane: u64,
+    /// Most endpoints per plane three tiers can connect: k·⌊k/2⌋·d (k³/4 at 1:1).
+    pub three_tier_max_endpoints_per_plane: u64,
+}
+
+/// Links by tier, totals across planes. One link = one cable or fibre at the link speed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Links {
+    /// Node-to-leaf links = nodes × NIC ports per node × planes.
+    pub node_leaf: u64,
+    /// Leaf-to-spine links = leaves × leaf uplinks (every leaf uplink cabled, whole SUs).
+    pub leaf_spine: u64,
+    /// Spine-to-core links = spines × ⌊k/2⌋ (three tiers only, else 0).
+    pub spine_core: u64,
+}
+
+/// Ports used and cages, totals across planes. Ports are counted at the link speed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct PortUsage {
+    /// NIC ports on the nodes = node-side link ends (= `links.node_leaf`).
+    pub nic_ports: u64,
+    /// Leaf ports used (node-facing + spine-facing), all leaves.
+    pub leaf_ports_used: u64,
+    /// Spine ports used (leaf-facing + core-facing), all spines.
+    pub spine_ports_used: u64,
+    /// Core ports used, all core switches.
+    pub core_ports_used: u64,
+    /// Ports on all switches = switches × radix.
+    pub switch_ports_total: u64,
+    /// Cages with at least one port used, summed over switches (a switch-side module per used
+    /// cage: the "fill every cage" BOM count when all ports are used).
+    pub switch_cages_used: u64,
+    /// Cages on all switches = switches × cages per switch.
+    pub switch_cages_total: u64,
+}
+
+/// Why a fabric cannot be sized. `Display` gives a sentence naming the limit.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SizingError {
+    /// A count that must be at least 1 is 0.
+    Zero { field: &'static str },
+    /// Oversubscription is not a finite number ≥ 1.
+    Oversubscription { value: f64 },
+    /// `max_tiers` is not 2 or 3.
+    MaxTiers { value: u8 },
+    /// The NIC speed does not split evenly across the planes.
+    PlanesDoNotDivideNicSpeed { nic_speed_gbps: u32, planes: u32 },
+    /// The switch cannot run ports at the link speed.
+    UnsupportedLinkSpeed {
+        link_speed_gbps: u32,
+        switch_sku: String,
+        link_speeds_gbps: Vec<u32>,
+    },
+    /// The leaf split leaves no downlinks or no uplinks (radix too small or ratio too high).
+    LeafSplit {
+        radix: u64,
+        leaf_downlinks: u64,
+        oversubscription: f64,
+    },
+    /// Not rail-optimized: one node's NIC ports do not fit on one leaf's downlinks.
+    NodeExceedsLeaf {
+        nics_per_node: u32,
+        leaf_downlinks: u64,
+    },
+    /// The cluster has more endpoints per plane than `max_tiers` tiers can connect.
+    ExceedsTierCeiling {
+        max_tiers: u8,
+        endpoints_per_plane: u64,
+        ceiling_endpoints_per_plane: u64,
+        /// The formula and its inputs, e.g. "k^3/4 with k = 64 ports of 400G on nvidia-qm9700".
+        formula: String,
+    },
+    /// Endpoints fit the ceiling, but rounded up to whole scalable units they need more leaves
+    /// than `max_tiers` tiers can connect.
+    LeavesExceedTierLimit {
+        max_tiers: u8,
+        leaves_per_plane: u64,
+        max_leaves_per_plane: u64,
+        scalable_units: u64,
+        scalable_unit_nodes: u64,
+        formula: String,
+    },
+    /// An intermediate count does not fit the integer type (absurd inputs).
+    Overflow { what: &'static str },
+}
+
+impl SizingError {
+    /// A stable machine code for API errors.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SizingError::Zero { .. } => "zero_value",
+            SizingError::Oversubscription { .. } => "oversubscription_out_of_range",
+            SizingError::MaxTiers { .. } => "max_tiers_out_of_range",
+            SizingError::PlanesDoNotDivideNicSpeed { .. } => "planes_do_not_divide_nic_speed",
+            SizingError::UnsupportedLinkSpeed { .. } => "unsupported_link_speed",
+            SizingError::LeafSplit { .. } => "no_leaf_downlinks_or_uplinks",
+            SizingError::NodeExceedsLeaf { .. } => "node_exceeds_leaf",
+            SizingError::ExceedsTierCeiling { .. } => "exceeds_tier_ceiling",
+            SizingError::LeavesExceedTierLimit { .. } => "exceeds_tier_leaf_limit",
+            SizingError::Overflow { .. } => "overflow",
+        }
+    }
+
+    /// The input field at fault, by its Rust field name, when there is one.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            SizingError::Zero { field } => Some(field),
+            SizingError::Oversubscription { .. } | SizingError::LeafSplit { .. } => {
+                Some("oversubscription")
+            }
+            SizingError::MaxTiers { .. }
+            | SizingError::ExceedsTierCeiling { .. }
+            | SizingError::LeavesExceedTierLimit { .. } => Some("max_tiers"),
+            SizingError::PlanesDoNotDivideNicSpeed { .. } => Some("planes"),
+            SizingError::UnsupportedLinkSpeed { .. } => Some("nic_speed_gbps"),
+            SizingError::NodeExceedsLeaf { .. } => Some("rail_optimized"),
+            SizingError::Overflow { .. } => None,
+        }
+    }
+}
+
+fn tier_word(tiers: u8) -> &'static str {
+    if tiers <= 2 { "two" } else { "three" }
+}
+
+impl fmt::Display for SizingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SizingError::Zero { field } => write!(f, "{field} must be at least 1"),
+            SizingError::Oversubscription { value } => {
+                write!(
+                    f,
+                    "oversubscription must be a number >= 1 (1 = non-blocking), got {value}"
+                )
+            }
+            SizingError::MaxTiers { value } => {
+                write!(f, "max_tiers must be 2 or 3, got {value}")
+            }
+            SizingError::PlanesDoNotDivideNicSpeed {
+                nic_speed_gbps,
+                planes,
+            } => write!(
+                f,
+                "a {nic_speed_gbps}G NIC port cannot be split evenly into {planes} planes"
+            ),
+            SizingError::UnsupportedLinkSpeed {
+                link_speed_gbps,
+                switch_sku,
+                link_speeds_gbps,
+            } => {
+                let speeds: Vec<String> =
+                    link_speeds_gbps.iter().map(|s| format!("{s}G")).collect();
+                write!(
+                    f,
+                    "{switch_sku} cannot run {link_speed_gbps}G links (NIC speed / planes); \
+                     it supports {}",
+                    speeds.join(", ")
+                )
+            }
+            SizingError::LeafSplit {
+                radix,
+                leaf_downlinks,
+                oversubscription,
+            } => write!(
+                f,
+                "oversubscription {oversubscription} on a {radix}-port leaf leaves \
+                 {leaf_downlinks} downlinks and {} uplinks; a leaf needs at least one of each",
+                radix.saturating_sub(*leaf_downlinks)
+            ),
+            SizingError::NodeExceedsLeaf {
+                nics_per_node,
+                leaf_downlinks,
+            } => write!(
+                f,
+                "{nics_per_node} NIC ports per node do not fit on one leaf with {leaf_downlinks} \
+                 downlinks; use a rail-optimized fabric"
+            ),
+            SizingError::ExceedsTierCeiling {
+                max_tiers,
+                endpoints_per_plane,
+                ceiling_endpoints_per_plane,
+                formula,
+            } => write!(
+                f,
+                "{} endpoints per plane exceed the {}-tier ceiling of {} ({formula})",
+                thousands(*endpoints_per_plane),
+                tier_word(*max_tiers),
+                thousands(*ceiling_endpoints_per_plane)
+            ),
+            SizingError::LeavesExceedTierLimit {
+                max_tiers,
+                leaves_per_plane,
+                max_leaves_per_plane,
+                scalable_units,
+                scalable_unit_nodes,
+                formula,
+            } => write!(
+                f,
+                "{} scalable units of {} nodes need {} leaves per plane, more than the {}-tier \
+                 limit of {} leaves per plane ({formula})",
+                thousands(*scalable_units),
+                thousands(*scalable_unit_nodes),
+                thousands(*leaves_per_plane),
+                tier_word(*max_tiers),
+                thousands(*max_leaves_per_plane)
+            ),
+            SizingError::Overflow { what } => write!(f, "{what} is too large to compute"),
+        }
+    }
+}
+
+impl std::error::Error for SizingError {}
+
+/// `65544` → `"65,544"`, for messages people read.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len().saturating_add(digits.len() / 3));
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && digits.len().saturating_sub(i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+// Checked arithmetic: every product a user can scale goes through these.
+fn mul(a: u64, b: u64, what: &'static str) -> Result<u64, SizingError> {
+    a.checked_mul(b).ok_or(SizingError::Overflow { what })
+}
+fn add(a: u64, b: u64, what: &'static str) -> Result<u64, SizingError> {
+    a.checked_add(b).ok_or(SizingError::Overflow { what })
+}
+fn sub(a: u64, b: u64, what: &'static str) -> Result<u64, SizingError> {
+    a.checked_sub(b).ok_or(SizingError::Overflow { what })
+}
+fn ceil_div(a: u64, b: u64, what: &'static str) -> Result<u64, SizingError> {
+    if b == 0 {
+        return Err(SizingError::Overflow { what });
+    }
+    Ok(a.div_ceil(b))
+}
+fn to_u32(v: u64, what: &'static str) -> Result<u32, SizingError> {
+    u32::try_from(v).map_err(|_| SizingError::Overflow { what })
+}
+
+/// Smallest S ≥ `at_least` with S dividing `u` (each leaf then has u/S links to every spine).
+/// Searches divisor pairs up to √u. `None` when `at_least` > u.
+fn smallest_divisor_at_least(u: u64, at_least: u64) -> Option<u64> {
+    let mut best: Option<u64> = None;
+    let mut i: u64 = 1;
+    while i.checked_mul(i).is_some_and(|sq| sq <= u) {
+        if u.is_multiple_of(i) {
+            for s in [Some(i), u.checked_div(i)].into_iter().flatten() {
+                if s >= at_least && best.is_none_or(|b| s < b) {
+                    best = Some(s);
+                }
+            }
+        }
+        i = i.checked_add(1)?;
+    }
+    best
+}
+
+/// Leaf downlinks d = floor(k·o/(1+o)) (sizing.md "Rules"; 1:1 ⇒ k/2, 3:1 on k = 64 ⇒ 48).
+/// A 1e-9 margin keeps exact ratios exact in floating point.
+fn leaf_downlinks(k: u64, o: f64) -> u64 {
+    let d = (k as f64 * o / (1.0 + o) + 1e-9).floor();
+    // `as` saturates; d ≤ k in exact arithmetic, min() guards the float.
+    (d as u64).min(k)
+}
+
+/// Cages used on `switches` switches sharing `links` ports evenly (the first `links mod switches`
+/// take one more), each also using `extra` ports, with `per_cage` ports per cage.
+fn cages_even(links: u64, switches: u64, extra: u64, per_cage: u64) -> Result<u64, SizingError> {
+    const W: &str = "cages";
+    if switches == 0 {
+        return Ok(0);
+    }
+    let q = links
+        .checked_div(switches)
+        .ok_or(SizingError::Overflow { what: W })?;
+    let r = links
+        .checked_rem(switches)
+        .ok_or(SizingError::Overflow { what: W })?;
+    let big = ceil_div(add(add(q, 1, W)?, extra, W)?, per_cage, W)?;
+    let small = ceil_div(add(q, extra, W)?, per_cage, W)?;
+    add(mul(r, big, W)?, mul(sub(switches, r, W)?, small, W)?, W)
+}
+
+/// Sizes the scale-out fabric for `cluster` built from `switch` (same model in every tier).
+///
+/// Rules and sources: see the module docs and `docs/sizing.md`. Never panics; every invalid or
+/// unbuildable request is a [`SizingError`].
+pub fn size(
+    cluster: &ClusterSpec,
+    switch: &SwitchSpec,
+    opts: &TopologyOptions,
+) -> Result<Topology, SizingError> {
+    // ---- 0. Inputs.
+    for (field, v) in [
+        ("gpus", cluster.gpus),
+        ("gpus_per_node", cluster.gpus_per_node),
+        ("nics_per_node", cluster.nics_per_node),
+        ("nic_speed_gbps", cluster.nic_speed_gbps),
+        ("ports", switch.ports),
+        ("port_speed_gbps", switch.port_speed_gbps),
+        ("ports_per_cage", switch.ports_per_cage),
+        ("planes", opts.planes),
+    ] {
+        if v == 0 {
+            return Err(SizingError::Zero { field });
+        }
+    }
+    let o = opts.oversubscription;
+    if !o.is_finite() || o < 1.0 {
+        return Err(SizingError::Oversubscription { value: o });
+    }
+    if !(2..=3).contains(&opts.max_tiers) {
+        return Err(SizingError::MaxTiers {
+            value: opts.max_tiers,
+        });
+    }
+
+    // ---- 1. Link speed per plane = NIC speed / P (sizing.md "Plane": each GPU's bandwidth is
+    // split into P links, one per plane; B300 on Spectrum-X: 800G = 2 planes of 400G).
+    let planes = u64::from(opts.planes);
+    let link = match cluster.nic_speed_gbps.checked_div(opts.planes) {
+        Some(link) if cluster.nic_speed_gbps.is_multiple_of(opts.planes) => link,
+        _ => {
+            return Err(SizingError::PlanesDoNotDivideNicSpeed {
+                nic_speed_gbps: cluster.nic_speed_gbps,
+                planes: opts.planes,
+            });
+        }
+    };
+
+    // ---- 2. Effective radix k = ports × breakout (sizing.md "Breakout": 64 × 800G run as
+    // 128 × 400G), valid only at a listed link speed that divides the port speed.
+    let unsupported = || SizingError::UnsupportedLinkSpeed {
+        link_speed_gbps: link,
+        switch_sku: switch.sku.clone(),
+        link_speeds_gbps: switch.link_speeds_gbps.clone(),
+    };
+    let breakout = match switch.port_speed_gbps.checked_div(link) {
+        Some(b)
+            if b > 0
+                && switch.link_speeds_gbps.contains(&link)
+                && switch.port_speed_gbps.is_multiple_of(link) =>
+        {
+            u64::from(b)
+        }
+        _ => return Err(unsupported()),
+    };
+    let k = mul(u64::from(switch.ports), breakout, "radix")?;
+    let radix = to_u32(k, "radix")?;
+
+    // ---- 3. Leaf split d = floor(k·o/(1+o)), u = k − d (sizing.md "Rules").
+    let d = leaf_downlinks(k, o);
+    let u = k.saturating_sub(d);
+    if d == 0 || u == 0 {
+        return Err(SizingError::LeafSplit {
+            radix: k,
+            leaf_downlinks: d,
+            oversubscription: o,
+        });
+    }
+
+    // ---- 4. Nodes and endpoints. nodes = ceil(gpus / gpus_per_node); R = NIC ports per node;
+    // each plane sees R link ends per node.
+    let r = u64::from(cluster.nics_per_node);
+    let nodes = ceil_div(
+        u64::from(cluster.gpus),
+        u64::from(cluster.gpus_per_node),
+        "nodes",
+    )?;
+    let endpoints = mul(nodes, r, "endpoints per plane")?;
+
+    // ---- 5. Scalable unit and leaves per plane (sizing.md "Leaves", NVIDIA SuperPOD RA: "the
+    // fabric should be designed to support the full SU, including leaf switches and leaf-spine
+    // cables"). Rail-optimized: an SU is the d nodes one rail leaf serves, with R leaves per SU
+    // per plane (QM9700 at 1:1: 32 nodes, 8 leaves = the DGX SU). Otherwise all R ports of a node
+    // go to one leaf: an SU is that leaf's floor(d/R) nodes, one leaf per SU per plane.
+    let (su_nodes, leaves_per_su, links_per_node_on_leaf) = if opts.rail_optimized {
+        (d, r, 1)
+    } else {
+        let per_leaf = d.checked_div(r).unwrap_or(0);
+        if per_leaf == 0 {
+            return Err(SizingError::NodeExceedsLeaf {
+                nics_per_node: cluster.nics_per_node,
+                leaf_downlinks: d,
+            });
+        }
+        (per_leaf, 1, r)
+    };
+    let sus = ceil_div(nodes, su_nodes, "scalable units")?;
+    let leaves = mul(sus, leaves_per_su, "leaves")?;
+
+    // ---- 6. Ceilings per plane. Two tiers: every spine reaches every leaf, so at most k
+    // leaves: E_max = k·d (k²/2 at 1:1; sizing.md "Two-tier ceiling"). Three tiers: at most k
+    // pods (a core switch reaches every pod) of ⌊k/2⌋ leaves (a spine has ⌊k/2⌋ downlinks):
+    // k·⌊k/2⌋·d endpoints = k³/4 at 1:1 (Al-Fares et al., SIGCOMM 2008).
+    let half = k / 2;
+    let max_leaves_2 = k;
+    let max_leaves_3 = mul(k, half, "three-tier ceiling")?;
+    let two_max = mul(k, d, "two-tier ceiling")?;
+    let three_max = mul(max_leaves_3, d, "three-tier ceiling")?;
+    let (max_leaves, ceiling, formula) = if opts.max_tiers == 2 {
+        let f = if d == half && u == half {
+            "k^2/2"
+        } else {
+            "k*d"
+        };
+        (max_leaves_2, two_max, f)
+    } else {
+        let f = if d == half && u == half {
+            "k^3/4"
+        } else {
+            "k^2*d/2"
+        };
+        (max_leaves_3, three_max, f)
+    };
+    if leaves > max_leaves {
+        let what = if d == half && u == half {
+            format!("k = {k} ports of {link}G on {}", switch.sku)
+        } else {
+            format!(
+                "k = {k} ports of {link}G and d = {d} leaf downlinks on {}",
+                switch.sku
+            )
+        };
+        return Err(if endpoints > ceiling {
+            SizingError::ExceedsTierCeiling {
+                max_tiers: opts.max_tiers,
+                endpoints_per_plane: endpoints,
+                ceiling_endpoints_per_plane: ceiling,
+                formula: format!("{formula} with {what}"),
+            }
+        } else {
+            let f = if opts.max_tiers == 2 { "k" } else { "k^2/2" };
+            SizingError::LeavesExceedTierLimit {
+                max_tiers: opts.max_tiers,
+                leaves_per_plane: leaves,
+                max_leaves_per_plane: max_leaves,
+                scalable_units: sus,
+                scalable_unit_nodes: su_nodes,
+                formula: format!("{f} with {what}"),
+            }
+        });
+    }
+    let tiers: u8 = if leaves <= max_leaves_2 { 2 } else { 3 };
+
+    // ---- 7. Spines and core per plane.
+    // Links: leaf-spine = leaves × u (every uplink cabled, whole SUs); spine-core = spines × k/2
+    // (sizing.md "Links").
+    let leaf_spine = mul(leaves, u, "leaf-spine links")?;
+    let (spines, cores, spine_core) = if tiers == 2 {
+        // Two tiers: smallest S ≥ ceil(L·u/k) dividing u, so each leaf has the same number of
+        // links to every spine (sizing.md "Two tiers"; H100 3 SU: 12 → 16).
+        let at_least = ceil_div(leaf_spine, k, "spines")?;
+        let s = smallest_divisor_at_least(u, at_least)
+            .ok_or(SizingError::Overflow { what: "spines" })?;
+        (s, 0, 0)
+    } else {
+        // Three tiers: spines are non-blocking (⌊k/2⌋ down, ⌊k/2⌋ up), so spines =
+        // ceil(L·u / ⌊k/2⌋) — NVIDIA's "spines = leaves" at 1:1 where u = k/2 — and
+        // core = ceil(spines·⌊k/2⌋ / k) (NVIDIA: spines·(k/2)/k). Oversubscription stays at the
+        // leaf, the only tier it is specified for.
+        let s = ceil_div(leaf_spine, half, "spines")?;
+        let sc = mul(s, half, "spine-core links")?;
+        (s, ceil_div(sc, k, "core switches")?, sc)
+    };
+
+    // ---- 8. Totals across planes (sizing.md "Plane": every count is per plane × P).
+    let node_leaf = mul(endpoints, planes, "node-leaf links")?;
+    let switches = add(add(leaves, spines, "switches")?, cores, "switches")?;
+
+    // ---- 9. Cages (sizing.md "Cables and optics"): a cage holds ports_per_cage physical ports,
+    // each `breakout` links. Leaves fill SU by SU; the last SU's leaves carry the remainder.
+    let per_cage = mul(u64::from(switch.ports_per_cage), breakout, "cages")?;
+    let cages_per_switch = ceil_div(
+        u64::from(switch.ports),
+        u64::from(switch.ports_per_cage),
+        "cages",
+    )?;
+    let last_su_nodes = sub(
+        nodes,
+        mul(sub(sus, 1, "cages")?, su_nodes, "cages")?,
+        "cages",
+    )?;
+    let full_leaves = mul(sub(sus, 1, "cages")?, leaves_per_su, "cages")?;
+    let leaf_cages = add(
+        mul(full_leaves, ceil_div(k, per_cage, "cages")?, "cages")?,
+        mul(
+            leaves_per_su,
+            ceil_div(
+                add(
+                    mul(last_su_nodes, links_per_node_on_leaf, "cages")?,
+                    u,
+                    "cages",
+                )?,
+                per_cage,
+                "cages",
+            )?,
+            "cages",
+        )?,
+        "cages",
+    )?;
+    let spine_up = if tiers == 3 { half } else { 0 };
+    let spine_cages = cages_even(leaf_spine, spines, spine_up, per_cage)?;
+    let core_cages = cages_even(spine_core, cores, 0, per_cage)?;
+    let cages_used = add(add(leaf_cages, spine_cages, "cages")?, core_cages, "cages")?;
+
+    let total = |v: u64, what: &'static str| mul(v, planes, what);
+    Ok(Topology {
+        tiers,
+        planes: opts.planes,
+        switch_sku: switch.sku.clone(),
+        link_speed_gbps: link,
+        radix,
+        leaf_downlinks: to_u32(d, "leaf downlinks")?,
+        leaf_uplinks: to_u32(u, "leaf uplinks")?,
+        nodes: to_u32(nodes, "nodes")?,
+        endpoints_per_plane: endpoints,
+        scalable_unit_nodes: to_u32(su_nodes, "scalable unit")?,
+        scalable_units: to_u32(sus, "scalable units")?,
+        nodes_per_leaf: to_u32(su_nodes, "nodes per leaf")?,
+        leaf_switches: total(leaves, "leaves")?,
+        spine_switches: total(spines, "spines")?,
+        core_switches: total(cores, "core switches")?,
+        links: Links {
+            node_leaf,
+            leaf_spine: total(leaf_spine, "leaf-spine links")?,
+            spine_core: total(spine_core, "spine-core links")?,
+        },
+        ports: PortUsage {
+            nic_ports: node_leaf,
+            leaf_ports_used: total(add(endpoints, leaf_spine, "ports")?, "ports")?,
+            spine_ports_used: total(add(leaf_spine, spine_core, "ports")?, "ports")?,
+            core_ports_used: total(spine_core, "ports")?,
+            switch_ports_total: total(mul(switches, k, "ports")?, "ports")?,
+            switch_cages_used: total(cages_used, "cages")?,
+            switch_cages_total: total(mul(switches, cages_per_switch, "cages")?, "cages")?,
+        },
+        two_tier_max_endpoints_per_plane: two_max,
+        three_tier_max_endpoints_per_plane: three_max,
+    })
+}

@@ -1,0 +1,619 @@
+//! Tests for the sizing rules: published reference cases (data-driven, tests/data), designs built
+//! by the same rules that the rules were not tuned on (expected values hand-computed in the
+//! comments), error cases, and properties over random clusters.
+
+use super::*;
+use proptest::prelude::*;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+const CASES: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/sizing_cases.json"
+));
+
+#[derive(Deserialize)]
+struct CaseFile {
+    switches: BTreeMap<String, SwitchSpec>,
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    name: String,
+    source: String,
+    switch: String,
+    cluster: ClusterSpec,
+    options: TopologyOptions,
+    expect: BTreeMap<String, u64>,
+    bom: Option<Bom>,
+}
+
+#[derive(Deserialize)]
+struct Bom {
+    source: String,
+    switches: u64,
+    cables: u64,
+    switch_side_modules_fill_every_cage: u64,
+    switch_side_modules_per_link: u64,
+    ufm_links: u64,
+    node_side_modules: u64,
+    node_ports_per_module: u64,
+}
+
+fn load() -> CaseFile {
+    serde_json::from_str(CASES).expect("tests/data/sizing_cases.json parses")
+}
+
+/// The value of an `expect` key in a topology.
+fn field(t: &Topology, key: &str) -> u64 {
+    match key {
+        "tiers" => u64::from(t.tiers),
+        "radix" => u64::from(t.radix),
+        "nodes" => u64::from(t.nodes),
+        "leaf_downlinks" => u64::from(t.leaf_downlinks),
+        "leaf_uplinks" => u64::from(t.leaf_uplinks),
+        "leaf_switches" => t.leaf_switches,
+        "spine_switches" => t.spine_switches,
+        "core_switches" => t.core_switches,
+        "node_leaf" => t.links.node_leaf,
+        "leaf_spine" => t.links.leaf_spine,
+        "spine_core" => t.links.spine_core,
+        "two_tier_max_endpoints_per_plane" => t.two_tier_max_endpoints_per_plane,
+        "three_tier_max_endpoints_per_plane" => t.three_tier_max_endpoints_per_plane,
+        other => panic!("unknown expect key {other}"),
+    }
+}
+
+fn qm9700() -> SwitchSpec {
+    load()
+        .switches
+        .remove("nvidia-qm9700")
+        .expect("qm9700 in data")
+}
+
+/// 64 × 800G Ethernet (Tomahawk-5 / Spectrum-4 class), one 800G port per OSFP cage, runs as
+/// 128 × 400G.
+fn eth_64x800() -> SwitchSpec {
+    SwitchSpec {
+        sku: "eth-64x800".into(),
+        ports: 64,
+        port_speed_gbps: 800,
+        link_speeds_gbps: vec![800, 400],
+        ports_per_cage: 1,
+    }
+}
+
+/// 144 × 800G (Quantum-X800 Q3400 class) in 72 twin-port cages.
+fn xdr_144x800() -> SwitchSpec {
+    SwitchSpec {
+        sku: "ib-144x800".into(),
+        ports: 144,
+        port_speed_gbps: 800,
+        link_speeds_gbps: vec![800, 400],
+        ports_per_cage: 2,
+    }
+}
+
+fn cluster(gpus: u32, nics: u32, nic_speed_gbps: u32) -> ClusterSpec {
+    ClusterSpec {
+        gpus,
+        gpus_per_node: 8,
+        nics_per_node: nics,
+        nic_speed_gbps,
+    }
+}
+
+fn opts(planes: u32, oversubscription: f64, max_tiers: u8) -> TopologyOptions {
+    TopologyOptions {
+        planes,
+        oversubscription,
+        rail_optimized: true,
+        max_tiers,
+    }
+}
+
+/// (tiers, leaves, spines, cores, node-leaf, leaf-spine, spine-core)
+fn summary(t: &Topology) -> (u8, u64, u64, u64, u64, u64, u64) {
+    (
+        t.tiers,
+        t.leaf_switches,
+        t.spine_switches,
+        t.core_switches,
+        t.links.node_leaf,
+        t.links.leaf_spine,
+        t.links.spine_core,
+    )
+}
+
+// ---------------------------------------------------------------- published reference cases
+
+#[test]
+fn published_cases_reproduce() {
+    let data = load();
+    assert!(
+        data.cases.len() >= 6,
+        "every published case is in the data file"
+    );
+    for case in &data.cases {
+        assert!(
+            !case.source.is_empty(),
+            "{}: every row names its source",
+            case.name
+        );
+        assert!(!case.expect.is_empty(), "{}: nothing to check", case.name);
+        let switch = &data.switches[&case.switch];
+        let t = size(&case.cluster, switch, &case.options)
+            .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        for (key, want) in &case.expect {
+            assert_eq!(
+                field(&t, key),
+                *want,
+                "{} ({}): {key}",
+                case.name,
+                case.source
+            );
+        }
+    }
+}
+
+#[test]
+fn published_4su_bill_of_materials() {
+    let data = load();
+    let mut checked = 0;
+    for case in &data.cases {
+        let Some(bom) = &case.bom else { continue };
+        let switch = &data.switches[&case.switch];
+        let t = size(&case.cluster, switch, &case.options).expect("sizes");
+        let ctx = format!("{} ({})", case.name, bom.source);
+        let switches = t.leaf_switches + t.spine_switches + t.core_switches;
+        assert_eq!(switches, bom.switches, "{ctx}: switches");
+        // One cable per 400G link.
+        assert_eq!(
+            t.links.node_leaf + t.links.leaf_spine + t.links.spine_core,
+            bom.cables,
+            "{ctx}"
+        );
+        // NVIDIA fills every cage: 48 × 32 = 1,536; here every cage is also used.
+        assert_eq!(
+            t.ports.switch_cages_total, bom.switch_side_modules_fill_every_cage,
+            "{ctx}"
+        );
+        assert_eq!(
+            t.ports.switch_cages_used, bom.switch_side_modules_fill_every_cage,
+            "{ctx}"
+        );
+        // Strict per-link counting: switch ports used (+ the UFM ports NVIDIA adds) / 2 per module.
+        let used = t.ports.leaf_ports_used + t.ports.spine_ports_used + t.ports.core_ports_used;
+        let per_link = (used + bom.ufm_links).div_ceil(u64::from(switch.ports_per_cage));
+        assert_eq!(
+            per_link, bom.switch_side_modules_per_link,
+            "{ctx}: per-link modules"
+        );
+        // Node side: each NIC port has its own module slot, twin-port modules: 4 per DGX.
+        let per_node = (t.ports.nic_ports / u64::from(t.nodes)).div_ceil(bom.node_ports_per_module);
+        assert_eq!(
+            u64::from(t.nodes) * per_node,
+            bom.node_side_modules,
+            "{ctx}: node modules"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 1, "the 4-SU BOM row is present");
+}
+
+// ------------------------------------------- further designs, same rules, not tuned on them
+
+#[test]
+fn ethernet_128x400_breakout() {
+    // 64 × 800G broken out: k = 64 × 800/400 = 128, d = u = 64, SU = 64 nodes (8 rail leaves),
+    // two-tier ceiling k·d = 8,192 endpoints, three-tier 128³/4 = 524,288.
+    let sw = eth_64x800();
+    let o = opts(1, 1.0, 3);
+    // 1,024 GPUs = 128 nodes = 2 SU → L = 16; ceil(16·64/128) = 8 divides 64 → 8 spines.
+    let t = size(&cluster(1024, 8, 400), &sw, &o).expect("sizes");
+    assert_eq!(
+        (t.radix, t.scalable_unit_nodes, t.scalable_units),
+        (128, 64, 2)
+    );
+    assert_eq!(summary(&t), (2, 16, 8, 0, 1024, 1024, 0));
+    assert_eq!(
+        (
+            t.two_tier_max_endpoints_per_plane,
+            t.three_tier_max_endpoints_per_plane
+        ),
+        (8192, 524_288)
+    );
+    // 1,536 GPUs = 192 nodes = 3 SU → L = 24; ceil(24·64/128) = 12 does not divide 64 → 16
+    // (the same effect as NVIDIA's 3-SU row).
+    let t = size(&cluster(1536, 8, 400), &sw, &o).expect("sizes");
+    assert_eq!(summary(&t), (2, 24, 16, 0, 1536, 1536, 0));
+    // 8,192 GPUs = 1,024 nodes = 16 SU → L = 128 = k, S = 64: exactly at the two-tier ceiling.
+    let t = size(&cluster(8192, 8, 400), &sw, &o).expect("sizes");
+    assert_eq!(summary(&t), (2, 128, 64, 0, 8192, 8192, 0));
+    // 8,200 GPUs = 1,025 nodes = 17 SU → L = 136 > 128 → three tiers: spines = 136·64/64 = 136,
+    // core = 136·64/128 = 68; leaf-spine = spine-core = 136·64 = 8,704.
+    let t = size(&cluster(8200, 8, 400), &sw, &o).expect("sizes");
+    assert_eq!(summary(&t), (3, 136, 136, 68, 8200, 8704, 8704));
+    // Cages: one 800G port (2 × 400G links) per cage, 64 cages per switch.
+    assert_eq!(t.ports.switch_cages_total, (136 + 136 + 68) * 64);
+}
+
+#[test]
+fn xdr_144x800_su_is_72_nodes() {
+    // 144 × 800G at 800G: k = 144, d = u = 72, SU = 72 nodes (the B300-on-XDR SU),
+    // two-tier ceiling 144·72 = 10,368, three-tier 144³/4 = 746,496.
+    let sw = xdr_144x800();
+    let o = opts(1, 1.0, 3);
+    // 576 GPUs = 72 nodes = 1 SU → L = 8; ceil(8·72/144) = 4 divides 72 → 4 spines.
+    let t = size(&cluster(576, 8, 800), &sw, &o).expect("sizes");
+    assert_eq!((t.link_speed_gbps, t.scalable_unit_nodes), (800, 72));
+    assert_eq!(summary(&t), (2, 8, 4, 0, 576, 576, 0));
+    assert_eq!(
+        (
+            t.two_tier_max_endpoints_per_plane,
+            t.three_tier_max_endpoints_per_plane
+        ),
+        (10_368, 746_496)
+    );
+    // 2,304 GPUs = 288 nodes = 4 SU → L = 32; ceil(32·72/144) = 16; divisors of 72 ≥ 16 → 18.
+    let t = size(&cluster(2304, 8, 800), &sw, &o).expect("sizes");
+    assert_eq!(summary(&t), (2, 32, 18, 0, 2304, 2304, 0));
+    // 20,736 GPUs = 2,592 nodes = 36 SU → L = 288 > 144 → three tiers: spines 288, core 144,
+    // leaf-spine = spine-core = 288·72 = 20,736.
+    let t = size(&cluster(20_736, 8, 800), &sw, &o).expect("sizes");
+    assert_eq!(summary(&t), (3, 288, 288, 144, 20_736, 20_736, 20_736));
+}
+
+#[test]
+fn two_planes_of_400g_from_800g_nics() {
+    // 8 × 800G NICs, 2 planes → 400G links; 64 × 800G run as k = 128, SU = 64 nodes.
+    // 512 GPUs = 64 nodes = 1 SU. Per plane: L = 8, ceil(8·64/128) = 4 → 4 spines.
+    // Totals ×2: 16 leaves, 8 spines; node-leaf = 64·8·2 = 1,024; leaf-spine = 16·64 = 1,024.
+    let sw = eth_64x800();
+    let t = size(&cluster(512, 8, 800), &sw, &opts(2, 1.0, 3)).expect("sizes");
+    assert_eq!(
+        (t.planes, t.link_speed_gbps, t.radix, t.endpoints_per_plane),
+        (2, 400, 128, 512)
+    );
+    assert_eq!(summary(&t), (2, 16, 8, 0, 1024, 1024, 0));
+    assert_eq!(t.ports.nic_ports, 1024);
+    // 8,192 GPUs = 1,024 nodes = 16 SU: per plane L = 128 = k, S = 64 (ceiling 8,192 per plane);
+    // totals 256 leaves, 128 spines, 16,384 node-leaf and 16,384 leaf-spine links.
+    let t = size(&cluster(8192, 8, 800), &sw, &opts(2, 1.0, 3)).expect("sizes");
+    assert_eq!(summary(&t), (2, 256, 128, 0, 16_384, 16_384, 0));
+    // The same NICs on one plane run 800G links: k = 64, a different fabric.
+    let t = size(&cluster(512, 8, 800), &sw, &opts(1, 1.0, 3)).expect("sizes");
+    assert_eq!(
+        (t.link_speed_gbps, t.radix, t.scalable_unit_nodes),
+        (800, 64, 32)
+    );
+}
+
+#[test]
+fn three_to_one_oversubscription() {
+    // QM9700 at 3:1: d = 48, u = 16, SU = 48 nodes, two-tier ceiling 3,072,
+    // three-tier k²·d/2 = 64·64·48/2 = 98,304.
+    let sw = qm9700();
+    let o = opts(1, 3.0, 3);
+    // 1,024 GPUs = 128 nodes = ceil(128/48) = 3 SU → L = 24; ceil(24·16/64) = 6 → divisors of
+    // 16 → 8 spines; leaf-spine = 24·16 = 384.
+    let t = size(&cluster(1024, 8, 400), &sw, &o).expect("sizes");
+    assert_eq!((t.scalable_unit_nodes, t.scalable_units), (48, 3));
+    assert_eq!(summary(&t), (2, 24, 8, 0, 1024, 384, 0));
+    assert_eq!(t.three_tier_max_endpoints_per_plane, 98_304);
+    // 3,072 GPUs = 384 nodes = 8 SU → L = 64 = k, S = 16.
+    let t = size(&cluster(3072, 8, 400), &sw, &o).expect("sizes");
+    assert_eq!(summary(&t), (2, 64, 16, 0, 3072, 1024, 0));
+    // 4,096 GPUs = 512 nodes = 11 SU → L = 88 > 64 → three tiers: spines = 88·16/32 = 44,
+    // core = 44·32/64 = 22; leaf-spine = spine-core = 1,408.
+    let t = size(&cluster(4096, 8, 400), &sw, &o).expect("sizes");
+    assert_eq!(summary(&t), (3, 88, 44, 22, 4096, 1408, 1408));
+}
+
+#[test]
+fn not_rail_optimized_puts_a_node_on_one_leaf() {
+    // QM9700 1:1, 8 NIC ports per node on one leaf: 32/8 = 4 nodes per leaf = the SU.
+    // 1,016 GPUs = 127 nodes → 32 leaves, ceil(32·32/64) = 16 spines (same as rail-optimized).
+    // 800 GPUs = 100 nodes → 25 leaves, ceil(25·32/64) = 13 → 16 spines; leaf-spine 800.
+    let sw = qm9700();
+    let mut o = opts(1, 1.0, 3);
+    o.rail_optimized = false;
+    let t = size(&cluster(1016, 8, 400), &sw, &o).expect("sizes");
+    assert_eq!((t.nodes_per_leaf, t.scalable_unit_nodes), (4, 4));
+    assert_eq!(summary(&t), (2, 32, 16, 0, 1016, 1024, 0));
+    let t = size(&cluster(800, 8, 400), &sw, &o).expect("sizes");
+    assert_eq!(summary(&t), (2, 25, 16, 0, 800, 800, 0));
+}
+
+// --------------------------------------------------------------------------------- errors
+
+#[test]
+fn three_tier_ceiling_error_names_the_limit() {
+    // 65,537 GPUs → 8,193 nodes → 65,544 endpoints per plane > 64³/4 = 65,536.
+    let err = size(&cluster(65_537, 8, 400), &qm9700(), &opts(1, 1.0, 3)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "65,544 endpoints per plane exceed the three-tier ceiling of 65,536 \
+         (k^3/4 with k = 64 ports of 400G on nvidia-qm9700)"
+    );
+    assert_eq!(err.code(), "exceeds_tier_ceiling");
+    // One SU less fits: 65,536 GPUs = 2,048 SU·leaves = k²/2.
+    let t = size(&cluster(65_536, 8, 400), &qm9700(), &opts(1, 1.0, 3)).expect("fits");
+    assert_eq!(summary(&t), (3, 2048, 2048, 1024, 65_536, 65_536, 65_536));
+}
+
+#[test]
+fn two_tier_ceiling_error() {
+    // 2,056 GPUs → 257 nodes → 2,056 endpoints > 64·32 = 2,048.
+    let err = size(&cluster(2056, 8, 400), &qm9700(), &opts(1, 1.0, 2)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "2,056 endpoints per plane exceed the two-tier ceiling of 2,048 \
+         (k^2/2 with k = 64 ports of 400G on nvidia-qm9700)"
+    );
+    // At 3:1 the ceiling is k·d = 3,072.
+    let err = size(&cluster(3080, 8, 400), &qm9700(), &opts(1, 3.0, 2)).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("ceiling of 3,072 (k*d with k = 64"),
+        "{err}"
+    );
+}
+
+#[test]
+fn leaves_rounded_to_sus_can_exceed_a_tier() {
+    // 3 NIC ports per node (R does not divide k): 672 nodes = 21 SU = 63 leaves fit two tiers;
+    // 680 nodes = 2,040 endpoints ≤ 2,048 but 22 SU = 66 leaves > k = 64.
+    let c = ClusterSpec {
+        gpus: 680,
+        gpus_per_node: 1,
+        nics_per_node: 3,
+        nic_speed_gbps: 400,
+    };
+    let err = size(&c, &qm9700(), &opts(1, 1.0, 2)).unwrap_err();
+    assert_eq!(err.code(), "exceeds_tier_leaf_limit");
+    assert!(err.to_string().contains("66 leaves per plane"), "{err}");
+    let t = size(&c, &qm9700(), &opts(1, 1.0, 3)).expect("three tiers");
+    assert_eq!(t.tiers, 3);
+}
+
+#[test]
+fn invalid_inputs_are_errors() {
+    let sw = qm9700();
+    let ok = opts(1, 1.0, 3);
+    // 800G links on a 400G switch: unsupported.
+    let err = size(&cluster(1024, 8, 800), &sw, &ok).unwrap_err();
+    assert_eq!(err.code(), "unsupported_link_speed");
+    assert!(err.to_string().contains("cannot run 800G"), "{err}");
+    // 300G links: not a breakout of 800G.
+    let mut odd = eth_64x800();
+    odd.link_speeds_gbps.push(300);
+    let err = size(&cluster(1024, 8, 300), &odd, &ok).unwrap_err();
+    assert_eq!(err.code(), "unsupported_link_speed");
+    // 400G NIC over 3 planes.
+    let err = size(&cluster(1024, 8, 400), &sw, &opts(3, 1.0, 3)).unwrap_err();
+    assert_eq!(err.code(), "planes_do_not_divide_nic_speed");
+    // 400G NIC over 2 planes = 200G links: QM9700 supports NDR200.
+    let t = size(&cluster(1024, 8, 400), &sw, &opts(2, 1.0, 3)).expect("200G links");
+    assert_eq!((t.link_speed_gbps, t.radix), (200, 128));
+    for o in [0.5, f64::NAN, f64::INFINITY, -1.0] {
+        let err = size(&cluster(1024, 8, 400), &sw, &opts(1, o, 3)).unwrap_err();
+        assert_eq!(err.code(), "oversubscription_out_of_range");
+    }
+    // 63:1 still leaves one uplink (d = floor(64·63/64) = 63); a ratio near infinity none.
+    let t = size(&cluster(1024, 8, 400), &sw, &opts(1, 63.0, 3)).expect("one uplink");
+    assert_eq!((t.leaf_downlinks, t.leaf_uplinks), (63, 1));
+    let err = size(&cluster(1024, 8, 400), &sw, &opts(1, 1e15, 3)).unwrap_err();
+    assert_eq!(err.code(), "no_leaf_downlinks_or_uplinks");
+    for tiers in [0, 1, 4] {
+        let err = size(&cluster(1024, 8, 400), &sw, &opts(1, 1.0, tiers)).unwrap_err();
+        assert_eq!(err, SizingError::MaxTiers { value: tiers });
+    }
+    let zero_cases: [(&str, ClusterSpec); 4] = [
+        ("gpus", cluster(0, 8, 400)),
+        (
+            "gpus_per_node",
+            ClusterSpec {
+                gpus_per_node: 0,
+                ..cluster(8, 8, 400)
+            },
+        ),
+        ("nics_per_node", cluster(8, 0, 400)),
+        ("nic_speed_gbps", cluster(8, 8, 0)),
+    ];
+    for (name, c) in zero_cases {
+        assert_eq!(
+            size(&c, &sw, &ok).unwrap_err(),
+            SizingError::Zero { field: name }
+        );
+    }
+    assert_eq!(
+        size(&cluster(8, 8, 400), &sw, &opts(0, 1.0, 3))
+            .unwrap_err()
+            .field(),
+        Some("planes")
+    );
+    // Not rail-optimized with more NIC ports per node than leaf downlinks.
+    let small = SwitchSpec {
+        ports: 8,
+        ..qm9700()
+    };
+    let mut o = ok.clone();
+    o.rail_optimized = false;
+    let err = size(&cluster(64, 8, 400), &small, &o).unwrap_err();
+    assert_eq!(err.code(), "node_exceeds_leaf");
+}
+
+#[test]
+fn absurd_switches_do_not_panic() {
+    let huge = SwitchSpec {
+        sku: "huge".into(),
+        ports: u32::MAX,
+        port_speed_gbps: 800,
+        link_speeds_gbps: vec![100],
+        ports_per_cage: 1,
+    };
+    let err = size(&cluster(1_000_000, 8, 100), &huge, &opts(1, 1.0, 3)).unwrap_err();
+    assert_eq!(err.code(), "overflow");
+}
+
+// ------------------------------------------------------------------------------- contract
+
+#[test]
+fn json_field_names_are_the_public_contract() {
+    let t = size(&cluster(4096, 8, 400), &qm9700(), &opts(1, 1.0, 3)).expect("sizes");
+    let v = serde_json::to_value(&t).expect("serializes");
+    for key in [
+        "tiers",
+        "planes",
+        "leaf_switches",
+        "spine_switches",
+        "core_switches",
+        "switch_sku",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    for key in ["node_leaf", "leaf_spine", "spine_core"] {
+        assert!(v["links"].get(key).is_some(), "missing links.{key}");
+    }
+    assert_eq!(v["switch_sku"], "nvidia-qm9700");
+}
+
+#[test]
+fn helpers() {
+    assert_eq!(thousands(0), "0");
+    assert_eq!(thousands(999), "999");
+    assert_eq!(thousands(65_544), "65,544");
+    assert_eq!(thousands(1_000_000), "1,000,000");
+    assert_eq!(smallest_divisor_at_least(32, 12), Some(16));
+    assert_eq!(smallest_divisor_at_least(72, 16), Some(18));
+    assert_eq!(smallest_divisor_at_least(26, 3), Some(13));
+    assert_eq!(smallest_divisor_at_least(16, 17), None);
+    assert_eq!(leaf_downlinks(64, 1.0), 32);
+    assert_eq!(leaf_downlinks(64, 3.0), 48);
+    assert_eq!(leaf_downlinks(144, 1.0), 72);
+}
+
+// ----------------------------------------------------------------------------- properties
+
+fn arb_switch() -> impl Strategy<Value = SwitchSpec> {
+    prop_oneof![Just(qm9700()), Just(eth_64x800()), Just(xdr_144x800())]
+}
+
+/// Random valid clusters: NIC speed = a link speed of the switch × planes.
+fn arb_case() -> impl Strategy<Value = (ClusterSpec, SwitchSpec, TopologyOptions)> {
+    (
+        arb_switch(),
+        1u32..=1_000_000,
+        prop_oneof![Just(1u32), Just(4), Just(8), Just(72)],
+        prop_oneof![Just(1u32), Just(2), Just(4), Just(8)],
+        prop_oneof![Just(1u32), Just(2)],
+        any::<bool>(),
+        2u8..=3,
+        prop_oneof![Just(1.0f64), Just(3.0), Just(7.0)],
+    )
+        .prop_flat_map(|(sw, gpus, gpn, nics, planes, rail, tiers, o)| {
+            let speeds = sw.link_speeds_gbps.clone();
+            (
+                Just((sw, gpus, gpn, nics, planes, rail, tiers, o)),
+                proptest::sample::select(speeds),
+            )
+        })
+        .prop_map(|((sw, gpus, gpn, nics, planes, rail, tiers, o), link)| {
+            let c = ClusterSpec {
+                gpus,
+                gpus_per_node: gpn,
+                nics_per_node: nics,
+                nic_speed_gbps: link * planes,
+            };
+            let o = TopologyOptions {
+                planes,
+                oversubscription: o,
+                rail_optimized: rail,
+                max_tiers: tiers,
+            };
+            (c, sw, o)
+        })
+}
+
+fn switches(t: &Topology) -> u64 {
+    t.leaf_switches + t.spine_switches + t.core_switches
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn every_endpoint_has_a_port_and_no_switch_is_overfull((c, sw, o) in arb_case()) {
+        let Ok(t) = size(&c, &sw, &o) else { return Ok(()) };
+        let (k, p) = (u64::from(t.radix), u64::from(t.planes));
+        let nodes = u64::from(c.gpus.div_ceil(c.gpus_per_node));
+        prop_assert_eq!(u64::from(t.nodes), nodes);
+        prop_assert!(nodes * u64::from(c.gpus_per_node) >= u64::from(c.gpus));
+        // Every NIC port in every plane has a link and a leaf port.
+        let ends = nodes * u64::from(c.nics_per_node) * p;
+        prop_assert_eq!(t.links.node_leaf, ends);
+        prop_assert_eq!(t.ports.nic_ports, ends);
+        prop_assert!(t.leaf_switches * u64::from(t.leaf_downlinks) >= ends);
+        // Leaves: d + u = k.
+        prop_assert_eq!(u64::from(t.leaf_downlinks + t.leaf_uplinks), k);
+        prop_assert_eq!(t.links.leaf_spine, t.leaf_switches * u64::from(t.leaf_uplinks));
+        // Spines and core: links spread evenly, so the fullest switch has ceil(total/count).
+        prop_assert!(t.spine_switches > 0);
+        prop_assert!(t.ports.spine_ports_used.div_ceil(t.spine_switches) <= k);
+        if t.tiers == 2 {
+            // Each leaf has the same number of links to every spine.
+            let per_plane = t.spine_switches / p;
+            prop_assert_eq!(u64::from(t.leaf_uplinks) % per_plane, 0);
+            prop_assert_eq!(t.core_switches, 0);
+            prop_assert_eq!(t.links.spine_core, 0);
+        } else {
+            prop_assert!(t.links.leaf_spine.div_ceil(t.spine_switches) <= k / 2);
+            prop_assert!(t.core_switches > 0);
+            prop_assert!(t.ports.core_ports_used.div_ceil(t.core_switches) <= k);
+            prop_assert!(t.leaf_switches / p <= k * (k / 2));
+        }
+        // Port and cage totals are consistent.
+        let used = t.ports.leaf_ports_used + t.ports.spine_ports_used + t.ports.core_ports_used;
+        prop_assert_eq!(used, 2 * (t.links.node_leaf + t.links.leaf_spine + t.links.spine_core) - t.links.node_leaf);
+        prop_assert!(used <= t.ports.switch_ports_total);
+        prop_assert_eq!(t.ports.switch_ports_total, switches(&t) * k);
+        prop_assert!(t.ports.switch_cages_used <= t.ports.switch_cages_total);
+        let ceiling = if t.tiers == 2 {
+            t.two_tier_max_endpoints_per_plane
+        } else {
+            t.three_tier_max_endpoints_per_plane
+        };
+        prop_assert!(t.endpoints_per_plane <= ceiling);
+    }
+
+    #[test]
+    fn switch_counts_never_decrease_as_gpus_grow((c, sw, o) in arb_case(), extra in 1u32..100_000) {
+        let bigger = ClusterSpec { gpus: c.gpus.saturating_add(extra), ..c.clone() };
+        if let (Ok(a), Ok(b)) = (size(&c, &sw, &o), size(&bigger, &sw, &o)) {
+            prop_assert!(b.leaf_switches >= a.leaf_switches);
+            prop_assert!(b.spine_switches >= a.spine_switches);
+            prop_assert!(b.core_switches >= a.core_switches);
+            prop_assert!(b.tiers >= a.tiers);
+        }
+        // A cluster that does not fit never makes a bigger one fit.
+        if size(&c, &sw, &o).is_err() {
+            prop_assert!(size(&bigger, &sw, &o).is_err());
+        }
+    }
+
+    #[test]
+    fn oversubscribed_never_needs_more_switches((c, sw, o) in arb_case()) {
+        let blocking = TopologyOptions { oversubscription: 1.0, ..o.clone() };
+        if let Ok(nb) = size(&c, &sw, &blocking) {
+            let over = size(&c, &sw, &o);
+            prop_assert!(over.is_ok(), "fits non-blocking, so fits oversubscribed");
+            if let Ok(ov) = over {
+                prop_assert!(switches(&ov) <= switches(&nb));
+                prop_assert!(ov.leaf_switches <= nb.leaf_switches);
+                prop_assert!(ov.tiers <= nb.tiers);
+            }
+        }
+    }
+}
