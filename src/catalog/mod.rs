@@ -224,3 +224,6 @@ impl CatalogSet {
         &self.catalogs
     }
 }
+
+#[cfg(test)]
+mod tests;

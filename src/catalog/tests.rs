@@ -1,0 +1,132 @@
+//! Catalog loading and validation against broken fixtures: each must fail with a message that
+//! names the file, the entry and the field.
+
+use super::*;
+
+fn default_json() -> serde_json::Value {
+    serde_json::from_str(EMBEDDED[0].1).expect("embedded catalog is JSON")
+}
+
+fn load_err(v: &serde_json::Value) -> String {
+    let bytes = serde_json::to_vec(v).expect("serialize");
+    match Catalog::parse("fixture.json", &bytes) {
+        Ok(_) => panic!("a broken catalog loaded"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn assert_names(msg: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(msg.contains(p), "message does not name '{p}': {msg}");
+    }
+}
+
+#[test]
+fn embedded_catalog_loads_and_is_consistent() {
+    let set = CatalogSet::embedded().expect("embedded catalog loads");
+    let c = set.newest();
+    assert_eq!(c.id(), "default");
+    assert_eq!(c.sha256.len(), 64);
+    for f in crate::fabric::Fabric::ALL {
+        assert!(c.profile(f).is_some(), "profile for {f:?}");
+    }
+    assert!(c.is_placeholder("nvidia-q3400-ra"));
+    assert!(!c.is_placeholder("nvidia-qm9700"));
+}
+
+#[test]
+fn non_positive_price_is_named() {
+    let mut v = default_json();
+    v["switches"][1]["price_usd"] = "0".into();
+    let msg = load_err(&v);
+    assert_names(&msg, &["fixture.json", "switches[1] (nvidia-qm9790)", "price_usd", "> 0"]);
+}
+
+#[test]
+fn missing_source_is_named() {
+    let mut v = default_json();
+    v["nics"][0].as_object_mut().unwrap().remove("source");
+    let msg = load_err(&v);
+    assert_names(&msg, &["fixture.json", "nics[0]", "source"]);
+
+    let mut v = default_json();
+    v["cables"][0]["source"] = " ".into();
+    let msg = load_err(&v);
+    assert_names(&msg, &["cables[0] (fiber-mpo12-om4-10m)", "source", "empty"]);
+}
+
+#[test]
+fn duplicate_sku_is_named() {
+    let mut v = default_json();
+    v["transceivers"][1]["sku"] = v["transceivers"][0]["sku"].clone();
+    let msg = load_err(&v);
+    assert_names(&msg, &["transceivers[1]", "sku", "duplicate SKU 'osfp-800g-2xsr4'"]);
+}
+
+#[test]
+fn unknown_sku_reference_is_named() {
+    let mut v = default_json();
+    v["fabric_profiles"][0]["switch_by_link_speed"]["400"] = "no-such-switch".into();
+    let msg = load_err(&v);
+    assert_names(&msg, &["fabric_profiles[0] (infiniband)", "switch_by_link_speed.400", "unknown switch SKU 'no-such-switch'"]);
+
+    let mut v = default_json();
+    v["fabric_profiles"][1]["cabling"][0]["leaf_spine"]["cable"] = "nope".into();
+    let msg = load_err(&v);
+    assert_names(&msg, &["fabric_profiles[1] (roce)", "cabling[0].leaf_spine.cable", "unknown cable SKU 'nope'"]);
+}
+
+#[test]
+fn wrong_type_names_the_field_path() {
+    let mut v = default_json();
+    v["switches"][0]["ports"] = "many".into();
+    let msg = load_err(&v);
+    assert_names(&msg, &["fixture.json", "switches[0].ports"]);
+}
+
+#[test]
+fn unknown_field_is_rejected() {
+    let mut v = default_json();
+    v["gpus"][0]["nvlink_gbps_typo"] = 1.into();
+    let msg = load_err(&v);
+    assert_names(&msg, &["gpus[0]", "nvlink_gbps_typo"]);
+}
+
+#[test]
+fn out_of_range_operating_figure_is_named() {
+    let mut v = default_json();
+    v["operations"]["pue"]["value"] = "0.5".into();
+    let msg = load_err(&v);
+    assert_names(&msg, &["operations.pue", "value"]);
+}
+
+#[test]
+fn directory_loading_names_the_broken_file() {
+    let dir = std::env::temp_dir().join(format!("fabric-tco-cat-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut v = default_json();
+    v["id"] = "second".into();
+    v["nics"][2]["price_usd"] = "-5".into();
+    std::fs::write(dir.join("broken.json"), serde_json::to_vec(&v).unwrap()).unwrap();
+    std::fs::write(dir.join("good.json"), EMBEDDED[0].1).unwrap();
+    let err = CatalogSet::from_dir(&dir).unwrap_err().to_string();
+    assert_names(&err, &["broken.json", "nics[2] (nvidia-bf3-supernic-400g)", "price_usd"]);
+
+    std::fs::remove_file(dir.join("broken.json")).unwrap();
+    v["nics"][2]["price_usd"] = "2000".into();
+    v["published"] = "2027-01-01".into();
+    std::fs::write(dir.join("newer.json"), serde_json::to_vec(&v).unwrap()).unwrap();
+    let set = CatalogSet::from_dir(&dir).unwrap();
+    assert_eq!(set.all().len(), 2);
+    assert_eq!(set.newest().id(), "second", "newest published is the default");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn duplicate_catalog_ids_are_rejected() {
+    let a = Catalog::parse("a.json", EMBEDDED[0].1.as_bytes()).unwrap();
+    let b = Catalog::parse("b.json", EMBEDDED[0].1.as_bytes()).unwrap();
+    let err = CatalogSet::new(vec![a, b]).unwrap_err().to_string();
+    assert!(err.contains("duplicate catalog id 'default'"), "{err}");
+}

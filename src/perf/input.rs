@@ -1,0 +1,273 @@
+//! Inputs of the performance model: plain data, with published defaults and valid ranges.
+
+use crate::fabric::Fabric;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// How a RoCE fabric is tuned. Only affects `roce` and `roce_adaptive`.
+///
+/// - `default`: NCCL defaults (1 queue pair per connection), plain ECMP, default ECN/PFC.
+/// - `tuned`: more queue pairs per connection and enhanced ECMP hashing on the QP field
+///   (Meta 2024: "up to 40%" more AllReduce throughput than plain ECMP), tuned ECN thresholds
+///   (halves the incast tail). Modelled as 4 QPs per connection, gain capped at +40%.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RoceTuning {
+    /// NCCL and switch defaults.
+    #[default]
+    Default,
+    /// Production tuning (more QPs, enhanced ECMP, tuned ECN).
+    Tuned,
+}
+
+/// What a GPU brings to the model: its NVLink domain bandwidth.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GpuSpec {
+    /// Ring all-reduce bus bandwidth inside one NVLink domain, GB/s (nccl-tests busbw).
+    pub nvlink_ring_busbw_gbytes_per_s: f64,
+    /// NVLink SHARP (NVLS) all-reduce bus bandwidth in one node, GB/s; `None` without NVLS.
+    pub nvls_busbw_gbytes_per_s: Option<f64>,
+    /// Largest number of GPUs in one NVLink domain (node).
+    pub gpus_per_node_max: u32,
+}
+
+/// Per-GPU defaults the catalog can copy: `(name, spec, source)`.
+///
+/// - A100: NCCL caps compute capability 8.0 ring bandwidth at 235 GB/s (tuning.cc, NCCL 2.12
+///   `if (compCap80) busBw = std::min(busBw, 235.0f)`); measured DGX A100 busbw ≈ 230 GB/s.
+///   No NVLS (NVSwitch gen 2 has no SHARP).
+/// - H100 / H200 (NVLink 4, 18 links): ring busbw ≈ 365–370 GB/s, NVLS ≈ 480 GB/s in one node
+///   (nccl-tests#212, performance.md §2). H200 has the same NVLink as H100.
+/// - B200 (NVLink 5, 2× NVLink 4 per GPU): NCCL's own tables scale Blackwell as 2× Hopper
+///   (tuning.cc `2*141.0`, `2*36.7`…), so 2 × the H100 figures.
+pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
+    (
+        "a100",
+        GpuSpec {
+            nvlink_ring_busbw_gbytes_per_s: 230.0,
+            nvls_busbw_gbytes_per_s: None,
+            gpus_per_node_max: 8,
+        },
+        "NCCL tuning.cc compCap80 cap 235 GB/s; DGX A100 nccl-tests ≈ 230 GB/s",
+    ),
+    (
+        "h100",
+        GpuSpec {
+            nvlink_ring_busbw_gbytes_per_s: 365.0,
+            nvls_busbw_gbytes_per_s: Some(480.0),
+            gpus_per_node_max: 8,
+        },
+        "nccl-tests#212: H100 ring busbw 365-370 GB/s, NVLS ~480 GB/s in one node",
+    ),
+    (
+        "h200",
+        GpuSpec {
+            nvlink_ring_busbw_gbytes_per_s: 365.0,
+            nvls_busbw_gbytes_per_s: Some(480.0),
+            gpus_per_node_max: 8,
+        },
+        "same NVLink 4 / NVSwitch as H100 (nccl-tests#212)",
+    ),
+    (
+        "b200",
+        GpuSpec {
+            nvlink_ring_busbw_gbytes_per_s: 730.0,
+            nvls_busbw_gbytes_per_s: Some(960.0),
+            gpus_per_node_max: 8,
+        },
+        "NVLink 5 = 2x NVLink 4; NCCL tuning.cc scales Blackwell as 2x Hopper",
+    ),
+];
+
+/// Looks up a GPU default by name (`a100`, `h100`, `h200`, `b200`).
+pub fn gpu_default(name: &str) -> Option<GpuSpec> {
+    GPU_DEFAULTS
+        .iter()
+        .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, spec, _)| *spec)
+}
+
+/// One NIC of a node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NicSpec {
+    /// Line rate of the NIC (all planes/ports together), Gb/s.
+    pub speed_gbps: u32,
+    /// PCIe generation of the GPU↔NIC path (3–6).
+    pub pcie_gen: u8,
+    /// PCIe lanes of the NIC (16 typical).
+    pub pcie_lanes: u8,
+}
+
+/// The path collectives take through the scale-out fabric.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FabricPath {
+    /// Fabric family.
+    pub fabric: Fabric,
+    /// Switch tiers of the fabric (1 = single leaf layer, 2 = leaf–spine, 3 = with core).
+    pub tiers: u8,
+    /// Independent fabric planes (no effect on time: each plane is an identical copy).
+    pub planes: u32,
+    /// Leaf oversubscription, downlink : uplink bandwidth (1 = non-blocking).
+    pub oversubscription: f64,
+    /// Rail-optimized wiring (NIC i of every node in a group on the same leaf).
+    pub rail_optimized: bool,
+    /// Nodes that reach each other through one leaf on their rail (rail group or ToR), ≥ 1.
+    pub nodes_per_leaf: u32,
+    /// Uplinks of one leaf (per plane), the ECMP bins.
+    pub leaf_uplinks: u32,
+    /// Port-to-port latency of one switch, ns.
+    pub switch_latency_ns: f64,
+    /// RoCE tuning (ignored on InfiniBand).
+    pub roce_tuning: RoceTuning,
+    /// In-network reduction (SHARP / NCCL CollNet); only honoured on InfiniBand.
+    pub in_network_reduction: bool,
+}
+
+/// The training job (or a single collective when `message_bytes` is set).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Workload {
+    /// Explicit message size for one all-reduce over all GPUs, bytes (nccl-tests style). When
+    /// set, the model fields below except `step_compute_ms` are ignored.
+    pub message_bytes: Option<u64>,
+    /// Model parameters, billions.
+    pub model_params_billion: f64,
+    /// Bytes per gradient element in the data-parallel all-reduce (2 bf16, 4 fp32).
+    pub bytes_per_gradient: u32,
+    /// Tensor-parallel degree (inside the node when ≤ GPUs per node).
+    pub tensor_parallel: u32,
+    /// Pipeline-parallel degree.
+    pub pipeline_parallel: u32,
+    /// Compute time of one training step (forward + backward), ms.
+    pub step_compute_ms: f64,
+    /// DDP gradient bucket size, MB (10^6 bytes).
+    pub bucket_mb: f64,
+}
+
+/// Default model size: 70 B parameters (Llama 2/3 70B class).
+pub const DEFAULT_MODEL_PARAMS_BILLION: f64 = 70.0;
+/// Default gradient element: bf16 (2 bytes).
+pub const DEFAULT_BYTES_PER_GRADIENT: u32 = 2;
+/// Default tensor parallelism: 8 (one NVLink node, Megatron-LM practice for 70B).
+pub const DEFAULT_TENSOR_PARALLEL: u32 = 8;
+/// Default pipeline parallelism: 4.
+pub const DEFAULT_PIPELINE_PARALLEL: u32 = 4;
+/// Default DDP bucket: 25 MB (PyTorch DDP `bucket_cap_mb` default).
+pub const DEFAULT_BUCKET_MB: f64 = 25.0;
+/// Default step compute time, ms. One replica (TP·PP = 32 H100) processes 16 sequences of 4,096
+/// tokens (65,536 tokens; Llama 2 70B used a 4 M-token global batch, i.e. 64 replicas) at
+/// 6·P FLOPs/token and 40% MFU of 989 dense bf16 TFLOPS (Llama 3: 38–43% MFU on H100):
+/// 6 · 70e9 · 65,536 / (32 · 989e12 · 0.40) = 2.17 s.
+pub const DEFAULT_STEP_COMPUTE_MS: f64 = 2175.0;
+
+impl Default for Workload {
+    /// The documented mid-size LLM data-parallel job (see docs/model.md).
+    fn default() -> Self {
+        Workload {
+            message_bytes: None,
+            model_params_billion: DEFAULT_MODEL_PARAMS_BILLION,
+            bytes_per_gradient: DEFAULT_BYTES_PER_GRADIENT,
+            tensor_parallel: DEFAULT_TENSOR_PARALLEL,
+            pipeline_parallel: DEFAULT_PIPELINE_PARALLEL,
+            step_compute_ms: DEFAULT_STEP_COMPUTE_MS,
+            bucket_mb: DEFAULT_BUCKET_MB,
+        }
+    }
+}
+
+/// Everything `evaluate` needs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PerfInput {
+    /// GPUs in the job.
+    pub gpus: u32,
+    /// GPUs per node (NVLink domain).
+    pub gpus_per_node: u32,
+    /// Scale-out NICs per node.
+    pub nics_per_node: u32,
+    /// GPU NVLink figures.
+    pub gpu: GpuSpec,
+    /// NIC figures.
+    pub nic: NicSpec,
+    /// Fabric path.
+    pub path: FabricPath,
+    /// Workload.
+    pub workload: Workload,
+}
+
+// Valid ranges (inclusive). The API layer validates against these and mirrors them in OpenAPI.
+
+/// Smallest job, GPUs.
+pub const MIN_GPUS: u32 = 1;
+/// Largest job, GPUs.
+pub const MAX_GPUS: u32 = 1_000_000;
+/// Smallest node, GPUs.
+pub const MIN_GPUS_PER_NODE: u32 = 1;
+/// Largest NVLink domain, GPUs (GB200 NVL72).
+pub const MAX_GPUS_PER_NODE: u32 = 72;
+/// Fewest NICs per node.
+pub const MIN_NICS_PER_NODE: u32 = 1;
+/// Most NICs per node.
+pub const MAX_NICS_PER_NODE: u32 = 72;
+/// Slowest NIC, Gb/s.
+pub const MIN_NIC_SPEED_GBPS: u32 = 10;
+/// Fastest NIC, Gb/s.
+pub const MAX_NIC_SPEED_GBPS: u32 = 3200;
+/// Oldest PCIe generation.
+pub const MIN_PCIE_GEN: u8 = 3;
+/// Newest PCIe generation.
+pub const MAX_PCIE_GEN: u8 = 6;
+/// Fewest PCIe lanes.
+pub const MIN_PCIE_LANES: u8 = 1;
+/// Most PCIe lanes.
+pub const MAX_PCIE_LANES: u8 = 32;
+/// Fewest switch tiers.
+pub const MIN_TIERS: u8 = 1;
+/// Most switch tiers.
+pub const MAX_TIERS: u8 = 4;
+/// Fewest planes.
+pub const MIN_PLANES: u32 = 1;
+/// Most planes.
+pub const MAX_PLANES: u32 = 16;
+/// Lowest oversubscription (non-blocking).
+pub const MIN_OVERSUBSCRIPTION: f64 = 1.0;
+/// Highest oversubscription.
+pub const MAX_OVERSUBSCRIPTION: f64 = 16.0;
+/// Fewest nodes per leaf.
+pub const MIN_NODES_PER_LEAF: u32 = 1;
+/// Most nodes per leaf.
+pub const MAX_NODES_PER_LEAF: u32 = 4096;
+/// Fewest leaf uplinks.
+pub const MIN_LEAF_UPLINKS: u32 = 1;
+/// Most leaf uplinks.
+pub const MAX_LEAF_UPLINKS: u32 = 4096;
+/// Lowest switch latency, ns.
+pub const MIN_SWITCH_LATENCY_NS: f64 = 0.0;
+/// Highest switch latency, ns.
+pub const MAX_SWITCH_LATENCY_NS: f64 = 10_000.0;
+/// Lowest NVLink ring / NVLS busbw, GB/s.
+pub const MIN_NVLINK_BUSBW_GBYTES_PER_S: f64 = 1.0;
+/// Highest NVLink ring / NVLS busbw, GB/s.
+pub const MAX_NVLINK_BUSBW_GBYTES_PER_S: f64 = 100_000.0;
+/// Smallest explicit message, bytes.
+pub const MIN_MESSAGE_BYTES: u64 = 1;
+/// Largest explicit message, bytes (1 TiB).
+pub const MAX_MESSAGE_BYTES: u64 = 1 << 40;
+/// Smallest model, billions of parameters.
+pub const MIN_MODEL_PARAMS_BILLION: f64 = 0.001;
+/// Largest model, billions of parameters.
+pub const MAX_MODEL_PARAMS_BILLION: f64 = 100_000.0;
+/// Smallest gradient element, bytes (fp8).
+pub const MIN_BYTES_PER_GRADIENT: u32 = 1;
+/// Largest gradient element, bytes (fp64).
+pub const MAX_BYTES_PER_GRADIENT: u32 = 8;
+/// Smallest TP / PP degree.
+pub const MIN_PARALLEL: u32 = 1;
+/// Largest TP / PP degree.
+pub const MAX_PARALLEL: u32 = 4096;
+/// Shortest step compute, ms.
+pub const MIN_STEP_COMPUTE_MS: f64 = 0.001;
+/// Longest step compute, ms (one hour).
+pub const MAX_STEP_COMPUTE_MS: f64 = 3_600_000.0;
+/// Smallest bucket, MB.
+pub const MIN_BUCKET_MB: f64 = 0.001;
+/// Largest bucket, MB.
+pub const MAX_BUCKET_MB: f64 = 1_000_000.0;

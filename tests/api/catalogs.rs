@@ -1,0 +1,54 @@
+use crate::{assert_problem, spawn_app};
+
+#[tokio::test]
+async fn lists_the_default_catalog_with_its_sha256() {
+    let app = spawn_app().await;
+    let body: serde_json::Value = app.get("/v1/catalogs").await.json().await.unwrap();
+    let list = body["catalogs"].as_array().unwrap();
+    assert_eq!(list.len(), 1);
+    let c = &list[0];
+    assert_eq!(c["id"], "default");
+    assert_eq!(c["default"], true);
+    let sha = c["sha256"].as_str().unwrap();
+    assert_eq!(sha.len(), 64);
+    assert!(sha.bytes().all(|b| b.is_ascii_hexdigit()));
+    // The hash is of the file's bytes, as shipped.
+    use sha2::Digest;
+    let expected = sha2::Sha256::digest(include_bytes!("../../pricing/default.json"));
+    let hex: String = expected.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(sha, hex);
+    assert!(c["entry_counts"]["switches"].as_u64().unwrap() >= 3);
+    assert!(c["placeholder_skus"].as_array().unwrap().iter().any(|s| s == "nvidia-q3400-ra"));
+}
+
+#[tokio::test]
+async fn shows_every_entry_with_its_source() {
+    let app = spawn_app().await;
+    let res = app.get("/v1/catalogs/default").await;
+    assert_eq!(res.status(), 200);
+    let body: serde_json::Value = res.json().await.unwrap();
+    let content = &body["content"];
+    let mut n = 0;
+    for kind in ["switches", "nics", "transceivers", "cables", "licenses", "gpus", "fabric_profiles"] {
+        for e in content[kind].as_array().unwrap() {
+            for field in ["source", "date", "grade"] {
+                assert!(e[field].as_str().is_some_and(|s| !s.is_empty()), "{kind} entry lacks {field}: {e}");
+            }
+            n += 1;
+        }
+    }
+    for (name, f) in content["operations"].as_object().unwrap() {
+        assert!(f["source"].as_str().is_some_and(|s| !s.is_empty()), "operations.{name} lacks a source");
+        n += 1;
+    }
+    assert!(n > 30, "catalog has {n} entries");
+    // Money is a decimal string.
+    assert_eq!(content["switches"][0]["price_usd"], "50000.00");
+}
+
+#[tokio::test]
+async fn unknown_catalog_is_a_404_problem() {
+    let app = spawn_app().await;
+    let body = assert_problem(app.get("/v1/catalogs/nope").await, 404).await;
+    assert!(body["detail"].as_str().unwrap().contains("default"));
+}
