@@ -8,6 +8,7 @@ pub mod api;
 pub mod catalog;
 pub mod config;
 pub mod fabric;
+pub mod sizing;
 
 use std::net::TcpListener;
 use std::sync::Arc;

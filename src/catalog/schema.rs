@@ -28,7 +28,6 @@ pub enum Grade {
 
 /// Where a figure comes from. Flattened into every catalog entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct Provenance {
     /// Citation: publication, page or vendor document, enough to find the figure again.
     pub source: String,

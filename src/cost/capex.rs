@@ -6,12 +6,16 @@ use utoipa::ToSchema;
 
 use super::error::CostError;
 use super::input::{BomLine, Category, PriceAdjustments};
-use super::money::{add, largest_input, mul, round_money, sub, sum_blamed};
+use super::money::{add_money, largest_input, money, mul, round_money, sub};
 
 /// The input blamed when a line's own arithmetic overflows: the override when the buyer set the
 /// price, otherwise the cluster size (quantities scale with `gpus`; catalog prices are bounded).
 fn line_input(overridden: bool) -> &'static str {
-    if overridden { "prices.overrides" } else { "gpus" }
+    if overridden {
+        "prices.overrides"
+    } else {
+        "gpus"
+    }
 }
 
 /// One priced BOM line, as the plan's `bom[]` shows it.
@@ -55,7 +59,7 @@ pub fn price_lines(
     let mut out = Vec::with_capacity(lines.len());
     for line in lines {
         let (unit, overridden, discount) = match adj.overrides.get(&line.sku) {
-            Some(net) => (round_money(*net), true, Decimal::ZERO),
+            Some(net) => (money(*net, "prices.overrides")?, true, Decimal::ZERO),
             None => {
                 let vd = adj
                     .vendor_discounts
@@ -73,7 +77,7 @@ pub fn price_lines(
                     sub(Decimal::ONE, cd, "prices.category_discounts")?,
                     "prices.category_discounts",
                 )?;
-                let unit = round_money(mul(line.list_unit_price_usd, keep, "gpus")?);
+                let unit = money(mul(line.list_unit_price_usd, keep, "gpus")?, "gpus")?;
                 let discount = sub(Decimal::ONE, keep, "prices.category_discounts")?;
                 (unit, false, discount)
             }
@@ -88,7 +92,7 @@ pub fn price_lines(
             quantity: line.quantity,
             list_unit_price_usd: line.list_unit_price_usd,
             unit_price_usd: unit,
-            extended_price_usd: mul(qty, unit, input)?,
+            extended_price_usd: money(mul(qty, unit, input)?, input)?,
             price_overridden: overridden,
             discount_fraction: discount,
             power_w: line.power_w,
@@ -135,16 +139,14 @@ pub fn capex(lines: &[PricedLine]) -> Result<(Capex, &'static str), CostError> {
             Category::Cable => 3,
             Category::License => 4,
         };
-        sums[i] = add(sums[i], line.extended_price_usd, blame)?;
+        sums[i] = add_money(sums[i], line.extended_price_usd, blame)?;
     }
     let [nics, switches, optics, cables, licenses] = sums;
-    let hardware = sum_blamed(&[
-        (nics, blame),
-        (switches, blame),
-        (optics, blame),
-        (cables, blame),
-    ])?;
-    let total = add(hardware, licenses, blame)?;
+    let mut hardware = Decimal::ZERO;
+    for part in [nics, switches, optics, cables] {
+        hardware = add_money(hardware, part, blame)?;
+    }
+    let total = add_money(hardware, licenses, blame)?;
     Ok((
         Capex {
             nics_usd: round_money(nics),

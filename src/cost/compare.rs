@@ -5,13 +5,13 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::FabricCost;
+use super::TIE_THRESHOLD;
 use super::error::CostError;
 use super::idle::busy_gpu_hours_per_year;
 use super::input::Economics;
 use super::money::{
     ROUNDING, format_percent, format_usd_short, mul, round_fraction, round_money, round_rate, sub,
 };
-use super::TIE_THRESHOLD;
 use crate::fabric::Fabric;
 
 /// One fabric minus the cheapest fabric (`comparison.deltas[]`), USD; positive = costs more.
@@ -176,7 +176,12 @@ pub fn compare(
         ));
         reasons.push(format!(
             "{a} costs {} (power, support, staff, licences, spares).",
-            more_less(opex_d, "per year to run than", "the same per year to run as", f)
+            more_less(
+                opex_d,
+                "per year to run than",
+                "the same per year to run as",
+                f
+            )
         ));
         reasons.push(format!(
             "GPUs wait on the network {} of busy time on {a} and {} on {f}.",
@@ -248,8 +253,8 @@ fn break_even(
     let ib = second.gpu_idle.idle_fraction;
     let idle_gap = sub(ib, ia, "gpu_idle_fraction")?;
     // K = busy GPU-hours over the horizon; H = idle × K.
-    let k = busy_gpu_hours_per_year(gpus, econ.busy_fraction)?
-        .checked_mul(Decimal::from(econ.years));
+    let k =
+        busy_gpu_hours_per_year(gpus, econ.busy_fraction)?.checked_mul(Decimal::from(econ.years));
     let ta = best.tco.total_usd;
     let tb = second.tco.total_usd;
     // Informational values: a quotient beyond the decimal range means "no break-even", not an error.

@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 use super::error::CostError;
 use super::money::{
-    FRACTION_DP, HOURS_PER_YEAR, ROUNDING, add, div, mul, round_hours, round_money, round_rate,
+    FRACTION_DP, HOURS_PER_YEAR, ROUNDING, add, div, money, mul, rate, round_hours,
 };
 
 /// GPU time lost to the network (`gpu_idle.*`).
@@ -69,12 +69,9 @@ pub fn gpu_idle(
         busy_gpu_hours_per_year(gpus, busy_fraction)?,
         "gpus",
     )?;
-    let per_year = round_money(mul(hours, gpu_hour_usd, "economics.gpu_hour_usd")?);
-    let total = round_money(mul(
-        per_year,
-        Decimal::from(years),
-        "economics.gpu_hour_usd",
-    )?);
+    let input = "economics.gpu_hour_usd";
+    let per_year = money(mul(hours, gpu_hour_usd, input)?, input)?;
+    let total = money(mul(per_year, Decimal::from(years), input)?, input)?;
     Ok(GpuIdle {
         idle_fraction,
         gpu_hours_per_year: round_hours(hours),
@@ -133,5 +130,5 @@ pub fn owned_gpu_hour_usd(
         electricity_usd_per_kwh,
         "economics.electricity_usd_per_kwh",
     )?;
-    Ok(round_rate(add(capital, power, "purchase_usd")?))
+    rate(add(capital, power, "purchase_usd")?, "purchase_usd")
 }

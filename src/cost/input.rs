@@ -158,7 +158,13 @@ impl Economics {
                 reason: "must be between 1 and 15",
             });
         }
-        check_range(self.discount_rate, zero, one, "economics.discount_rate", FRACTION)?;
+        check_range(
+            self.discount_rate,
+            zero,
+            one,
+            "economics.discount_rate",
+            FRACTION,
+        )?;
         check_range(
             self.electricity_usd_per_kwh,
             zero,
@@ -167,7 +173,13 @@ impl Economics {
             NON_NEGATIVE,
         )?;
         check_range(self.pue, one, None, "economics.pue", "must be at least 1")?;
-        check_range(self.support_rate, zero, one, "economics.support_rate", FRACTION)?;
+        check_range(
+            self.support_rate,
+            zero,
+            one,
+            "economics.support_rate",
+            FRACTION,
+        )?;
         check_range(
             self.network_engineer_usd_per_year,
             zero,
@@ -184,7 +196,10 @@ impl Economics {
         )?;
         for (v, input) in [
             (self.gpus_per_network_fte, "economics.gpus_per_network_fte"),
-            (self.gpus_per_ib_specialist, "economics.gpus_per_ib_specialist"),
+            (
+                self.gpus_per_ib_specialist,
+                "economics.gpus_per_ib_specialist",
+            ),
         ] {
             if v <= Decimal::ZERO {
                 return Err(CostError::Invalid {
@@ -209,9 +224,27 @@ impl Economics {
             "economics.ethernet_nos_usd_per_switch_per_year",
             NON_NEGATIVE,
         )?;
-        check_range(self.spares_rate, zero, one, "economics.spares_rate", FRACTION)?;
-        check_range(self.gpu_hour_usd, zero, None, "economics.gpu_hour_usd", NON_NEGATIVE)?;
-        check_range(self.busy_fraction, zero, one, "economics.busy_fraction", FRACTION)?;
+        check_range(
+            self.spares_rate,
+            zero,
+            one,
+            "economics.spares_rate",
+            FRACTION,
+        )?;
+        check_range(
+            self.gpu_hour_usd,
+            zero,
+            None,
+            "economics.gpu_hour_usd",
+            NON_NEGATIVE,
+        )?;
+        check_range(
+            self.busy_fraction,
+            zero,
+            one,
+            "economics.busy_fraction",
+            FRACTION,
+        )?;
         Ok(())
     }
 }

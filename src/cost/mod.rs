@@ -32,7 +32,7 @@ pub use opex::{OpexPerYear, opex_per_year};
 pub use tco::{Tco, TcoYear, tco};
 
 use crate::fabric::Fabric;
-use money::{add, div, mul, round_rate};
+use money::{add_money, div, mul, rate};
 
 /// Default spares budget: 2 % of hardware capex **per year** (`economics.spares_rate`).
 ///
@@ -116,7 +116,7 @@ pub fn fabric_cost(
     } else {
         "economics.gpu_hour_usd"
     };
-    let total = add(tco.total_usd, gpu_idle.cost_total_usd, total_blame)?;
+    let total = add_money(tco.total_usd, gpu_idle.cost_total_usd, total_blame)?;
 
     let useful_hours = mul(
         mul(
@@ -128,7 +128,8 @@ pub fn fabric_cost(
         "gpus",
     )?;
     let cost_per_useful_gpu_hour_usd = if useful_hours > Decimal::ZERO {
-        Some(round_rate(div(total, useful_hours, "economics.busy_fraction")?))
+        let input = "economics.busy_fraction";
+        Some(rate(div(total, useful_hours, input)?, input)?)
     } else {
         None
     };

@@ -30,6 +30,14 @@ pub const FRACTION_DP: u32 = 6;
 /// Decimal places of reported GPU-hours.
 pub const HOURS_DP: u32 = 2;
 
+/// Largest money amount or rate the module will report, USD (10²⁴, a trillion trillion dollars).
+/// Anything at or above it is a [`CostError::Overflow`]: below it every value still fits
+/// `Decimal`'s 96-bit mantissa with exact cents and 4-decimal rates, and the sum of two such
+/// values is exact, so "totals = sum of the parts" can never be broken by silent precision loss
+/// (rust_decimal rounds instead of failing when only the fraction overflows).
+pub const MAX_AMOUNT_USD: Decimal =
+    Decimal::from_parts(2_701_131_776, 466_537_709, 54_210, false, 0);
+
 /// The single rounding rule of the module: half away from zero.
 pub const ROUNDING: RoundingStrategy = RoundingStrategy::MidpointAwayFromZero;
 
@@ -43,6 +51,25 @@ fn round_to(d: Decimal, dp: u32) -> Decimal {
 /// Rounds a money amount to cents (the module's rounding policy).
 pub fn round_money(d: Decimal) -> Decimal {
     round_to(d, MONEY_DP)
+}
+
+/// A money output: bounded by [`MAX_AMOUNT_USD`] (else an overflow blamed on `input`), then
+/// rounded to cents.
+pub(crate) fn money(d: Decimal, input: &'static str) -> Result<Decimal, CostError> {
+    bounded(d, input).map(round_money)
+}
+
+/// A USD-per-hour output: bounded like [`money`], rounded to [`RATE_DP`] places.
+pub(crate) fn rate(d: Decimal, input: &'static str) -> Result<Decimal, CostError> {
+    bounded(d, input).map(round_rate)
+}
+
+fn bounded(d: Decimal, input: &'static str) -> Result<Decimal, CostError> {
+    if d.abs() >= MAX_AMOUNT_USD {
+        Err(CostError::Overflow { input })
+    } else {
+        Ok(d)
+    }
 }
 
 /// Rounds a USD-per-hour rate to [`RATE_DP`] places.
@@ -70,6 +97,11 @@ pub(crate) fn add(a: Decimal, b: Decimal, input: &'static str) -> Result<Decimal
     a.checked_add(b).ok_or(CostError::Overflow { input })
 }
 
+/// `a + b` as money: bounded by [`MAX_AMOUNT_USD`] and rounded to cents.
+pub(crate) fn add_money(a: Decimal, b: Decimal, input: &'static str) -> Result<Decimal, CostError> {
+    money(add(a, b, input)?, input)
+}
+
 /// `a − b`, or an overflow blamed on `input`.
 pub(crate) fn sub(a: Decimal, b: Decimal, input: &'static str) -> Result<Decimal, CostError> {
     a.checked_sub(b).ok_or(CostError::Overflow { input })
@@ -92,7 +124,11 @@ pub(crate) fn sum_blamed(terms: &[(Decimal, &'static str)]) -> Result<Decimal, C
     for &(value, _) in terms {
         match total.checked_add(value) {
             Some(t) => total = t,
-            None => return Err(CostError::Overflow { input: largest_input(terms) }),
+            None => {
+                return Err(CostError::Overflow {
+                    input: largest_input(terms),
+                });
+            }
         }
     }
     Ok(total)
@@ -100,10 +136,13 @@ pub(crate) fn sum_blamed(terms: &[(Decimal, &'static str)]) -> Result<Decimal, C
 
 /// The input behind the largest (absolute) term; `"gpus"` for an empty list.
 pub(crate) fn largest_input(terms: &[(Decimal, &'static str)]) -> &'static str {
-    terms
-        .iter()
-        .max_by(|a, b| a.0.abs().cmp(&b.0.abs()))
-        .map_or("gpus", |t| t.1)
+    let mut best: Option<(Decimal, &'static str)> = None;
+    for &(value, input) in terms {
+        if best.is_none_or(|(b, _)| value.abs() > b) {
+            best = Some((value.abs(), input));
+        }
+    }
+    best.map_or("gpus", |b| b.1)
 }
 
 /// Checks `lo ≤ value ≤ hi` (either bound optional).
@@ -136,11 +175,11 @@ pub fn format_usd_short(amount: Decimal) -> String {
             .unwrap_or(Decimal::ZERO)
             .round_dp_with_strategy(dp, ROUNDING)
     };
-    let (value, suffix) = if scaled(billion, 1) >= Decimal::ONE {
+    let (value, suffix) = if scaled(million, 1) >= thousand {
         (scaled(billion, 1), "B")
-    } else if scaled(million, 1) >= Decimal::ONE {
+    } else if scaled(thousand, 0) >= thousand {
         (scaled(million, 1), "M")
-    } else if scaled(thousand, 1) >= Decimal::ONE {
+    } else if a.round_dp_with_strategy(0, ROUNDING) >= thousand {
         let k1 = scaled(thousand, 1);
         if k1 >= Decimal::TEN {
             (scaled(thousand, 0), "K")
@@ -186,6 +225,11 @@ mod tests {
         assert_eq!(format_usd_short(d("-2149999")), "$2.1M");
         assert_eq!(format_usd_short(d("950000")), "$950K");
         assert_eq!(format_usd_short(d("999960")), "$1M");
+        assert_eq!(format_usd_short(d("999400")), "$999K");
+        assert_eq!(format_usd_short(d("999960000")), "$1B");
+        assert_eq!(format_usd_short(d("950")), "$950");
+        assert_eq!(format_usd_short(d("999.5")), "$1K");
+        assert_eq!(format_usd_short(d("9960")), "$10K");
         assert_eq!(format_usd_short(d("9500")), "$9.5K");
         assert_eq!(format_usd_short(d("1000")), "$1K");
         assert_eq!(format_usd_short(d("800.49")), "$800");

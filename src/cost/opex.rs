@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use super::capex::{Capex, PricedLine};
 use super::error::CostError;
 use super::input::Economics;
-use super::money::{HOURS_PER_YEAR, add, div, mul, round_money, sum_blamed};
+use super::money::{HOURS_PER_YEAR, add, div, money, mul, sum_blamed};
 use crate::fabric::Fabric;
 
 /// Reported staff FTEs keep this many decimal places.
@@ -57,45 +57,61 @@ pub fn opex_per_year(
         Decimal::from(HOURS_PER_YEAR),
         "gpus",
     )?;
+    if kwh_per_year >= super::money::MAX_AMOUNT_USD {
+        // Σ(quantity × power_w) comes from sizing and the catalog: the cluster is too large.
+        return Err(CostError::Overflow { input: "gpus" });
+    }
     let facility_kwh = mul(kwh_per_year, econ.pue, "economics.pue")?;
-    let power = round_money(mul(
-        facility_kwh,
-        econ.electricity_usd_per_kwh,
-        "economics.electricity_usd_per_kwh",
-    )?);
+    let electricity = "economics.electricity_usd_per_kwh";
+    let power = money(
+        mul(facility_kwh, econ.electricity_usd_per_kwh, electricity)?,
+        electricity,
+    )?;
 
     // Support and spares on hardware (licences excluded).
-    let support = round_money(mul(
-        econ.support_rate,
-        capex.hardware_usd,
-        "economics.support_rate",
-    )?);
-    let spares = round_money(mul(
-        econ.spares_rate,
-        capex.hardware_usd,
-        "economics.spares_rate",
-    )?);
+    let support_input = "economics.support_rate";
+    let support = money(
+        mul(econ.support_rate, capex.hardware_usd, support_input)?,
+        support_input,
+    )?;
+    let spares_input = "economics.spares_rate";
+    let spares = money(
+        mul(econ.spares_rate, capex.hardware_usd, spares_input)?,
+        spares_input,
+    )?;
 
     // Staff: fractional FTEs, no rounding up to whole people (the fabric's share of a team).
     let g = Decimal::from(gpus);
-    let net_fte = div(g, econ.gpus_per_network_fte, "economics.gpus_per_network_fte")?;
+    let net_fte = div(
+        g,
+        econ.gpus_per_network_fte,
+        "economics.gpus_per_network_fte",
+    )?;
     let mut staff = mul(
         net_fte,
         econ.network_engineer_usd_per_year,
         "economics.network_engineer_usd_per_year",
     )?;
     let mut fte = net_fte;
+    let mut staff_input = "economics.network_engineer_usd_per_year";
     if fabric == Fabric::Infiniband {
-        let ib_fte = div(g, econ.gpus_per_ib_specialist, "economics.gpus_per_ib_specialist")?;
+        let ib_fte = div(
+            g,
+            econ.gpus_per_ib_specialist,
+            "economics.gpus_per_ib_specialist",
+        )?;
         let ib = mul(
             ib_fte,
             econ.ib_specialist_usd_per_year,
             "economics.ib_specialist_usd_per_year",
         )?;
-        staff = add(staff, ib, "economics.ib_specialist_usd_per_year")?;
+        if ib > staff {
+            staff_input = "economics.ib_specialist_usd_per_year";
+        }
+        staff = add(staff, ib, staff_input)?;
         fte = add(fte, ib_fte, "economics.gpus_per_ib_specialist")?;
     }
-    let staff = round_money(staff);
+    let staff = money(staff, staff_input)?;
 
     // Recurring licences.
     let (licenses, licence_input) = match fabric {
@@ -119,17 +135,17 @@ pub fn opex_per_year(
             )
         }
     };
-    let licenses = round_money(licenses);
+    let licenses = money(licenses, licence_input)?;
 
     let parts = [
         (power, "economics.electricity_usd_per_kwh"),
         (support, "economics.support_rate"),
-        (staff, "economics.network_engineer_usd_per_year"),
+        (staff, staff_input),
         (licenses, licence_input),
         (spares, "economics.spares_rate"),
     ];
-    let total = sum_blamed(&parts)?;
     let blame = super::money::largest_input(&parts);
+    let total = money(sum_blamed(&parts)?, blame)?;
     let mut staff_fte = fte.round_dp_with_strategy(FTE_DP, super::money::ROUNDING);
     staff_fte.rescale(FTE_DP);
     Ok((

@@ -5,7 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::error::CostError;
-use super::money::{add, div, mul, round_money};
+use super::money::{add, add_money, div, money, mul, round_money};
 
 /// One year of the TCO schedule (`tco.by_year[]`), USD.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
@@ -59,14 +59,11 @@ pub fn tco(
     for year in 1..=years {
         growth = mul(growth, growth_step, "economics.discount_rate")?;
         let capex = if year == 1 { capex_usd } else { Decimal::ZERO };
-        let cost = add(capex, opex_usd, blame)?;
-        cumulative = add(cumulative, cost, blame)?;
-        let discounted = add(
-            capex,
-            round_money(div(opex_usd, growth, "economics.discount_rate")?),
-            blame,
-        )?;
-        cumulative_disc = add(cumulative_disc, discounted, blame)?;
+        let cost = add_money(capex, opex_usd, blame)?;
+        cumulative = add_money(cumulative, cost, blame)?;
+        let present_opex = money(div(opex_usd, growth, "economics.discount_rate")?, blame)?;
+        let discounted = add_money(capex, present_opex, blame)?;
+        cumulative_disc = add_money(cumulative_disc, discounted, blame)?;
         by_year.push(TcoYear {
             year,
             capex_usd: round_money(capex),

@@ -90,9 +90,21 @@ fn hand_worked_infiniband_plan() {
     //   mpo12  override 85 (no fs 5 %) = 85.00     × 16 =  1,360.00
     //   lic     1,000 × 0.90          = 900.00     ×  1 =    900.00
     let units: Vec<String> = c.bom.iter().map(|l| l.unit_price_usd.to_string()).collect();
-    assert_eq!(units, ["1710.00", "45000.00", "585.20", "684.00", "85.00", "900.00"]);
-    let ext: Vec<String> = c.bom.iter().map(|l| l.extended_price_usd.to_string()).collect();
-    assert_eq!(ext, ["27360.00", "45000.00", "9363.20", "5472.00", "1360.00", "900.00"]);
+    assert_eq!(
+        units,
+        ["1710.00", "45000.00", "585.20", "684.00", "85.00", "900.00"]
+    );
+    let ext: Vec<String> = c
+        .bom
+        .iter()
+        .map(|l| l.extended_price_usd.to_string())
+        .collect();
+    assert_eq!(
+        ext,
+        [
+            "27360.00", "45000.00", "9363.20", "5472.00", "1360.00", "900.00"
+        ]
+    );
     assert_eq!(c.bom[2].discount_fraction, d("0.24"));
     assert!(c.bom[4].price_overridden);
     assert_eq!(c.bom[4].discount_fraction, Decimal::ZERO);
@@ -151,9 +163,30 @@ fn hand_worked_infiniband_plan() {
     assert_eq!(
         rows,
         [
-            ["89455.20", "30775.10", "120230.30", "120230.30", "117950.66", "117950.66"],
-            ["0.00", "30775.10", "30775.10", "151005.40", "26384.69", "144335.35"],
-            ["0.00", "30775.10", "30775.10", "181780.50", "24430.27", "168765.62"],
+            [
+                "89455.20",
+                "30775.10",
+                "120230.30",
+                "120230.30",
+                "117950.66",
+                "117950.66"
+            ],
+            [
+                "0.00",
+                "30775.10",
+                "30775.10",
+                "151005.40",
+                "26384.69",
+                "144335.35"
+            ],
+            [
+                "0.00",
+                "30775.10",
+                "30775.10",
+                "181780.50",
+                "24430.27",
+                "168765.62"
+            ],
         ]
         .map(|r| r.map(String::from))
     );
@@ -175,7 +208,10 @@ fn hand_worked_infiniband_plan() {
     // Money serializes as JSON strings.
     let json = serde_json::to_value(&c).unwrap();
     assert_eq!(json["capex"]["total_usd"], "89455.20");
-    assert_eq!(json["tco"]["by_year"][2]["cumulative_discounted_usd"], "168765.62");
+    assert_eq!(
+        json["tco"]["by_year"][2]["cumulative_discounted_usd"],
+        "168765.62"
+    );
     assert_eq!(json["bom"][0]["category"], "nic");
 }
 
@@ -249,7 +285,12 @@ fn hand_worked_comparison_and_break_even() {
         "InfiniBand costs $5K more per year to run than RoCE (ECMP) (power, support, staff, \
          licences, spares)."
     );
-    assert!(cmp.reasons.last().unwrap().starts_with("Below $1.49 per GPU-hour (now $2.50)"));
+    assert!(
+        cmp.reasons
+            .last()
+            .unwrap()
+            .starts_with("Below $1.49 per GPU-hour (now $2.50)")
+    );
     let json = serde_json::to_value(&cmp).unwrap();
     assert_eq!(json["cheapest_fabric"], "infiniband");
     assert_eq!(json["break_even"]["gpu_hour_usd"], "1.4883");
@@ -275,7 +316,11 @@ fn compare_needs_two_distinct_fabrics() {
     let ib = fabric_cost(&hand_input(Fabric::Infiniband, 0.05), &hand_adj(), &e).unwrap();
     assert_eq!(compare(&[(Fabric::Infiniband, &ib)], &e, 16).unwrap(), None);
     assert_eq!(compare(&[], &e, 16).unwrap(), None);
-    let err = compare(&[(Fabric::Infiniband, &ib), (Fabric::Infiniband, &ib)], &e, 16);
+    let err = compare(
+        &[(Fabric::Infiniband, &ib), (Fabric::Infiniband, &ib)],
+        &e,
+        16,
+    );
     assert_eq!(err.unwrap_err().input(), "fabrics");
 }
 
@@ -288,7 +333,11 @@ fn near_equal_totals_are_called_a_tie() {
         .unwrap()
         .unwrap();
     assert_eq!(c.cheapest_fabric, Fabric::Roce);
-    assert!(c.recommendation.contains("within 1.0% of each other"), "{}", c.recommendation);
+    assert!(
+        c.recommendation.contains("within 1.0% of each other"),
+        "{}",
+        c.recommendation
+    );
 }
 
 #[test]
@@ -298,7 +347,9 @@ fn owned_h100_gpu_hour_matches_pricing_md() {
     let v = owned_gpu_hour_usd(d("30000"), d("3750"), 5, d("1275"), d("1.25"), d("0.085"));
     assert_eq!(v, Ok(d("0.9060")));
     assert_eq!(
-        owned_gpu_hour_usd(d("1"), d("0"), 0, d("0"), d("1"), d("0")).unwrap_err().input(),
+        owned_gpu_hour_usd(d("1"), d("0"), 0, d("0"), d("1"), d("0"))
+            .unwrap_err()
+            .input(),
         "depreciation_years"
     );
     assert_eq!(
@@ -333,27 +384,47 @@ fn invalid_inputs_name_the_field() {
     assert_eq!(c.cost_per_useful_gpu_hour_usd, None);
 }
 
+type Mutate = Box<dyn Fn(&mut FabricCostInput, &mut PriceAdjustments, &mut Economics)>;
+
 #[test]
 fn overflow_names_the_input() {
     let huge = d("10000000000000000000000000000"); // 1e28, a valid Decimal
-    let cases: Vec<(&str, Box<dyn Fn(&mut FabricCostInput, &mut PriceAdjustments, &mut Economics)>)> = vec![
-        ("prices.overrides", Box::new(move |_, a, _| {
-            a.overrides.insert("cx7".into(), huge);
-        })),
+    let cases: Vec<(&str, Mutate)> = vec![
+        (
+            "prices.overrides",
+            Box::new(move |_, a, _| {
+                a.overrides.insert("cx7".into(), huge);
+            }),
+        ),
         ("gpus", Box::new(|i, _, _| i.lines[0].quantity = u64::MAX)),
-        ("economics.electricity_usd_per_kwh", Box::new(move |_, _, e| {
-            e.electricity_usd_per_kwh = huge;
-        })),
-        ("economics.network_engineer_usd_per_year", Box::new(move |_, _, e| {
-            e.network_engineer_usd_per_year = huge;
-        })),
-        ("economics.ufm_usd_per_endpoint_per_year", Box::new(move |_, _, e| {
-            e.ufm_usd_per_endpoint_per_year = Some(huge);
-        })),
-        ("economics.gpu_hour_usd", Box::new(move |_, _, e| e.gpu_hour_usd = huge)),
-        ("economics.gpus_per_network_fte", Box::new(|_, _, e| {
-            e.gpus_per_network_fte = d("0.0000000000000000000000000001");
-        })),
+        (
+            "economics.electricity_usd_per_kwh",
+            Box::new(move |_, _, e| {
+                e.electricity_usd_per_kwh = huge;
+            }),
+        ),
+        (
+            "economics.network_engineer_usd_per_year",
+            Box::new(move |_, _, e| {
+                e.network_engineer_usd_per_year = huge;
+            }),
+        ),
+        (
+            "economics.ufm_usd_per_endpoint_per_year",
+            Box::new(move |_, _, e| {
+                e.ufm_usd_per_endpoint_per_year = Some(huge);
+            }),
+        ),
+        (
+            "economics.gpu_hour_usd",
+            Box::new(move |_, _, e| e.gpu_hour_usd = huge),
+        ),
+        (
+            "economics.gpus_per_network_fte",
+            Box::new(|_, _, e| {
+                e.gpus_per_network_fte = d("0.0000000000000000000000000001");
+            }),
+        ),
     ];
     for (want, f) in cases {
         let mut i = hand_input(Fabric::Infiniband, 0.05);
@@ -372,8 +443,14 @@ fn overflow_names_the_input() {
 // ---------------------------------------------------------------- properties
 
 fn arb_line(i: usize) -> impl Strategy<Value = BomLine> {
-    (0..5usize, 0..3usize, 0..5_000u64, 0..10_000_000i64, 0..20_000i64).prop_map(
-        move |(c, v, qty, cents, deciwatts)| BomLine {
+    (
+        0..5usize,
+        0..3usize,
+        0..5_000u64,
+        0..10_000_000i64,
+        0..20_000i64,
+    )
+        .prop_map(move |(c, v, qty, cents, deciwatts)| BomLine {
             sku: format!("sku{i}"),
             vendor: ["nvidia", "arista", "fs"][v].to_string(),
             category: Category::ALL[c],
@@ -381,8 +458,7 @@ fn arb_line(i: usize) -> impl Strategy<Value = BomLine> {
             quantity: qty,
             list_unit_price_usd: Decimal::new(cents, 2),
             power_w: Decimal::new(deciwatts, 1),
-        },
-    )
+        })
 }
 
 fn arb_lines() -> impl Strategy<Value = Vec<BomLine>> {
@@ -437,16 +513,24 @@ prop_compose! {
 }
 
 fn arb_input() -> impl Strategy<Value = FabricCostInput> {
-    (0..3usize, 1..20_000u32, 0..100_000u64, 0..2_000u64, arb_lines(), 0.0..=1.0f64).prop_map(
-        |(f, gpus, endpoints, switches, lines, idle)| FabricCostInput {
-            fabric: Fabric::ALL[f],
-            gpus,
-            endpoints,
-            switches,
-            lines,
-            gpu_idle_fraction: idle,
-        },
+    (
+        0..3usize,
+        1..20_000u32,
+        0..100_000u64,
+        0..2_000u64,
+        arb_lines(),
+        0.0..=1.0f64,
     )
+        .prop_map(
+            |(f, gpus, endpoints, switches, lines, idle)| FabricCostInput {
+                fabric: Fabric::ALL[f],
+                gpus,
+                endpoints,
+                switches,
+                lines,
+                gpu_idle_fraction: idle,
+            },
+        )
 }
 
 fn sum(xs: impl IntoIterator<Item = Decimal>) -> Decimal {
@@ -611,7 +695,9 @@ proptest! {
         let mut e = e;
         let mut a = PriceAdjustments::default();
         let big = Decimal::new(mant.checked_abs().unwrap_or(i64::MAX), 0)
-            * Decimal::from(10_000_000_000u64) * Decimal::new(1, scale);
+            .checked_mul(Decimal::from(10_000_000_000u64))
+            .unwrap_or(Decimal::MAX)
+            * Decimal::new(1, scale);
         i.lines[0].quantity = qty;
         match which {
             0 => { a.overrides.insert(i.lines[0].sku.clone(), big); }

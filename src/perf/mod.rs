@@ -1,1 +1,335 @@
-//! perf
+//! Performance model: NCCL-style all-reduce cost on NVLink and the scale-out fabric, congestion
+//! per fabric, and the GPU idle time it causes. Pure functions over plain data, no I/O; cost is
+//! constant in the number of GPUs (no loops over ranks or nodes). See docs/model.md.
+
+pub mod bandwidth;
+pub mod collective;
+pub mod congestion;
+pub mod constants;
+pub mod input;
+pub mod result;
+pub mod workload;
+
+#[cfg(test)]
+mod tests;
+
+pub use input::{
+    DEFAULT_BUCKET_MB, DEFAULT_BYTES_PER_GRADIENT, DEFAULT_MODEL_PARAMS_BILLION,
+    DEFAULT_PIPELINE_PARALLEL, DEFAULT_STEP_COMPUTE_MS, DEFAULT_TENSOR_PARALLEL, FabricPath,
+    GPU_DEFAULTS, GpuSpec, MAX_BUCKET_MB, MAX_BYTES_PER_GRADIENT, MAX_GPUS, MAX_GPUS_PER_NODE,
+    MAX_LEAF_UPLINKS, MAX_MESSAGE_BYTES, MAX_MODEL_PARAMS_BILLION, MAX_NIC_SPEED_GBPS,
+    MAX_NICS_PER_NODE, MAX_NODES_PER_LEAF, MAX_NVLINK_BUSBW_GBYTES_PER_S, MAX_OVERSUBSCRIPTION,
+    MAX_PARALLEL, MAX_PCIE_GEN, MAX_PCIE_LANES, MAX_PLANES, MAX_STEP_COMPUTE_MS,
+    MAX_SWITCH_LATENCY_NS, MAX_TIERS, MIN_BUCKET_MB, MIN_BYTES_PER_GRADIENT, MIN_GPUS,
+    MIN_GPUS_PER_NODE, MIN_LEAF_UPLINKS, MIN_MESSAGE_BYTES, MIN_MODEL_PARAMS_BILLION,
+    MIN_NIC_SPEED_GBPS, MIN_NICS_PER_NODE, MIN_NODES_PER_LEAF, MIN_NVLINK_BUSBW_GBYTES_PER_S,
+    MIN_OVERSUBSCRIPTION, MIN_PARALLEL, MIN_PCIE_GEN, MIN_PCIE_LANES, MIN_PLANES,
+    MIN_STEP_COMPUTE_MS, MIN_SWITCH_LATENCY_NS, MIN_TIERS, NicSpec, PerfInput, RoceTuning,
+    Workload, gpu_default,
+};
+pub use result::{PerfError, PerfResult};
+
+use collective::{Communicator, protocol_name};
+use constants::{BYTES_PER_MB, CHANNELS_PER_NIC, US_PER_MS};
+use crate::fabric::Fabric;
+
+fn out_of_range(field: &'static str, detail: String) -> PerfError {
+    PerfError::OutOfRange { field, detail }
+}
+
+fn check_u32(field: &'static str, v: u32, min: u32, max: u32) -> Result<(), PerfError> {
+    if v < min || v > max {
+        return Err(out_of_range(field, format!("{v} is outside [{min}, {max}]")));
+    }
+    Ok(())
+}
+
+fn check_u8(field: &'static str, v: u8, min: u8, max: u8) -> Result<(), PerfError> {
+    check_u32(field, u32::from(v), u32::from(min), u32::from(max))
+}
+
+fn check_f64(field: &'static str, v: f64, min: f64, max: f64) -> Result<(), PerfError> {
+    if !(v >= min && v <= max) {
+        return Err(out_of_range(field, format!("{v} is outside [{min}, {max}]")));
+    }
+    Ok(())
+}
+
+/// Checks every input against the published ranges.
+pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
+    check_u32("gpus", input.gpus, MIN_GPUS, MAX_GPUS)?;
+    check_u32(
+        "gpus_per_node",
+        input.gpus_per_node,
+        MIN_GPUS_PER_NODE,
+        MAX_GPUS_PER_NODE,
+    )?;
+    check_u32(
+        "gpu.gpus_per_node_max",
+        input.gpu.gpus_per_node_max,
+        MIN_GPUS_PER_NODE,
+        MAX_GPUS_PER_NODE,
+    )?;
+    if input.gpus_per_node > input.gpu.gpus_per_node_max {
+        return Err(out_of_range(
+            "gpus_per_node",
+            format!(
+                "{} exceeds the GPU's NVLink domain of {}",
+                input.gpus_per_node, input.gpu.gpus_per_node_max
+            ),
+        ));
+    }
+    check_u32(
+        "nics_per_node",
+        input.nics_per_node,
+        MIN_NICS_PER_NODE,
+        MAX_NICS_PER_NODE,
+    )?;
+    check_f64(
+        "gpu.nvlink_ring_busbw_gbytes_per_s",
+        input.gpu.nvlink_ring_busbw_gbytes_per_s,
+        MIN_NVLINK_BUSBW_GBYTES_PER_S,
+        MAX_NVLINK_BUSBW_GBYTES_PER_S,
+    )?;
+    if let Some(nvls) = input.gpu.nvls_busbw_gbytes_per_s {
+        check_f64(
+            "gpu.nvls_busbw_gbytes_per_s",
+            nvls,
+            MIN_NVLINK_BUSBW_GBYTES_PER_S,
+            MAX_NVLINK_BUSBW_GBYTES_PER_S,
+        )?;
+    }
+    check_u32(
+        "nic.speed_gbps",
+        input.nic.speed_gbps,
+        MIN_NIC_SPEED_GBPS,
+        MAX_NIC_SPEED_GBPS,
+    )?;
+    check_u8("nic.pcie_gen", input.nic.pcie_gen, MIN_PCIE_GEN, MAX_PCIE_GEN)?;
+    check_u8(
+        "nic.pcie_lanes",
+        input.nic.pcie_lanes,
+        MIN_PCIE_LANES,
+        MAX_PCIE_LANES,
+    )?;
+    let p = &input.path;
+    check_u8("path.tiers", p.tiers, MIN_TIERS, MAX_TIERS)?;
+    check_u32("path.planes", p.planes, MIN_PLANES, MAX_PLANES)?;
+    check_f64(
+        "path.oversubscription",
+        p.oversubscription,
+        MIN_OVERSUBSCRIPTION,
+        MAX_OVERSUBSCRIPTION,
+    )?;
+    check_u32(
+        "path.nodes_per_leaf",
+        p.nodes_per_leaf,
+        MIN_NODES_PER_LEAF,
+        MAX_NODES_PER_LEAF,
+    )?;
+    check_u32(
+        "path.leaf_uplinks",
+        p.leaf_uplinks,
+        MIN_LEAF_UPLINKS,
+        MAX_LEAF_UPLINKS,
+    )?;
+    check_f64(
+        "path.switch_latency_ns",
+        p.switch_latency_ns,
+        MIN_SWITCH_LATENCY_NS,
+        MAX_SWITCH_LATENCY_NS,
+    )?;
+    let w = &input.workload;
+    check_f64(
+        "workload.step_compute_ms",
+        w.step_compute_ms,
+        MIN_STEP_COMPUTE_MS,
+        MAX_STEP_COMPUTE_MS,
+    )?;
+    match w.message_bytes {
+        Some(bytes) => {
+            if !(MIN_MESSAGE_BYTES..=MAX_MESSAGE_BYTES).contains(&bytes) {
+                return Err(out_of_range(
+                    "workload.message_bytes",
+                    format!("{bytes} is outside [{MIN_MESSAGE_BYTES}, {MAX_MESSAGE_BYTES}]"),
+                ));
+            }
+        }
+        None => {
+            check_f64(
+                "workload.model_params_billion",
+                w.model_params_billion,
+                MIN_MODEL_PARAMS_BILLION,
+                MAX_MODEL_PARAMS_BILLION,
+            )?;
+            check_u32(
+                "workload.bytes_per_gradient",
+                w.bytes_per_gradient,
+                MIN_BYTES_PER_GRADIENT,
+                MAX_BYTES_PER_GRADIENT,
+            )?;
+            check_u32(
+                "workload.tensor_parallel",
+                w.tensor_parallel,
+                MIN_PARALLEL,
+                MAX_PARALLEL,
+            )?;
+            check_u32(
+                "workload.pipeline_parallel",
+                w.pipeline_parallel,
+                MIN_PARALLEL,
+                MAX_PARALLEL,
+            )?;
+            check_f64("workload.bucket_mb", w.bucket_mb, MIN_BUCKET_MB, MAX_BUCKET_MB)?;
+        }
+    }
+    Ok(())
+}
+
+/// Ranks, ranks per node, nodes of the all-reduce communicator.
+fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64), PerfError> {
+    let gpus = u64::from(input.gpus);
+    let g_node = u64::from(input.gpus_per_node.min(input.gpus).max(1));
+    let (ranks, per_node) = match input.workload.message_bytes {
+        Some(_) => (gpus, g_node),
+        None => {
+            let tp = u64::from(input.workload.tensor_parallel.max(1));
+            let pp = u64::from(input.workload.pipeline_parallel.max(1));
+            let replica = tp * pp;
+            if gpus < replica {
+                return Err(PerfError::ModelDoesNotFit {
+                    gpus: input.gpus,
+                    gpus_per_replica: replica,
+                });
+            }
+            let dp = gpus / replica;
+            // TP fills the node first (Megatron order tp → dp → pp): a node holds G/TP ranks
+            // of each data-parallel group.
+            let per_node = (g_node / tp).clamp(1, dp.max(1));
+            (dp, per_node)
+        }
+    };
+    let per_node = per_node.max(1);
+    let nodes = ranks.div_ceil(per_node).max(1);
+    Ok((ranks, per_node, nodes))
+}
+
+/// Evaluates the model for one fabric.
+pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
+    validate(input)?;
+    let (ranks, per_node, nodes) = communicator_shape(input)?;
+    let path = &input.path;
+    let nic_gbytes_per_s = bandwidth::nic_effective_gbytes_per_s(
+        path.fabric,
+        input.nic.speed_gbps,
+        input.nic.pcie_gen,
+        input.nic.pcie_lanes,
+    );
+    let gpn = f64::from(input.gpus_per_node.max(1));
+    let node_net = f64::from(input.nics_per_node) * nic_gbytes_per_s;
+    // Every GPU's data-parallel group runs at once: each communicator gets its GPUs' share.
+    let net_node_raw = node_net * (per_node as f64 / gpn).min(1.0);
+    let nodes_f = nodes as f64;
+    let npl = f64::from(path.nodes_per_leaf);
+    let crossing = congestion::crossing_share(nodes_f, npl);
+    let kappa = congestion::congestion_factor(path, crossing);
+    let hops = congestion::switch_hops(nodes_f, npl, path.tiers);
+    let comm = Communicator {
+        ranks: ranks as f64,
+        nodes: nodes_f,
+        ranks_per_node: per_node as f64,
+        nvlink_ring_gbytes_per_s: input.gpu.nvlink_ring_busbw_gbytes_per_s,
+        nvls_gbytes_per_s: input.gpu.nvls_busbw_gbytes_per_s,
+        net_node_raw_gbytes_per_s: net_node_raw,
+        congestion_factor: kappa,
+        path_latency_us: hops * path.switch_latency_ns / 1000.0,
+        incast_tail_us: congestion::incast_tail_us(path),
+        collnet: path.fabric == Fabric::Infiniband && path.in_network_reduction,
+        channels: CHANNELS_PER_NIC * f64::from(input.nics_per_node),
+    };
+
+    let w = &input.workload;
+    let message_bytes = match w.message_bytes {
+        Some(b) => b as f64,
+        None => workload::gradient_bytes(
+            w.model_params_billion,
+            w.tensor_parallel,
+            w.pipeline_parallel,
+            w.bytes_per_gradient,
+        ),
+    };
+    let buckets = match w.message_bytes {
+        Some(_) => 1.0,
+        None => workload::bucket_count(message_bytes, w.bucket_mb * BYTES_PER_MB),
+    };
+    let bucket_bytes = (message_bytes / buckets).ceil().max(1.0);
+
+    let whole = comm.choose(message_bytes);
+    let bucket = comm.choose(bucket_bytes);
+    let (algorithm, protocol, time_us) = match whole {
+        Some(c) => (c.algorithm.as_str(), protocol_name(c.protocol), c.time_us),
+        None => ("none", "none", 0.0),
+    };
+    let bucket_us = bucket.map_or(0.0, |c| c.time_us);
+    let n = ranks as f64;
+    let (algbw, busbw) = if time_us > 0.0 && n >= 2.0 {
+        let alg = message_bytes / time_us / 1000.0;
+        (alg, alg * 2.0 * (n - 1.0) / n)
+    } else {
+        (0.0, 0.0)
+    };
+    let bucket_ms = bucket_us / US_PER_MS;
+    let comm_time_ms = buckets * bucket_ms;
+    let (hidden, exposed_ms) = match w.message_bytes {
+        Some(_) => (0.0, bucket_ms),
+        None if bucket_us > 0.0 => (
+            workload::hidden_share(buckets),
+            workload::exposed_comm_ms(bucket_ms, buckets, w.step_compute_ms),
+        ),
+        None => (0.0, 0.0),
+    };
+    let step_ms = w.step_compute_ms + exposed_ms;
+    let idle = workload::idle_fraction(exposed_ms, w.step_compute_ms);
+
+    let result = PerfResult {
+        message_bytes: message_bytes as u64,
+        algorithm: algorithm.to_string(),
+        protocol: protocol.to_string(),
+        allreduce_time_us: time_us,
+        busbw_gbytes_per_s: busbw,
+        algbw_gbytes_per_s: algbw,
+        congestion_factor: kappa,
+        crossing_share: crossing,
+        nic_effective_gbytes_per_s: nic_gbytes_per_s,
+        busbw_ceiling_gbytes_per_s: comm.busbw_ceiling_gbytes_per_s(),
+        communicator_ranks: u32::try_from(ranks).unwrap_or(u32::MAX),
+        communicator_nodes: u32::try_from(nodes).unwrap_or(u32::MAX),
+        buckets: buckets as u64,
+        bucket_bytes: bucket_bytes as u64,
+        bucket_allreduce_time_us: bucket_us,
+        comm_time_ms,
+        hidden_share: hidden,
+        exposed_comm_ms: exposed_ms,
+        step_time_ms: step_ms,
+        gpu_idle_fraction: idle,
+    };
+    let numbers = [
+        result.allreduce_time_us,
+        result.busbw_gbytes_per_s,
+        result.algbw_gbytes_per_s,
+        result.congestion_factor,
+        result.busbw_ceiling_gbytes_per_s,
+        result.bucket_allreduce_time_us,
+        result.comm_time_ms,
+        result.exposed_comm_ms,
+        result.step_time_ms,
+        result.gpu_idle_fraction,
+    ];
+    if numbers.iter().any(|v| !v.is_finite()) {
+        return Err(out_of_range(
+            "input",
+            "the combination of inputs has no finite prediction".to_string(),
+        ));
+    }
+    Ok(result)
+}

@@ -1,0 +1,426 @@
+//! All-reduce cost per algorithm and protocol, NCCL style: `T(S) = L(algo, proto) + S / B_alg`,
+//! and the choice of the fastest pair, as NCCL's tuner does.
+
+use super::constants::{
+    BYTES_PER_US_PER_GBYTES_PER_S, COLLNET_ARITY_US, COLLNET_BW_FACTOR, COLLNET_NET_US,
+    COLLNET_NVLINK_HOP_US, LL, LL128, NET_OVERHEAD_SIMPLE_FACTOR, NET_OVERHEAD_US,
+    NVLS_NODE_US, NVLS_TREE_ALGBW_RATIO, NVLS_TREE_NET_HOP_US, RING_BASE_US, RING_NET_HOP_US,
+    RING_NVLINK_HOP_US, RING_PLATEAU_BYTES_PER_CHANNEL_RANK, RING_PROTO_FACTOR,
+    RING_SIMPLE_PLATEAU_FACTOR, SIMPLE, TREE_ALGBW_RATIO, TREE_BASE_US, TREE_BW_FACTOR,
+    TREE_CORRECTION, TREE_LL_FACTOR, TREE_LL128_FACTOR_MULTI_NODE, TREE_LL128_FACTOR_ONE_NODE,
+    TREE_NET_HOP_US, TREE_NVLINK_HOP_US,
+};
+
+/// An NCCL all-reduce algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Ring (flat across NVLink and network).
+    Ring,
+    /// Double binary tree across nodes, chain inside.
+    Tree,
+    /// NVLink SHARP in one node.
+    Nvls,
+    /// NVLS inside nodes plus a tree across nodes.
+    NvlsTree,
+    /// In-network reduction (SHARP, NCCL CollNetDirect), InfiniBand only.
+    CollNet,
+}
+
+impl Algorithm {
+    /// Wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Algorithm::Ring => "ring",
+            Algorithm::Tree => "tree",
+            Algorithm::Nvls => "nvls",
+            Algorithm::NvlsTree => "nvls_tree",
+            Algorithm::CollNet => "collnet",
+        }
+    }
+}
+
+/// Protocol wire names, indexed like the constant tables.
+pub const PROTOCOL_NAMES: [&str; 3] = ["ll", "ll128", "simple"];
+
+/// The communicator an all-reduce runs on, reduced to the numbers the model needs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Communicator {
+    /// Ranks n (≥ 2).
+    pub ranks: f64,
+    /// Nodes N (≥ 1).
+    pub nodes: f64,
+    /// Ranks per node g = n / N.
+    pub ranks_per_node: f64,
+    /// NVLink ring bus bandwidth, GB/s.
+    pub nvlink_ring_gbytes_per_s: f64,
+    /// NVLS bus bandwidth, GB/s, when the GPU has NVLink SHARP.
+    pub nvls_gbytes_per_s: Option<f64>,
+    /// Network bandwidth available to this communicator per node, before congestion, GB/s.
+    pub net_node_raw_gbytes_per_s: f64,
+    /// Congestion factor κ applied to the network bandwidth.
+    pub congestion_factor: f64,
+    /// Switch traversal time added to each network step, µs.
+    pub path_latency_us: f64,
+    /// RoCE incast tail added to each fan-in network stage, µs.
+    pub incast_tail_us: f64,
+    /// In-network reduction available (InfiniBand SHARP requested).
+    pub collnet: bool,
+    /// NCCL channels (for the ring plateau rule).
+    pub channels: f64,
+}
+
+/// The chosen algorithm/protocol and its cost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Choice {
+    /// Algorithm.
+    pub algorithm: Algorithm,
+    /// Protocol index (LL, LL128, SIMPLE).
+    pub protocol: usize,
+    /// Time of the all-reduce, µs.
+    pub time_us: f64,
+}
+
+const CANDIDATES: [(Algorithm, usize); 9] = [
+    (Algorithm::Ring, LL),
+    (Algorithm::Ring, LL128),
+    (Algorithm::Ring, SIMPLE),
+    (Algorithm::Tree, LL),
+    (Algorithm::Tree, LL128),
+    (Algorithm::Tree, SIMPLE),
+    (Algorithm::Nvls, SIMPLE),
+    (Algorithm::NvlsTree, SIMPLE),
+    (Algorithm::CollNet, SIMPLE),
+];
+
+fn pick(table: &[f64; 3], p: usize) -> f64 {
+    table.get(p).copied().unwrap_or(0.0)
+}
+
+fn log2_floor(x: f64) -> f64 {
+    if x >= 1.0 { x.log2().floor() } else { 0.0 }
+}
+
+impl Communicator {
+    fn has_nvlink(&self) -> bool {
+        self.ranks_per_node >= 2.0
+    }
+
+    fn net_eff(&self) -> f64 {
+        self.net_node_raw_gbytes_per_s * self.congestion_factor
+    }
+
+    /// n / (2(n−1)): converts bus to algorithm bandwidth.
+    fn bus_to_alg(&self) -> f64 {
+        self.ranks / (2.0 * (self.ranks - 1.0))
+    }
+
+    fn nvlink_bound(&self) -> f64 {
+        if self.has_nvlink() {
+            self.nvlink_ring_gbytes_per_s
+                .max(self.nvls_gbytes_per_s.unwrap_or(0.0))
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// Physical bus-bandwidth ceiling, GB/s, with network bandwidth `net` per node:
+    /// NVLink bound and, across nodes, the node-level minimum traffic of any host-based
+    /// all-reduce, 2(N−1)/N·S per node (Patarasuk & Yuan 2009), or S per node with
+    /// in-network reduction.
+    fn ceiling_with(&self, net: f64) -> f64 {
+        let nvl = self.nvlink_bound();
+        if self.nodes <= 1.0 {
+            return nvl;
+        }
+        let host_algbw = net * self.nodes / (2.0 * (self.nodes - 1.0));
+        let algbw = if self.collnet {
+            net.max(host_algbw)
+        } else {
+            host_algbw
+        };
+        let busbw = algbw / self.bus_to_alg();
+        nvl.min(busbw)
+    }
+
+    /// Reported ceiling (no congestion).
+    pub fn busbw_ceiling_gbytes_per_s(&self) -> f64 {
+        self.ceiling_with(self.net_node_raw_gbytes_per_s)
+    }
+
+    fn ring_algbw(&self, p: usize) -> f64 {
+        let graph = if self.nodes <= 1.0 {
+            self.nvlink_ring_gbytes_per_s
+        } else if self.has_nvlink() {
+            self.nvlink_ring_gbytes_per_s.min(self.net_eff())
+        } else {
+            self.net_eff()
+        };
+        graph * pick(&RING_PROTO_FACTOR, p) * self.bus_to_alg()
+    }
+
+    fn ring_latency_us(&self, p: usize, bytes: f64) -> f64 {
+        let steps = 2.0 * (self.ranks - 1.0);
+        let multi = self.nodes > 1.0;
+        let inter_steps = if multi { 2.0 * (self.nodes - 1.0) } else { 0.0 };
+        let mut intra = pick(&RING_NVLINK_HOP_US, p);
+        if multi {
+            let overhead = if p == SIMPLE {
+                NET_OVERHEAD_US * NET_OVERHEAD_SIMPLE_FACTOR
+            } else {
+                NET_OVERHEAD_US
+            };
+            intra = intra.max(overhead);
+        }
+        // With one rank per node NCCL uses the tree network latency (tuning.cc).
+        let net_hop = if self.ranks_per_node < 2.0 {
+            pick(&TREE_NET_HOP_US, p)
+        } else {
+            pick(&RING_NET_HOP_US, p)
+        };
+        let inter = net_hop + self.path_latency_us * flush_factor(p);
+        let mut lat =
+            pick(&RING_BASE_US, p) + (steps - inter_steps) * intra + inter_steps * inter;
+        if p == SIMPLE
+            && multi
+            && bytes / (self.channels.max(1.0) * self.ranks) >= RING_PLATEAU_BYTES_PER_CHANNEL_RANK
+        {
+            lat *= RING_SIMPLE_PLATEAU_FACTOR;
+        }
+        lat
+    }
+
+    fn tree_algbw(&self, p: usize) -> f64 {
+        let nvl = if self.has_nvlink() {
+            self.nvlink_ring_gbytes_per_s
+        } else {
+            f64::INFINITY
+        };
+        let graph = if self.nodes <= 1.0 {
+            self.nvlink_ring_gbytes_per_s
+        } else if self.nodes <= 2.0 {
+            // NCCL uses the intra-node graph bandwidth on ≤ 2 nodes: each node exchanges S once.
+            nvl.min(2.0 * self.net_eff())
+        } else {
+            nvl.min(self.net_eff())
+        };
+        let mut bus = graph * TREE_BW_FACTOR;
+        if p == LL {
+            bus *= TREE_LL_FACTOR;
+        } else if p == LL128 {
+            bus *= if self.nodes <= 1.0 {
+                TREE_LL128_FACTOR_ONE_NODE
+            } else {
+                TREE_LL128_FACTOR_MULTI_NODE
+            };
+        }
+        bus * TREE_ALGBW_RATIO
+    }
+
+    fn tree_latency_us(&self, p: usize) -> f64 {
+        let levels = log2_floor(self.nodes);
+        let inter =
+            pick(&TREE_NET_HOP_US, p) + self.path_latency_us * flush_factor(p) + self.incast_tail_us;
+        pick(&TREE_BASE_US, p)
+            + 2.0 * ((self.ranks_per_node - 1.0) * pick(&TREE_NVLINK_HOP_US, p) + levels * inter)
+    }
+
+    fn nvls_algbw(&self) -> Option<f64> {
+        let nvls = self.nvls_gbytes_per_s?;
+        if !self.has_nvlink() {
+            return None;
+        }
+        Some(nvls * self.ranks_per_node / (2.0 * (self.ranks_per_node - 1.0)))
+    }
+
+    /// (latency µs, algorithm bandwidth GB/s) of a candidate, or None when it does not apply.
+    fn cost(&self, algorithm: Algorithm, p: usize, bytes: f64) -> Option<(f64, f64)> {
+        let multi = self.nodes > 1.0;
+        match algorithm {
+            Algorithm::Ring => Some((self.ring_latency_us(p, bytes), self.ring_algbw(p))),
+            Algorithm::Tree => Some((self.tree_latency_us(p), self.tree_algbw(p))),
+            Algorithm::Nvls => {
+                if multi {
+                    return None;
+                }
+                Some((NVLS_NODE_US, self.nvls_gbytes_per_s? * self.bus_to_alg()))
+            }
+            Algorithm::NvlsTree => {
+                if !multi {
+                    return None;
+                }
+                let intra = self.nvls_algbw()?;
+                let net = if self.nodes <= 2.0 {
+                    self.net_eff()
+                } else {
+                    self.net_eff() / 2.0
+                };
+                let levels = log2_floor(self.nodes);
+                let hop = NVLS_TREE_NET_HOP_US
+                    + self.path_latency_us * flush_factor(SIMPLE)
+                    + self.incast_tail_us;
+                Some((
+                    NVLS_NODE_US + 2.0 * levels * hop,
+                    NVLS_TREE_ALGBW_RATIO * intra.min(net),
+                ))
+            }
+            Algorithm::CollNet => {
+                if !multi || !self.collnet {
+                    return None;
+                }
+                let g = self.ranks_per_node;
+                let intra = if self.has_nvlink() {
+                    self.nvlink_ring_gbytes_per_s * g / (2.0 * (g - 1.0))
+                } else {
+                    f64::INFINITY
+                };
+                let lat = 2.0 * ((g - 1.0).min(1.0) * COLLNET_NVLINK_HOP_US
+                    + (g - 1.0) * COLLNET_ARITY_US)
+                    + COLLNET_NET_US
+                    + self.path_latency_us * flush_factor(SIMPLE)
+                    + self.incast_tail_us;
+                Some((lat, COLLNET_BW_FACTOR * intra.min(self.net_eff())))
+            }
+        }
+    }
+
+    /// Time of one candidate for `bytes`, µs, or None if it does not apply.
+    pub fn time_us(&self, algorithm: Algorithm, p: usize, bytes: f64) -> Option<f64> {
+        let (lat, algbw) = self.cost(algorithm, p, bytes)?;
+        let cap_algbw = self.ceiling_with(self.net_eff()) * self.bus_to_alg();
+        let mut bw = algbw.min(cap_algbw);
+        if algorithm == Algorithm::Tree {
+            bw *= tree_correction(p, bytes);
+        }
+        if !(bw > 0.0) || !lat.is_finite() {
+            return None;
+        }
+        Some(lat + bytes / (BYTES_PER_US_PER_GBYTES_PER_S * bw))
+    }
+
+    /// The fastest algorithm/protocol for `bytes`, as NCCL picks it.
+    pub fn choose(&self, bytes: f64) -> Option<Choice> {
+        if !(self.ranks >= 2.0) {
+            return None;
+        }
+        let mut best: Option<Choice> = None;
+        for (algorithm, protocol) in CANDIDATES {
+            if let Some(t) = self.time_us(algorithm, protocol, bytes) {
+                if best.is_none_or(|b| t < b.time_us) {
+                    best = Some(Choice {
+                        algorithm,
+                        protocol,
+                        time_us: t,
+                    });
+                }
+            }
+        }
+        // Deviation from NCCL's cost table (docs/model.md): on NVLS-capable nodes the measured
+        // one-node small-message time (C4, 25.6 µs) is NVLS's, not ring LL's 15 µs.
+        if self.nodes <= 1.0 {
+            if let Some(t) = self.time_us(Algorithm::Nvls, SIMPLE, bytes) {
+                best = Some(Choice {
+                    algorithm: Algorithm::Nvls,
+                    protocol: SIMPLE,
+                    time_us: t,
+                });
+            }
+        }
+        best
+    }
+}
+
+/// NCCL adds the network path latency twice for Simple (send + flush, tuning.cc).
+fn flush_factor(p: usize) -> f64 {
+    if p == SIMPLE { 2.0 } else { 1.0 }
+}
+
+/// NCCL's tree correction factor, interpolated geometrically between its power-of-two points
+/// (64 B … 256 MiB, 1.0 beyond) so that time stays monotone in size.
+pub fn tree_correction(p: usize, bytes: f64) -> f64 {
+    let Some(row) = TREE_CORRECTION.get(p) else {
+        return 1.0;
+    };
+    if !(bytes >= 64.0) {
+        return 1.0;
+    }
+    let x = (bytes / 64.0).log2();
+    let last = row.len() as f64;
+    if !(x < last) {
+        return 1.0;
+    }
+    let i = x.floor();
+    let frac = x - i;
+    let idx = i as usize;
+    let lo = row.get(idx).copied().unwrap_or(1.0);
+    let hi = row.get(idx + 1).copied().unwrap_or(1.0);
+    lo.powf(1.0 - frac) * hi.powf(frac)
+}
+
+/// Protocol wire name.
+pub fn protocol_name(p: usize) -> &'static str {
+    PROTOCOL_NAMES.get(p).copied().unwrap_or("simple")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comm(n: f64, nodes: f64, net: f64) -> Communicator {
+        Communicator {
+            ranks: n,
+            nodes,
+            ranks_per_node: n / nodes,
+            nvlink_ring_gbytes_per_s: 230.0,
+            nvls_gbytes_per_s: None,
+            net_node_raw_gbytes_per_s: net,
+            congestion_factor: 1.0,
+            path_latency_us: 0.0,
+            incast_tail_us: 0.0,
+            collnet: false,
+            channels: 8.0,
+        }
+    }
+
+    #[test]
+    fn tree_ll_latency_by_hand() {
+        // 256 ranks, 32 nodes: 6.8 + 2·(7·0.6 + 5·5.0) = 65.2 µs
+        let c = comm(256.0, 32.0, 96.0);
+        assert!((c.tree_latency_us(LL) - 65.2).abs() < 1e-9);
+    }
+
+    #[test]
+    fn ring_latency_by_hand() {
+        // One node of 8, LL: 6.6 + 14·0.6 = 15.0 µs
+        let c = comm(8.0, 1.0, 0.0);
+        assert!((c.ring_latency_us(LL, 8.0) - 15.0).abs() < 1e-9);
+        // 24 ranks on 3 nodes, LL: 6.6 + (46 − 4)·max(0.6, 1) + 4·2.7 = 59.4 µs
+        let c = comm(24.0, 3.0, 96.0);
+        assert!((c.ring_latency_us(LL, 8.0) - 59.4).abs() < 1e-9);
+        // Simple, large: (8.4 + 42·3 + 4·14)·1.4 = 266.56 µs
+        assert!((c.ring_latency_us(SIMPLE, 1e9) - 266.56).abs() < 1e-9);
+    }
+
+    #[test]
+    fn ring_bandwidth_by_hand() {
+        // busbw = min(230, 96) = 96; algbw = 96 · 24/46
+        let c = comm(24.0, 3.0, 96.0);
+        assert!((c.ring_algbw(SIMPLE) - 96.0 * 24.0 / 46.0).abs() < 1e-9);
+        assert!((c.ring_algbw(LL) - 48.0 * 24.0 / 46.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn tree_correction_points_and_monotone_time() {
+        assert_eq!(tree_correction(SIMPLE, 64.0), 0.9);
+        assert!((tree_correction(LL, 64.0 * 4096.0) - 0.4).abs() < 1e-12);
+        assert_eq!(tree_correction(SIMPLE, 1e12), 1.0);
+        let c = comm(256.0, 32.0, 96.0);
+        let mut prev = 0.0;
+        let mut s = 1.0;
+        while s < 1e11 {
+            let t = c.time_us(Algorithm::Tree, SIMPLE, s).unwrap_or(f64::INFINITY);
+            assert!(t >= prev, "tree time fell at {s}");
+            prev = t;
+            s *= 1.1;
+        }
+    }
+}

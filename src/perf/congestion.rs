@@ -1,0 +1,213 @@
+//! Congestion κ per fabric, applied to the share of traffic that crosses a hashed or
+//! oversubscribed tier, plus per-step network path latency (switch hops, RoCE incast tail).
+
+use super::constants::{
+    ADAPTIVE_ETHERNET_EFFICIENCY, CHANNELS_PER_NIC, DEFAULT_QPS_PER_CONNECTION,
+    INFINIBAND_AR_EFFICIENCY, ROCE_INCAST_TAIL_US, ROCE_TUNED_INCAST_FACTOR,
+    TUNED_MAX_GAIN, TUNED_QPS_PER_CONNECTION,
+};
+use super::input::{FabricPath, RoceTuning};
+use crate::fabric::Fabric;
+
+/// Share of a node's inter-node traffic whose peer sits under another leaf, in [0, 1]:
+/// `max(0, N − D) / (N − 1)` with N nodes in the communicator and D nodes per leaf (peers
+/// spread uniformly over the job's nodes, as with NCCL trees and scheduler-scattered jobs).
+pub fn crossing_share(nodes: f64, nodes_per_leaf: f64) -> f64 {
+    if nodes <= 1.0 || nodes <= nodes_per_leaf {
+        return 0.0;
+    }
+    ((nodes - nodes_per_leaf) / (nodes - 1.0)).clamp(0.0, 1.0)
+}
+
+/// Switches a packet crosses per network step: 1 inside a leaf, 2·tiers − 1 across the fabric.
+pub fn switch_hops(nodes: f64, nodes_per_leaf: f64, tiers: u8) -> f64 {
+    if nodes <= nodes_per_leaf || tiers <= 1 {
+        1.0
+    } else {
+        2.0 * f64::from(tiers) - 1.0
+    }
+}
+
+/// E[max] of m independent Poisson(λ) bins — the balls-into-bins maximum load under the
+/// Poisson approximation: `Σ_{t≥0} (1 − F(t)^m)`. The loop runs over load values t (bounded by
+/// λ + 12√λ + 40), never over ranks, nodes or bins.
+pub fn expected_max_poisson(lambda: f64, bins: f64) -> f64 {
+    if !(lambda > 0.0) || !(bins >= 1.0) {
+        return 0.0;
+    }
+    let t_max = (lambda + 12.0 * lambda.sqrt() + 40.0).ceil();
+    let mut pmf = (-lambda).exp();
+    let mut cdf = pmf;
+    let mut sum = 0.0;
+    let mut t = 0.0;
+    while t <= t_max {
+        let survival = (1.0 - cdf).max(0.0);
+        // 1 − F^m = −expm1(m · ln(1 − S)), accurate when S is tiny.
+        let term = -(bins * (-survival).ln_1p()).exp_m1();
+        sum += term.clamp(0.0, 1.0);
+        t += 1.0;
+        pmf *= lambda / t;
+        cdf += pmf;
+    }
+    // The maximum is never below one bin's mean.
+    sum.max(lambda)
+}
+
+/// Efficiency of static ECMP on crossing traffic: each NIC sends `q` equal sub-flows, a share
+/// `crossing` of them leaves the leaf, hashed onto `uplinks` links carrying `oversubscription`×
+/// the downlink load. A synchronous collective runs at the most-loaded link:
+/// `κ = min(1, q / E[max sub-flows per link])`.
+pub fn ecmp_efficiency(crossing: f64, oversubscription: f64, uplinks: f64, q: f64) -> f64 {
+    let lambda = crossing * oversubscription * q;
+    let e_max = expected_max_poisson(lambda, uplinks);
+    if e_max <= q {
+        1.0
+    } else {
+        (q / e_max).clamp(0.0, 1.0)
+    }
+}
+
+/// Load-balanced fabrics (adaptive routing): crossing traffic runs at `efficiency` and is
+/// limited by uplink capacity, `min(1, 1/(crossing · o))` (reduces to min(1, 1/o) at full load).
+fn balanced_efficiency(crossing: f64, oversubscription: f64, efficiency: f64) -> f64 {
+    let load = crossing * oversubscription;
+    let capacity = if load > 1.0 { 1.0 / load } else { 1.0 };
+    efficiency * capacity
+}
+
+/// κ on the crossing traffic for a fabric.
+pub fn crossing_efficiency(path: &FabricPath, crossing: f64) -> f64 {
+    let o = path.oversubscription.max(1.0);
+    let m = f64::from(path.leaf_uplinks.max(1));
+    match path.fabric {
+        Fabric::Infiniband => balanced_efficiency(crossing, o, INFINIBAND_AR_EFFICIENCY),
+        Fabric::RoceAdaptive => balanced_efficiency(crossing, o, ADAPTIVE_ETHERNET_EFFICIENCY),
+        Fabric::Roce => {
+            let q_default = CHANNELS_PER_NIC * DEFAULT_QPS_PER_CONNECTION;
+            let plain = ecmp_efficiency(crossing, o, m, q_default);
+            match path.roce_tuning {
+                RoceTuning::Default => plain,
+                RoceTuning::Tuned => {
+                    let q_tuned = CHANNELS_PER_NIC * TUNED_QPS_PER_CONNECTION;
+                    let tuned = ecmp_efficiency(crossing, o, m, q_tuned);
+                    tuned.min(plain * (1.0 + TUNED_MAX_GAIN)).max(plain).min(1.0)
+                }
+            }
+        }
+    }
+}
+
+/// Overall congestion factor on scale-out bandwidth: crossing bytes at κ_cross, the rest at
+/// full rate, combined by time: `1 / ((1 − h) + h / κ_cross)`.
+pub fn congestion_factor(path: &FabricPath, crossing: f64) -> f64 {
+    if crossing <= 0.0 {
+        return 1.0;
+    }
+    let kappa = crossing_efficiency(path, crossing).max(1e-9);
+    let denom = (1.0 - crossing) + crossing / kappa;
+    if denom > 0.0 {
+        (1.0 / denom).clamp(0.0, 1.0)
+    } else {
+        1.0
+    }
+}
+
+/// RoCE PFC/incast tail added to each fan-in network stage, µs (0 on InfiniBand).
+pub fn incast_tail_us(path: &FabricPath) -> f64 {
+    match path.fabric {
+        Fabric::Infiniband => 0.0,
+        Fabric::Roce | Fabric::RoceAdaptive => match path.roce_tuning {
+            RoceTuning::Default => ROCE_INCAST_TAIL_US,
+            RoceTuning::Tuned => ROCE_INCAST_TAIL_US * ROCE_TUNED_INCAST_FACTOR,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crossing_share_by_hand() {
+        assert_eq!(crossing_share(32.0, 32.0), 0.0);
+        assert_eq!(crossing_share(1.0, 1.0), 0.0);
+        // 64 nodes, 32 per leaf: 32/63
+        assert!((crossing_share(64.0, 32.0) - 32.0 / 63.0).abs() < 1e-12);
+        assert!((crossing_share(1e6, 1.0) - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn switch_hops_by_hand() {
+        assert_eq!(switch_hops(32.0, 32.0, 2), 1.0);
+        assert_eq!(switch_hops(33.0, 32.0, 2), 3.0);
+        assert_eq!(switch_hops(5000.0, 32.0, 3), 5.0);
+    }
+
+    #[test]
+    fn expected_max_reproduces_balls_into_bins_table() {
+        // performance.md §3: efficiency q / E[max] at full load (k = m), m uplinks, q QPs.
+        let table = [
+            (8.0, 1.0, 0.38),
+            (8.0, 2.0, 0.48),
+            (8.0, 4.0, 0.57),
+            (8.0, 8.0, 0.65),
+            (16.0, 1.0, 0.33),
+            (16.0, 2.0, 0.41),
+            (16.0, 4.0, 0.51),
+            (16.0, 8.0, 0.60),
+            (64.0, 1.0, 0.25),
+            (64.0, 2.0, 0.34),
+            (64.0, 4.0, 0.43),
+            (64.0, 8.0, 0.52),
+        ];
+        for (m, q, want) in table {
+            let got = ecmp_efficiency(1.0, 1.0, m, q);
+            assert!((got - want).abs() < 0.03, "m={m} q={q}: {got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn poisson_max_by_hand() {
+        // One bin: E[max] = λ.
+        assert!((expected_max_poisson(3.0, 1.0) - 3.0).abs() < 1e-9);
+        // m = 8, λ = 1: Σ(1 − F^8) ≈ 2.58 (hand sum in docs/model.md).
+        let v = expected_max_poisson(1.0, 8.0);
+        assert!((v - 2.58).abs() < 0.02, "{v}");
+        assert_eq!(expected_max_poisson(0.0, 8.0), 0.0);
+    }
+
+    #[test]
+    fn light_crossing_load_does_not_collide() {
+        assert_eq!(ecmp_efficiency(0.0, 1.0, 32.0, 2.0), 1.0);
+        assert!(ecmp_efficiency(0.05, 1.0, 32.0, 2.0) > ecmp_efficiency(1.0, 1.0, 32.0, 2.0));
+    }
+
+    #[test]
+    fn congestion_factor_by_hand() {
+        let path = FabricPath {
+            fabric: Fabric::Infiniband,
+            tiers: 2,
+            planes: 1,
+            oversubscription: 2.0,
+            rail_optimized: true,
+            nodes_per_leaf: 32,
+            leaf_uplinks: 16,
+            switch_latency_ns: 130.0,
+            roce_tuning: RoceTuning::Default,
+            in_network_reduction: false,
+        };
+        // Full crossing at 2:1 on IB: κ = 1/2.
+        assert!((congestion_factor(&path, 1.0) - 0.5).abs() < 1e-12);
+        // Half crossing at 2:1: load 1 → no capacity loss.
+        assert!((congestion_factor(&path, 0.5) - 1.0).abs() < 1e-12);
+        let adaptive = FabricPath {
+            fabric: Fabric::RoceAdaptive,
+            oversubscription: 1.0,
+            ..path
+        };
+        assert!((congestion_factor(&adaptive, 1.0) - 0.95).abs() < 1e-12);
+        // h = 0.5: 1 / (0.5 + 0.5/0.95)
+        let want = 1.0 / (0.5 + 0.5 / 0.95);
+        assert!((congestion_factor(&adaptive, 0.5) - want).abs() < 1e-12);
+    }
+}

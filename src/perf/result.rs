@@ -1,0 +1,87 @@
+//! Output and error of the performance model.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// Predicted collective performance and GPU idle time for one fabric.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct PerfResult {
+    /// Bytes of the data-parallel all-reduce per GPU per step (gradients / (TP·PP) × bytes per
+    /// gradient), or the explicit message size, bytes.
+    pub message_bytes: u64,
+    /// Algorithm chosen for `message_bytes` as NCCL would (fastest modelled): `ring`, `tree`,
+    /// `nvls`, `nvls_tree`, `collnet`, or `none` when only one rank takes part.
+    pub algorithm: String,
+    /// Protocol chosen: `ll`, `ll128`, `simple` (`none` when only one rank takes part).
+    pub protocol: String,
+    /// Time of one all-reduce of `message_bytes`, µs.
+    pub allreduce_time_us: f64,
+    /// Bus bandwidth of that all-reduce (nccl-tests `busbw = algbw · 2(n−1)/n`), GB/s.
+    pub busbw_gbytes_per_s: f64,
+    /// Algorithm bandwidth of that all-reduce (`message_bytes / time`), GB/s.
+    pub algbw_gbytes_per_s: f64,
+    /// Congestion factor κ on the scale-out bandwidth (1 = none), dimensionless, in (0, 1].
+    pub congestion_factor: f64,
+    /// Share of inter-node traffic that crosses a hashed or oversubscribed tier, in [0, 1].
+    pub crossing_share: f64,
+    /// Effective bandwidth of one NIC (line rate × header efficiency, PCIe-capped), GB/s.
+    pub nic_effective_gbytes_per_s: f64,
+    /// Physical bus-bandwidth ceiling of this communicator (NVLink and network bounds), GB/s.
+    pub busbw_ceiling_gbytes_per_s: f64,
+    /// Ranks in the all-reduce communicator (data-parallel size, or all GPUs).
+    pub communicator_ranks: u32,
+    /// Nodes the communicator spans.
+    pub communicator_nodes: u32,
+    /// Gradient buckets per step (1 for an explicit message).
+    pub buckets: u64,
+    /// Bytes per bucket.
+    pub bucket_bytes: u64,
+    /// Time of one bucket all-reduce, µs.
+    pub bucket_allreduce_time_us: f64,
+    /// Total communication time per step (all buckets), ms.
+    pub comm_time_ms: f64,
+    /// Share of the backward pass that can hide communication, ρ = 1 − 1/buckets, in [0, 1).
+    pub hidden_share: f64,
+    /// Communication not hidden behind compute, per step, ms.
+    pub exposed_comm_ms: f64,
+    /// Step time = compute + exposed communication, ms.
+    pub step_time_ms: f64,
+    /// Fraction of the step the GPU waits on the network, exposed / step, in [0, 1).
+    pub gpu_idle_fraction: f64,
+}
+
+/// Why an input cannot be evaluated.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PerfError {
+    /// An input is outside its documented range (field name, explanation).
+    OutOfRange {
+        /// Field path, e.g. `path.oversubscription`.
+        field: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
+    /// Fewer GPUs than one model replica needs (TP · PP).
+    ModelDoesNotFit {
+        /// GPUs in the job.
+        gpus: u32,
+        /// GPUs one replica needs.
+        gpus_per_replica: u64,
+    },
+}
+
+impl std::fmt::Display for PerfError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PerfError::OutOfRange { field, detail } => write!(f, "{field}: {detail}"),
+            PerfError::ModelDoesNotFit {
+                gpus,
+                gpus_per_replica,
+            } => write!(
+                f,
+                "{gpus} GPUs cannot hold one replica of tensor_parallel x pipeline_parallel = {gpus_per_replica} GPUs"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PerfError {}
