@@ -1,1 +1,59 @@
-fn main(){}
+//! One full `evaluate` for 8 GPUs and for 1,000,000 GPUs: the cost must not grow with GPU count.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use fabric_tco::fabric::Fabric;
+use fabric_tco::perf::{
+    FabricPath, GpuSpec, NicSpec, PerfInput, RoceTuning, Workload, evaluate, gpu_default,
+};
+use std::hint::black_box;
+
+fn input(gpus: u32, fabric: Fabric) -> PerfInput {
+    PerfInput {
+        gpus,
+        gpus_per_node: 8,
+        nics_per_node: 8,
+        gpu: gpu_default("h100").unwrap_or(GpuSpec {
+            nvlink_ring_busbw_gbytes_per_s: 365.0,
+            nvls_busbw_gbytes_per_s: Some(480.0),
+            gpus_per_node_max: 8,
+        }),
+        nic: NicSpec {
+            speed_gbps: 400,
+            pcie_gen: 5,
+            pcie_lanes: 16,
+        },
+        path: FabricPath {
+            fabric,
+            tiers: 3,
+            planes: 1,
+            oversubscription: 1.0,
+            rail_optimized: true,
+            nodes_per_leaf: 32,
+            leaf_uplinks: 32,
+            switch_latency_ns: 300.0,
+            roce_tuning: RoceTuning::Default,
+            in_network_reduction: false,
+        },
+        workload: Workload::default(),
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("evaluate");
+    for (name, gpus) in [("8_gpus", 8u32), ("1000000_gpus", 1_000_000)] {
+        for fabric in [Fabric::Infiniband, Fabric::Roce] {
+            let mut i = input(gpus, fabric);
+            if gpus == 8 {
+                // One node cannot hold a TP·PP = 32 replica: measure the single-collective path.
+                i.workload.message_bytes = Some(1 << 30);
+            }
+            group.bench_function(format!("{name}/{}", fabric.as_str()), |b| {
+                b.iter(|| evaluate(black_box(&i)))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

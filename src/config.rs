@@ -25,15 +25,25 @@ impl Settings {
         let bind = bind_text
             .parse()
             .map_err(|e| format!("FABRIC_TCO_BIND='{bind_text}' is not an address:port ({e})"))?;
-        let catalog_dir = get("FABRIC_TCO_CATALOG_DIR").filter(|s| !s.is_empty()).map(PathBuf::from);
+        let catalog_dir = get("FABRIC_TCO_CATALOG_DIR")
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from);
         let workers = match get("FABRIC_TCO_WORKERS").filter(|s| !s.is_empty()) {
             None => None,
             Some(w) => match w.parse::<usize>() {
                 Ok(n) if (1..=256).contains(&n) => Some(n),
-                _ => return Err(format!("FABRIC_TCO_WORKERS='{w}' must be a whole number 1..=256")),
+                _ => {
+                    return Err(format!(
+                        "FABRIC_TCO_WORKERS='{w}' must be a whole number 1..=256"
+                    ));
+                }
             },
         };
-        Ok(Settings { bind, catalog_dir, workers })
+        Ok(Settings {
+            bind,
+            catalog_dir,
+            workers,
+        })
     }
 
     pub fn from_env() -> Result<Settings, String> {
@@ -64,9 +74,11 @@ mod tests {
 
     #[test]
     fn bad_values_are_named() {
-        let e = Settings::from_lookup(|k| (k == "FABRIC_TCO_BIND").then(|| "nope".into())).unwrap_err();
+        let e =
+            Settings::from_lookup(|k| (k == "FABRIC_TCO_BIND").then(|| "nope".into())).unwrap_err();
         assert!(e.contains("FABRIC_TCO_BIND"), "{e}");
-        let e = Settings::from_lookup(|k| (k == "FABRIC_TCO_WORKERS").then(|| "0".into())).unwrap_err();
+        let e =
+            Settings::from_lookup(|k| (k == "FABRIC_TCO_WORKERS").then(|| "0".into())).unwrap_err();
         assert!(e.contains("FABRIC_TCO_WORKERS"), "{e}");
     }
 }

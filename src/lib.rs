@@ -7,7 +7,10 @@
 pub mod api;
 pub mod catalog;
 pub mod config;
+pub mod cost;
 pub mod fabric;
+pub mod perf;
+pub mod plan;
 pub mod sizing;
 
 use std::net::TcpListener;

@@ -37,7 +37,13 @@ async fn main() -> ExitCode {
         }
     };
     for c in catalogs.all() {
-        log::info!("catalog {} v{} sha256 {} from {}", c.id(), c.data.version, c.sha256, c.origin);
+        log::info!(
+            "catalog {} v{} sha256 {} from {}",
+            c.id(),
+            c.data.version,
+            c.sha256,
+            c.origin
+        );
     }
     let listener = match TcpListener::bind(settings.bind) {
         Ok(l) => l,
@@ -46,7 +52,10 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    log::info!("listening on http://{}/ (Swagger UI at /swagger-ui/)", settings.bind);
+    log::info!(
+        "listening on http://{}/ (Swagger UI at /swagger-ui/)",
+        settings.bind
+    );
     let server = match fabric_tco::build_server(listener, catalogs, settings.workers) {
         Ok(s) => s,
         Err(e) => {

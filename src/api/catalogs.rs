@@ -127,5 +127,8 @@ pub async fn get_catalog(
     let default = catalog.id() == state.catalogs.newest().id();
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
-        .json(CatalogDetail { summary: summarize(catalog, default), content: catalog.data.clone() }))
+        .json(CatalogDetail {
+            summary: summarize(catalog, default),
+            content: catalog.data.clone(),
+        }))
 }

@@ -81,7 +81,12 @@ impl ApiError {
 
     /// 400: the body or query could not be parsed at all.
     pub fn malformed(detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, "malformed_request", "Malformed request", detail)
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "malformed_request",
+            "Malformed request",
+            detail,
+        )
     }
 
     /// 422: parsed, but one or more fields are invalid.
@@ -173,7 +178,13 @@ impl ApiError {
 
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}: {}", self.status.as_u16(), self.problem.code, self.problem.detail)
+        write!(
+            f,
+            "{} {}: {}",
+            self.status.as_u16(),
+            self.problem.code,
+            self.problem.detail
+        )
     }
 }
 

@@ -43,12 +43,12 @@ where
             {
                 return Err(ApiError::payload_too_large(MAX_BODY_BYTES));
             }
-            let bytes = web::Bytes::from_request(&req, &mut payload).await.map_err(|e| {
-                match e.as_error::<PayloadError>() {
+            let bytes = web::Bytes::from_request(&req, &mut payload)
+                .await
+                .map_err(|e| match e.as_error::<PayloadError>() {
                     Some(PayloadError::Overflow) => ApiError::payload_too_large(MAX_BODY_BYTES),
                     _ => ApiError::malformed(format!("could not read the request body: {e}")),
-                }
-            })?;
+                })?;
             if bytes.len() > MAX_BODY_BYTES {
                 return Err(ApiError::payload_too_large(MAX_BODY_BYTES));
             }
@@ -65,8 +65,15 @@ fn check_json_content_type(req: &HttpRequest) -> Result<(), ApiError> {
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let essence = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    if essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json")) {
+    let essence = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+    {
         Ok(())
     } else if essence.is_empty() {
         Err(ApiError::unsupported_media_type(
@@ -90,10 +97,14 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             let inner = e.into_inner();
             use serde_json::error::Category;
             match inner.classify() {
-                Category::Syntax | Category::Eof | Category::Io => {
-                    Err(ApiError::malformed(format!("the body is not valid JSON: {inner}")))
-                }
-                Category::Data => Err(ApiError::field(&pointer, "invalid_type", strip_position(&inner.to_string()))),
+                Category::Syntax | Category::Eof | Category::Io => Err(ApiError::malformed(
+                    format!("the body is not valid JSON: {inner}"),
+                )),
+                Category::Data => Err(ApiError::field(
+                    &pointer,
+                    "invalid_type",
+                    strip_position(&inner.to_string()),
+                )),
             }
         }
     }
@@ -159,7 +170,11 @@ fn collect(errs: &ValidationErrors, prefix: &str, out: &mut Vec<FieldError>) {
                         .as_ref()
                         .map(|m| m.to_string())
                         .unwrap_or_else(|| describe(e));
-                    out.push(FieldError { pointer: pointer.clone(), code: e.code.to_string(), detail });
+                    out.push(FieldError {
+                        pointer: pointer.clone(),
+                        code: e.code.to_string(),
+                        detail,
+                    });
                 }
             }
             ValidationErrorsKind::Struct(inner) => collect(inner, &pointer, out),

@@ -41,10 +41,12 @@ pub struct Readiness {
 )]
 #[get("/healthz")]
 pub async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().insert_header(("Cache-Control", "no-store")).json(Health {
-        status: "ok".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-    })
+    HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(Health {
+            status: "ok".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        })
 }
 
 /// Readiness probe.
@@ -57,9 +59,11 @@ pub async fn healthz() -> HttpResponse {
 )]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().insert_header(("Cache-Control", "no-store")).json(Readiness {
-        status: "ready".into(),
-        catalogs: state.catalogs.all().len(),
-        default_catalog: state.catalogs.newest().id().to_string(),
-    })
+    HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(Readiness {
+            status: "ready".into(),
+            catalogs: state.catalogs.all().len(),
+            default_catalog: state.catalogs.newest().id().to_string(),
+        })
 }

@@ -5,6 +5,7 @@ pub mod error;
 pub mod extract;
 pub mod health;
 pub mod middleware;
+pub mod plans;
 
 use std::sync::Arc;
 
@@ -29,7 +30,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(health::healthz)
         .service(health::readyz)
         .service(catalogs::list_catalogs)
-        .service(catalogs::get_catalog);
+        .service(catalogs::get_catalog)
+        .service(plans::post_plan);
 }
 
 #[derive(OpenApi)]
@@ -93,7 +95,10 @@ impl RouteTable {
             routes.push((split(path), methods));
         }
         for path in ["/openapi.json", "/swagger-ui/"] {
-            routes.push((split(path), vec![Method::GET, Method::HEAD, Method::OPTIONS]));
+            routes.push((
+                split(path),
+                vec![Method::GET, Method::HEAD, Method::OPTIONS],
+            ));
         }
         RouteTable { routes }
     }
@@ -105,14 +110,20 @@ impl RouteTable {
             .iter()
             .find(|(tpl, _)| {
                 tpl.len() == segs.len()
-                    && tpl.iter().zip(&segs).all(|(t, s)| t.starts_with('{') || t == s)
+                    && tpl
+                        .iter()
+                        .zip(&segs)
+                        .all(|(t, s)| t.starts_with('{') || t == s)
             })
             .map(|(_, m)| m.as_slice())
     }
 }
 
 fn split(path: &str) -> Vec<String> {
-    path.split('/').filter(|s| !s.is_empty()).map(str::to_string).collect()
+    path.split('/')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Answers requests no handler took: OPTIONS on a known path → 204 with `Allow`; another
@@ -124,13 +135,22 @@ pub async fn fallback(req: HttpRequest) -> Result<HttpResponse, ApiError> {
         .unwrap_or_default();
     match routes.allowed(req.path()) {
         Some(methods) => {
-            let allow = methods.iter().map(Method::as_str).collect::<Vec<_>>().join(", ");
+            let allow = methods
+                .iter()
+                .map(Method::as_str)
+                .collect::<Vec<_>>()
+                .join(", ");
             if req.method() == Method::OPTIONS {
-                Ok(HttpResponse::NoContent().insert_header(("Allow", allow)).finish())
+                Ok(HttpResponse::NoContent()
+                    .insert_header(("Allow", allow))
+                    .finish())
             } else {
                 Err(ApiError::method_not_allowed(allow))
             }
         }
-        None => Err(ApiError::not_found(format!("no resource at {}", req.path()))),
+        None => Err(ApiError::not_found(format!(
+            "no resource at {}",
+            req.path()
+        ))),
     }
 }

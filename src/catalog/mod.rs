@@ -49,7 +49,10 @@ impl std::error::Error for LoadError {}
 impl Catalog {
     /// Parses and validates one catalog file's bytes.
     pub fn parse(origin: &str, bytes: &[u8]) -> Result<Catalog, LoadError> {
-        let err = |message: String| LoadError { origin: origin.to_string(), message };
+        let err = |message: String| LoadError {
+            origin: origin.to_string(),
+            message,
+        };
         if bytes.len() > MAX_CATALOG_BYTES {
             return Err(err(format!(
                 "{} bytes exceed the {} byte limit",
@@ -71,7 +74,11 @@ impl Catalog {
             return Err(err(list.join("; ")));
         }
         let sha256 = hex(&Sha256::digest(bytes));
-        Ok(Catalog { data, sha256, origin: origin.to_string() })
+        Ok(Catalog {
+            data,
+            sha256,
+            origin: origin.to_string(),
+        })
     }
 
     pub fn id(&self) -> &str {
@@ -97,7 +104,10 @@ impl Catalog {
         self.data.gpus.iter().find(|g| g.id == id)
     }
     pub fn profile(&self, fabric: crate::fabric::Fabric) -> Option<&FabricProfile> {
-        self.data.fabric_profiles.iter().find(|p| p.fabric == fabric)
+        self.data
+            .fabric_profiles
+            .iter()
+            .find(|p| p.fabric == fabric)
     }
     /// Number of entries per kind, for listings.
     pub fn entry_counts(&self) -> EntryCounts {
@@ -115,11 +125,21 @@ impl Catalog {
     /// SKUs whose price is a placeholder (grade P).
     pub fn is_placeholder(&self, sku: &str) -> bool {
         let d = &self.data;
-        d.switches.iter().any(|x| x.sku == sku && x.provenance.is_placeholder())
-            || d.nics.iter().any(|x| x.sku == sku && x.provenance.is_placeholder())
-            || d.transceivers.iter().any(|x| x.sku == sku && x.provenance.is_placeholder())
-            || d.cables.iter().any(|x| x.sku == sku && x.provenance.is_placeholder())
-            || d.licenses.iter().any(|x| x.sku == sku && x.provenance.is_placeholder())
+        d.switches
+            .iter()
+            .any(|x| x.sku == sku && x.provenance.is_placeholder())
+            || d.nics
+                .iter()
+                .any(|x| x.sku == sku && x.provenance.is_placeholder())
+            || d.transceivers
+                .iter()
+                .any(|x| x.sku == sku && x.provenance.is_placeholder())
+            || d.cables
+                .iter()
+                .any(|x| x.sku == sku && x.provenance.is_placeholder())
+            || d.licenses
+                .iter()
+                .any(|x| x.sku == sku && x.provenance.is_placeholder())
     }
 }
 
@@ -156,7 +176,10 @@ impl CatalogSet {
     /// Builds a set; rejects duplicate ids; orders newest `published` first (ties: id).
     pub fn new(mut catalogs: Vec<Catalog>) -> Result<CatalogSet, LoadError> {
         catalogs.sort_by(|a, b| {
-            b.data.published.cmp(&a.data.published).then_with(|| a.data.id.cmp(&b.data.id))
+            b.data
+                .published
+                .cmp(&a.data.published)
+                .then_with(|| a.data.id.cmp(&b.data.id))
         });
         let mut seen = std::collections::HashSet::new();
         for c in &catalogs {
@@ -169,8 +192,14 @@ impl CatalogSet {
         }
         let catalogs: Vec<Arc<Catalog>> = catalogs.into_iter().map(Arc::new).collect();
         match catalogs.first() {
-            Some(newest) => Ok(CatalogSet { newest: Arc::clone(newest), catalogs }),
-            None => Err(LoadError { origin: "catalogs".into(), message: "no catalog loaded".into() }),
+            Some(newest) => Ok(CatalogSet {
+                newest: Arc::clone(newest),
+                catalogs,
+            }),
+            None => Err(LoadError {
+                origin: "catalogs".into(),
+                message: "no catalog loaded".into(),
+            }),
         }
     }
 
@@ -186,12 +215,16 @@ impl CatalogSet {
     /// Every `*.json` file in `dir` (not recursive), each one catalog.
     pub fn from_dir(dir: &Path) -> Result<CatalogSet, LoadError> {
         let origin = dir.display().to_string();
-        let rd = std::fs::read_dir(dir)
-            .map_err(|e| LoadError { origin: origin.clone(), message: format!("cannot read directory: {e}") })?;
+        let rd = std::fs::read_dir(dir).map_err(|e| LoadError {
+            origin: origin.clone(),
+            message: format!("cannot read directory: {e}"),
+        })?;
         let mut paths = Vec::new();
         for entry in rd {
-            let entry = entry
-                .map_err(|e| LoadError { origin: origin.clone(), message: format!("cannot list directory: {e}") })?;
+            let entry = entry.map_err(|e| LoadError {
+                origin: origin.clone(),
+                message: format!("cannot list directory: {e}"),
+            })?;
             let p = entry.path();
             if p.extension().is_some_and(|x| x == "json") && p.is_file() {
                 paths.push(p);
@@ -199,13 +232,18 @@ impl CatalogSet {
         }
         paths.sort();
         if paths.is_empty() {
-            return Err(LoadError { origin, message: "no *.json catalog file in the directory".into() });
+            return Err(LoadError {
+                origin,
+                message: "no *.json catalog file in the directory".into(),
+            });
         }
         let mut list = Vec::new();
         for p in paths {
             let name = p.display().to_string();
-            let bytes = std::fs::read(&p)
-                .map_err(|e| LoadError { origin: name.clone(), message: format!("cannot read: {e}") })?;
+            let bytes = std::fs::read(&p).map_err(|e| LoadError {
+                origin: name.clone(),
+                message: format!("cannot read: {e}"),
+            })?;
             list.push(Catalog::parse(&name, &bytes)?);
         }
         CatalogSet::new(list)

@@ -211,7 +211,8 @@ pub struct Gpu {
     pub nvls_busbw_gbytes_per_s: Option<f64>,
     /// PCIe generation of the host-NIC path.
     pub pcie_gen: u8,
-    /// GPU board power, W.
+    /// The GPU's share of server power (system max ÷ GPUs per node), W: what an owned
+    /// GPU-hour pays for electricity.
     pub power_w: Decimal,
     /// Purchase price per GPU, USD; `null` when not priced (calibration-only GPUs).
     pub purchase_usd: Option<Decimal>,

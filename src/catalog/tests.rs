@@ -39,7 +39,15 @@ fn non_positive_price_is_named() {
     let mut v = default_json();
     v["switches"][1]["price_usd"] = "0".into();
     let msg = load_err(&v);
-    assert_names(&msg, &["fixture.json", "switches[1] (nvidia-qm9790)", "price_usd", "> 0"]);
+    assert_names(
+        &msg,
+        &[
+            "fixture.json",
+            "switches[1] (nvidia-qm9790)",
+            "price_usd",
+            "> 0",
+        ],
+    );
 }
 
 #[test]
@@ -52,7 +60,10 @@ fn missing_source_is_named() {
     let mut v = default_json();
     v["cables"][0]["source"] = " ".into();
     let msg = load_err(&v);
-    assert_names(&msg, &["cables[0] (fiber-mpo12-om4-10m)", "source", "empty"]);
+    assert_names(
+        &msg,
+        &["cables[0] (fiber-mpo12-om4-10m)", "source", "empty"],
+    );
 }
 
 #[test]
@@ -60,7 +71,10 @@ fn duplicate_sku_is_named() {
     let mut v = default_json();
     v["transceivers"][1]["sku"] = v["transceivers"][0]["sku"].clone();
     let msg = load_err(&v);
-    assert_names(&msg, &["transceivers[1]", "sku", "duplicate SKU 'osfp-800g-2xsr4'"]);
+    assert_names(
+        &msg,
+        &["transceivers[1]", "sku", "duplicate SKU 'osfp-800g-2xsr4'"],
+    );
 }
 
 #[test]
@@ -68,12 +82,26 @@ fn unknown_sku_reference_is_named() {
     let mut v = default_json();
     v["fabric_profiles"][0]["switch_by_link_speed"]["400"] = "no-such-switch".into();
     let msg = load_err(&v);
-    assert_names(&msg, &["fabric_profiles[0] (infiniband)", "switch_by_link_speed.400", "unknown switch SKU 'no-such-switch'"]);
+    assert_names(
+        &msg,
+        &[
+            "fabric_profiles[0] (infiniband)",
+            "switch_by_link_speed.400",
+            "unknown switch SKU 'no-such-switch'",
+        ],
+    );
 
     let mut v = default_json();
     v["fabric_profiles"][1]["cabling"][0]["leaf_spine"]["cable"] = "nope".into();
     let msg = load_err(&v);
-    assert_names(&msg, &["fabric_profiles[1] (roce)", "cabling[0].leaf_spine.cable", "unknown cable SKU 'nope'"]);
+    assert_names(
+        &msg,
+        &[
+            "fabric_profiles[1] (roce)",
+            "cabling[0].leaf_spine.cable",
+            "unknown cable SKU 'nope'",
+        ],
+    );
 }
 
 #[test]
@@ -111,7 +139,14 @@ fn directory_loading_names_the_broken_file() {
     std::fs::write(dir.join("broken.json"), serde_json::to_vec(&v).unwrap()).unwrap();
     std::fs::write(dir.join("good.json"), EMBEDDED[0].1).unwrap();
     let err = CatalogSet::from_dir(&dir).unwrap_err().to_string();
-    assert_names(&err, &["broken.json", "nics[2] (nvidia-bf3-supernic-400g)", "price_usd"]);
+    assert_names(
+        &err,
+        &[
+            "broken.json",
+            "nics[2] (nvidia-bf3-supernic-400g)",
+            "price_usd",
+        ],
+    );
 
     std::fs::remove_file(dir.join("broken.json")).unwrap();
     v["nics"][2]["price_usd"] = "2000".into();
@@ -119,7 +154,11 @@ fn directory_loading_names_the_broken_file() {
     std::fs::write(dir.join("newer.json"), serde_json::to_vec(&v).unwrap()).unwrap();
     let set = CatalogSet::from_dir(&dir).unwrap();
     assert_eq!(set.all().len(), 2);
-    assert_eq!(set.newest().id(), "second", "newest published is the default");
+    assert_eq!(
+        set.newest().id(),
+        "second",
+        "newest published is the default"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -38,7 +38,11 @@ impl Checker {
     fn provenance(&mut self, entry: &str, p: &Provenance) {
         self.text(entry, "source", &p.source);
         if !is_date(&p.date) {
-            self.fail(entry, "date", format!("'{}' is not YYYY-MM or YYYY-MM-DD", p.date));
+            self.fail(
+                entry,
+                "date",
+                format!("'{}' is not YYYY-MM or YYYY-MM-DD", p.date),
+            );
         }
     }
 
@@ -77,7 +81,8 @@ impl Checker {
 /// `YYYY-MM` or `YYYY-MM-DD` with digits in the right places.
 fn is_date(s: &str) -> bool {
     let b = s.as_bytes();
-    let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|x| x.iter().all(u8::is_ascii_digit));
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|x| x.iter().all(u8::is_ascii_digit));
     match b.len() {
         7 => digits(0..4) && b.get(4) == Some(&b'-') && digits(5..7),
         10 => {
@@ -93,14 +98,15 @@ fn is_date(s: &str) -> bool {
 
 /// Checks a parsed catalog; returns every problem found (empty when valid).
 pub fn validate(c: &CatalogData) -> Vec<Problem> {
-    let mut k = Checker { problems: Vec::new() };
+    let mut k = Checker {
+        problems: Vec::new(),
+    };
     let d = Decimal::from;
 
     if c.id.is_empty()
-        || !c
-            .id
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.' || b == b'_')
+        || !c.id.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.' || b == b'_'
+        })
     {
         k.fail("catalog", "id", "must be non-empty lowercase [a-z0-9._-]");
     }
@@ -207,13 +213,22 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         if !(1..=72).contains(&g.gpus_per_node) {
             k.fail(&e, "gpus_per_node", "must be 1..=72");
         }
-        if !(g.nvlink_ring_busbw_gbytes_per_s.is_finite() && g.nvlink_ring_busbw_gbytes_per_s > 0.0) {
-            k.fail(&e, "nvlink_ring_busbw_gbytes_per_s", "must be a positive number");
+        if !(g.nvlink_ring_busbw_gbytes_per_s.is_finite() && g.nvlink_ring_busbw_gbytes_per_s > 0.0)
+        {
+            k.fail(
+                &e,
+                "nvlink_ring_busbw_gbytes_per_s",
+                "must be a positive number",
+            );
         }
         if let Some(v) = g.nvls_busbw_gbytes_per_s
             && !(v.is_finite() && v > 0.0)
         {
-            k.fail(&e, "nvls_busbw_gbytes_per_s", "must be a positive number or null");
+            k.fail(
+                &e,
+                "nvls_busbw_gbytes_per_s",
+                "must be a positive number or null",
+            );
         }
         if !(3..=6).contains(&g.pcie_gen) {
             k.fail(&e, "pcie_gen", "must be 3..=6");
@@ -232,13 +247,38 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
     }
 
     let o = &c.operations;
-    k.figure("electricity_usd_per_kwh", &o.electricity_usd_per_kwh, d(0), d(10));
+    k.figure(
+        "electricity_usd_per_kwh",
+        &o.electricity_usd_per_kwh,
+        d(0),
+        d(10),
+    );
     k.figure("pue", &o.pue, d(1), d(3));
     k.figure("support_rate", &o.support_rate, d(0), d(1));
-    k.figure("network_engineer_usd_per_year", &o.network_engineer_usd_per_year, d(0), d(10_000_000));
-    k.figure("ib_specialist_usd_per_year", &o.ib_specialist_usd_per_year, d(0), d(10_000_000));
-    k.figure("gpus_per_network_fte", &o.gpus_per_network_fte, d(1), d(1_000_000));
-    k.figure("gpus_per_ib_specialist", &o.gpus_per_ib_specialist, d(1), d(1_000_000));
+    k.figure(
+        "network_engineer_usd_per_year",
+        &o.network_engineer_usd_per_year,
+        d(0),
+        d(10_000_000),
+    );
+    k.figure(
+        "ib_specialist_usd_per_year",
+        &o.ib_specialist_usd_per_year,
+        d(0),
+        d(10_000_000),
+    );
+    k.figure(
+        "gpus_per_network_fte",
+        &o.gpus_per_network_fte,
+        d(1),
+        d(1_000_000),
+    );
+    k.figure(
+        "gpus_per_ib_specialist",
+        &o.gpus_per_ib_specialist,
+        d(1),
+        d(1_000_000),
+    );
     k.figure("depreciation_years", &o.depreciation_years, d(1), d(15));
     k.figure("spares_rate", &o.spares_rate, d(0), d(1));
     k.figure("busy_fraction", &o.busy_fraction, d(0), d(1));
@@ -260,9 +300,11 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             }
             match c.switches.iter().find(|x| &x.sku == s) {
                 None => k.fail(&e, &field, format!("unknown switch SKU '{s}'")),
-                Some(sw) if !sw.fabrics.contains(&p.fabric) => {
-                    k.fail(&e, &field, format!("switch '{s}' does not run {}", p.fabric.as_str()))
-                }
+                Some(sw) if !sw.fabrics.contains(&p.fabric) => k.fail(
+                    &e,
+                    &field,
+                    format!("switch '{s}' does not run {}", p.fabric.as_str()),
+                ),
                 Some(_) => {}
             }
         }
@@ -273,19 +315,29 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             }
             match c.nics.iter().find(|x| &x.sku == n) {
                 None => k.fail(&e, &field, format!("unknown NIC SKU '{n}'")),
-                Some(nic) if !nic.fabrics.contains(&p.fabric) => {
-                    k.fail(&e, &field, format!("NIC '{n}' does not run {}", p.fabric.as_str()))
-                }
+                Some(nic) if !nic.fabrics.contains(&p.fabric) => k.fail(
+                    &e,
+                    &field,
+                    format!("NIC '{n}' does not run {}", p.fabric.as_str()),
+                ),
                 Some(_) => {}
             }
         }
         for (j, l) in p.licenses.iter().enumerate() {
             if !c.licenses.iter().any(|x| &x.sku == l) {
-                k.fail(&e, &format!("licenses[{j}]"), format!("unknown licence SKU '{l}'"));
+                k.fail(
+                    &e,
+                    &format!("licenses[{j}]"),
+                    format!("unknown licence SKU '{l}'"),
+                );
             }
         }
         if p.cabling.is_empty() {
-            k.fail(&e, "cabling", "must list cabling for at least one link speed");
+            k.fail(
+                &e,
+                "cabling",
+                "must list cabling for at least one link speed",
+            );
         }
         for (j, cab) in p.cabling.iter().enumerate() {
             for (tier, t) in [
@@ -294,13 +346,25 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
                 ("spine_core", &cab.spine_core),
             ] {
                 let field = format!("cabling[{j}].{tier}");
-                check_tier(&mut k, c, &e, &field, t, cab.link_speed_gbps, tier == "node_leaf");
+                check_tier(
+                    &mut k,
+                    c,
+                    &e,
+                    &field,
+                    t,
+                    cab.link_speed_gbps,
+                    tier == "node_leaf",
+                );
             }
         }
     }
     for f in Fabric::ALL {
         if !seen.contains(&f) {
-            k.fail("fabric_profiles", "fabric", format!("no profile for {}", f.as_str()));
+            k.fail(
+                "fabric_profiles",
+                "fabric",
+                format!("no profile for {}", f.as_str()),
+            );
         }
     }
     k.problems
@@ -318,11 +382,18 @@ fn check_tier(
     let module = |sku: &Option<String>, k: &mut Checker, which: &str| {
         if let Some(s) = sku {
             match c.transceivers.iter().find(|x| &x.sku == s) {
-                None => k.fail(entry, &format!("{field}.{which}"), format!("unknown transceiver SKU '{s}'")),
+                None => k.fail(
+                    entry,
+                    &format!("{field}.{which}"),
+                    format!("unknown transceiver SKU '{s}'"),
+                ),
                 Some(x) if x.link_speed_gbps != speed => k.fail(
                     entry,
                     &format!("{field}.{which}"),
-                    format!("transceiver '{s}' serves {} Gb/s links, not {speed}", x.link_speed_gbps),
+                    format!(
+                        "transceiver '{s}' serves {} Gb/s links, not {speed}",
+                        x.link_speed_gbps
+                    ),
                 ),
                 Some(_) => {}
             }
@@ -332,18 +403,34 @@ fn check_tier(
     if node_side {
         module(&t.nic_module, k, "nic_module");
     } else if t.nic_module.is_some() {
-        k.fail(entry, &format!("{field}.nic_module"), "only the node_leaf tier has NIC modules");
+        k.fail(
+            entry,
+            &format!("{field}.nic_module"),
+            "only the node_leaf tier has NIC modules",
+        );
     }
     match c.cables.iter().find(|x| x.sku == t.cable) {
-        None => k.fail(entry, &format!("{field}.cable"), format!("unknown cable SKU '{}'", t.cable)),
+        None => k.fail(
+            entry,
+            &format!("{field}.cable"),
+            format!("unknown cable SKU '{}'", t.cable),
+        ),
         Some(cb) => {
             let copper = cb.medium == super::schema::Medium::Copper;
             let has_modules = t.switch_module.is_some() || t.nic_module.is_some();
             if copper && has_modules {
-                k.fail(entry, &format!("{field}.cable"), "copper cables carry their own ends: no modules");
+                k.fail(
+                    entry,
+                    &format!("{field}.cable"),
+                    "copper cables carry their own ends: no modules",
+                );
             }
             if !copper && (t.switch_module.is_none() || (node_side && t.nic_module.is_none())) {
-                k.fail(entry, &format!("{field}.cable"), "fibre needs a transceiver at each end");
+                k.fail(
+                    entry,
+                    &format!("{field}.cable"),
+                    "fibre needs a transceiver at each end",
+                );
             }
         }
     }

@@ -713,3 +713,37 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn schemas_document_money_as_strings() {
+    use utoipa::PartialSchema;
+    let s = serde_json::to_value(FabricCost::schema()).unwrap();
+    let props = &s["properties"];
+    for f in [
+        "bom",
+        "capex",
+        "opex_per_year",
+        "tco",
+        "gpu_idle",
+        "total_cost_usd",
+    ] {
+        assert!(props.get(f).is_some(), "{f} missing from schema");
+    }
+    assert_eq!(props["total_cost_usd"]["type"], "string");
+    assert!(
+        props["total_cost_usd"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("USD")
+    );
+    let c = serde_json::to_value(Comparison::schema()).unwrap();
+    for f in [
+        "cheapest_fabric",
+        "deltas",
+        "recommendation",
+        "reasons",
+        "break_even",
+    ] {
+        assert!(c["properties"].get(f).is_some(), "{f} missing from schema");
+    }
+}

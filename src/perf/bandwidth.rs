@@ -48,9 +48,15 @@ mod tests {
     #[test]
     fn nic_ceilings_match_published_figures() {
         // 200G HDR on Gen4 x16: PCIe-bound at 24 GB/s (nccl-tests#119: "24GB/s ... per 200G NIC").
-        assert_eq!(nic_effective_gbytes_per_s(Fabric::Infiniband, 200, 4, 16), 24.0);
+        assert_eq!(
+            nic_effective_gbytes_per_s(Fabric::Infiniband, 200, 4, 16),
+            24.0
+        );
         // 400G NDR on Gen5 x16: 48 GB/s (nccl-tests#290: 46-48 GB/s).
-        assert_eq!(nic_effective_gbytes_per_s(Fabric::Infiniband, 400, 5, 16), 48.0);
+        assert_eq!(
+            nic_effective_gbytes_per_s(Fabric::Infiniband, 400, 5, 16),
+            48.0
+        );
         // 100G: wire-bound 12.5 × 0.9937 = 12.42 GB/s (nccl-tests#119: "12 GB/s for 100G").
         let v = nic_effective_gbytes_per_s(Fabric::Infiniband, 100, 4, 16);
         assert!((v - 12.421).abs() < 1e-3, "{v}");

@@ -3,8 +3,8 @@
 
 use super::constants::{
     ADAPTIVE_ETHERNET_EFFICIENCY, CHANNELS_PER_NIC, DEFAULT_QPS_PER_CONNECTION,
-    INFINIBAND_AR_EFFICIENCY, ROCE_INCAST_TAIL_US, ROCE_TUNED_INCAST_FACTOR,
-    TUNED_MAX_GAIN, TUNED_QPS_PER_CONNECTION,
+    INFINIBAND_AR_EFFICIENCY, ROCE_INCAST_TAIL_US, ROCE_TUNED_INCAST_FACTOR, TUNED_MAX_GAIN,
+    TUNED_QPS_PER_CONNECTION,
 };
 use super::input::{FabricPath, RoceTuning};
 use crate::fabric::Fabric;
@@ -32,7 +32,7 @@ pub fn switch_hops(nodes: f64, nodes_per_leaf: f64, tiers: u8) -> f64 {
 /// Poisson approximation: `Σ_{t≥0} (1 − F(t)^m)`. The loop runs over load values t (bounded by
 /// λ + 12√λ + 40), never over ranks, nodes or bins.
 pub fn expected_max_poisson(lambda: f64, bins: f64) -> f64 {
-    if !(lambda > 0.0) || !(bins >= 1.0) {
+    if lambda.is_nan() || lambda <= 0.0 || bins.is_nan() || bins < 1.0 {
         return 0.0;
     }
     let t_max = (lambda + 12.0 * lambda.sqrt() + 40.0).ceil();
@@ -90,7 +90,10 @@ pub fn crossing_efficiency(path: &FabricPath, crossing: f64) -> f64 {
                 RoceTuning::Tuned => {
                     let q_tuned = CHANNELS_PER_NIC * TUNED_QPS_PER_CONNECTION;
                     let tuned = ecmp_efficiency(crossing, o, m, q_tuned);
-                    tuned.min(plain * (1.0 + TUNED_MAX_GAIN)).max(plain).min(1.0)
+                    tuned
+                        .min(plain * (1.0 + TUNED_MAX_GAIN))
+                        .max(plain)
+                        .min(1.0)
                 }
             }
         }

@@ -29,9 +29,9 @@ pub use input::{
 };
 pub use result::{PerfError, PerfResult};
 
+use crate::fabric::Fabric;
 use collective::{Communicator, protocol_name};
 use constants::{BYTES_PER_MB, CHANNELS_PER_NIC, US_PER_MS};
-use crate::fabric::Fabric;
 
 fn out_of_range(field: &'static str, detail: String) -> PerfError {
     PerfError::OutOfRange { field, detail }
@@ -39,7 +39,10 @@ fn out_of_range(field: &'static str, detail: String) -> PerfError {
 
 fn check_u32(field: &'static str, v: u32, min: u32, max: u32) -> Result<(), PerfError> {
     if v < min || v > max {
-        return Err(out_of_range(field, format!("{v} is outside [{min}, {max}]")));
+        return Err(out_of_range(
+            field,
+            format!("{v} is outside [{min}, {max}]"),
+        ));
     }
     Ok(())
 }
@@ -49,8 +52,11 @@ fn check_u8(field: &'static str, v: u8, min: u8, max: u8) -> Result<(), PerfErro
 }
 
 fn check_f64(field: &'static str, v: f64, min: f64, max: f64) -> Result<(), PerfError> {
-    if !(v >= min && v <= max) {
-        return Err(out_of_range(field, format!("{v} is outside [{min}, {max}]")));
+    if v.is_nan() || v < min || v > max {
+        return Err(out_of_range(
+            field,
+            format!("{v} is outside [{min}, {max}]"),
+        ));
     }
     Ok(())
 }
@@ -105,7 +111,12 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
         MIN_NIC_SPEED_GBPS,
         MAX_NIC_SPEED_GBPS,
     )?;
-    check_u8("nic.pcie_gen", input.nic.pcie_gen, MIN_PCIE_GEN, MAX_PCIE_GEN)?;
+    check_u8(
+        "nic.pcie_gen",
+        input.nic.pcie_gen,
+        MIN_PCIE_GEN,
+        MAX_PCIE_GEN,
+    )?;
     check_u8(
         "nic.pcie_lanes",
         input.nic.pcie_lanes,
@@ -180,7 +191,12 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
                 MIN_PARALLEL,
                 MAX_PARALLEL,
             )?;
-            check_f64("workload.bucket_mb", w.bucket_mb, MIN_BUCKET_MB, MAX_BUCKET_MB)?;
+            check_f64(
+                "workload.bucket_mb",
+                w.bucket_mb,
+                MIN_BUCKET_MB,
+                MAX_BUCKET_MB,
+            )?;
         }
     }
     Ok(())

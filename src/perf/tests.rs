@@ -1,1 +1,364 @@
+//! Calibration against published measurements and properties of `evaluate`.
 
+use super::*;
+use crate::fabric::Fabric;
+use proptest::prelude::*;
+
+const CALIBRATION: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/perf_calibration.json"
+));
+
+/// A rail-optimized, non-blocking IB fabric sized like a DGX SuperPOD.
+fn superpod_ib(gpus: u32, gpus_per_node: u32) -> FabricPath {
+    let nodes = gpus.div_ceil(gpus_per_node);
+    FabricPath {
+        fabric: Fabric::Infiniband,
+        tiers: if nodes > 32 { 2 } else { 1 },
+        planes: 1,
+        oversubscription: 1.0,
+        rail_optimized: true,
+        nodes_per_leaf: 32,
+        leaf_uplinks: 32,
+        switch_latency_ns: 130.0,
+        roce_tuning: RoceTuning::Default,
+        in_network_reduction: false,
+    }
+}
+
+fn explicit(bytes: u64) -> Workload {
+    Workload {
+        message_bytes: Some(bytes),
+        ..Workload::default()
+    }
+}
+
+fn h100_input(gpus: u32, path: FabricPath, workload: Workload) -> PerfInput {
+    PerfInput {
+        gpus,
+        gpus_per_node: 8,
+        nics_per_node: 8,
+        gpu: gpu_default("h100").unwrap_or(GpuSpec {
+            nvlink_ring_busbw_gbytes_per_s: 365.0,
+            nvls_busbw_gbytes_per_s: Some(480.0),
+            gpus_per_node_max: 8,
+        }),
+        nic: NicSpec {
+            speed_gbps: 400,
+            pcie_gen: 5,
+            pcie_lanes: 16,
+        },
+        path,
+        workload,
+    }
+}
+
+fn case_input(case: &serde_json::Value) -> PerfInput {
+    let num = |k: &str| case[k].as_u64().expect("number field") as u32;
+    let gpus = num("gpus");
+    let gpn = num("gpus_per_node");
+    PerfInput {
+        gpus,
+        gpus_per_node: gpn,
+        nics_per_node: num("nics_per_node"),
+        gpu: gpu_default(case["gpu"].as_str().expect("gpu")).expect("known gpu"),
+        nic: NicSpec {
+            speed_gbps: num("nic_speed_gbps"),
+            pcie_gen: num("pcie_gen") as u8,
+            pcie_lanes: 16,
+        },
+        path: superpod_ib(gpus, gpn),
+        workload: explicit(case["message_bytes"].as_u64().expect("bytes")),
+    }
+}
+
+#[test]
+fn calibration_cases_within_tolerance() {
+    let data: serde_json::Value = serde_json::from_str(CALIBRATION).expect("valid json");
+    let cases = data["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 4);
+    for case in cases {
+        let r = evaluate(&case_input(case)).expect("evaluates");
+        let metric = case["metric"].as_str().expect("metric");
+        let predicted = match metric {
+            "busbw_gbytes_per_s" => r.busbw_gbytes_per_s,
+            "allreduce_time_us" => r.allreduce_time_us,
+            other => panic!("unknown metric {other}"),
+        };
+        let measured = case["measured"].as_f64().expect("measured");
+        let tol = case["tolerance"].as_f64().expect("tolerance");
+        let err = (predicted - measured) / measured;
+        println!(
+            "{} {metric}: measured {measured}, predicted {predicted:.2} ({:+.1}%) via {}/{}",
+            case["id"],
+            err * 100.0,
+            r.algorithm,
+            r.protocol
+        );
+        assert!(
+            err.abs() <= tol,
+            "{}: predicted {predicted} vs measured {measured}",
+            case["id"]
+        );
+    }
+}
+
+#[test]
+fn default_workload_is_sane() {
+    let r = evaluate(&h100_input(1024, superpod_ib(1024, 8), Workload::default())).expect("ok");
+    assert_eq!(r.message_bytes, 4_375_000_000);
+    assert_eq!(r.communicator_ranks, 32);
+    assert_eq!(r.buckets, 175);
+    assert!(
+        r.gpu_idle_fraction > 0.0 && r.gpu_idle_fraction < 0.5,
+        "{r:?}"
+    );
+}
+
+#[test]
+fn impossible_inputs_are_errors() {
+    let mut i = h100_input(16, superpod_ib(16, 8), Workload::default());
+    assert!(matches!(
+        evaluate(&i),
+        Err(PerfError::ModelDoesNotFit { .. })
+    ));
+    i.path.oversubscription = f64::NAN;
+    assert!(matches!(evaluate(&i), Err(PerfError::OutOfRange { .. })));
+    let mut j = h100_input(8, superpod_ib(8, 8), explicit(0));
+    assert!(evaluate(&j).is_err());
+    j.workload.message_bytes = Some(8);
+    j.gpus_per_node = 9;
+    assert!(evaluate(&j).is_err());
+}
+
+#[test]
+fn single_gpu_has_no_communication() {
+    let mut i = h100_input(1, superpod_ib(1, 8), explicit(1 << 20));
+    i.gpus_per_node = 8;
+    let r = evaluate(&i).expect("ok");
+    assert_eq!(r.algorithm, "none");
+    assert_eq!(r.gpu_idle_fraction, 0.0);
+}
+
+#[test]
+fn in_network_reduction_helps_only_on_infiniband() {
+    let mut ib = superpod_ib(1024, 8);
+    ib.in_network_reduction = true;
+    let with = evaluate(&h100_input(1024, ib, explicit(1 << 30))).expect("ok");
+    let without = evaluate(&h100_input(1024, superpod_ib(1024, 8), explicit(1 << 30))).expect("ok");
+    assert!(with.allreduce_time_us <= without.allreduce_time_us);
+    let roce = FabricPath {
+        fabric: Fabric::Roce,
+        ..ib
+    };
+    let r = evaluate(&h100_input(1024, roce, explicit(1 << 30))).expect("ok");
+    assert_ne!(r.algorithm, "collnet");
+}
+
+fn arb_path() -> impl Strategy<Value = FabricPath> {
+    (
+        prop_oneof![
+            Just(Fabric::Infiniband),
+            Just(Fabric::Roce),
+            Just(Fabric::RoceAdaptive)
+        ],
+        1u8..=4,
+        1u32..=16,
+        1.0f64..=16.0,
+        any::<bool>(),
+        1u32..=4096,
+        1u32..=4096,
+        0.0f64..=10_000.0,
+        prop_oneof![Just(RoceTuning::Default), Just(RoceTuning::Tuned)],
+        any::<bool>(),
+    )
+        .prop_map(
+            |(fabric, tiers, planes, o, rail, npl, up, lat, tuning, sharp)| FabricPath {
+                fabric,
+                tiers,
+                planes,
+                oversubscription: o,
+                rail_optimized: rail,
+                nodes_per_leaf: npl,
+                leaf_uplinks: up,
+                switch_latency_ns: lat,
+                roce_tuning: tuning,
+                in_network_reduction: sharp,
+            },
+        )
+}
+
+fn arb_input() -> impl Strategy<Value = PerfInput> {
+    (
+        1u32..=1_000_000,
+        1u32..=72,
+        1u32..=72,
+        1.0f64..=2000.0,
+        proptest::option::of(1.0f64..=4000.0),
+        10u32..=3200,
+        3u8..=6,
+        1u8..=32,
+        arb_path(),
+        proptest::option::of(1u64..=(1u64 << 40)),
+        (0.001f64..=100_000.0, 1u32..=8, 1u32..=64, 1u32..=64),
+        (0.001f64..=3_600_000.0, 0.001f64..=1_000_000.0),
+    )
+        .prop_map(
+            |(gpus, gpn, nics, ring, nvls, speed, gen_, lanes, path, msg, model, step)| {
+                let (params, bpg, tp, pp) = model;
+                let (compute, bucket) = step;
+                PerfInput {
+                    gpus,
+                    gpus_per_node: gpn,
+                    nics_per_node: nics,
+                    gpu: GpuSpec {
+                        nvlink_ring_busbw_gbytes_per_s: ring,
+                        nvls_busbw_gbytes_per_s: nvls,
+                        gpus_per_node_max: 72,
+                    },
+                    nic: NicSpec {
+                        speed_gbps: speed,
+                        pcie_gen: gen_,
+                        pcie_lanes: lanes,
+                    },
+                    path,
+                    workload: Workload {
+                        message_bytes: msg,
+                        model_params_billion: params,
+                        bytes_per_gradient: bpg,
+                        tensor_parallel: tp,
+                        pipeline_parallel: pp,
+                        step_compute_ms: compute,
+                        bucket_mb: bucket,
+                    },
+                }
+            },
+        )
+}
+
+/// Time of the evaluated collective; errors (e.g. a model that does not fit) compare as equal.
+fn time_of(input: &PerfInput) -> f64 {
+    evaluate(input).map_or(0.0, |r| r.allreduce_time_us)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn results_are_finite_and_bounded(input in arb_input()) {
+        match evaluate(&input) {
+            Ok(r) => {
+                prop_assert!(r.allreduce_time_us.is_finite() && r.allreduce_time_us >= 0.0);
+                prop_assert!(r.gpu_idle_fraction >= 0.0 && r.gpu_idle_fraction < 1.0);
+                prop_assert!(r.congestion_factor > 0.0 && r.congestion_factor <= 1.0);
+                prop_assert!(r.hidden_share >= 0.0 && r.hidden_share < 1.0);
+                // busbw never exceeds the NIC-side or NVLink ceiling.
+                prop_assert!(r.busbw_gbytes_per_s <= r.busbw_ceiling_gbytes_per_s * (1.0 + 1e-9),
+                    "{} > {}", r.busbw_gbytes_per_s, r.busbw_ceiling_gbytes_per_s);
+                prop_assert!(r.busbw_ceiling_gbytes_per_s
+                    <= input.gpu.nvlink_ring_busbw_gbytes_per_s
+                        .max(input.gpu.nvls_busbw_gbytes_per_s.unwrap_or(0.0)) * (1.0 + 1e-9)
+                    || r.communicator_ranks < 2 || input.gpus_per_node.min(input.gpus) < 2
+                    || r.communicator_nodes > 1);
+            }
+            Err(PerfError::ModelDoesNotFit { .. }) => {
+                let w = input.workload;
+                prop_assert!(w.message_bytes.is_none());
+                prop_assert!(u64::from(input.gpus)
+                    < u64::from(w.tensor_parallel) * u64::from(w.pipeline_parallel));
+            }
+            Err(e) => prop_assert!(false, "unexpected error {e}"),
+        }
+    }
+
+    #[test]
+    fn time_grows_with_message_size(input in arb_input(), a in 1u64..=(1u64 << 40), b in 1u64..=(1u64 << 40)) {
+        let (small, large) = if a <= b { (a, b) } else { (b, a) };
+        let mut i = input;
+        i.workload.message_bytes = Some(small);
+        let t_small = time_of(&i);
+        i.workload.message_bytes = Some(large);
+        let t_large = time_of(&i);
+        prop_assert!(t_large >= t_small * (1.0 - 1e-12), "{t_small} -> {t_large}");
+    }
+
+    #[test]
+    fn infiniband_never_loses_to_plain_ecmp_roce(input in arb_input()) {
+        let mut ib = input;
+        ib.path.fabric = Fabric::Infiniband;
+        let mut roce = input;
+        roce.path.fabric = Fabric::Roce;
+        roce.path.roce_tuning = RoceTuning::Default;
+        prop_assert!(time_of(&ib) <= time_of(&roce) * (1.0 + 1e-12));
+        if let (Ok(a), Ok(b)) = (evaluate(&ib), evaluate(&roce)) {
+            prop_assert!(a.gpu_idle_fraction <= b.gpu_idle_fraction + 1e-12);
+        }
+    }
+
+    #[test]
+    fn non_blocking_never_loses_to_oversubscribed(input in arb_input(), o in 1.0f64..=16.0) {
+        let mut nb = input;
+        nb.path.oversubscription = 1.0;
+        let mut os = input;
+        os.path.oversubscription = o;
+        prop_assert!(time_of(&nb) <= time_of(&os) * (1.0 + 1e-12));
+    }
+
+    #[test]
+    fn tuned_roce_never_loses_to_default(input in arb_input()) {
+        let mut d = input;
+        d.path.roce_tuning = RoceTuning::Default;
+        let mut t = input;
+        t.path.roce_tuning = RoceTuning::Tuned;
+        prop_assert!(time_of(&t) <= time_of(&d) * (1.0 + 1e-12));
+    }
+
+    #[test]
+    fn idle_grows_when_overlap_shrinks(input in arb_input(), shrink in 0.01f64..=0.99) {
+        let mut long = input;
+        long.workload.message_bytes = None;
+        let mut short = long;
+        short.workload.step_compute_ms = (long.workload.step_compute_ms * shrink).max(MIN_STEP_COMPUTE_MS);
+        if let (Ok(a), Ok(b)) = (evaluate(&long), evaluate(&short)) {
+            prop_assert!(b.gpu_idle_fraction >= a.gpu_idle_fraction);
+            if a.exposed_comm_ms > 0.0 {
+                prop_assert!(b.gpu_idle_fraction > a.gpu_idle_fraction
+                    || b.gpu_idle_fraction == a.gpu_idle_fraction && a.gpu_idle_fraction == 0.0
+                    || short.workload.step_compute_ms == long.workload.step_compute_ms);
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "prints a comparison table for docs/model.md"]
+fn print_fabric_comparison() {
+    for gpus in [1024u32, 16384] {
+        for (fabric, tuning) in [
+            (Fabric::Infiniband, RoceTuning::Default),
+            (Fabric::RoceAdaptive, RoceTuning::Default),
+            (Fabric::Roce, RoceTuning::Tuned),
+            (Fabric::Roce, RoceTuning::Default),
+        ] {
+            let mut path = superpod_ib(gpus, 8);
+            path.tiers = if gpus > 2048 { 3 } else { 2 };
+            path.fabric = fabric;
+            path.roce_tuning = tuning;
+            for w in [explicit(1 << 30), Workload::default()] {
+                let r = evaluate(&h100_input(gpus, path, w)).expect("ok");
+                println!(
+                    "{gpus} {:?} {:?} msg={} {}/{} busbw={:.1} kappa={:.3} exposed={:.1}ms idle={:.4}",
+                    fabric,
+                    tuning,
+                    r.message_bytes,
+                    r.algorithm,
+                    r.protocol,
+                    r.busbw_gbytes_per_s,
+                    r.congestion_factor,
+                    r.exposed_comm_ms,
+                    r.gpu_idle_fraction
+                );
+            }
+        }
+    }
+}

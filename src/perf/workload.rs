@@ -13,7 +13,7 @@ pub fn gradient_bytes(params_billion: f64, tp: u32, pp: u32, bytes_per_gradient:
 
 /// Number of DDP buckets for `message_bytes` with buckets of `bucket_bytes` (≥ 1).
 pub fn bucket_count(message_bytes: f64, bucket_bytes: f64) -> f64 {
-    if !(bucket_bytes > 0.0) {
+    if bucket_bytes.is_nan() || bucket_bytes <= 0.0 {
         return 1.0;
     }
     (message_bytes / bucket_bytes).ceil().max(1.0)

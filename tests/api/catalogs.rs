@@ -18,7 +18,13 @@ async fn lists_the_default_catalog_with_its_sha256() {
     let hex: String = expected.iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(sha, hex);
     assert!(c["entry_counts"]["switches"].as_u64().unwrap() >= 3);
-    assert!(c["placeholder_skus"].as_array().unwrap().iter().any(|s| s == "nvidia-q3400-ra"));
+    assert!(
+        c["placeholder_skus"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == "nvidia-q3400-ra")
+    );
 }
 
 #[tokio::test]
@@ -29,16 +35,30 @@ async fn shows_every_entry_with_its_source() {
     let body: serde_json::Value = res.json().await.unwrap();
     let content = &body["content"];
     let mut n = 0;
-    for kind in ["switches", "nics", "transceivers", "cables", "licenses", "gpus", "fabric_profiles"] {
+    for kind in [
+        "switches",
+        "nics",
+        "transceivers",
+        "cables",
+        "licenses",
+        "gpus",
+        "fabric_profiles",
+    ] {
         for e in content[kind].as_array().unwrap() {
             for field in ["source", "date", "grade"] {
-                assert!(e[field].as_str().is_some_and(|s| !s.is_empty()), "{kind} entry lacks {field}: {e}");
+                assert!(
+                    e[field].as_str().is_some_and(|s| !s.is_empty()),
+                    "{kind} entry lacks {field}: {e}"
+                );
             }
             n += 1;
         }
     }
     for (name, f) in content["operations"].as_object().unwrap() {
-        assert!(f["source"].as_str().is_some_and(|s| !s.is_empty()), "operations.{name} lacks a source");
+        assert!(
+            f["source"].as_str().is_some_and(|s| !s.is_empty()),
+            "operations.{name} lacks a source"
+        );
         n += 1;
     }
     assert!(n > 30, "catalog has {n} entries");

@@ -10,7 +10,12 @@ async fn unknown_path_is_a_404_problem() {
 #[tokio::test]
 async fn wrong_method_is_a_405_problem_with_allow() {
     let app = spawn_app().await;
-    let res = app.client.delete(app.url("/v1/catalogs")).send().await.unwrap();
+    let res = app
+        .client
+        .delete(app.url("/v1/catalogs"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.headers()["allow"], "GET, HEAD, OPTIONS");
     let body = assert_problem(res, 405).await;
     assert_eq!(body["code"], "method_not_allowed");

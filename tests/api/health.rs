@@ -20,9 +20,18 @@ async fn head_is_answered_like_get_without_a_body() {
     let app = spawn_app().await;
     let get = app.get("/v1/catalogs").await;
     let get_len = get.bytes().await.unwrap().len();
-    let head = app.client.head(app.url("/v1/catalogs")).send().await.unwrap();
+    let head = app
+        .client
+        .head(app.url("/v1/catalogs"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(head.status(), 200);
-    let declared: usize = head.headers()["content-length"].to_str().unwrap().parse().unwrap();
+    let declared: usize = head.headers()["content-length"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert_eq!(declared, get_len);
     assert!(head.bytes().await.unwrap().is_empty());
 }
@@ -30,7 +39,12 @@ async fn head_is_answered_like_get_without_a_body() {
 #[tokio::test]
 async fn options_lists_the_allowed_methods() {
     let app = spawn_app().await;
-    let res = app.client.request(reqwest::Method::OPTIONS, app.url("/v1/catalogs/default")).send().await.unwrap();
+    let res = app
+        .client
+        .request(reqwest::Method::OPTIONS, app.url("/v1/catalogs/default"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 204);
     assert_eq!(res.headers()["allow"], "GET, HEAD, OPTIONS");
 }

@@ -22,11 +22,20 @@ impl TestApp {
     }
 
     pub async fn get(&self, path: &str) -> reqwest::Response {
-        self.client.get(self.url(path)).send().await.expect("request failed")
+        self.client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("request failed")
     }
 
     pub async fn post_json(&self, path: &str, body: &serde_json::Value) -> reqwest::Response {
-        self.client.post(self.url(path)).json(body).send().await.expect("request failed")
+        self.client
+            .post(self.url(path))
+            .json(body)
+            .send()
+            .await
+            .expect("request failed")
     }
 }
 
@@ -58,10 +67,19 @@ pub async fn assert_problem(res: reqwest::Response, status: u16) -> serde_json::
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_string();
-    assert!(ct.starts_with("application/problem+json"), "content-type was {ct}");
+    assert!(
+        ct.starts_with("application/problem+json"),
+        "content-type was {ct}"
+    );
     let body: serde_json::Value = res.json().await.expect("problem body is JSON");
     assert_eq!(body["status"], status, "problem status field: {body}");
-    assert!(body["code"].as_str().is_some_and(|c| !c.is_empty()), "problem has a code: {body}");
-    assert!(body["title"].is_string() && body["detail"].is_string(), "{body}");
+    assert!(
+        body["code"].as_str().is_some_and(|c| !c.is_empty()),
+        "problem has a code: {body}"
+    );
+    assert!(
+        body["title"].is_string() && body["detail"].is_string(),
+        "{body}"
+    );
     body
 }

@@ -1,0 +1,44 @@
+//! `POST /v1/plans`.
+
+use actix_web::{HttpResponse, post, web};
+
+use super::AppState;
+use super::error::{ApiError, Problem};
+use super::extract::ValidJson;
+use crate::plan::{self, Plan, PlanError, PlanRequest};
+
+impl From<PlanError> for ApiError {
+    fn from(e: PlanError) -> ApiError {
+        ApiError::field(&e.pointer, &e.code, e.detail)
+    }
+}
+
+/// Plan and compare fabrics.
+///
+/// Sizes each requested fabric (leaf/spine/core switches, NICs, optics per link end, cables)
+/// from the pricing catalog, prices the bill of materials, runs the all-reduce model (time in
+/// µs, bandwidth in GB/s, exposed communication in ms, GPU idle fraction), and costs it over
+/// `economics.years` (capex, opex per year, TCO, GPU-idle cost, all USD as decimal strings),
+/// with a side-by-side comparison. Every input but `gpus` has a documented default; `inputs`
+/// echoes them all. Same request + same catalog ⇒ same `plan_id`.
+#[utoipa::path(
+    tag = "plans",
+    request_body(content = PlanRequest, description = "The cluster and assumptions; only `gpus` is required.", content_type = "application/json"),
+    responses(
+        (status = 200, description = "The plan, one result per fabric, and the comparison.", body = Plan),
+        (status = 400, description = "The body is not valid JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body exceeds 256 KiB.", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not `application/json`.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An input is invalid or the cluster cannot be built as asked; `errors[].pointer` names the field.", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[post("/v1/plans")]
+pub async fn post_plan(
+    state: web::Data<AppState>,
+    body: ValidJson<PlanRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let plan = plan::build_plan(&body.0, &state.catalogs)?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(plan))
+}

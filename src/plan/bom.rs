@@ -1,0 +1,234 @@
+//! Bill of materials: from a sized topology and a fabric profile to quantities of catalog SKUs.
+//! Every quantity is derived from a link or port count, with its counting unit stated.
+//!
+//! Counting units (docs/sizing.md, "Cables and optics"):
+//! - NIC: one per NIC (nodes × NICs per node);
+//! - switch: one line per role (leaf, spine, core);
+//! - NIC-side module: per NIC, enough modules for its links (one per plane link);
+//! - switch-side module: per switch port end, `links_per_module` link ends per module
+//!   (a twin-port 800G OSFP serves two 400G ports) — counted per link end, where NVIDIA's
+//!   reference BOM fills every cage (see docs/sizing.md);
+//! - fibre: one per link; copper: one per `links_per_cable` links (no modules).
+
+use super::PlanError;
+use crate::catalog::{Catalog, Nic, Provenance, Switch, TierCabling};
+use crate::cost::{BomLine, Category};
+use crate::sizing::Topology;
+
+/// A BOM line with where its quantity and price come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BomItem {
+    pub line: BomLine,
+    /// Counting unit of `quantity` (`NIC`, `switch`, `module (2 links)`, `fibre run per link`…).
+    pub unit: String,
+    /// How the quantity was derived, with the numbers.
+    pub derivation: String,
+    /// The catalog entry's source.
+    pub source: String,
+    /// True when the catalog price is a placeholder (grade P).
+    pub placeholder_price: bool,
+    /// True when the catalog power figure is a placeholder.
+    pub placeholder_power: bool,
+}
+
+fn item(
+    sku: &str,
+    vendor: &str,
+    category: Category,
+    description: &str,
+    quantity: u64,
+    price: rust_decimal::Decimal,
+    power_w: rust_decimal::Decimal,
+    prov: &Provenance,
+    unit: String,
+    derivation: String,
+) -> BomItem {
+    BomItem {
+        line: BomLine {
+            sku: sku.to_string(),
+            vendor: vendor.to_string(),
+            category,
+            description: description.to_string(),
+            quantity,
+            list_unit_price_usd: price,
+            power_w,
+        },
+        unit,
+        derivation,
+        source: prov.source.clone(),
+        placeholder_price: prov.is_placeholder(),
+        placeholder_power: prov.power_grade == Some(crate::catalog::Grade::P),
+    }
+}
+
+/// The tier names, in order.
+pub const TIERS: [&str; 3] = ["node_leaf", "leaf_spine", "spine_core"];
+
+/// What one plan's BOM needs besides the topology.
+pub struct BomContext<'a> {
+    pub catalog: &'a Catalog,
+    pub switch: &'a Switch,
+    pub nic: &'a Nic,
+    /// Cabling per tier (profile choice or the request's override), in `TIERS` order.
+    pub cabling: [&'a TierCabling; 3],
+    pub nics_per_node: u32,
+    pub pointer_for_cabling: &'a str,
+}
+
+fn ceil_div(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { a.div_ceil(b) }
+}
+
+fn overflow(what: &str) -> PlanError {
+    PlanError::field(
+        "/gpus",
+        "too_large",
+        format!("the cluster is too large to count {what}"),
+    )
+}
+
+/// Builds the BOM for one fabric.
+pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<BomItem>, PlanError> {
+    let mut out = Vec::new();
+    let nics = u64::from(topo.nodes)
+        .checked_mul(u64::from(ctx.nics_per_node))
+        .ok_or_else(|| overflow("NICs"))?;
+    let nic = ctx.nic;
+    out.push(item(
+        &nic.sku,
+        &nic.vendor,
+        Category::Nic,
+        &nic.description,
+        nics,
+        nic.price_usd,
+        nic.power_w,
+        &nic.provenance,
+        "NIC".into(),
+        format!("{} nodes × {} NICs per node", topo.nodes, ctx.nics_per_node),
+    ));
+    let sw = ctx.switch;
+    for (role, count) in [
+        ("leaf", topo.leaf_switches),
+        ("spine", topo.spine_switches),
+        ("core", topo.core_switches),
+    ] {
+        if count > 0 {
+            out.push(item(
+                &sw.sku,
+                &sw.vendor,
+                Category::Switch,
+                &format!("{} — {role}", sw.description),
+                count,
+                sw.price_usd,
+                sw.power_w,
+                &sw.provenance,
+                format!("{role} switch"),
+                format!("{count} {role} switches across {} plane(s)", topo.planes),
+            ));
+        }
+    }
+
+    let links = [
+        topo.links.node_leaf,
+        topo.links.leaf_spine,
+        topo.links.spine_core,
+    ];
+    for (i, tier) in TIERS.iter().enumerate() {
+        let (Some(&l), Some(cab)) = (links.get(i), ctx.cabling.get(i)) else {
+            continue;
+        };
+        if l == 0 {
+            continue;
+        }
+        let node_side = i == 0;
+        // Link ends on switches: one per node–leaf link, two per switch–switch link.
+        let switch_ends = if node_side {
+            l
+        } else {
+            l.checked_mul(2).ok_or_else(|| overflow("ports"))?
+        };
+        let cable = ctx.catalog.cable(&cab.cable).ok_or_else(|| {
+            PlanError::field(
+                &format!("{}/{tier}/cable", ctx.pointer_for_cabling),
+                "unknown_sku",
+                format!("no cable '{}' in the catalog", cab.cable),
+            )
+        })?;
+        if let Some(m) = &cab.switch_module {
+            let t = ctx.catalog.transceiver(m).ok_or_else(|| {
+                PlanError::field(
+                    &format!("{}/{tier}/switch_module", ctx.pointer_for_cabling),
+                    "unknown_sku",
+                    format!("no transceiver '{m}' in the catalog"),
+                )
+            })?;
+            let q = ceil_div(switch_ends, u64::from(t.links_per_module));
+            out.push(item(
+                &t.sku,
+                &t.vendor,
+                Category::Optic,
+                &format!("{} — {tier} switch side", t.description),
+                q,
+                t.price_usd,
+                t.power_w,
+                &t.provenance,
+                format!("module ({} link ends)", t.links_per_module),
+                format!(
+                    "{l} {tier} links × {} switch end(s) = {switch_ends} ports ÷ {} per module",
+                    if node_side { 1 } else { 2 },
+                    t.links_per_module
+                ),
+            ));
+        }
+        if node_side && let Some(m) = &cab.nic_module {
+            let t = ctx.catalog.transceiver(m).ok_or_else(|| {
+                PlanError::field(
+                    &format!("{}/{tier}/nic_module", ctx.pointer_for_cabling),
+                    "unknown_sku",
+                    format!("no transceiver '{m}' in the catalog"),
+                )
+            })?;
+            // Each NIC carries `planes` links; a module cannot span two NICs.
+            let per_nic = ceil_div(u64::from(topo.planes), u64::from(t.links_per_module));
+            let q = nics
+                .checked_mul(per_nic)
+                .ok_or_else(|| overflow("modules"))?;
+            out.push(item(
+                &t.sku,
+                &t.vendor,
+                Category::Optic,
+                &format!("{} — NIC side", t.description),
+                q,
+                t.price_usd,
+                t.power_w,
+                &t.provenance,
+                format!("module ({} link(s))", t.links_per_module),
+                format!(
+                    "{nics} NICs × {per_nic} module(s) per NIC ({} plane link(s) per NIC)",
+                    topo.planes
+                ),
+            ));
+        }
+        let q = ceil_div(l, u64::from(cable.links_per_cable));
+        out.push(item(
+            &cable.sku,
+            &cable.vendor,
+            Category::Cable,
+            &format!("{} — {tier}", cable.description),
+            q,
+            cable.price_usd,
+            cable.power_w,
+            &cable.provenance,
+            if cable.links_per_cable == 1 {
+                "cable per link".into()
+            } else {
+                format!("cable ({} links)", cable.links_per_cable)
+            },
+            format!(
+                "{l} {tier} links ÷ {} link(s) per cable",
+                cable.links_per_cable
+            ),
+        ));
+    }
+    Ok(out)
+}

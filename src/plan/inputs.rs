@@ -1,0 +1,368 @@
+//! Resolves a request against a catalog: every default filled in, every catalog reference
+//! checked. Produces the concrete values the pipeline uses and the normalized request that the
+//! plan echoes as `inputs` (post it back and you get the same plan).
+
+use std::sync::Arc;
+
+use rust_decimal::Decimal;
+
+use super::PlanError;
+use super::request::*;
+use crate::catalog::{Catalog, CatalogSet, Gpu};
+use crate::cost::{Economics, PriceAdjustments};
+use crate::fabric::Fabric;
+use crate::perf::{self, RoceTuning, Workload};
+
+/// Default GPU model.
+pub const DEFAULT_GPU_MODEL: &str = "h100";
+/// Default NIC speed, Gb/s (ConnectX-7 / NDR class).
+pub const DEFAULT_NIC_SPEED_GBPS: u32 = 400;
+/// Default horizon, years (the depreciation life of servers and networking).
+pub const DEFAULT_YEARS: u32 = 5;
+/// Default most tiers (three: NVIDIA's SuperPOD layout above the two-tier ceiling).
+pub const DEFAULT_MAX_TIERS: u8 = 3;
+
+/// Concrete values for one plan.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub catalog: Arc<Catalog>,
+    pub gpu: Gpu,
+    pub gpus: u32,
+    pub gpus_per_node: u32,
+    pub nics_per_node: u32,
+    pub nic_speed_gbps: u32,
+    pub fabrics: Vec<Fabric>,
+    pub oversubscription: f64,
+    pub rail_optimized: bool,
+    pub planes: u32,
+    pub max_tiers: u8,
+    pub switch_sku: Option<String>,
+    pub in_network_reduction: bool,
+    pub roce_tuning: RoceTuning,
+    pub cabling: CablingRequest,
+    pub workload: Workload,
+    pub economics: Economics,
+    pub gpu_hour_basis: GpuHourBasis,
+    pub adjustments: PriceAdjustments,
+    /// Assumption notes raised while resolving (e.g. no GPU price).
+    pub warnings: Vec<String>,
+    /// The request with every default filled in.
+    pub normalized: PlanRequest,
+}
+
+fn dec(v: Decimal) -> Decimal {
+    v.normalize()
+}
+
+/// Fills defaults and checks catalog references.
+pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, PlanError> {
+    let catalog = match &req.catalog {
+        None => Arc::clone(catalogs.newest()),
+        Some(id) => Arc::clone(catalogs.get(id).ok_or_else(|| {
+            let known: Vec<&str> = catalogs.all().iter().map(|c| c.id()).collect();
+            PlanError::field(
+                "/catalog",
+                "unknown_catalog",
+                format!("no catalog '{id}'; loaded: {}", known.join(", ")),
+            )
+        })?),
+    };
+    let gpu_id = req
+        .gpu_model
+        .clone()
+        .unwrap_or_else(|| DEFAULT_GPU_MODEL.to_string());
+    let gpu = catalog.gpu(&gpu_id).cloned().ok_or_else(|| {
+        let known: Vec<&str> = catalog.data.gpus.iter().map(|g| g.id.as_str()).collect();
+        PlanError::field(
+            "/gpu_model",
+            "unknown_gpu_model",
+            format!(
+                "no GPU '{gpu_id}' in catalog '{}'; known: {}",
+                catalog.id(),
+                known.join(", ")
+            ),
+        )
+    })?;
+    let gpus = req.gpus;
+    let gpus_per_node = req.gpus_per_node.unwrap_or(gpu.gpus_per_node);
+    let nics_per_node = req.nics_per_node.unwrap_or(gpus_per_node);
+    let nic_speed_gbps = req.nic_speed_gbps.unwrap_or(DEFAULT_NIC_SPEED_GBPS);
+    let fabrics = req.fabrics.clone().unwrap_or_else(|| Fabric::ALL.to_vec());
+
+    let topo = req.topology.clone().unwrap_or_default();
+    let planes = topo.planes.unwrap_or(1);
+    if nic_speed_gbps % planes != 0 {
+        return Err(PlanError::field(
+            "/topology/planes",
+            "planes_do_not_divide",
+            format!("{planes} planes cannot split a {nic_speed_gbps} Gb/s NIC into equal links"),
+        ));
+    }
+    if let Some(sku) = &topo.switch_sku {
+        let sw = catalog.switch(sku).ok_or_else(|| {
+            PlanError::field(
+                "/topology/switch_sku",
+                "unknown_sku",
+                format!("no switch '{sku}' in catalog '{}'", catalog.id()),
+            )
+        })?;
+        if let Some(f) = fabrics.iter().find(|f| !sw.fabrics.contains(f)) {
+            return Err(PlanError::field(
+                "/topology/switch_sku",
+                "switch_cannot_run_fabric",
+                format!(
+                    "switch '{sku}' cannot run {}; request only the fabrics it runs ({})",
+                    f.as_str(),
+                    sw.fabrics
+                        .iter()
+                        .map(|f| f.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+    }
+
+    // Workload: the default job needs TP·PP GPUs; on a smaller cluster the defaults shrink to
+    // fit (TP within the node, PP to what is left) unless the user set them.
+    let w = req.workload.clone().unwrap_or_default();
+    let tensor_parallel = w.tensor_parallel.unwrap_or_else(|| {
+        perf::DEFAULT_TENSOR_PARALLEL
+            .min(gpus_per_node)
+            .min(gpus)
+            .max(1)
+    });
+    let pipeline_parallel = w.pipeline_parallel.unwrap_or_else(|| {
+        perf::DEFAULT_PIPELINE_PARALLEL.min((gpus / tensor_parallel.max(1)).max(1))
+    });
+    let workload = Workload {
+        message_bytes: w.message_bytes,
+        model_params_billion: w
+            .model_params_billion
+            .unwrap_or(perf::DEFAULT_MODEL_PARAMS_BILLION),
+        bytes_per_gradient: w
+            .bytes_per_gradient
+            .unwrap_or(perf::DEFAULT_BYTES_PER_GRADIENT),
+        tensor_parallel,
+        pipeline_parallel,
+        step_compute_ms: w.step_compute_ms.unwrap_or(perf::DEFAULT_STEP_COMPUTE_MS),
+        bucket_mb: w.bucket_mb.unwrap_or(perf::DEFAULT_BUCKET_MB),
+    };
+
+    // Economics: request, else catalog operating figures.
+    let ops = &catalog.data.operations;
+    let e = req.economics.clone().unwrap_or_default();
+    let busy_fraction = req
+        .utilization
+        .as_ref()
+        .and_then(|u| u.busy_fraction)
+        .unwrap_or(ops.busy_fraction.value);
+    let mut warnings = Vec::new();
+    let electricity = e
+        .electricity_usd_per_kwh
+        .unwrap_or(ops.electricity_usd_per_kwh.value);
+    let pue = e.pue.unwrap_or(ops.pue.value);
+    let gpu_hour_basis = e.gpu_hour_basis.unwrap_or_default();
+    let gpu_hour_usd = match e.gpu_hour_usd {
+        Some(v) => v,
+        None => default_gpu_hour(&gpu, gpu_hour_basis, ops, pue, electricity, &mut warnings)?,
+    };
+    let nos = e.ethernet_nos_usd_per_switch_per_year.unwrap_or_else(|| {
+        catalog
+            .data
+            .licenses
+            .iter()
+            .find(|l| l.basis == crate::catalog::LicenseBasis::PerSwitchPerYear)
+            .and_then(|l| l.price_usd)
+            .unwrap_or(Decimal::ZERO)
+    });
+    let economics = Economics {
+        years: e.years.unwrap_or(DEFAULT_YEARS),
+        discount_rate: e.discount_rate.unwrap_or(ops.discount_rate.value),
+        electricity_usd_per_kwh: electricity,
+        pue,
+        support_rate: e.support_rate.unwrap_or(ops.support_rate.value),
+        network_engineer_usd_per_year: e
+            .network_engineer_usd_per_year
+            .unwrap_or(ops.network_engineer_usd_per_year.value),
+        ib_specialist_usd_per_year: e
+            .ib_specialist_usd_per_year
+            .unwrap_or(ops.ib_specialist_usd_per_year.value),
+        gpus_per_network_fte: e
+            .gpus_per_network_fte
+            .unwrap_or(ops.gpus_per_network_fte.value),
+        gpus_per_ib_specialist: e
+            .gpus_per_ib_specialist
+            .unwrap_or(ops.gpus_per_ib_specialist.value),
+        ufm_usd_per_endpoint_per_year: e.ufm_usd_per_endpoint_per_year,
+        ethernet_nos_usd_per_switch_per_year: nos,
+        spares_rate: e.spares_rate.unwrap_or(ops.spares_rate.value),
+        gpu_hour_usd,
+        busy_fraction,
+    };
+
+    let prices = req.prices.clone().unwrap_or_default();
+    let overrides = prices.overrides.clone().unwrap_or_default();
+    for sku in overrides.keys() {
+        let known = catalog.switch(sku).is_some()
+            || catalog.nic(sku).is_some()
+            || catalog.transceiver(sku).is_some()
+            || catalog.cable(sku).is_some()
+            || catalog.license(sku).is_some();
+        if !known {
+            return Err(PlanError::field(
+                &format!(
+                    "/prices/overrides/{}",
+                    sku.replace('~', "~0").replace('/', "~1")
+                ),
+                "unknown_sku",
+                format!("no SKU '{sku}' in catalog '{}'", catalog.id()),
+            ));
+        }
+    }
+    let discounts = prices.discounts.clone().unwrap_or_default();
+    let adjustments = PriceAdjustments {
+        overrides: overrides.clone(),
+        vendor_discounts: discounts.vendor.clone().unwrap_or_default(),
+        category_discounts: discounts.category.clone().unwrap_or_default(),
+    };
+
+    let oversubscription = topo.oversubscription.unwrap_or(1.0);
+    let rail_optimized = topo.rail_optimized.unwrap_or(true);
+    let max_tiers = topo.max_tiers.unwrap_or(DEFAULT_MAX_TIERS);
+    let in_network_reduction = topo.in_network_reduction.unwrap_or(false);
+    let roce_tuning = topo.roce_tuning.unwrap_or_default();
+    let cabling = topo.cabling.clone().unwrap_or_default();
+
+    let normalized = PlanRequest {
+        gpus,
+        gpu_model: Some(gpu.id.clone()),
+        gpus_per_node: Some(gpus_per_node),
+        nics_per_node: Some(nics_per_node),
+        nic_speed_gbps: Some(nic_speed_gbps),
+        fabrics: Some(fabrics.clone()),
+        catalog: Some(catalog.id().to_string()),
+        topology: Some(TopologyRequest {
+            oversubscription: Some(oversubscription),
+            rail_optimized: Some(rail_optimized),
+            planes: Some(planes),
+            max_tiers: Some(max_tiers),
+            switch_sku: topo.switch_sku.clone(),
+            in_network_reduction: Some(in_network_reduction),
+            roce_tuning: Some(roce_tuning),
+            cabling: Some(cabling.clone()),
+        }),
+        workload: Some(WorkloadRequest {
+            message_bytes: workload.message_bytes,
+            model_params_billion: Some(workload.model_params_billion),
+            bytes_per_gradient: Some(workload.bytes_per_gradient),
+            tensor_parallel: Some(workload.tensor_parallel),
+            pipeline_parallel: Some(workload.pipeline_parallel),
+            step_compute_ms: Some(workload.step_compute_ms),
+            bucket_mb: Some(workload.bucket_mb),
+        }),
+        utilization: Some(UtilizationRequest {
+            busy_fraction: Some(dec(busy_fraction)),
+        }),
+        economics: Some(EconomicsRequest {
+            years: Some(economics.years),
+            discount_rate: Some(dec(economics.discount_rate)),
+            electricity_usd_per_kwh: Some(dec(economics.electricity_usd_per_kwh)),
+            pue: Some(dec(economics.pue)),
+            support_rate: Some(dec(economics.support_rate)),
+            network_engineer_usd_per_year: Some(dec(economics.network_engineer_usd_per_year)),
+            ib_specialist_usd_per_year: Some(dec(economics.ib_specialist_usd_per_year)),
+            gpus_per_network_fte: Some(dec(economics.gpus_per_network_fte)),
+            gpus_per_ib_specialist: Some(dec(economics.gpus_per_ib_specialist)),
+            spares_rate: Some(dec(economics.spares_rate)),
+            gpu_hour_usd: Some(dec(economics.gpu_hour_usd)),
+            gpu_hour_basis: Some(gpu_hour_basis),
+            ufm_usd_per_endpoint_per_year: economics.ufm_usd_per_endpoint_per_year.map(dec),
+            ethernet_nos_usd_per_switch_per_year: Some(dec(
+                economics.ethernet_nos_usd_per_switch_per_year
+            )),
+        }),
+        prices: Some(PricesRequest {
+            overrides: Some(overrides.into_iter().map(|(k, v)| (k, dec(v))).collect()),
+            discounts: Some(DiscountsRequest {
+                vendor: Some(
+                    adjustments
+                        .vendor_discounts
+                        .iter()
+                        .map(|(k, v)| (k.clone(), dec(*v)))
+                        .collect(),
+                ),
+                category: Some(
+                    adjustments
+                        .category_discounts
+                        .iter()
+                        .map(|(k, v)| (*k, dec(*v)))
+                        .collect(),
+                ),
+            }),
+        }),
+    };
+
+    Ok(Resolved {
+        catalog,
+        gpu,
+        gpus,
+        gpus_per_node,
+        nics_per_node,
+        nic_speed_gbps,
+        fabrics,
+        oversubscription,
+        rail_optimized,
+        planes,
+        max_tiers,
+        switch_sku: topo.switch_sku,
+        in_network_reduction,
+        roce_tuning,
+        cabling,
+        workload,
+        economics,
+        gpu_hour_basis,
+        adjustments,
+        warnings,
+        normalized,
+    })
+}
+
+/// The default value of a GPU-hour from the catalog's GPU entry.
+fn default_gpu_hour(
+    gpu: &Gpu,
+    basis: GpuHourBasis,
+    ops: &crate::catalog::Operations,
+    pue: Decimal,
+    electricity: Decimal,
+    warnings: &mut Vec<String>,
+) -> Result<Decimal, PlanError> {
+    match basis {
+        GpuHourBasis::Rental => match gpu.rental_usd_per_hour {
+            Some(r) => Ok(r),
+            None => {
+                warnings.push(format!(
+                    "GPU '{}' has no rental price in the catalog: GPU-idle cost is counted at $0; set economics.gpu_hour_usd",
+                    gpu.id
+                ));
+                Ok(Decimal::ZERO)
+            }
+        },
+        GpuHourBasis::Owned => match (gpu.purchase_usd, gpu.server_share_usd) {
+            (Some(p), Some(s)) => {
+                let years =
+                    rust_decimal::prelude::ToPrimitive::to_u32(&ops.depreciation_years.value)
+                        .unwrap_or(5);
+                crate::cost::owned_gpu_hour_usd(p, s, years, gpu.power_w, pue, electricity)
+                    .map_err(PlanError::from)
+            }
+            _ => {
+                warnings.push(format!(
+                    "GPU '{}' has no purchase price in the catalog: GPU-idle cost is counted at $0; set economics.gpu_hour_usd",
+                    gpu.id
+                ));
+                Ok(Decimal::ZERO)
+            }
+        },
+    }
+}
