@@ -58,7 +58,7 @@ pub struct Problem {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
     status: StatusCode,
-    problem: Problem,
+    problem: Box<Problem>,
     allow: Option<String>,
 }
 
@@ -66,7 +66,7 @@ impl ApiError {
     pub fn new(status: StatusCode, code: &str, title: &str, detail: impl Into<String>) -> ApiError {
         ApiError {
             status,
-            problem: Problem {
+            problem: Box::new(Problem {
                 type_uri: format!("https://fabric-tco.dev/problems/{}", code.replace('_', "-")),
                 title: title.to_string(),
                 status: status.as_u16(),
@@ -74,7 +74,7 @@ impl ApiError {
                 code: code.to_string(),
                 errors: Vec::new(),
                 extra: None,
-            },
+            }),
             allow: None,
         }
     }

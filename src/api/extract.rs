@@ -100,11 +100,29 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
                 Category::Syntax | Category::Eof | Category::Io => Err(ApiError::malformed(
                     format!("the body is not valid JSON: {inner}"),
                 )),
-                Category::Data => Err(ApiError::field(
-                    &pointer,
-                    "invalid_type",
-                    strip_position(&inner.to_string()),
-                )),
+                Category::Data => {
+                    let msg = strip_position(&inner.to_string());
+                    // serde reports a missing or unknown field at its parent: name the field.
+                    let named = |prefix: &str| {
+                        msg.strip_prefix(prefix)
+                            .and_then(|rest| rest.split('`').next())
+                            .map(|f| {
+                                let last = format!("/{}", escape_pointer(f));
+                                if pointer.ends_with(&last) {
+                                    pointer.clone()
+                                } else {
+                                    format!("{pointer}{last}")
+                                }
+                            })
+                    };
+                    if let Some(p) = named("missing field `") {
+                        Err(ApiError::field(&p, "required", msg))
+                    } else if let Some(p) = named("unknown field `") {
+                        Err(ApiError::field(&p, "unknown_field", msg))
+                    } else {
+                        Err(ApiError::field(&pointer, "invalid_type", msg))
+                    }
+                }
             }
         }
     }

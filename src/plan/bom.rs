@@ -31,33 +31,38 @@ pub struct BomItem {
     pub placeholder_power: bool,
 }
 
-fn item(
-    sku: &str,
-    vendor: &str,
-    category: Category,
-    description: &str,
-    quantity: u64,
+/// The catalog facts a BOM line copies from an entry.
+struct Entry<'a> {
+    sku: &'a str,
+    vendor: &'a str,
     price: rust_decimal::Decimal,
     power_w: rust_decimal::Decimal,
-    prov: &Provenance,
+    prov: &'a Provenance,
+}
+
+fn item(
+    e: Entry<'_>,
+    category: Category,
+    description: String,
+    quantity: u64,
     unit: String,
     derivation: String,
 ) -> BomItem {
     BomItem {
         line: BomLine {
-            sku: sku.to_string(),
-            vendor: vendor.to_string(),
+            sku: e.sku.to_string(),
+            vendor: e.vendor.to_string(),
             category,
-            description: description.to_string(),
+            description,
             quantity,
-            list_unit_price_usd: price,
-            power_w,
+            list_unit_price_usd: e.price,
+            power_w: e.power_w,
         },
         unit,
         derivation,
-        source: prov.source.clone(),
-        placeholder_price: prov.is_placeholder(),
-        placeholder_power: prov.power_grade == Some(crate::catalog::Grade::P),
+        source: e.prov.source.clone(),
+        placeholder_price: e.prov.is_placeholder(),
+        placeholder_power: e.prov.power_grade == Some(crate::catalog::Grade::P),
     }
 }
 
@@ -95,14 +100,16 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
         .ok_or_else(|| overflow("NICs"))?;
     let nic = ctx.nic;
     out.push(item(
-        &nic.sku,
-        &nic.vendor,
+        Entry {
+            sku: &nic.sku,
+            vendor: &nic.vendor,
+            price: nic.price_usd,
+            power_w: nic.power_w,
+            prov: &nic.provenance,
+        },
         Category::Nic,
-        &nic.description,
+        nic.description.clone(),
         nics,
-        nic.price_usd,
-        nic.power_w,
-        &nic.provenance,
         "NIC".into(),
         format!("{} nodes × {} NICs per node", topo.nodes, ctx.nics_per_node),
     ));
@@ -114,14 +121,16 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
     ] {
         if count > 0 {
             out.push(item(
-                &sw.sku,
-                &sw.vendor,
+                Entry {
+                    sku: &sw.sku,
+                    vendor: &sw.vendor,
+                    price: sw.price_usd,
+                    power_w: sw.power_w,
+                    prov: &sw.provenance,
+                },
                 Category::Switch,
-                &format!("{} — {role}", sw.description),
+                format!("{} — {role}", sw.description),
                 count,
-                sw.price_usd,
-                sw.power_w,
-                &sw.provenance,
                 format!("{role} switch"),
                 format!("{count} {role} switches across {} plane(s)", topo.planes),
             ));
@@ -164,14 +173,16 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
             })?;
             let q = ceil_div(switch_ends, u64::from(t.links_per_module));
             out.push(item(
-                &t.sku,
-                &t.vendor,
+                Entry {
+                    sku: &t.sku,
+                    vendor: &t.vendor,
+                    price: t.price_usd,
+                    power_w: t.power_w,
+                    prov: &t.provenance,
+                },
                 Category::Optic,
-                &format!("{} — {tier} switch side", t.description),
+                format!("{} — {tier} switch side", t.description),
                 q,
-                t.price_usd,
-                t.power_w,
-                &t.provenance,
                 format!("module ({} link ends)", t.links_per_module),
                 format!(
                     "{l} {tier} links × {} switch end(s) = {switch_ends} ports ÷ {} per module",
@@ -194,14 +205,16 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
                 .checked_mul(per_nic)
                 .ok_or_else(|| overflow("modules"))?;
             out.push(item(
-                &t.sku,
-                &t.vendor,
+                Entry {
+                    sku: &t.sku,
+                    vendor: &t.vendor,
+                    price: t.price_usd,
+                    power_w: t.power_w,
+                    prov: &t.provenance,
+                },
                 Category::Optic,
-                &format!("{} — NIC side", t.description),
+                format!("{} — NIC side", t.description),
                 q,
-                t.price_usd,
-                t.power_w,
-                &t.provenance,
                 format!("module ({} link(s))", t.links_per_module),
                 format!(
                     "{nics} NICs × {per_nic} module(s) per NIC ({} plane link(s) per NIC)",
@@ -211,14 +224,16 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
         }
         let q = ceil_div(l, u64::from(cable.links_per_cable));
         out.push(item(
-            &cable.sku,
-            &cable.vendor,
+            Entry {
+                sku: &cable.sku,
+                vendor: &cable.vendor,
+                price: cable.price_usd,
+                power_w: cable.power_w,
+                prov: &cable.provenance,
+            },
             Category::Cable,
-            &format!("{} — {tier}", cable.description),
+            format!("{} — {tier}", cable.description),
             q,
-            cable.price_usd,
-            cable.power_w,
-            &cable.provenance,
             if cable.links_per_cable == 1 {
                 "cable per link".into()
             } else {

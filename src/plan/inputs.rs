@@ -91,7 +91,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
 
     let topo = req.topology.clone().unwrap_or_default();
     let planes = topo.planes.unwrap_or(1);
-    if nic_speed_gbps % planes != 0 {
+    if !nic_speed_gbps.is_multiple_of(planes) {
         return Err(PlanError::field(
             "/topology/planes",
             "planes_do_not_divide",

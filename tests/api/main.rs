@@ -5,6 +5,7 @@ mod catalogs;
 mod errors;
 mod health;
 mod openapi;
+mod plans;
 
 use std::net::TcpListener;
 

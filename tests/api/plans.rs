@@ -1,0 +1,374 @@
+//! POST /v1/plans through real HTTP: published sizing rows, BOM counting, calibration cases,
+//! the plan contract and money consistency.
+
+use rust_decimal::Decimal;
+use serde_json::{Value, json};
+
+use crate::{assert_problem, spawn_app};
+
+fn dec(v: &Value) -> Decimal {
+    v.as_str()
+        .unwrap_or_else(|| panic!("money must be a decimal string: {v}"))
+        .parse()
+        .unwrap()
+}
+
+fn fabric<'a>(plan: &'a Value, name: &str) -> &'a Value {
+    plan["fabrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["fabric"] == name)
+        .unwrap()
+}
+
+async fn plan(app: &crate::TestApp, body: Value) -> Value {
+    let res = app.post_json("/v1/plans", &body).await;
+    let status = res.status();
+    let v: Value = res.json().await.unwrap();
+    assert_eq!(status, 200, "{v}");
+    v
+}
+
+#[tokio::test]
+async fn published_sizing_rows_come_out_switch_for_switch() {
+    let app = spawn_app().await;
+    let data: Value = serde_json::from_str(include_str!("../data/sizing_cases.json")).unwrap();
+    let mut checked = 0;
+    for case in data["cases"].as_array().unwrap() {
+        // Only the NVIDIA rows built on the default InfiniBand switch at 1:1 go through the API.
+        if case["switch"] != "nvidia-qm9700" || case["options"]["oversubscription"] != 1.0 {
+            continue;
+        }
+        let c = &case["cluster"];
+        let o = &case["options"];
+        let body = json!({
+            "gpus": c["gpus"], "gpus_per_node": c["gpus_per_node"], "nics_per_node": c["nics_per_node"],
+            "nic_speed_gbps": c["nic_speed_gbps"], "fabrics": ["infiniband"],
+            "topology": {"planes": o["planes"], "rail_optimized": o["rail_optimized"], "max_tiers": o["max_tiers"]}
+        });
+        let res = app.post_json("/v1/plans", &body).await;
+        if case["expect"].get("error").is_some() {
+            assert_eq!(res.status(), 422, "{}", case["name"]);
+            continue;
+        }
+        let v: Value = res.json().await.unwrap();
+        let t = &fabric(&v, "infiniband")["topology"];
+        for key in ["tiers", "leaf_switches", "spine_switches", "core_switches"] {
+            if let Some(want) = case["expect"].get(key) {
+                assert_eq!(&t[key], want, "{}: {key}", case["name"]);
+            }
+        }
+        for key in ["node_leaf", "leaf_spine", "spine_core"] {
+            if let Some(want) = case["expect"].get(format!("links_{key}")) {
+                assert_eq!(&t["links"][key], want, "{}: links.{key}", case["name"]);
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 4, "published rows checked: {checked}");
+}
+
+#[tokio::test]
+async fn four_su_bill_of_materials_counts_every_link_end() {
+    let app = spawn_app().await;
+    let v = plan(&app, json!({"gpus": 1016, "fabrics": ["infiniband"]})).await;
+    let f = fabric(&v, "infiniband");
+    let bom = f["bom"].as_array().unwrap();
+    let qty = |pred: &dyn Fn(&Value) -> bool| -> u64 {
+        bom.iter()
+            .filter(|l| pred(l))
+            .map(|l| l["quantity"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(qty(&|l| l["category"] == "switch"), 48, "48 QM9700");
+    assert_eq!(
+        qty(&|l| l["category"] == "cable"),
+        2040,
+        "1,016 node-leaf + 1,024 leaf-spine cables"
+    );
+    // Switch side: twin-port modules per two switch ports. NVIDIA fills every cage (1,536);
+    // we count link ends: 1,016 leaf downlinks / 2 + 1,024 × 2 ends / 2 = 508 + 1,024 = 1,532.
+    let switch_side = qty(&|l| {
+        l["category"] == "optic" && l["description"].as_str().unwrap().contains("switch side")
+    });
+    assert_eq!(switch_side, 1532);
+    // Node side: one module per NIC port (1,016). NVIDIA's DGX uses twin-port cages: 508 = 4 per node.
+    let nic_side = qty(&|l| {
+        l["category"] == "optic" && l["description"].as_str().unwrap().contains("NIC side")
+    });
+    assert_eq!(nic_side, 1016);
+    assert_eq!(nic_side / 2, 508);
+}
+
+#[tokio::test]
+async fn three_tier_ceiling_is_a_422_that_explains_it() {
+    let app = spawn_app().await;
+    let res = app
+        .post_json("/v1/plans", &json!({"gpus": 65537, "nic_speed_gbps": 400, "fabrics": ["infiniband"], "topology": {"max_tiers": 3}}))
+        .await;
+    let body = assert_problem(res, 422).await;
+    assert_eq!(body["errors"][0]["pointer"], "/topology/max_tiers");
+    let detail = body["errors"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("65,536") && detail.contains("three-tier"),
+        "{detail}"
+    );
+}
+
+#[tokio::test]
+async fn calibration_cases_land_within_tolerance() {
+    let app = spawn_app().await;
+    let data: Value = serde_json::from_str(include_str!("../data/perf_calibration.json")).unwrap();
+    for c in data["cases"].as_array().unwrap() {
+        let body = json!({
+            "gpus": c["gpus"], "gpu_model": c["gpu"], "gpus_per_node": c["gpus_per_node"],
+            "nics_per_node": c["nics_per_node"], "nic_speed_gbps": c["nic_speed_gbps"],
+            "fabrics": ["infiniband"], "workload": {"message_bytes": c["message_bytes"]}
+        });
+        let v = plan(&app, body).await;
+        let got = fabric(&v, "infiniband")["performance"][c["metric"].as_str().unwrap()]
+            .as_f64()
+            .unwrap();
+        let want = c["measured"].as_f64().unwrap();
+        let tol = c["tolerance"].as_f64().unwrap();
+        assert!(
+            (got - want).abs() / want <= tol,
+            "{}: model {got} vs measured {want} (±{tol})",
+            c["id"]
+        );
+    }
+}
+
+#[tokio::test]
+async fn default_plan_has_the_contract_fields_and_consistent_money() {
+    let app = spawn_app().await;
+    let v = plan(&app, json!({"gpus": 1024})).await;
+    assert_eq!(v["plan_id"].as_str().unwrap().len(), 32);
+    assert_eq!(v["catalog"]["id"], "default");
+    assert_eq!(v["inputs"]["gpu_model"], "h100");
+    assert_eq!(v["inputs"]["economics"]["years"], 5);
+    let names: Vec<&str> = v["fabrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fabric"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["infiniband", "roce", "roce_adaptive"]);
+    for f in v["fabrics"].as_array().unwrap() {
+        let c = &f["capex"];
+        let parts: Decimal = [
+            "nics_usd",
+            "switches_usd",
+            "optics_usd",
+            "cables_usd",
+            "licenses_usd",
+        ]
+        .iter()
+        .map(|k| dec(&c[*k]))
+        .sum();
+        assert_eq!(parts, dec(&c["total_usd"]), "capex parts sum to the total");
+        let lines: Decimal = f["bom"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| dec(&l["extended_price_usd"]))
+            .sum();
+        assert_eq!(lines, dec(&c["total_usd"]), "BOM lines sum to capex");
+        for l in f["bom"].as_array().unwrap() {
+            let q = Decimal::from(l["quantity"].as_u64().unwrap());
+            assert_eq!(
+                q * dec(&l["unit_price_usd"]),
+                dec(&l["extended_price_usd"]),
+                "{l}"
+            );
+            assert!(
+                l["unit"].is_string() && l["derivation"].is_string() && l["source"].is_string()
+            );
+        }
+        let o = &f["opex_per_year"];
+        let parts: Decimal = [
+            "power_usd",
+            "support_usd",
+            "staff_usd",
+            "licenses_usd",
+            "spares_usd",
+        ]
+        .iter()
+        .map(|k| dec(&o[*k]))
+        .sum();
+        assert_eq!(parts, dec(&o["total_usd"]));
+        let years = f["tco"]["years"].as_u64().unwrap();
+        let tco = dec(&c["total_usd"]) + dec(&o["total_usd"]) * Decimal::from(years);
+        assert_eq!(
+            tco,
+            dec(&f["tco"]["total_usd"]),
+            "TCO = capex + years × opex"
+        );
+        assert_eq!(
+            dec(&f["tco"]["total_usd"]) + dec(&f["gpu_idle"]["cost_total_usd"]),
+            dec(&f["total_cost_usd"])
+        );
+        let idle = f["performance"]["gpu_idle_fraction"].as_f64().unwrap();
+        assert!((0.0..1.0).contains(&idle));
+    }
+    let ib = dec(&fabric(&v, "infiniband")["capex"]["total_usd"]);
+    assert!(
+        ib >= Decimal::from(5_000_000) && ib <= Decimal::from(8_000_000),
+        "1,024-GPU IB capex {ib}"
+    );
+    for eth in ["roce", "roce_adaptive"] {
+        let e = dec(&fabric(&v, eth)["capex"]["total_usd"]);
+        assert!(
+            e < ib || eth == "roce_adaptive",
+            "{eth} capex {e} vs IB {ib}"
+        );
+    }
+    let cheapest = v["comparison"]["cheapest_fabric"].as_str().unwrap();
+    let min = v["fabrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .min_by_key(|f| dec(&f["total_cost_usd"]))
+        .unwrap();
+    assert_eq!(min["fabric"], cheapest);
+    assert!(!v["comparison"]["reasons"].as_array().unwrap().is_empty());
+    let warnings = v["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("arista-7060x6-64pe")),
+        "placeholder price warned: {warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("quote required")),
+        "UFM quote required: {warnings:?}"
+    );
+}
+
+#[tokio::test]
+async fn plan_id_is_stable_and_inputs_reproduce_the_plan() {
+    let app = spawn_app().await;
+    let a = plan(&app, json!({"gpus": 512, "fabrics": ["roce"]})).await;
+    let b = plan(
+        &app,
+        json!({"fabrics": ["roce"], "gpus": 512, "gpu_model": "h100"}),
+    )
+    .await;
+    assert_eq!(
+        a["plan_id"], b["plan_id"],
+        "same normalized request, same id"
+    );
+    let c = plan(&app, a["inputs"].clone()).await;
+    assert_eq!(
+        a["plan_id"], c["plan_id"],
+        "posting inputs back reproduces the plan"
+    );
+    assert_eq!(a, c);
+    let d = plan(&app, json!({"gpus": 513, "fabrics": ["roce"]})).await;
+    assert_ne!(a["plan_id"], d["plan_id"]);
+    assert!(a["comparison"].is_null(), "no comparison with one fabric");
+}
+
+#[tokio::test]
+async fn overrides_and_discounts_change_capex_exactly() {
+    let app = spawn_app().await;
+    let base = plan(&app, json!({"gpus": 256, "fabrics": ["infiniband"]})).await;
+    let over = plan(&app, json!({"gpus": 256, "fabrics": ["infiniband"], "prices": {"overrides": {"nvidia-qm9700": "40000"}}})).await;
+    let n_switches: u64 = fabric(&base, "infiniband")["bom"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["sku"] == "nvidia-qm9700")
+        .map(|l| l["quantity"].as_u64().unwrap())
+        .sum();
+    let diff = dec(&fabric(&base, "infiniband")["capex"]["total_usd"])
+        - dec(&fabric(&over, "infiniband")["capex"]["total_usd"]);
+    assert_eq!(diff, Decimal::from(n_switches * 10_000));
+    let disc = plan(&app, json!({"gpus": 256, "fabrics": ["infiniband"], "prices": {"discounts": {"category": {"optic": 0.25}}}})).await;
+    let optics = dec(&fabric(&base, "infiniband")["capex"]["optics_usd"]);
+    assert_eq!(
+        dec(&fabric(&disc, "infiniband")["capex"]["optics_usd"]),
+        optics * Decimal::new(75, 2)
+    );
+}
+
+#[tokio::test]
+async fn money_inputs_accept_strings_and_numbers() {
+    let app = spawn_app().await;
+    let a = plan(&app, json!({"gpus": 64, "fabrics": ["roce"], "economics": {"electricity_usd_per_kwh": "0.1", "gpu_hour_usd": "2.5"}})).await;
+    let b = plan(&app, json!({"gpus": 64, "fabrics": ["roce"], "economics": {"electricity_usd_per_kwh": 0.1, "gpu_hour_usd": 2.5}})).await;
+    assert_eq!(a["plan_id"], b["plan_id"]);
+    assert_eq!(a["inputs"]["economics"]["gpu_hour_usd"], "2.5");
+}
+
+#[tokio::test]
+async fn invalid_inputs_are_422_naming_the_pointer() {
+    let app = spawn_app().await;
+    for (body, pointer) in [
+        (json!({"gpus": 0}), "/gpus"),
+        (json!({"gpus": 1_000_001}), "/gpus"),
+        (json!({}), "/gpus"),
+        (
+            json!({"gpus": 8, "topology": {"oversubscription": -1}}),
+            "/topology/oversubscription",
+        ),
+        (
+            json!({"gpus": 8, "topology": {"oversubscription": 17}}),
+            "/topology/oversubscription",
+        ),
+        (json!({"gpus": 8, "gpus_per_node": 73}), "/gpus_per_node"),
+        (json!({"gpus": 8, "nic_speed_gbps": 300}), "/nic_speed_gbps"),
+        (json!({"gpus": 8, "fabrics": ["ethernet"]}), "/fabrics/0"),
+        (json!({"gpus": 8, "fabrics": ["roce", "roce"]}), "/fabrics"),
+        (
+            json!({"gpus": 8, "economics": {"years": 16}}),
+            "/economics/years",
+        ),
+        (
+            json!({"gpus": 8, "economics": {"pue": "0.5"}}),
+            "/economics/pue",
+        ),
+        (
+            json!({"gpus": 8, "economics": {"pue": "abc"}}),
+            "/economics/pue",
+        ),
+        (
+            json!({"gpus": 8, "topology": {"oversubscripton": 2}}),
+            "/topology/oversubscripton",
+        ),
+        (json!({"gpus": 8, "catalog": "nope"}), "/catalog"),
+        (json!({"gpus": 8, "gpu_model": "z900"}), "/gpu_model"),
+        (
+            json!({"gpus": 8, "topology": {"switch_sku": "nvidia-qm9700"}, "fabrics": ["roce"]}),
+            "/topology/switch_sku",
+        ),
+        (
+            json!({"gpus": 8, "prices": {"overrides": {"nope": "1"}}}),
+            "/prices/overrides/nope",
+        ),
+        (
+            json!({"gpus": 8, "prices": {"discounts": {"vendor": {"NVIDIA": "1.5"}}}}),
+            "/prices/discounts/vendor",
+        ),
+        (
+            json!({"gpus": 3000, "topology": {"max_tiers": 2}, "fabrics": ["infiniband"]}),
+            "/topology/max_tiers",
+        ),
+    ] {
+        let res = app.post_json("/v1/plans", &body).await;
+        let p = assert_problem(res, 422).await;
+        let pointers: Vec<&str> = p["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["pointer"].as_str().unwrap())
+            .collect();
+        assert!(
+            pointers.contains(&pointer),
+            "{body}: expected {pointer}, got {p}"
+        );
+    }
+}
