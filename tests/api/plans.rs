@@ -372,3 +372,83 @@ async fn invalid_inputs_are_422_naming_the_pointer() {
         );
     }
 }
+
+#[tokio::test]
+async fn crossing_the_reported_break_even_flips_the_cheapest_fabric() {
+    let app = spawn_app().await;
+    // A communication-heavy job (short steps) where adaptive routing saves GPU time that plain
+    // ECMP loses, at a higher network price.
+    let base = json!({"gpus": 4096, "fabrics": ["roce", "roce_adaptive"], "workload": {"step_compute_ms": 300}});
+    let v = plan(&app, base.clone()).await;
+    let be = &v["comparison"]["break_even"];
+    let star = dec(&be["gpu_hour_usd"]);
+    assert!(star > Decimal::ZERO, "{be}");
+    let mut cheapest = Vec::new();
+    for factor in [Decimal::new(8, 1), Decimal::new(12, 1)] {
+        let mut body = base.clone();
+        body["economics"] = json!({"gpu_hour_usd": (star * factor).round_dp(4).to_string()});
+        let p = plan(&app, body).await;
+        cheapest.push(
+            p["comparison"]["cheapest_fabric"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    assert_ne!(
+        cheapest[0], cheapest[1],
+        "below and above {star} USD/GPU-h: {cheapest:?}"
+    );
+    // Below the break-even the cheaper network wins; above it the fabric that idles less.
+    let idle = |f: &str| {
+        fabric(&v, f)["performance"]["gpu_idle_fraction"]
+            .as_f64()
+            .unwrap()
+    };
+    let less_idle = if idle("roce") < idle("roce_adaptive") {
+        "roce"
+    } else {
+        "roce_adaptive"
+    };
+    assert_eq!(cheapest[1], less_idle);
+}
+
+#[tokio::test]
+async fn idle_fraction_moves_the_way_physics_says() {
+    let app = spawn_app().await;
+    let idle = |v: &Value, f: &str| {
+        fabric(v, f)["performance"]["gpu_idle_fraction"]
+            .as_f64()
+            .unwrap()
+    };
+    let base = json!({"gpus": 16384, "fabrics": ["roce"], "workload": {"step_compute_ms": 500}});
+    let b = plan(&app, base.clone()).await;
+    let mut tuned = base.clone();
+    tuned["topology"] = json!({"roce_tuning": "tuned"});
+    let t = plan(&app, tuned).await;
+    assert!(
+        idle(&t, "roce") < idle(&b, "roce"),
+        "tuning ECMP lowers idle time"
+    );
+    let mut over = base.clone();
+    over["topology"] = json!({"oversubscription": 3});
+    let o = plan(&app, over).await;
+    assert!(
+        idle(&o, "roce") > idle(&b, "roce"),
+        "oversubscription raises idle time"
+    );
+    let mut short = base.clone();
+    short["workload"]["step_compute_ms"] = json!(200);
+    let s = plan(&app, short).await;
+    assert!(
+        idle(&s, "roce") > idle(&b, "roce"),
+        "less compute to hide behind raises idle time"
+    );
+    let mut big = base.clone();
+    big["workload"]["model_params_billion"] = json!(140);
+    let g = plan(&app, big).await;
+    assert!(
+        idle(&g, "roce") > idle(&b, "roce"),
+        "bigger gradients raise idle time"
+    );
+}
