@@ -11,7 +11,7 @@
 //! - fibre: one per link; copper: one per `links_per_cable` links (no modules).
 
 use super::PlanError;
-use crate::catalog::{Catalog, Nic, Provenance, Switch, TierCabling};
+use crate::catalog::{Catalog, Nic, Provenance, Switch, TierCabling, Transceiver};
 use crate::cost::{BomLine, Category};
 use crate::sizing::Topology;
 
@@ -78,6 +78,45 @@ pub struct BomContext<'a> {
     pub cabling: [&'a TierCabling; 3],
     pub nics_per_node: u32,
     pub pointer_for_cabling: &'a str,
+}
+
+impl<'a> From<&'a Transceiver> for Entry<'a> {
+    fn from(t: &'a Transceiver) -> Entry<'a> {
+        Entry {
+            sku: &t.sku,
+            vendor: &t.vendor,
+            price: t.price_usd,
+            power_w: t.power_w,
+            prov: &t.provenance,
+        }
+    }
+}
+
+/// Looks up a transceiver for a tier and checks it serves links of the tier's speed.
+fn module<'a>(
+    ctx: &BomContext<'a>,
+    sku: &str,
+    pointer: &str,
+    link_speed_gbps: u32,
+) -> Result<&'a Transceiver, PlanError> {
+    let t = ctx.catalog.transceiver(sku).ok_or_else(|| {
+        PlanError::field(
+            pointer,
+            "unknown_sku",
+            format!("no transceiver '{sku}' in the catalog"),
+        )
+    })?;
+    if t.link_speed_gbps != link_speed_gbps {
+        return Err(PlanError::field(
+            pointer,
+            "wrong_link_speed",
+            format!(
+                "transceiver '{sku}' serves {} Gb/s links; this fabric's links run at {link_speed_gbps} Gb/s",
+                t.link_speed_gbps
+            ),
+        ));
+    }
+    Ok(t)
 }
 
 fn ceil_div(a: u64, b: u64) -> u64 {
@@ -164,22 +203,15 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
             )
         })?;
         if let Some(m) = &cab.switch_module {
-            let t = ctx.catalog.transceiver(m).ok_or_else(|| {
-                PlanError::field(
-                    &format!("{}/{tier}/switch_module", ctx.pointer_for_cabling),
-                    "unknown_sku",
-                    format!("no transceiver '{m}' in the catalog"),
-                )
-            })?;
+            let t = module(
+                ctx,
+                m,
+                &format!("{}/{tier}/switch_module", ctx.pointer_for_cabling),
+                topo.link_speed_gbps,
+            )?;
             let q = ceil_div(switch_ends, u64::from(t.links_per_module));
             out.push(item(
-                Entry {
-                    sku: &t.sku,
-                    vendor: &t.vendor,
-                    price: t.price_usd,
-                    power_w: t.power_w,
-                    prov: &t.provenance,
-                },
+                Entry::from(t),
                 Category::Optic,
                 format!("{} — {tier} switch side", t.description),
                 q,
@@ -192,26 +224,19 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
             ));
         }
         if node_side && let Some(m) = &cab.nic_module {
-            let t = ctx.catalog.transceiver(m).ok_or_else(|| {
-                PlanError::field(
-                    &format!("{}/{tier}/nic_module", ctx.pointer_for_cabling),
-                    "unknown_sku",
-                    format!("no transceiver '{m}' in the catalog"),
-                )
-            })?;
+            let t = module(
+                ctx,
+                m,
+                &format!("{}/{tier}/nic_module", ctx.pointer_for_cabling),
+                topo.link_speed_gbps,
+            )?;
             // Each NIC carries `planes` links; a module cannot span two NICs.
             let per_nic = ceil_div(u64::from(topo.planes), u64::from(t.links_per_module));
             let q = nics
                 .checked_mul(per_nic)
                 .ok_or_else(|| overflow("modules"))?;
             out.push(item(
-                Entry {
-                    sku: &t.sku,
-                    vendor: &t.vendor,
-                    price: t.price_usd,
-                    power_w: t.power_w,
-                    prov: &t.provenance,
-                },
+                Entry::from(t),
                 Category::Optic,
                 format!("{} — NIC side", t.description),
                 q,

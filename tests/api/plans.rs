@@ -354,6 +354,10 @@ async fn invalid_inputs_are_422_naming_the_pointer() {
             "/prices/discounts/vendor",
         ),
         (
+            json!({"gpus": 8, "topology": {"cabling": {"node_leaf": {"nic_module": "osfp-800g-dr8", "switch_module": "osfp-800g-2xsr4", "cable": "fiber-mpo12-om4-10m"}}}}),
+            "/topology/cabling/node_leaf/nic_module",
+        ),
+        (
             json!({"gpus": 3000, "topology": {"max_tiers": 2}, "fabrics": ["infiniband"]}),
             "/topology/max_tiers",
         ),
@@ -450,5 +454,40 @@ async fn idle_fraction_moves_the_way_physics_says() {
     assert!(
         idle(&g, "roce") > idle(&b, "roce"),
         "bigger gradients raise idle time"
+    );
+}
+
+#[tokio::test]
+async fn in_rack_copper_replaces_node_side_optics() {
+    let app = spawn_app().await;
+    let body = json!({"gpus": 256, "fabrics": ["roce"],
+        "topology": {"cabling": {"node_leaf": {"cable": "dac-800g-twin-2m"}}}});
+    let v = plan(&app, body).await;
+    let bom = fabric(&v, "roce")["bom"].as_array().unwrap();
+    let dac: u64 = bom
+        .iter()
+        .filter(|l| l["sku"] == "dac-800g-twin-2m")
+        .map(|l| l["quantity"].as_u64().unwrap())
+        .sum();
+    let links = fabric(&v, "roce")["topology"]["links"]["node_leaf"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(
+        dac,
+        links.div_ceil(2),
+        "one twin-port DAC per two node-leaf links"
+    );
+    assert!(
+        !bom.iter()
+            .any(|l| l["description"].as_str().unwrap().contains("NIC side")),
+        "no NIC-side modules with copper"
+    );
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("dac-800g-twin-2m")),
+        "placeholder DAC price warned"
     );
 }
