@@ -6,6 +6,7 @@ pub mod extract;
 pub mod health;
 pub mod middleware;
 pub mod plans;
+pub mod sheets;
 
 use std::sync::Arc;
 
@@ -31,7 +32,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(health::readyz)
         .service(catalogs::list_catalogs)
         .service(catalogs::get_catalog)
-        .service(plans::post_plan);
+        .service(plans::post_plan)
+        .configure(sheets::configure);
 }
 
 #[derive(OpenApi)]

@@ -1,10 +1,11 @@
 //! `POST /v1/plans`.
 
-use actix_web::{HttpResponse, post, web};
+use actix_web::{HttpRequest, HttpResponse, post, web};
 
 use super::AppState;
 use super::error::{ApiError, Problem};
 use super::extract::ValidJson;
+use super::sheets::{self, Format};
 use crate::plan::{self, Plan, PlanError, PlanRequest};
 
 impl From<PlanError> for ApiError {
@@ -20,12 +21,16 @@ impl From<PlanError> for ApiError {
 /// µs, bandwidth in GB/s, exposed communication in ms, GPU idle fraction), and costs it over
 /// `economics.years` (capex, opex per year, TCO, GPU-idle cost, all USD as decimal strings),
 /// with a side-by-side comparison. Every input but `gpus` has a documented default; `inputs`
-/// echoes them all. Same request + same catalog ⇒ same `plan_id`.
+/// echoes them all. Same request + same catalog ⇒ same `plan_id`. `Accept: text/csv` gives the
+/// per-fabric summary as CSV (the columns of `GET /v1/plans?format=csv`).
 #[utoipa::path(
     tag = "plans",
     request_body(content = PlanRequest, description = "The cluster and assumptions; only `gpus` is required.", content_type = "application/json"),
     responses(
-        (status = 200, description = "The plan, one result per fabric, and the comparison.", body = Plan),
+        (status = 200, description = "The plan, one result per fabric, and the comparison (JSON), or with `Accept: text/csv` one CSV row per fabric.", content(
+            (Plan = "application/json"),
+            (String = "text/csv")
+        )),
         (status = 400, description = "The body is not valid JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body exceeds 256 KiB.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "The body is not `application/json`.", body = Problem, content_type = "application/problem+json"),
@@ -34,10 +39,17 @@ impl From<PlanError> for ApiError {
 )]
 #[post("/v1/plans")]
 pub async fn post_plan(
+    req: HttpRequest,
     state: web::Data<AppState>,
     body: ValidJson<PlanRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let plan = plan::build_plan(&body.0, &state.catalogs)?;
+    if sheets::negotiate(&req, None)? == Format::Csv {
+        return Ok(HttpResponse::Ok()
+            .insert_header(("Cache-Control", "no-store"))
+            .content_type(sheets::csv::TEXT_CSV)
+            .body(sheets::plan_csv(&plan)?));
+    }
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(plan))

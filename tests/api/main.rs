@@ -6,6 +6,7 @@ mod errors;
 mod health;
 mod openapi;
 mod plans;
+mod sheets;
 
 use std::net::TcpListener;
 

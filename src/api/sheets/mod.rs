@@ -1,0 +1,660 @@
+//! The spreadsheet surface: everything a `WEBSERVICE()` / `IMPORTDATA()` / Power Query URL can
+//! reach with a plain GET — `GET /v1/plans`, `GET /v1/plans/bom`, `GET /v1/value`, sweeps.
+//! Inputs come from the query string ([`query`]) and go through the same parsing, validation
+//! and planning as `POST /v1/plans`. Every read answers GET and HEAD with `Cache-Control:
+//! no-store`, an `ETag` per representation and `304` on a matching `If-None-Match`.
+
+pub mod csv;
+pub mod query;
+pub mod sweeps;
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::openapi::path::{Parameter, ParameterIn};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_actix_web::service_config::ServiceConfig;
+
+use super::AppState;
+use super::error::{ApiError, Problem};
+use crate::cost::Category;
+use crate::fabric::Fabric;
+use crate::plan::{CatalogRef, Plan};
+use csv::{Csv, TEXT_CSV};
+use query::{Kind, Query, extra_param, format_param, plan_from_query, plan_parameters};
+
+/// Registers the spreadsheet endpoints.
+pub fn configure(cfg: &mut ServiceConfig) {
+    cfg.service(get_plan)
+        .service(get_bom)
+        .service(get_value)
+        .service(sweeps::get_sweep)
+        .service(sweeps::post_sweep);
+}
+
+// ---- content negotiation and HTTP caching ----
+
+/// A representation a read endpoint can return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Csv,
+}
+
+/// `format=csv|json` wins; otherwise `Accept` (text/csv preferred over JSON only when it has
+/// the higher q-value); otherwise JSON.
+pub fn negotiate(req: &HttpRequest, q: Option<&Query>) -> Result<Format, ApiError> {
+    if let Some(q) = q
+        && let Some(f) = q.single("format")?
+    {
+        return match f.to_ascii_lowercase().as_str() {
+            "csv" => Ok(Format::Csv),
+            "json" => Ok(Format::Json),
+            other => Err(ApiError::field(
+                "/format",
+                "unknown_value",
+                format!("query parameter 'format' must be 'json' or 'csv' (got '{other}')"),
+            )),
+        };
+    }
+    Ok(from_accept(
+        req.headers()
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or(""),
+    ))
+}
+
+fn from_accept(accept: &str) -> Format {
+    let mut json_q = 0.0_f64;
+    let mut csv_q = 0.0_f64;
+    for range in accept.split(',') {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let qv = parts
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .find_map(|v| v.trim().parse::<f64>().ok())
+            .unwrap_or(1.0);
+        match media.as_str() {
+            "text/csv" => csv_q = csv_q.max(qv + 0.001),
+            "application/json" => json_q = json_q.max(qv + 0.001),
+            "text/*" => csv_q = csv_q.max(qv),
+            "application/*" | "*/*" => json_q = json_q.max(qv),
+            _ => {}
+        }
+    }
+    if csv_q > json_q {
+        Format::Csv
+    } else {
+        Format::Json
+    }
+}
+
+/// A quoted entity tag.
+pub fn etag(id: &str) -> String {
+    format!("\"{id}\"")
+}
+
+fn matches_if_none_match(req: &HttpRequest, tag: &str) -> bool {
+    req.headers()
+        .get_all(header::IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|t| t == "*" || t.trim_start_matches("W/") == tag)
+}
+
+/// 200 with the body, or 304 when `If-None-Match` matches; `Cache-Control: no-store` and the
+/// `ETag` either way.
+pub fn respond(req: &HttpRequest, tag: &str, content_type: &str, body: Vec<u8>) -> HttpResponse {
+    if matches_if_none_match(req, tag) {
+        return HttpResponse::NotModified()
+            .insert_header((header::ETAG, tag))
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .finish();
+    }
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, content_type))
+        .insert_header((header::ETAG, tag))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(body)
+}
+
+fn to_json<T: Serialize>(v: &T) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(v).map_err(|e| ApiError::internal(&e))
+}
+
+fn to_value<T: Serialize>(v: &T) -> Result<Value, ApiError> {
+    serde_json::to_value(v).map_err(|e| ApiError::internal(&e))
+}
+
+// ---- plan CSV ----
+
+/// Columns of the plan CSV: dotted paths into a fabric's result (the same names `/v1/value`
+/// takes as `metric`), then the plan-level columns.
+pub const PLAN_COLUMNS: &[&str] = &[
+    "fabric",
+    "nic_sku",
+    "topology.tiers",
+    "topology.planes",
+    "topology.switch_sku",
+    "topology.leaf_switches",
+    "topology.spine_switches",
+    "topology.core_switches",
+    "topology.links.node_leaf",
+    "topology.links.leaf_spine",
+    "topology.links.spine_core",
+    "capex.nics_usd",
+    "capex.switches_usd",
+    "capex.optics_usd",
+    "capex.cables_usd",
+    "capex.licenses_usd",
+    "capex.total_usd",
+    "opex_per_year.power_usd",
+    "opex_per_year.support_usd",
+    "opex_per_year.staff_usd",
+    "opex_per_year.licenses_usd",
+    "opex_per_year.total_usd",
+    "tco.years",
+    "tco.total_usd",
+    "performance.allreduce_time_us",
+    "performance.busbw_gbytes_per_s",
+    "performance.exposed_comm_ms",
+    "performance.step_time_ms",
+    "performance.gpu_idle_fraction",
+    "gpu_idle.cost_per_year_usd",
+    "gpu_idle.cost_total_usd",
+    "total_cost_usd",
+];
+
+/// The per-fabric summary of a plan as CSV (header + one row per fabric).
+pub fn plan_csv(plan: &Plan) -> Result<String, ApiError> {
+    let mut header: Vec<&str> = PLAN_COLUMNS.to_vec();
+    header.extend(["cheapest", "catalog.id", "catalog.version", "plan_id"]);
+    let mut out = Csv::new(&header);
+    let cheapest = plan.comparison.as_ref().map(|c| c.cheapest_fabric);
+    for f in &plan.fabrics {
+        let v = to_value(f)?;
+        let mut row: Vec<Value> = PLAN_COLUMNS
+            .iter()
+            .map(|c| csv::dig(&v, c).cloned().unwrap_or(Value::Null))
+            .collect();
+        row.push(Value::Bool(cheapest.is_none_or(|c| c == f.fabric)));
+        row.push(Value::String(plan.catalog.id.clone()));
+        row.push(Value::String(plan.catalog.version.clone()));
+        row.push(Value::String(plan.plan_id.clone()));
+        out.row(row);
+    }
+    Ok(out.finish())
+}
+
+// ---- OpenAPI parameter sets ----
+
+/// Query parameters of `GET /v1/plans` and `GET /v1/plans/bom`.
+pub struct PlanParams;
+
+impl IntoParams for PlanParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let mut v = plan_parameters();
+        v.push(format_param());
+        v
+    }
+}
+
+/// Query parameters of `GET /v1/value`.
+pub struct ValueParams;
+
+impl IntoParams for ValueParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let mut v = vec![
+            extra_param(
+                "metric",
+                true,
+                "Dotted path of a number in the fabric's result (`tco.total_usd`, `capex.total_usd`, \
+                 `performance.gpu_idle_fraction`, `topology.spine_switches`, `tco.by_year.0.cost_usd`) or in \
+                 the comparison (`comparison.break_even.gpu_hour_usd`, `comparison.deltas.total_usd` with `fabric`). \
+                 An unknown metric gets a 422 listing the valid ones.",
+                Kind::Ident(128),
+            ),
+            extra_param(
+                "fabric",
+                false,
+                "The fabric whose result to read (required unless the metric is a `comparison.` one).",
+                Kind::Enum(&["infiniband", "roce", "roce_adaptive"]),
+            ),
+        ];
+        v.extend(plan_parameters());
+        v
+    }
+}
+
+// ---- GET /v1/plans ----
+
+/// Plan and compare fabrics from query parameters (spreadsheets).
+///
+/// The same plan as `POST /v1/plans` (same validation, same `plan_id`), with the inputs as
+/// query parameters. `format=csv` or `Accept: text/csv` gives one CSV row per fabric with the
+/// headline figures (columns named by their JSON path), `cheapest`, `catalog.id`,
+/// `catalog.version` and `plan_id`. Responses carry `Cache-Control: no-store` and an `ETag`
+/// (`"<plan_id>"` for JSON, `"<plan_id>-csv"` for CSV); `If-None-Match` → 304.
+#[utoipa::path(
+    tag = "plans",
+    params(PlanParams),
+    responses(
+        (status = 200, description = "The plan (JSON), or one CSV row per fabric.", content(
+            (Plan = "application/json"),
+            (String = "text/csv")
+        )),
+        (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
+        (status = 400, description = "The query string cannot be decoded.", body = Problem, content_type = "application/problem+json"),
+        (status = 414, description = "The query string exceeds 8 KiB.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A parameter is invalid, missing (`gpus`), given twice, or the cluster cannot be built as asked; `errors[].pointer` names it (`economics.years` → `/economics/years`).", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/plans")]
+pub async fn get_plan(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let q = Query::from_request(&req)?;
+    let format = negotiate(&req, Some(&q))?;
+    let plan = plan_from_query(&q, &state.catalogs)?;
+    Ok(match format {
+        Format::Json => respond(
+            &req,
+            &etag(&plan.plan_id),
+            "application/json",
+            to_json(&plan)?,
+        ),
+        Format::Csv => respond(
+            &req,
+            &etag(&format!("{}-csv", plan.plan_id)),
+            TEXT_CSV,
+            plan_csv(&plan)?.into_bytes(),
+        ),
+    })
+}
+
+// ---- GET /v1/plans/bom ----
+
+/// One bill-of-materials line of one fabric.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct BomRow {
+    /// The fabric this line belongs to.
+    pub fabric: Fabric,
+    /// Catalog SKU.
+    pub sku: String,
+    /// Vendor as in the catalog.
+    pub vendor: String,
+    /// `nic`, `switch`, `optic`, `cable` or `license`.
+    pub category: Category,
+    /// What the line is and where it sits.
+    pub description: String,
+    /// How many.
+    pub quantity: u64,
+    /// Counting unit of `quantity`.
+    pub unit: String,
+    /// Net price per unit, USD.
+    pub unit_price_usd: rust_decimal::Decimal,
+    /// quantity × unit price, USD.
+    pub extended_price_usd: rust_decimal::Decimal,
+    /// Typical power per unit, W.
+    pub power_w: rust_decimal::Decimal,
+    /// quantity × power, W.
+    pub extended_power_w: rust_decimal::Decimal,
+    /// True when the catalog price is a placeholder (get a quote).
+    pub placeholder_price: bool,
+    /// Source of the catalog figures.
+    pub source: String,
+}
+
+/// The bill of materials of a plan, one row per fabric and line.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct BomSheet {
+    /// The plan's id (as `POST /v1/plans` would give).
+    pub plan_id: String,
+    /// The catalog that priced it.
+    pub catalog: CatalogRef,
+    /// One row per fabric and BOM line.
+    pub rows: Vec<BomRow>,
+}
+
+/// CSV columns of the BOM.
+pub const BOM_COLUMNS: &[&str] = &[
+    "fabric",
+    "sku",
+    "vendor",
+    "category",
+    "description",
+    "quantity",
+    "unit",
+    "unit_price_usd",
+    "extended_price_usd",
+    "power_w",
+    "extended_power_w",
+    "placeholder_price",
+    "source",
+];
+
+fn bom_sheet(plan: &Plan) -> BomSheet {
+    let rows = plan
+        .fabrics
+        .iter()
+        .flat_map(|f| {
+            f.bom.iter().map(move |l| BomRow {
+                fabric: f.fabric,
+                sku: l.sku.clone(),
+                vendor: l.vendor.clone(),
+                category: l.category,
+                description: l.description.clone(),
+                quantity: l.quantity,
+                unit: l.unit.clone(),
+                unit_price_usd: l.unit_price_usd,
+                extended_price_usd: l.extended_price_usd,
+                power_w: l.power_w,
+                extended_power_w: l.extended_power_w,
+                placeholder_price: l.placeholder_price,
+                source: l.source.clone(),
+            })
+        })
+        .collect();
+    BomSheet {
+        plan_id: plan.plan_id.clone(),
+        catalog: plan.catalog.clone(),
+        rows,
+    }
+}
+
+/// Bill of materials from query parameters (spreadsheets).
+///
+/// Every fabric's BOM lines as rows: fabric, SKU, vendor, category, description, quantity,
+/// unit, unit and extended price (USD), unit and extended power (W), placeholder flag, source.
+/// Same inputs as `GET /v1/plans`; `format=csv` or `Accept: text/csv` for CSV. `ETag`
+/// `"<plan_id>-bom"` / `"<plan_id>-bom-csv"`.
+#[utoipa::path(
+    tag = "plans",
+    params(PlanParams),
+    responses(
+        (status = 200, description = "The BOM rows (JSON), or CSV with a header row.", content(
+            (BomSheet = "application/json"),
+            (String = "text/csv")
+        )),
+        (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
+        (status = 400, description = "The query string cannot be decoded.", body = Problem, content_type = "application/problem+json"),
+        (status = 414, description = "The query string exceeds 8 KiB.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A parameter is invalid, missing or given twice, or the cluster cannot be built as asked; `errors[].pointer` names it.", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/plans/bom")]
+pub async fn get_bom(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let q = Query::from_request(&req)?;
+    let format = negotiate(&req, Some(&q))?;
+    let plan = plan_from_query(&q, &state.catalogs)?;
+    let sheet = bom_sheet(&plan);
+    Ok(match format {
+        Format::Json => respond(
+            &req,
+            &etag(&format!("{}-bom", plan.plan_id)),
+            "application/json",
+            to_json(&sheet)?,
+        ),
+        Format::Csv => {
+            let mut out = Csv::new(BOM_COLUMNS);
+            for r in &sheet.rows {
+                let v = to_value(r)?;
+                out.row(
+                    BOM_COLUMNS
+                        .iter()
+                        .map(|c| csv::dig(&v, c).cloned().unwrap_or(Value::Null)),
+                );
+            }
+            respond(
+                &req,
+                &etag(&format!("{}-bom-csv", plan.plan_id)),
+                TEXT_CSV,
+                out.finish().into_bytes(),
+            )
+        }
+    })
+}
+
+// ---- GET /v1/value ----
+
+fn is_numeric(v: &Value) -> bool {
+    match v {
+        Value::Number(_) | Value::Null => true,
+        Value::String(s) => s.parse::<rust_decimal::Decimal>().is_ok(),
+        _ => false,
+    }
+}
+
+/// Dotted paths of the numeric leaves under `v` (objects only; arrays are reachable by index
+/// but not listed).
+fn numeric_paths(v: &Value, prefix: &str, out: &mut Vec<String>) {
+    if let Value::Object(m) = v {
+        for (k, child) in m {
+            let path = if prefix.is_empty() {
+                k.clone()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            match child {
+                Value::Object(_) => numeric_paths(child, &path, out),
+                Value::Array(_) => {}
+                leaf if is_numeric(leaf) => out.push(path),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The metrics `/v1/value` accepts for this plan.
+fn valid_metrics(fabric: &Value, comparison: Option<&Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    numeric_paths(fabric, "", &mut out);
+    if let Some(c) = comparison {
+        numeric_paths(c, "comparison", &mut out);
+        if let Some(first) = c.get("deltas").and_then(|d| d.get(0)) {
+            numeric_paths(first, "comparison.deltas", &mut out);
+        }
+    }
+    out
+}
+
+/// Walks a comparison path; an array of per-fabric entries (`deltas`) is indexed by fabric
+/// unless the segment is an index.
+fn dig_comparison<'a>(c: &'a Value, path: &str, fabric: Option<Fabric>) -> Option<&'a Value> {
+    path.split('.').try_fold(c, |cur, seg| match cur {
+        Value::Array(a) => match seg.parse::<usize>() {
+            Ok(i) => a.get(i),
+            Err(_) => {
+                let f = fabric?;
+                a.iter().find(|e| e["fabric"] == f.as_str())?.get(seg)
+            }
+        },
+        other => other.get(seg),
+    })
+}
+
+fn plain_number(v: &Value) -> Option<String> {
+    match v {
+        Value::Number(n) => Some(csv::number(n)),
+        Value::String(s) => s
+            .parse::<rust_decimal::Decimal>()
+            .ok()
+            .map(|d| d.to_string()),
+        _ => None,
+    }
+}
+
+/// One number from a plan, as bare text (spreadsheets).
+///
+/// `metric` is a dotted path into the chosen fabric's result (`tco.total_usd`,
+/// `capex.total_usd`, `performance.gpu_idle_fraction`, `topology.spine_switches`,
+/// `tco.by_year.0.cost_usd`) or into the comparison (`comparison.break_even.gpu_hour_usd`;
+/// `comparison.deltas.<field>` with `fabric`). The answer is the number alone as `text/plain;
+/// charset=utf-8`: `.` decimal point, no thousands separator, no exponent, no trailing newline —
+/// `=VALUE(WEBSERVICE(…))` in LibreOffice Calc. Plan inputs as in `GET /v1/plans`.
+#[utoipa::path(
+    tag = "plans",
+    params(ValueParams),
+    responses(
+        (status = 200, description = "The number, e.g. `12345678.90`.", body = String, content_type = "text/plain"),
+        (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
+        (status = 400, description = "The query string cannot be decoded.", body = Problem, content_type = "application/problem+json"),
+        (status = 414, description = "The query string exceeds 8 KiB.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A plan input is invalid; `metric` is missing or unknown (`extra.valid_metrics` lists the valid ones) or not a number; `fabric` is missing, unknown or not in the plan.", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/value")]
+pub async fn get_value(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let q = Query::from_request(&req)?;
+    let metric = q
+        .single("metric")?
+        .ok_or_else(|| {
+            ApiError::field(
+                "/metric",
+                "required",
+                "query parameter 'metric' is required (e.g. metric=tco.total_usd)",
+            )
+        })?
+        .to_string();
+    let fabric = match q.single("fabric")? {
+        None => None,
+        Some(f) => Some(Fabric::parse(f).ok_or_else(|| {
+            ApiError::field(
+                "/fabric",
+                "unknown_value",
+                format!(
+                    "query parameter 'fabric' must be infiniband, roce or roce_adaptive (got '{f}')"
+                ),
+            )
+        })?),
+    };
+    let plan = plan_from_query(&q, &state.catalogs)?;
+    let comparison = match &plan.comparison {
+        Some(c) => Some(to_value(c)?),
+        None => None,
+    };
+    let fabric_json = match fabric {
+        Some(f) => match plan.fabrics.iter().find(|p| p.fabric == f) {
+            Some(p) => Some(to_value(p)?),
+            None => {
+                return Err(ApiError::field(
+                    "/fabric",
+                    "not_in_plan",
+                    format!(
+                        "query parameter 'fabric': {} is not among the planned fabrics (see 'fabrics')",
+                        f.as_str()
+                    ),
+                ));
+            }
+        },
+        None => None,
+    };
+    let unknown = |sample: &Value| {
+        let valid = valid_metrics(sample, comparison.as_ref());
+        ApiError::field(
+            "/metric",
+            "unknown_metric",
+            format!("query parameter 'metric': unknown metric '{metric}'; extra.valid_metrics lists the valid ones"),
+        )
+        .with_extra(serde_json::json!({ "valid_metrics": valid }))
+    };
+    let found = if let Some(rest) = metric.strip_prefix("comparison.") {
+        let Some(c) = &comparison else {
+            return Err(ApiError::field(
+                "/metric",
+                "no_comparison",
+                "query parameter 'metric': a comparison needs at least two fabrics",
+            ));
+        };
+        let found = dig_comparison(c, rest, fabric);
+        if found.is_none()
+            && fabric.is_none()
+            && c.get(rest.split('.').next().unwrap_or(""))
+                .is_some_and(Value::is_array)
+        {
+            return Err(ApiError::field(
+                "/fabric",
+                "required",
+                format!("query parameter 'fabric' is required for metric '{metric}'"),
+            ));
+        }
+        found
+    } else {
+        let Some(fj) = &fabric_json else {
+            return Err(ApiError::field(
+                "/fabric",
+                "required",
+                format!("query parameter 'fabric' is required for metric '{metric}'"),
+            ));
+        };
+        csv::dig(fj, &metric)
+    };
+    let sample = match &fabric_json {
+        Some(f) => f.clone(),
+        None => match plan.fabrics.first() {
+            Some(p) => to_value(p)?,
+            None => Value::Null,
+        },
+    };
+    let Some(found) = found else {
+        return Err(unknown(&sample));
+    };
+    let Some(text) = plain_number(found) else {
+        let what = if found.is_null() {
+            "has no value in this plan"
+        } else {
+            "is not a number"
+        };
+        return Err(ApiError::field(
+            "/metric",
+            "not_numeric",
+            format!("query parameter 'metric': '{metric}' {what}"),
+        )
+        .with_extra(
+            serde_json::json!({ "valid_metrics": valid_metrics(&sample, comparison.as_ref()) }),
+        ));
+    };
+    let tag = etag(&format!(
+        "{}-value-{}-{}",
+        plan.plan_id,
+        metric,
+        fabric.map(Fabric::as_str).unwrap_or("all")
+    ));
+    Ok(respond(
+        &req,
+        &tag,
+        "text/plain; charset=utf-8",
+        text.into_bytes(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_prefers_csv_only_when_asked() {
+        assert_eq!(from_accept("text/csv"), Format::Csv);
+        assert_eq!(from_accept("*/*"), Format::Json);
+        assert_eq!(from_accept(""), Format::Json);
+        assert_eq!(
+            from_accept("application/json, text/csv;q=0.5"),
+            Format::Json
+        );
+        assert_eq!(from_accept("text/csv, application/json;q=0.5"), Format::Csv);
+        assert_eq!(
+            from_accept("text/html,application/xhtml+xml,*/*;q=0.8"),
+            Format::Json
+        );
+    }
+}

@@ -1,0 +1,664 @@
+//! Sweeps: one numeric plan input varied over a list or a range, a plan per value (through the
+//! same parse + validate + build as `POST /v1/plans`), a row per value and fabric, and the
+//! values where the cheapest fabric changes (refined by bisection for integer inputs).
+//!
+//! A value that cannot be planned (out of range, beyond the tier ceiling, …) fails the whole
+//! sweep with a 422 naming the input and the value: a chart with silent holes would mislead.
+
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use utoipa::openapi::path::{Parameter, ParameterIn};
+use utoipa::{IntoParams, ToSchema};
+use validator::Validate;
+
+use super::csv::{Csv, TEXT_CSV};
+use super::query::{
+    Kind, PLAN_PARAMS, ParamSpec, Query, enum_param, extra_param, format_param, name_params,
+    pattern_param, plan_parameters, pointer_of, request_from_json,
+};
+use super::{Format, etag, negotiate, respond};
+use crate::api::AppState;
+use crate::api::error::{ApiError, Problem};
+use crate::api::extract::ValidJson;
+use crate::catalog::CatalogSet;
+use crate::fabric::Fabric;
+use crate::plan::{self, PlanRequest};
+
+/// Most plans one sweep may compute, bisection included.
+pub const MAX_PLANS: usize = 10_000;
+
+/// How `from`..`to` is divided into `steps` values.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Scale {
+    /// Evenly spaced.
+    #[default]
+    Linear,
+    /// Evenly spaced ratios (`from` and `to` > 0).
+    Geometric,
+}
+
+/// A sweep: a base plan request and the input to vary.
+#[derive(Debug, Clone, Deserialize, Validate, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"base": {"gpus": 1024, "fabrics": ["infiniband", "roce"]}, "vary": "gpus", "from": 256, "to": 16384, "steps": 8, "scale": "geometric"}))]
+pub struct SweepRequest {
+    /// The plan request every value starts from (its value of `vary` is replaced).
+    #[schema(value_type = PlanRequest)]
+    pub base: Value,
+    /// The numeric plan input to vary, by its query-parameter name (`gpus`,
+    /// `economics.years`, `economics.gpu_hour_usd`, `topology.oversubscription`, …).
+    #[validate(length(min = 1, max = 64))]
+    #[schema(min_length = 1, max_length = 64, example = "gpus")]
+    pub vary: String,
+    /// First value of the range (with `to` and `steps`; ignored when `values` is given).
+    #[serde(default)]
+    pub from: Option<f64>,
+    /// Last value of the range.
+    #[serde(default)]
+    pub to: Option<f64>,
+    /// Number of values in the range, 2–10000. Default 8.
+    #[serde(default)]
+    #[validate(range(min = 2, max = 10000))]
+    #[schema(minimum = 2, maximum = 10000)]
+    pub steps: Option<u32>,
+    /// `linear` (default) or `geometric`.
+    #[serde(default)]
+    pub scale: Option<Scale>,
+    /// Explicit values (sorted ascending, duplicates removed), instead of a range.
+    #[serde(default)]
+    #[validate(length(min = 1, max = 10000))]
+    #[schema(min_items = 1, max_items = 10000)]
+    pub values: Option<Vec<f64>>,
+}
+
+/// One value and fabric of a sweep. The row also carries the varied input under its own name
+/// (`"gpus": 1024`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SweepRow {
+    /// The value of the varied input.
+    pub value: f64,
+    /// The fabric.
+    pub fabric: Fabric,
+    /// TCO + GPU-idle cost over the horizon, USD.
+    pub total_cost_usd: Decimal,
+    /// Capex, USD.
+    pub capex_usd: Decimal,
+    /// Network TCO over the horizon, USD.
+    pub tco_usd: Decimal,
+    /// Fraction of GPU time lost to the network.
+    pub gpu_idle_fraction: f64,
+    /// GPU-idle cost over the horizon, USD.
+    pub gpu_idle_cost_usd: Decimal,
+    /// True for the cheapest fabric (by total cost) at this value.
+    pub cheapest: bool,
+    /// The plan's id (`POST /v1/plans` with the same inputs gives the same id).
+    pub plan_id: String,
+}
+
+/// Where the cheapest fabric changes.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Crossover {
+    /// The varied input.
+    pub input: String,
+    /// The consecutive sweep values it lies between.
+    pub between: [f64; 2],
+    /// The first value where `to_fabric` is cheapest (refined by bisection for integer
+    /// inputs; the upper grid value otherwise).
+    pub value: f64,
+    /// Cheapest just below `value`.
+    pub from_fabric: Fabric,
+    /// Cheapest at `value`.
+    pub to_fabric: Fabric,
+}
+
+/// A sweep's result.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SweepResult {
+    /// The varied input.
+    pub vary: String,
+    /// A row per value and fabric.
+    #[schema(value_type = Vec<SweepRow>)]
+    pub rows: Vec<Value>,
+    /// The values where the cheapest fabric changes.
+    pub crossovers: Vec<Crossover>,
+    /// Plans computed (grid and bisection).
+    pub plans_computed: usize,
+}
+
+fn numeric_spec(name: &str) -> Option<&'static ParamSpec> {
+    PLAN_PARAMS.iter().find(|s| {
+        s.name == name
+            && matches!(
+                s.kind,
+                Kind::Int(..) | Kind::OneOf(_) | Kind::Float(..) | Kind::Dec(..)
+            )
+    })
+}
+
+fn bounds(kind: Kind) -> (f64, f64) {
+    match kind {
+        Kind::Int(a, b) | Kind::Dec(a, b) => (a as f64, b as f64),
+        Kind::Float(a, b) => (a, b),
+        Kind::OneOf(v) => (
+            v.iter().copied().min().unwrap_or(0) as f64,
+            v.iter().copied().max().unwrap_or(0) as f64,
+        ),
+        _ => (0.0, 0.0),
+    }
+}
+
+fn is_integer(kind: Kind) -> bool {
+    matches!(kind, Kind::Int(..) | Kind::OneOf(_))
+}
+
+struct Spec {
+    vary: String,
+    kind: Kind,
+    values: Vec<f64>,
+}
+
+fn bad(field: &str, detail: impl Into<String>) -> ApiError {
+    ApiError::field(&format!("/{field}"), "invalid_sweep", detail)
+}
+
+fn spec(
+    vary: &str,
+    from: Option<f64>,
+    to: Option<f64>,
+    steps: Option<u32>,
+    scale: Scale,
+    values: Option<Vec<f64>>,
+) -> Result<Spec, ApiError> {
+    let names: Vec<&str> = PLAN_PARAMS
+        .iter()
+        .filter(|s| numeric_spec(s.name).is_some())
+        .map(|s| s.name)
+        .collect();
+    let s = numeric_spec(vary).ok_or_else(|| {
+        bad("vary", format!("'{vary}' is not a numeric plan input"))
+            .with_extra(serde_json::json!({ "valid_inputs": names }))
+    })?;
+    let (lo, hi) = bounds(s.kind);
+    let mut vals = match values {
+        Some(v) => {
+            if v.len() > MAX_PLANS {
+                return Err(bad("values", format!("at most {MAX_PLANS} values")));
+            }
+            v
+        }
+        None => {
+            let (Some(from), Some(to)) = (from, to) else {
+                return Err(bad(
+                    "from",
+                    "give 'from' and 'to' (and 'steps'), or 'values'",
+                ));
+            };
+            let n = steps.unwrap_or(8);
+            if !(2..=10_000).contains(&n) {
+                return Err(bad("steps", "'steps' must be between 2 and 10000"));
+            }
+            if scale == Scale::Geometric && (from <= 0.0 || to <= 0.0) {
+                return Err(bad("from", "a geometric sweep needs 'from' and 'to' > 0"));
+            }
+            let last = f64::from(n - 1);
+            (0..n)
+                .map(|i| {
+                    let t = f64::from(i) / last;
+                    match scale {
+                        Scale::Linear => from + (to - from) * t,
+                        Scale::Geometric => from * (to / from).powf(t),
+                    }
+                })
+                .collect()
+        }
+    };
+    for v in &vals {
+        if !v.is_finite() || *v < lo || *v > hi {
+            return Err(bad(
+                if from.is_some() { "from" } else { "values" },
+                format!("{vary} must stay between {lo} and {hi} (got {v})"),
+            ));
+        }
+    }
+    if is_integer(s.kind) {
+        for v in &mut vals {
+            *v = v.round();
+        }
+    }
+    vals.sort_by(f64::total_cmp);
+    vals.dedup();
+    Ok(Spec {
+        vary: vary.to_string(),
+        kind: s.kind,
+        values: vals,
+    })
+}
+
+fn json_value(kind: Kind, v: f64) -> Value {
+    match kind {
+        Kind::Int(..) | Kind::OneOf(_) => Value::from(v as i64),
+        Kind::Dec(..) => Decimal::try_from(v)
+            .map(|d| Value::String(d.normalize().to_string()))
+            .unwrap_or(Value::Null),
+        _ => serde_json::Number::from_f64(v)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+    }
+}
+
+struct Runner<'a> {
+    base: Value,
+    spec: &'a Spec,
+    catalogs: &'a CatalogSet,
+    used: usize,
+}
+
+impl Runner<'_> {
+    fn plan(&mut self, v: f64) -> Result<plan::Plan, ApiError> {
+        self.used += 1;
+        if self.used > MAX_PLANS {
+            return Err(ApiError::field(
+                "/steps",
+                "too_many_plans",
+                format!(
+                    "this sweep needs more than {MAX_PLANS} plans (values plus bisection); use fewer values"
+                ),
+            ));
+        }
+        let mut req = self.base.clone();
+        if !req.is_object() {
+            req = Value::Object(Map::new());
+        }
+        let path: Vec<&str> = self.spec.vary.split('.').collect();
+        let mut cur = &mut req;
+        if let Some((last, parents)) = path.split_last() {
+            for seg in parents {
+                if !cur.get(*seg).is_some_and(Value::is_object) {
+                    cur[*seg] = Value::Object(Map::new());
+                }
+                cur = &mut cur[*seg];
+            }
+            cur[*last] = json_value(self.spec.kind, v);
+        }
+        let at_value = |e: ApiError| {
+            let p = e.problem();
+            let detail = p
+                .errors
+                .first()
+                .map(|f| f.detail.clone())
+                .unwrap_or_else(|| p.detail.clone());
+            let pointer = p
+                .errors
+                .first()
+                .map(|f| f.pointer.clone())
+                .unwrap_or_else(|| pointer_of(&self.spec.vary));
+            let code = p
+                .errors
+                .first()
+                .map(|f| f.code.clone())
+                .unwrap_or_else(|| p.code.clone());
+            ApiError::field(
+                &pointer,
+                &code,
+                format!("at {}={v}: {detail}", self.spec.vary),
+            )
+        };
+        let r: PlanRequest = request_from_json(&req).map_err(at_value)?;
+        plan::build_plan(&r, self.catalogs)
+            .map_err(ApiError::from)
+            .map_err(at_value)
+    }
+}
+
+fn cheapest(p: &plan::Plan) -> Option<Fabric> {
+    p.comparison.as_ref().map(|c| c.cheapest_fabric)
+}
+
+fn run(base: Value, spec: &Spec, catalogs: &CatalogSet) -> Result<SweepResult, ApiError> {
+    let mut runner = Runner {
+        base,
+        spec,
+        catalogs,
+        used: 0,
+    };
+    let mut rows = Vec::new();
+    let mut winners: Vec<Option<Fabric>> = Vec::with_capacity(spec.values.len());
+    for &v in &spec.values {
+        let p = runner.plan(v)?;
+        let win = cheapest(&p);
+        for f in &p.fabrics {
+            let row = SweepRow {
+                value: v,
+                fabric: f.fabric,
+                total_cost_usd: f.total_cost_usd,
+                capex_usd: f.capex.total_usd,
+                tco_usd: f.tco.total_usd,
+                gpu_idle_fraction: f.performance.gpu_idle_fraction,
+                gpu_idle_cost_usd: f.gpu_idle.cost_total_usd,
+                cheapest: win.is_none_or(|w| w == f.fabric),
+                plan_id: p.plan_id.clone(),
+            };
+            let mut obj = serde_json::to_value(&row).map_err(|e| ApiError::internal(&e))?;
+            if let Value::Object(m) = &mut obj {
+                m.insert(spec.vary.clone(), json_value_out(spec.kind, v));
+            }
+            rows.push(obj);
+        }
+        winners.push(win);
+    }
+    let mut crossovers = Vec::new();
+    for i in 1..spec.values.len() {
+        let (Some(a_win), Some(b_win)) = (winners[i - 1], winners[i]) else {
+            continue;
+        };
+        if a_win == b_win {
+            continue;
+        }
+        let (a, b) = (spec.values[i - 1], spec.values[i]);
+        let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
+        if is_integer(spec.kind) {
+            while hi - lo > 1.0 {
+                let mid = (lo + ((hi - lo) / 2.0).floor()).round();
+                let w = cheapest(&runner.plan(mid)?);
+                if w == Some(a_win) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                    hi_win = w.unwrap_or(b_win);
+                }
+            }
+        }
+        crossovers.push(Crossover {
+            input: spec.vary.clone(),
+            between: [a, b],
+            value: hi,
+            from_fabric: a_win,
+            to_fabric: hi_win,
+        });
+    }
+    Ok(SweepResult {
+        vary: spec.vary.clone(),
+        rows,
+        crossovers,
+        plans_computed: runner.used,
+    })
+}
+
+/// The varied value as the row shows it: integers as integers.
+fn json_value_out(kind: Kind, v: f64) -> Value {
+    if is_integer(kind) {
+        Value::from(v as i64)
+    } else {
+        serde_json::Number::from_f64(v)
+            .map(Value::Number)
+            .unwrap_or(Value::Null)
+    }
+}
+
+const SWEEP_COLUMNS: &[&str] = &[
+    "fabric",
+    "total_cost_usd",
+    "capex_usd",
+    "tco_usd",
+    "gpu_idle_fraction",
+    "gpu_idle_cost_usd",
+    "cheapest",
+    "plan_id",
+];
+
+fn render(req: &HttpRequest, format: Format, r: &SweepResult) -> Result<HttpResponse, ApiError> {
+    let (body, ct, suffix) = match format {
+        Format::Json => (
+            serde_json::to_vec(r).map_err(|e| ApiError::internal(&e))?,
+            "application/json",
+            "",
+        ),
+        Format::Csv => {
+            let mut header = vec![r.vary.as_str()];
+            header.extend_from_slice(SWEEP_COLUMNS);
+            let mut out = Csv::new(&header);
+            for row in &r.rows {
+                out.row(
+                    header
+                        .iter()
+                        .map(|c| row.get(*c).cloned().unwrap_or(Value::Null)),
+                );
+            }
+            (out.finish().into_bytes(), TEXT_CSV, "-csv")
+        }
+    };
+    let hash: String = Sha256::digest(&body)
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok(respond(
+        req,
+        &etag(&format!("sweep-{hash}{suffix}")),
+        ct,
+        body,
+    ))
+}
+
+/// Query parameters of `GET /v1/sweeps`.
+pub struct SweepParams;
+
+impl IntoParams for SweepParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let inputs: Vec<&'static str> = PLAN_PARAMS
+            .iter()
+            .filter(|s| numeric_spec(s.name).is_some())
+            .map(|s| s.name)
+            .collect();
+        let mut v = vec![
+            enum_param(
+                "vary",
+                true,
+                "The numeric plan input to vary, by its parameter name.",
+                &inputs,
+            ),
+            extra_param(
+                "from",
+                false,
+                "First value of the range.",
+                Kind::Float(-1e12, 1e12),
+            ),
+            extra_param(
+                "to",
+                false,
+                "Last value of the range.",
+                Kind::Float(-1e12, 1e12),
+            ),
+            extra_param(
+                "steps",
+                false,
+                "Values in the range, 2–10000. Default 8.",
+                Kind::Int(2, 10_000),
+            ),
+            extra_param(
+                "scale",
+                false,
+                "`linear` (default) or `geometric`.",
+                Kind::Enum(&["linear", "geometric"]),
+            ),
+            pattern_param(
+                "values",
+                "Explicit comma-separated values instead of a range (`256,512,1024`).",
+                "^[0-9.eE+-]+(,[0-9.eE+-]+)*$",
+                8000,
+            ),
+        ];
+        v.push(format_param());
+        for mut p in plan_parameters() {
+            p.required = utoipa::openapi::Required::False;
+            v.push(p);
+        }
+        v
+    }
+}
+
+fn parse_f64(q: &Query, name: &str) -> Result<Option<f64>, ApiError> {
+    match q.single(name)? {
+        None => Ok(None),
+        Some(s) => s
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+            .map(Some)
+            .ok_or_else(|| bad(name, format!("query parameter '{name}' must be a number"))),
+    }
+}
+
+/// Sweep one plan input from query parameters (spreadsheets, charts).
+///
+/// `vary` names a numeric plan input; its values are `values=256,512,…` or `from`, `to`,
+/// `steps` (default 8) and `scale` (`linear` or `geometric`); integer inputs are rounded,
+/// values are sorted and deduplicated. Every other plan input as in `GET /v1/plans`. The JSON
+/// gives a row per value and fabric (with the value under the input's own name, e.g. `gpus`)
+/// and the crossovers where the cheapest fabric changes, refined by bisection to the exact
+/// integer for integer inputs. CSV (`format=csv`) gives the rows. At most 10,000 plans per
+/// sweep, bisection included; a value that cannot be planned fails the sweep with a 422 naming
+/// it.
+#[utoipa::path(
+    tag = "plans",
+    params(SweepParams),
+    responses(
+        (status = 200, description = "Rows and crossovers (JSON), or the rows as CSV.", content(
+            (SweepResult = "application/json"),
+            (String = "text/csv")
+        )),
+        (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
+        (status = 400, description = "The query string cannot be decoded.", body = Problem, content_type = "application/problem+json"),
+        (status = 414, description = "The query string exceeds 8 KiB.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The sweep is invalid (unknown input, bad range, more than 10,000 plans) or a value cannot be planned; the problem names the input and the value.", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/sweeps")]
+pub async fn get_sweep(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let q = Query::from_request(&req)?;
+    let format = negotiate(&req, Some(&q))?;
+    let vary = q
+        .single("vary")?
+        .ok_or_else(|| {
+            bad(
+                "vary",
+                "query parameter 'vary' is required (e.g. vary=gpus)",
+            )
+        })?
+        .to_string();
+    let scale = match q.single("scale")? {
+        None | Some("linear") => Scale::Linear,
+        Some("geometric") => Scale::Geometric,
+        Some(other) => {
+            return Err(bad(
+                "scale",
+                format!("'scale' must be linear or geometric (got '{other}')"),
+            ));
+        }
+    };
+    let steps = match q.single("steps")? {
+        None => None,
+        Some(s) => Some(
+            s.parse::<u32>()
+                .map_err(|_| bad("steps", "'steps' must be an integer between 2 and 10000"))?,
+        ),
+    };
+    let values = match q.single("values")? {
+        None => None,
+        Some(s) => Some(
+            s.split(',')
+                .map(str::trim)
+                .filter(|x| !x.is_empty())
+                .map(|x| {
+                    x.parse::<f64>()
+                        .map_err(|_| bad("values", format!("'{x}' in 'values' is not a number")))
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    let spec = spec(
+        &vary,
+        parse_f64(&q, "from")?,
+        parse_f64(&q, "to")?,
+        steps,
+        scale,
+        values,
+    )?;
+    let base = q.plan_json()?;
+    let result = run(base, &spec, &state.catalogs).map_err(name_params)?;
+    render(&req, format, &result)
+}
+
+/// Sweep one plan input (JSON body).
+///
+/// `{"base": <plan request>, "vary": "gpus", "from": 256, "to": 16384, "steps": 8, "scale":
+/// "geometric"}` or `"values": [...]`. Same rows, crossovers and limits as `GET /v1/sweeps`;
+/// `Accept: text/csv` for the rows as CSV.
+#[utoipa::path(
+    tag = "plans",
+    request_body(content = SweepRequest, description = "The base plan request and the input to vary.", content_type = "application/json"),
+    responses(
+        (status = 200, description = "Rows and crossovers (JSON), or the rows as CSV.", content(
+            (SweepResult = "application/json"),
+            (String = "text/csv")
+        )),
+        (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
+        (status = 400, description = "The body is not valid JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body exceeds 256 KiB.", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not `application/json`.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The sweep is invalid (unknown input, bad range, more than 10,000 plans) or a value cannot be planned; the problem names the input and the value.", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[post("/v1/sweeps")]
+pub async fn post_sweep(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    body: ValidJson<SweepRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let format = negotiate(&req, None)?;
+    let b = body.0;
+    if !b.base.is_object() {
+        return Err(ApiError::field(
+            "/base",
+            "invalid_type",
+            "'base' must be a plan request object",
+        ));
+    }
+    let spec = spec(
+        &b.vary,
+        b.from,
+        b.to,
+        b.steps,
+        b.scale.unwrap_or_default(),
+        b.values,
+    )?;
+    let base = b.base;
+    let result = run(base, &spec, &state.catalogs).map_err(prefix_base)?;
+    render(&req, format, &result)
+}
+
+/// In a POST sweep, plan inputs live under `/base`.
+fn prefix_base(e: ApiError) -> ApiError {
+    let p = e.problem();
+    if p.status != 422 || p.errors.is_empty() || p.errors.iter().any(|f| f.code == "too_many_plans")
+    {
+        return e;
+    }
+    ApiError::validation(
+        p.errors
+            .iter()
+            .map(|f| crate::api::error::FieldError {
+                pointer: format!("/base{}", f.pointer),
+                code: f.code.clone(),
+                detail: f.detail.clone(),
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,580 @@
+//! The spreadsheet surface through real HTTP: GET plans = POST plans, CSV, single values, BOM,
+//! HTTP caching behaviour, query parameter errors, sweeps.
+
+use serde_json::{Value, json};
+
+use crate::{TestApp, assert_problem, spawn_app};
+
+/// A small RFC 4180 reader: quoted fields, doubled quotes, CRLF or LF line ends.
+fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if quoted {
+            match c {
+                '"' if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    field.push('"');
+                }
+                '"' => quoted = false,
+                _ => field.push(c),
+            }
+        } else {
+            match c {
+                '"' => quoted = true,
+                ',' => row.push(std::mem::take(&mut field)),
+                '\r' => {}
+                '\n' => {
+                    row.push(std::mem::take(&mut field));
+                    rows.push(std::mem::take(&mut row));
+                }
+                _ => field.push(c),
+            }
+        }
+    }
+    if !field.is_empty() || !row.is_empty() {
+        row.push(field);
+        rows.push(row);
+    }
+    rows
+}
+
+/// CSV rows as maps header → cell.
+fn csv_records(text: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let rows = parse_csv(text);
+    let header = rows[0].clone();
+    rows[1..]
+        .iter()
+        .map(|r| {
+            assert_eq!(r.len(), header.len(), "row width");
+            header.iter().cloned().zip(r.iter().cloned()).collect()
+        })
+        .collect()
+}
+
+fn dig<'a>(v: &'a Value, path: &str) -> &'a Value {
+    path.split('.')
+        .fold(v, |cur, seg| match seg.parse::<usize>() {
+            Ok(i) if cur.is_array() => &cur[i],
+            _ => &cur[seg],
+        })
+}
+
+/// A JSON leaf as the number it stands for (money is a decimal string).
+fn num(v: &Value) -> f64 {
+    match v {
+        Value::Number(n) => n.as_f64().unwrap(),
+        Value::String(s) => s.parse().unwrap_or_else(|_| panic!("not a number: {s}")),
+        other => panic!("not a number: {other}"),
+    }
+}
+
+async fn get_text(app: &TestApp, path: &str) -> (u16, reqwest::header::HeaderMap, String) {
+    let res = app.get(path).await;
+    let status = res.status().as_u16();
+    let headers = res.headers().clone();
+    (status, headers, res.text().await.unwrap())
+}
+
+const Q: &str = "gpus=2048&gpu_model=h100&fabrics=infiniband,roce&economics.years=4\
+&topology.oversubscription=1&prices.discounts.category.optic=0.3&prices.overrides.nvidia-qm9700=42000";
+
+fn q_body() -> Value {
+    json!({
+        "gpus": 2048, "gpu_model": "h100", "fabrics": ["infiniband", "roce"], "economics": {"years": 4},
+        "topology": {"oversubscription": 1}, "prices": {"discounts": {"category": {"optic": "0.3"}}, "overrides": {"nvidia-qm9700": "42000"}}
+    })
+}
+
+#[tokio::test]
+async fn get_plan_equals_post_plan_for_the_same_inputs() {
+    let app = spawn_app().await;
+    let post: Value = app
+        .post_json("/v1/plans", &q_body())
+        .await
+        .json()
+        .await
+        .unwrap();
+    let (s, h, body) = get_text(&app, &format!("/v1/plans?{Q}&_=12345")).await;
+    assert_eq!(s, 200, "{body}");
+    assert_eq!(h["cache-control"], "no-store");
+    let got: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(got["plan_id"], post["plan_id"]);
+    assert_eq!(got, post);
+    assert_eq!(
+        h["etag"].to_str().unwrap(),
+        format!("\"{}\"", post["plan_id"].as_str().unwrap())
+    );
+    // Repeated list parameter = comma-separated.
+    let (_, _, rep) = get_text(
+        &app,
+        &format!(
+            "/v1/plans?{}",
+            Q.replace("infiniband,roce", "infiniband&fabrics=roce")
+        ),
+    )
+    .await;
+    let rep: Value = serde_json::from_str(&rep).unwrap();
+    assert_eq!(rep["plan_id"], post["plan_id"]);
+}
+
+#[tokio::test]
+async fn plan_csv_parses_and_matches_the_json_figures() {
+    let app = spawn_app().await;
+    let plan: Value = app
+        .post_json("/v1/plans", &q_body())
+        .await
+        .json()
+        .await
+        .unwrap();
+    let (s, h, text) = get_text(&app, &format!("/v1/plans?{Q}&format=csv")).await;
+    assert_eq!(s, 200, "{text}");
+    assert_eq!(h["content-type"], "text/csv; charset=utf-8");
+    assert_eq!(
+        h["etag"].to_str().unwrap(),
+        format!("\"{}-csv\"", plan["plan_id"].as_str().unwrap())
+    );
+    let recs = csv_records(&text);
+    assert_eq!(recs.len(), 2);
+    for (rec, f) in recs.iter().zip(plan["fabrics"].as_array().unwrap()) {
+        assert_eq!(rec["fabric"], f["fabric"].as_str().unwrap());
+        assert_eq!(rec["plan_id"], plan["plan_id"].as_str().unwrap());
+        assert_eq!(
+            rec["catalog.version"],
+            plan["catalog"]["version"].as_str().unwrap()
+        );
+        for col in [
+            "topology.leaf_switches",
+            "topology.spine_switches",
+            "topology.links.node_leaf",
+            "capex.total_usd",
+            "capex.optics_usd",
+            "opex_per_year.total_usd",
+            "tco.total_usd",
+            "performance.gpu_idle_fraction",
+            "gpu_idle.cost_total_usd",
+            "total_cost_usd",
+        ] {
+            let cell = &rec[col];
+            assert!(
+                !cell.contains(['e', 'E', ' ']),
+                "{col}: plain number {cell}"
+            );
+            let want = num(dig(f, col));
+            let got: f64 = cell.parse().unwrap();
+            assert!(
+                (got - want).abs() <= want.abs() * 1e-12,
+                "{col}: {got} vs {want}"
+            );
+        }
+        let cheapest = plan["comparison"]["cheapest_fabric"] == f["fabric"];
+        assert_eq!(rec["cheapest"], cheapest.to_string());
+    }
+    // Accept: text/csv on GET and on POST give the same CSV.
+    let via_accept = app
+        .client
+        .get(app.url(&format!("/v1/plans?{Q}")))
+        .header("Accept", "text/csv")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(via_accept, text);
+    let post_csv = app
+        .client
+        .post(app.url("/v1/plans"))
+        .header("Accept", "text/csv")
+        .json(&q_body())
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        post_csv.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/csv")
+    );
+    assert_eq!(post_csv.text().await.unwrap(), text);
+}
+
+#[tokio::test]
+async fn bom_rows_match_the_plan() {
+    let app = spawn_app().await;
+    let plan: Value = app
+        .post_json("/v1/plans", &q_body())
+        .await
+        .json()
+        .await
+        .unwrap();
+    let bom: Value = app
+        .get(&format!("/v1/plans/bom?{Q}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let rows = bom["rows"].as_array().unwrap();
+    let lines: usize = plan["fabrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["bom"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(rows.len(), lines);
+    let (s, _, text) = get_text(&app, &format!("/v1/plans/bom?{Q}&format=csv")).await;
+    assert_eq!(s, 200);
+    let recs = csv_records(&text);
+    assert_eq!(recs.len(), lines);
+    for f in plan["fabrics"].as_array().unwrap() {
+        let name = f["fabric"].as_str().unwrap();
+        let sum: f64 = recs
+            .iter()
+            .filter(|r| r["fabric"] == name)
+            .map(|r| r["extended_price_usd"].parse::<f64>().unwrap())
+            .sum();
+        let total = num(&f["capex"]["total_usd"]);
+        assert!(
+            (sum - total).abs() < 0.01,
+            "{name}: BOM {sum} vs capex {total}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn value_is_the_bare_json_number() {
+    let app = spawn_app().await;
+    let plan: Value = app
+        .post_json("/v1/plans", &q_body())
+        .await
+        .json()
+        .await
+        .unwrap();
+    for fabric in ["infiniband", "roce"] {
+        let f = plan["fabrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["fabric"] == fabric)
+            .unwrap();
+        for metric in [
+            "tco.total_usd",
+            "capex.total_usd",
+            "performance.gpu_idle_fraction",
+            "topology.spine_switches",
+            "tco.by_year.1.cost_usd",
+        ] {
+            let (s, h, text) = get_text(
+                &app,
+                &format!("/v1/value?metric={metric}&fabric={fabric}&{Q}"),
+            )
+            .await;
+            assert_eq!(s, 200, "{metric}: {text}");
+            assert_eq!(h["content-type"], "text/plain; charset=utf-8");
+            assert!(
+                !text.ends_with('\n') && !text.contains(['e', ',']),
+                "{text:?}"
+            );
+            let want = num(dig(f, metric));
+            let got: f64 = text.parse().unwrap();
+            assert!(
+                (got - want).abs() <= want.abs() * 1e-12,
+                "{metric}: {got} vs {want}"
+            );
+        }
+    }
+    let (s, _, text) = get_text(
+        &app,
+        &format!("/v1/value?metric=comparison.break_even.current_gpu_hour_usd&{Q}"),
+    )
+    .await;
+    assert_eq!(s, 200, "{text}");
+    assert_eq!(
+        text.parse::<f64>().unwrap(),
+        num(&plan["comparison"]["break_even"]["current_gpu_hour_usd"])
+    );
+}
+
+#[tokio::test]
+async fn value_errors_are_problems_that_help() {
+    let app = spawn_app().await;
+    let p = assert_problem(
+        app.get(&format!("/v1/value?metric=tco.totl&fabric=roce&{Q}"))
+            .await,
+        422,
+    )
+    .await;
+    let valid: Vec<&str> = p["extra"]["valid_metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for m in [
+        "tco.total_usd",
+        "capex.total_usd",
+        "topology.spine_switches",
+        "performance.gpu_idle_fraction",
+    ] {
+        assert!(valid.contains(&m), "{m} in {valid:?}");
+    }
+    assert!(!valid.contains(&"fabric") && !valid.contains(&"topology.switch_sku"));
+    let p = assert_problem(
+        app.get(&format!(
+            "/v1/value?metric=topology.switch_sku&fabric=roce&{Q}"
+        ))
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["code"], "not_numeric");
+    let p = assert_problem(
+        app.get(&format!("/v1/value?metric=tco.total_usd&{Q}"))
+            .await,
+        422,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["pointer"], "/fabric");
+    let p = assert_problem(
+        app.get(&format!(
+            "/v1/value?metric=tco.total_usd&fabric=roce_adaptive&{Q}"
+        ))
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["pointer"], "/fabric");
+    let p = assert_problem(app.get("/v1/value?fabric=roce&gpus=8").await, 422).await;
+    assert_eq!(p["errors"][0]["pointer"], "/metric");
+}
+
+#[tokio::test]
+async fn head_etag_and_304() {
+    let app = spawn_app().await;
+    for path in [
+        format!("/v1/plans?{Q}"),
+        format!("/v1/plans?{Q}&format=csv"),
+        format!("/v1/plans/bom?{Q}"),
+        format!("/v1/value?metric=tco.total_usd&fabric=roce&{Q}"),
+    ] {
+        let get = app.get(&path).await;
+        assert_eq!(get.status(), 200, "{path}");
+        let tag = get.headers()["etag"].to_str().unwrap().to_string();
+        assert!(tag.starts_with('"') && tag.ends_with('"'), "{tag}");
+        let len = get.bytes().await.unwrap().len();
+        let head = app.client.head(app.url(&path)).send().await.unwrap();
+        assert_eq!(head.status(), 200, "HEAD {path}");
+        assert_eq!(head.headers()["etag"].to_str().unwrap(), tag);
+        assert_eq!(head.headers()["cache-control"], "no-store");
+        assert_eq!(
+            head.headers()["content-length"].to_str().unwrap(),
+            len.to_string()
+        );
+        assert!(head.bytes().await.unwrap().is_empty());
+        let cond = app
+            .client
+            .get(app.url(&path))
+            .header("If-None-Match", &tag)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(cond.status(), 304, "{path}");
+        assert_eq!(cond.headers()["etag"].to_str().unwrap(), tag);
+        assert!(cond.bytes().await.unwrap().is_empty());
+        let other = app
+            .client
+            .get(app.url(&path))
+            .header("If-None-Match", "\"something-else\"")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(other.status(), 200);
+    }
+    // Representations differ in their tags.
+    let a = app.get(&format!("/v1/plans?{Q}")).await;
+    let b = app.get(&format!("/v1/plans?{Q}&format=csv")).await;
+    assert_ne!(a.headers()["etag"], b.headers()["etag"]);
+    // OPTIONS is answered from the route table.
+    let opt = app
+        .client
+        .request(reqwest::Method::OPTIONS, app.url("/v1/value"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opt.status(), 204);
+    assert!(opt.headers()["allow"].to_str().unwrap().contains("HEAD"));
+}
+
+#[tokio::test]
+async fn malformed_parameters_are_named_and_unknown_ones_ignored() {
+    let app = spawn_app().await;
+    let p = assert_problem(
+        app.get("/v1/plans?gpus=1024&economics.years=abc").await,
+        422,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["pointer"], "/economics/years");
+    assert!(
+        p["errors"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("economics.years")
+    );
+    let p = assert_problem(
+        app.get("/v1/plans?gpus=1024&topology.oversubscription=0.5")
+            .await,
+        422,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["pointer"], "/topology/oversubscription");
+    let p = assert_problem(app.get("/v1/plans?economics.years=5").await, 422).await;
+    assert_eq!(p["errors"][0]["pointer"], "/gpus");
+    let p = assert_problem(app.get("/v1/plans?gpus=8&gpus=16").await, 422).await;
+    assert_eq!(p["errors"][0]["code"], "duplicate");
+    let p = assert_problem(app.get("/v1/plans?gpus=8&fabrics=roce,ethernet").await, 422).await;
+    assert!(
+        p["errors"][0]["pointer"]
+            .as_str()
+            .unwrap()
+            .starts_with("/fabrics")
+    );
+    let p = assert_problem(app.get("/v1/plans?gpus=8&format=xlsx").await, 422).await;
+    assert_eq!(p["errors"][0]["pointer"], "/format");
+    let long = format!("/v1/plans?gpus=8&_={}", "x".repeat(9000));
+    assert_problem(app.get(&long).await, 414).await;
+
+    let a: Value = app.get("/v1/plans?gpus=64").await.json().await.unwrap();
+    let b: Value = app
+        .get("/v1/plans?gpus=64&_=1700000000&utm_source=sheet&gpu_model=")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(a["plan_id"], b["plan_id"]);
+}
+
+#[tokio::test]
+async fn csv_text_cells_are_guarded_against_formulas() {
+    // A vendor discount key is echoed nowhere in the CSV, so check the guard on BOM text: no
+    // text cell may start with = + - @ unquoted-unprefixed.
+    let app = spawn_app().await;
+    let (_, _, text) = get_text(&app, "/v1/plans/bom?gpus=512&format=csv").await;
+    for rec in csv_records(&text) {
+        for (k, v) in rec {
+            if v.parse::<f64>().is_err() {
+                assert!(!v.starts_with(['=', '+', '-', '@']), "{k}: {v}");
+            }
+        }
+    }
+}
+
+async fn cheapest_at(app: &TestApp, gpus: u64) -> String {
+    let (s, _, text) = get_text(
+        app,
+        &format!("/v1/plans?gpus={gpus}&fabrics=infiniband,roce_adaptive&economics.years=5"),
+    )
+    .await;
+    assert_eq!(s, 200, "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["comparison"]["cheapest_fabric"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test]
+async fn sweep_rows_and_crossovers_agree_with_single_plans() {
+    let app = spawn_app().await;
+    let (s, _, text) = get_text(
+        &app,
+        "/v1/sweeps?vary=gpus&from=256&to=16384&steps=8&scale=geometric\
+         &fabrics=infiniband,roce_adaptive&economics.years=5",
+    )
+    .await;
+    assert_eq!(s, 200, "{text}");
+    let sw: Value = serde_json::from_str(&text).unwrap();
+    let rows = sw["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 16);
+    // Each row is the single plan's figures.
+    let first = &rows[0];
+    let single: Value = app
+        .get("/v1/plans?gpus=256&fabrics=infiniband,roce_adaptive&economics.years=5")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(first["gpus"], 256);
+    assert_eq!(first["plan_id"], single["plan_id"]);
+    assert_eq!(
+        first["total_cost_usd"],
+        single["fabrics"][0]["total_cost_usd"]
+    );
+    assert!(!sw["crossovers"].as_array().unwrap().is_empty(), "{sw}");
+    // Crossovers: cheapest just below differs from cheapest at the value.
+    for c in sw["crossovers"].as_array().unwrap() {
+        let at = c["value"].as_f64().unwrap() as u64;
+        assert_eq!(
+            cheapest_at(&app, at).await,
+            c["to_fabric"].as_str().unwrap(),
+            "{c}"
+        );
+        assert_eq!(
+            cheapest_at(&app, at - 1).await,
+            c["from_fabric"].as_str().unwrap(),
+            "{c}"
+        );
+    }
+    // POST gives the same.
+    let post: Value = app
+        .post_json(
+            "/v1/sweeps",
+            &json!({"base": {"gpus": 1, "fabrics": ["infiniband", "roce_adaptive"], "economics": {"years": 5}},
+                    "vary": "gpus", "from": 256, "to": 16384, "steps": 8, "scale": "geometric"}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(post, sw);
+    // CSV rows.
+    let (_, h, csv) = get_text(
+        &app,
+        "/v1/sweeps?vary=gpus&values=512,1024&fabrics=infiniband,roce&format=csv",
+    )
+    .await;
+    assert_eq!(h["content-type"], "text/csv; charset=utf-8");
+    let recs = csv_records(&csv);
+    assert_eq!(recs.len(), 4);
+    assert_eq!(recs[0]["gpus"], "512");
+}
+
+#[tokio::test]
+async fn sweep_limits_and_bad_points_are_422_problems() {
+    let app = spawn_app().await;
+    let p = assert_problem(app.get("/v1/sweeps?vary=gpu_model&values=1,2").await, 422).await;
+    assert_eq!(p["errors"][0]["pointer"], "/vary");
+    assert!(p["extra"]["valid_inputs"].as_array().unwrap().len() > 5);
+    let p = assert_problem(
+        app.get("/v1/sweeps?vary=gpus&from=1&to=1000&steps=20000")
+            .await,
+        422,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["pointer"], "/steps");
+    // A value beyond the tier ceiling fails the sweep with a 422 naming the value.
+    let res = app
+        .get("/v1/sweeps?vary=gpus&from=100000&to=1000000&steps=50&fabrics=infiniband")
+        .await;
+    let p = assert_problem(res, 422).await;
+    assert!(p["detail"].as_str().unwrap().contains("gpus="), "{p}");
+    let post = app
+        .post_json(
+            "/v1/sweeps",
+            &json!({"base": {"gpus": 8}, "vary": "economics.years", "values": [1, 99]}),
+        )
+        .await;
+    assert_problem(post, 422).await;
+}
