@@ -6,7 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 EXAMPLES="${SCHEMATHESIS_EXAMPLES:-60}"
 
-python3 -m pip install --quiet --disable-pip-version-check 'schemathesis>=4,<5'
+# Pinned: a CI run with an unpinned, newer hypothesis hit a CPython 3.11.7 AST race
+# ("AST constructor recursion depth mismatch") inside schemathesis' coverage phase with two
+# worker threads; one worker and fixed versions keep the run reproducible.
+python3 -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5' 'hypothesis==6.170.15'
 cargo build --release --quiet
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -26,5 +29,5 @@ python3 -m schemathesis.cli run "http://127.0.0.1:${port}/openapi.json" \
   --seed 20261122 \
   --no-color \
   --request-timeout 10 \
-  --workers 2
+  --workers 1
 echo "schemathesis: passed"
