@@ -578,3 +578,117 @@ async fn sweep_limits_and_bad_points_are_422_problems() {
         .await;
     assert_problem(post, 422).await;
 }
+
+async fn plan_at(app: &TestApp, query: &str) -> Value {
+    let (s, _, text) = get_text(app, &format!("/v1/plans?{query}")).await;
+    assert_eq!(s, 200, "{text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+#[tokio::test]
+async fn grid_sweep_rows_and_crossovers_agree_with_single_plans() {
+    let app = spawn_app().await;
+    let base = "fabrics=infiniband,roce";
+    let (s, _, text) = get_text(
+        &app,
+        &format!(
+            "/v1/sweeps?vary=gpus&from=200&to=3000&steps=4&scale=geometric\
+             &vary2=economics.gpu_hour_usd&values2=1,12&{base}"
+        ),
+    )
+    .await;
+    assert_eq!(s, 200, "{text}");
+    let sw: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(sw["vary2"], "economics.gpu_hour_usd");
+    let rows = sw["rows"].as_array().unwrap();
+    // 4 values × 2 values × 2 fabrics.
+    assert_eq!(rows.len(), 16);
+    for r in rows {
+        let plan = plan_at(
+            &app,
+            &format!(
+                "gpus={}&economics.gpu_hour_usd={}&{base}",
+                r["gpus"], r["economics.gpu_hour_usd"]
+            ),
+        )
+        .await;
+        assert_eq!(r["plan_id"], plan["plan_id"], "{r}");
+        let f = plan["fabrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["fabric"] == r["fabric"])
+            .unwrap();
+        assert_eq!(r["total_cost_usd"], f["total_cost_usd"], "{r}");
+    }
+    // Each crossover holds at its own value of the second input.
+    let crossovers = sw["crossovers"].as_array().unwrap();
+    assert!(!crossovers.is_empty(), "{sw}");
+    for c in crossovers {
+        assert_eq!(c["input2"], "economics.gpu_hour_usd");
+        let at = c["value"].as_f64().unwrap() as u64;
+        let v2 = &c["value2"];
+        let cheapest = |p: Value| p["comparison"]["cheapest_fabric"].clone();
+        let q = |g: u64| format!("gpus={g}&economics.gpu_hour_usd={v2}&{base}");
+        assert_eq!(cheapest(plan_at(&app, &q(at)).await), c["to_fabric"], "{c}");
+        assert_eq!(
+            cheapest(plan_at(&app, &q(at - 1)).await),
+            c["from_fabric"],
+            "{c}"
+        );
+    }
+    // CSV carries both inputs as columns.
+    let (_, _, csv) = get_text(
+        &app,
+        &format!("/v1/sweeps?vary=gpus&values=512,1024&vary2=economics.years&values2=3,5&{base}&format=csv"),
+    )
+    .await;
+    let recs = csv_records(&csv);
+    assert_eq!(recs.len(), 8);
+    assert_eq!(recs[0]["economics.years"], "3");
+}
+
+#[tokio::test]
+async fn grid_sweep_errors_name_the_second_input() {
+    let app = spawn_app().await;
+    // Range of a second input without the input.
+    let p = assert_problem(
+        app.get("/v1/sweeps?vary=gpus&values=512&from2=1").await,
+        422,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["pointer"], "/vary2");
+    // The same input twice.
+    let p = assert_problem(
+        app.get("/v1/sweeps?vary=gpus&values=512&vary2=gpus&values2=1024")
+            .await,
+        422,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["pointer"], "/vary2");
+    // 200 × 100 grid points is over the 10,000-plan cap: refused before any plan is made.
+    let p = assert_problem(
+        app.get("/v1/sweeps?vary=gpus&from=256&to=16384&steps=200&vary2=economics.gpu_hour_usd&from2=1&to2=10&steps2=100")
+            .await,
+        422,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["code"], "too_many_plans");
+    // A bad second range names its own field.
+    let p = assert_problem(
+        app.get("/v1/sweeps?vary=gpus&values=512&vary2=economics.years&from2=1&to2=99")
+            .await,
+        422,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["pointer"], "/from2");
+    // POST: the same rules.
+    let post = app
+        .post_json(
+            "/v1/sweeps",
+            &json!({"base": {"gpus": 8}, "vary": "gpus", "values": [512], "steps2": 4}),
+        )
+        .await;
+    let p = assert_problem(post, 422).await;
+    assert_eq!(p["errors"][0]["pointer"], "/vary2");
+}

@@ -5,6 +5,7 @@
 //! no-store`, an `ETag` per representation and `304` on a matching `If-None-Match`.
 
 pub mod csv;
+pub mod metrics;
 pub mod query;
 pub mod sweeps;
 
@@ -208,14 +209,15 @@ pub struct ValueParams;
 impl IntoParams for ValueParams {
     fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
         let mut v = vec![
-            extra_param(
+            query::enum_param(
                 "metric",
                 true,
                 "Dotted path of a number in the fabric's result (`tco.total_usd`, `capex.total_usd`, \
-                 `performance.gpu_idle_fraction`, `topology.spine_switches`, `tco.by_year.0.cost_usd`) or in \
-                 the comparison (`comparison.break_even.gpu_hour_usd`, `comparison.deltas.total_usd` with `fabric`). \
+                 `performance.gpu_idle_fraction`, `topology.spine_switches`) or in the comparison \
+                 (`comparison.break_even.gpu_hour_usd`, `comparison.deltas.total_usd` with `fabric`). \
+                 Array elements are also reachable by index (`tco.by_year.0.cost_usd`), though not listed. \
                  An unknown metric gets a 422 listing the valid ones.",
-                Kind::Ident(128),
+                metrics::VALUE_METRICS,
             ),
             extra_param(
                 "fabric",
@@ -641,6 +643,33 @@ pub async fn get_value(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::CatalogSet;
+
+    /// The documented enum and what plans actually hold must not drift apart (two- and
+    /// three-tier plans, all fabrics).
+    #[test]
+    fn documented_metrics_are_exactly_the_numeric_leaves() {
+        let cats = CatalogSet::embedded().expect("embedded catalog");
+        for gpus in [64, 1024, 65_536] {
+            let req: crate::plan::PlanRequest = serde_json::from_value(serde_json::json!({
+                "gpus": gpus, "fabrics": ["infiniband", "roce", "roce_adaptive"]
+            }))
+            .expect("request");
+            let plan = crate::plan::build_plan(&req, &cats).expect("plan");
+            let comparison = serde_json::to_value(plan.comparison.as_ref()).expect("json");
+            for f in &plan.fabrics {
+                let fj = serde_json::to_value(f).expect("json");
+                let mut got = valid_metrics(&fj, Some(&comparison));
+                got.sort();
+                let mut want: Vec<String> = metrics::VALUE_METRICS
+                    .iter()
+                    .map(|m| m.to_string())
+                    .collect();
+                want.sort();
+                assert_eq!(got, want, "{gpus} GPUs, {:?}", f.fabric);
+            }
+        }
+    }
 
     #[test]
     fn accept_prefers_csv_only_when_asked() {

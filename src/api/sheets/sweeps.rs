@@ -1,6 +1,7 @@
-//! Sweeps: one numeric plan input varied over a list or a range, a plan per value (through the
-//! same parse + validate + build as `POST /v1/plans`), a row per value and fabric, and the
-//! values where the cheapest fabric changes (refined by bisection for integer inputs).
+//! Sweeps: one numeric plan input varied over a list or a range (optionally a second one, for a
+//! grid), a plan per point (through the same parse + validate + build as `POST /v1/plans`), a
+//! row per point and fabric, and the values where the cheapest fabric changes along the first
+//! input (refined by bisection for integer inputs).
 //!
 //! A value that cannot be planned (out of range, beyond the tier ceiling, …) fails the whole
 //! sweep with a 422 naming the input and the value: a chart with silent holes would mislead.
@@ -73,6 +74,31 @@ pub struct SweepRequest {
     #[validate(length(min = 1, max = 10000))]
     #[schema(min_items = 1, max_items = 10000)]
     pub values: Option<Vec<f64>>,
+    /// A second numeric input, for a grid (every value of `vary` at every value of `vary2`);
+    /// crossovers are found along `vary` at each value of `vary2`. At most 10,000 grid points.
+    #[serde(default)]
+    #[validate(length(min = 1, max = 64))]
+    #[schema(min_length = 1, max_length = 64, example = "economics.gpu_hour_usd")]
+    pub vary2: Option<String>,
+    /// First value of the second input's range.
+    #[serde(default)]
+    pub from2: Option<f64>,
+    /// Last value of the second input's range.
+    #[serde(default)]
+    pub to2: Option<f64>,
+    /// Number of values of the second input, 2–10000. Default 8.
+    #[serde(default)]
+    #[validate(range(min = 2, max = 10000))]
+    #[schema(minimum = 2, maximum = 10000)]
+    pub steps2: Option<u32>,
+    /// Spacing of the second input's range.
+    #[serde(default)]
+    pub scale2: Option<Scale>,
+    /// Explicit values of the second input, instead of a range.
+    #[serde(default)]
+    #[validate(length(min = 1, max = 10000))]
+    #[schema(min_items = 1, max_items = 10000)]
+    pub values2: Option<Vec<f64>>,
 }
 
 /// One value and fabric of a sweep. The row also carries the varied input under its own name
@@ -81,6 +107,9 @@ pub struct SweepRequest {
 pub struct SweepRow {
     /// The value of the varied input.
     pub value: f64,
+    /// The value of the second input (grids only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value2: Option<f64>,
     /// The fabric.
     pub fabric: Fabric,
     /// TCO + GPU-idle cost over the horizon, USD.
@@ -113,6 +142,12 @@ pub struct Crossover {
     pub from_fabric: Fabric,
     /// Cheapest at `value`.
     pub to_fabric: Fabric,
+    /// The second input, held at `value2` along this crossover (grids only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input2: Option<String>,
+    /// The second input's value (grids only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value2: Option<f64>,
 }
 
 /// A sweep's result.
@@ -120,7 +155,10 @@ pub struct Crossover {
 pub struct SweepResult {
     /// The varied input.
     pub vary: String,
-    /// A row per value and fabric.
+    /// The second varied input (grids only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vary2: Option<String>,
+    /// A row per value and fabric (per grid point and fabric for grids).
     #[schema(value_type = Vec<SweepRow>)]
     pub rows: Vec<Value>,
     /// The values where the cheapest fabric changes.
@@ -155,60 +193,85 @@ fn is_integer(kind: Kind) -> bool {
     matches!(kind, Kind::Int(..) | Kind::OneOf(_))
 }
 
-struct Spec {
+/// One varied input and its values (sorted, deduplicated, integer inputs rounded).
+struct Axis {
     vary: String,
     kind: Kind,
     values: Vec<f64>,
+}
+
+/// What a request says about one axis; `suffix` is `""` for the first and `"2"` for the second
+/// (`vary2`, `from2`, …), so errors name the field the user wrote.
+struct AxisInput {
+    vary: String,
+    from: Option<f64>,
+    to: Option<f64>,
+    steps: Option<u32>,
+    scale: Scale,
+    values: Option<Vec<f64>>,
+    suffix: &'static str,
 }
 
 fn bad(field: &str, detail: impl Into<String>) -> ApiError {
     ApiError::field(&format!("/{field}"), "invalid_sweep", detail)
 }
 
-fn spec(
-    vary: &str,
-    from: Option<f64>,
-    to: Option<f64>,
-    steps: Option<u32>,
-    scale: Scale,
-    values: Option<Vec<f64>>,
-) -> Result<Spec, ApiError> {
+fn axis(a: AxisInput) -> Result<Axis, ApiError> {
+    let sfx = a.suffix;
+    let f = |name: &str| format!("{name}{sfx}");
     let names: Vec<&str> = PLAN_PARAMS
         .iter()
         .filter(|s| numeric_spec(s.name).is_some())
         .map(|s| s.name)
         .collect();
+    let vary = a.vary.as_str();
     let s = numeric_spec(vary).ok_or_else(|| {
-        bad("vary", format!("'{vary}' is not a numeric plan input"))
+        bad(&f("vary"), format!("'{vary}' is not a numeric plan input"))
             .with_extra(serde_json::json!({ "valid_inputs": names }))
     })?;
     let (lo, hi) = bounds(s.kind);
-    let mut vals = match values {
+    let mut vals = match a.values {
         Some(v) => {
             if v.len() > MAX_PLANS {
-                return Err(bad("values", format!("at most {MAX_PLANS} values")));
+                return Err(bad(&f("values"), format!("at most {MAX_PLANS} values")));
             }
             v
         }
         None => {
-            let (Some(from), Some(to)) = (from, to) else {
+            let (Some(from), Some(to)) = (a.from, a.to) else {
                 return Err(bad(
-                    "from",
-                    "give 'from' and 'to' (and 'steps'), or 'values'",
+                    &f("from"),
+                    format!(
+                        "give '{}' and '{}' (and '{}'), or '{}'",
+                        f("from"),
+                        f("to"),
+                        f("steps"),
+                        f("values")
+                    ),
                 ));
             };
-            let n = steps.unwrap_or(8);
+            let n = a.steps.unwrap_or(8);
             if !(2..=10_000).contains(&n) {
-                return Err(bad("steps", "'steps' must be between 2 and 10000"));
+                return Err(bad(
+                    &f("steps"),
+                    format!("'{}' must be between 2 and 10000", f("steps")),
+                ));
             }
-            if scale == Scale::Geometric && (from <= 0.0 || to <= 0.0) {
-                return Err(bad("from", "a geometric sweep needs 'from' and 'to' > 0"));
+            if a.scale == Scale::Geometric && (from <= 0.0 || to <= 0.0) {
+                return Err(bad(
+                    &f("from"),
+                    format!(
+                        "a geometric sweep needs '{}' and '{}' > 0",
+                        f("from"),
+                        f("to")
+                    ),
+                ));
             }
             let last = f64::from(n - 1);
             (0..n)
                 .map(|i| {
                     let t = f64::from(i) / last;
-                    match scale {
+                    match a.scale {
                         Scale::Linear => from + (to - from) * t,
                         Scale::Geometric => from * (to / from).powf(t),
                     }
@@ -219,7 +282,11 @@ fn spec(
     for v in &vals {
         if !v.is_finite() || *v < lo || *v > hi {
             return Err(bad(
-                if from.is_some() { "from" } else { "values" },
+                &if a.from.is_some() {
+                    f("from")
+                } else {
+                    f("values")
+                },
                 format!("{vary} must stay between {lo} and {hi} (got {v})"),
             ));
         }
@@ -231,11 +298,44 @@ fn spec(
     }
     vals.sort_by(f64::total_cmp);
     vals.dedup();
-    Ok(Spec {
+    Ok(Axis {
         vary: vary.to_string(),
         kind: s.kind,
         values: vals,
     })
+}
+
+/// The sweep: one axis, or two for a grid (the second must name a different input; the grid
+/// may hold at most [`MAX_PLANS`] points before bisection).
+struct Spec {
+    first: Axis,
+    second: Option<Axis>,
+}
+
+fn spec(first: AxisInput, second: Option<AxisInput>) -> Result<Spec, ApiError> {
+    let first = axis(first)?;
+    let second = second.map(axis).transpose()?;
+    if let Some(b) = &second {
+        if b.vary == first.vary {
+            return Err(bad(
+                "vary2",
+                format!("'vary2' must differ from 'vary' (both are '{}')", b.vary),
+            ));
+        }
+        let points = first.values.len().saturating_mul(b.values.len());
+        if points > MAX_PLANS {
+            return Err(ApiError::field(
+                "/steps",
+                "too_many_plans",
+                format!(
+                    "a {} × {} grid is {points} plans; at most {MAX_PLANS} per sweep",
+                    first.values.len(),
+                    b.values.len()
+                ),
+            ));
+        }
+    }
+    Ok(Spec { first, second })
 }
 
 fn json_value(kind: Kind, v: f64) -> Value {
@@ -250,15 +350,33 @@ fn json_value(kind: Kind, v: f64) -> Value {
     }
 }
 
+/// Sets `value` at the dotted plan-input path `name` of a request object.
+fn set_input(req: &mut Value, name: &str, value: Value) {
+    if !req.is_object() {
+        *req = Value::Object(Map::new());
+    }
+    let path: Vec<&str> = name.split('.').collect();
+    let mut cur = req;
+    if let Some((last, parents)) = path.split_last() {
+        for seg in parents {
+            if !cur.get(*seg).is_some_and(Value::is_object) {
+                cur[*seg] = Value::Object(Map::new());
+            }
+            cur = &mut cur[*seg];
+        }
+        cur[*last] = value;
+    }
+}
+
 struct Runner<'a> {
     base: Value,
-    spec: &'a Spec,
     catalogs: &'a CatalogSet,
     used: usize,
 }
 
 impl Runner<'_> {
-    fn plan(&mut self, v: f64) -> Result<plan::Plan, ApiError> {
+    /// A plan at the given point: `(axis, value)` pairs applied over the base request.
+    fn plan(&mut self, point: &[(&Axis, f64)]) -> Result<plan::Plan, ApiError> {
         self.used += 1;
         if self.used > MAX_PLANS {
             return Err(ApiError::field(
@@ -270,20 +388,18 @@ impl Runner<'_> {
             ));
         }
         let mut req = self.base.clone();
-        if !req.is_object() {
-            req = Value::Object(Map::new());
+        for (a, v) in point {
+            set_input(&mut req, &a.vary, json_value(a.kind, *v));
         }
-        let path: Vec<&str> = self.spec.vary.split('.').collect();
-        let mut cur = &mut req;
-        if let Some((last, parents)) = path.split_last() {
-            for seg in parents {
-                if !cur.get(*seg).is_some_and(Value::is_object) {
-                    cur[*seg] = Value::Object(Map::new());
-                }
-                cur = &mut cur[*seg];
-            }
-            cur[*last] = json_value(self.spec.kind, v);
-        }
+        let at = point
+            .iter()
+            .map(|(a, v)| format!("{}={v}", a.vary))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let first_vary = point
+            .first()
+            .map(|(a, _)| a.vary.clone())
+            .unwrap_or_default();
         let at_value = |e: ApiError| {
             let p = e.problem();
             let detail = p
@@ -295,17 +411,13 @@ impl Runner<'_> {
                 .errors
                 .first()
                 .map(|f| f.pointer.clone())
-                .unwrap_or_else(|| pointer_of(&self.spec.vary));
+                .unwrap_or_else(|| pointer_of(&first_vary));
             let code = p
                 .errors
                 .first()
                 .map(|f| f.code.clone())
                 .unwrap_or_else(|| p.code.clone());
-            ApiError::field(
-                &pointer,
-                &code,
-                format!("at {}={v}: {detail}", self.spec.vary),
-            )
+            ApiError::field(&pointer, &code, format!("at {at}: {detail}"))
         };
         let r: PlanRequest = request_from_json(&req).map_err(at_value)?;
         plan::build_plan(&r, self.catalogs)
@@ -321,67 +433,88 @@ fn cheapest(p: &plan::Plan) -> Option<Fabric> {
 fn run(base: Value, spec: &Spec, catalogs: &CatalogSet) -> Result<SweepResult, ApiError> {
     let mut runner = Runner {
         base,
-        spec,
         catalogs,
         used: 0,
     };
+    let first = &spec.first;
+    // Without a second axis, one slice with no second value.
+    let slices: Vec<Option<f64>> = match &spec.second {
+        Some(b) => b.values.iter().copied().map(Some).collect(),
+        None => vec![None],
+    };
     let mut rows = Vec::new();
-    let mut winners: Vec<Option<Fabric>> = Vec::with_capacity(spec.values.len());
-    for &v in &spec.values {
-        let p = runner.plan(v)?;
-        let win = cheapest(&p);
-        for f in &p.fabrics {
-            let row = SweepRow {
-                value: v,
-                fabric: f.fabric,
-                total_cost_usd: f.total_cost_usd,
-                capex_usd: f.capex.total_usd,
-                tco_usd: f.tco.total_usd,
-                gpu_idle_fraction: f.performance.gpu_idle_fraction,
-                gpu_idle_cost_usd: f.gpu_idle.cost_total_usd,
-                cheapest: win.is_none_or(|w| w == f.fabric),
-                plan_id: p.plan_id.clone(),
-            };
-            let mut obj = serde_json::to_value(&row).map_err(|e| ApiError::internal(&e))?;
-            if let Value::Object(m) = &mut obj {
-                m.insert(spec.vary.clone(), json_value_out(spec.kind, v));
-            }
-            rows.push(obj);
-        }
-        winners.push(win);
-    }
     let mut crossovers = Vec::new();
-    for i in 1..spec.values.len() {
-        let (Some(a_win), Some(b_win)) = (winners[i - 1], winners[i]) else {
-            continue;
+    for v2 in slices {
+        let point = |v: f64| {
+            let mut p = vec![(first, v)];
+            if let (Some(b), Some(v2)) = (&spec.second, v2) {
+                p.push((b, v2));
+            }
+            p
         };
-        if a_win == b_win {
-            continue;
+        let mut winners: Vec<Option<Fabric>> = Vec::with_capacity(first.values.len());
+        for &v in &first.values {
+            let p = runner.plan(&point(v))?;
+            let win = cheapest(&p);
+            for f in &p.fabrics {
+                let row = SweepRow {
+                    value: v,
+                    value2: v2,
+                    fabric: f.fabric,
+                    total_cost_usd: f.total_cost_usd,
+                    capex_usd: f.capex.total_usd,
+                    tco_usd: f.tco.total_usd,
+                    gpu_idle_fraction: f.performance.gpu_idle_fraction,
+                    gpu_idle_cost_usd: f.gpu_idle.cost_total_usd,
+                    cheapest: win.is_none_or(|w| w == f.fabric),
+                    plan_id: p.plan_id.clone(),
+                };
+                let mut obj = serde_json::to_value(&row).map_err(|e| ApiError::internal(&e))?;
+                if let Value::Object(m) = &mut obj {
+                    m.insert(first.vary.clone(), json_value_out(first.kind, v));
+                    if let (Some(b), Some(v2)) = (&spec.second, v2) {
+                        m.insert(b.vary.clone(), json_value_out(b.kind, v2));
+                    }
+                }
+                rows.push(obj);
+            }
+            winners.push(win);
         }
-        let (a, b) = (spec.values[i - 1], spec.values[i]);
-        let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
-        if is_integer(spec.kind) {
-            while hi - lo > 1.0 {
-                let mid = (lo + ((hi - lo) / 2.0).floor()).round();
-                let w = cheapest(&runner.plan(mid)?);
-                if w == Some(a_win) {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                    hi_win = w.unwrap_or(b_win);
+        for i in 1..first.values.len() {
+            let (Some(a_win), Some(b_win)) = (winners[i - 1], winners[i]) else {
+                continue;
+            };
+            if a_win == b_win {
+                continue;
+            }
+            let (a, b) = (first.values[i - 1], first.values[i]);
+            let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
+            if is_integer(first.kind) {
+                while hi - lo > 1.0 {
+                    let mid = (lo + ((hi - lo) / 2.0).floor()).round();
+                    let w = cheapest(&runner.plan(&point(mid))?);
+                    if w == Some(a_win) {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                        hi_win = w.unwrap_or(b_win);
+                    }
                 }
             }
+            crossovers.push(Crossover {
+                input: first.vary.clone(),
+                between: [a, b],
+                value: hi,
+                from_fabric: a_win,
+                to_fabric: hi_win,
+                input2: spec.second.as_ref().map(|b| b.vary.clone()),
+                value2: v2,
+            });
         }
-        crossovers.push(Crossover {
-            input: spec.vary.clone(),
-            between: [a, b],
-            value: hi,
-            from_fabric: a_win,
-            to_fabric: hi_win,
-        });
     }
     Ok(SweepResult {
-        vary: spec.vary.clone(),
+        vary: first.vary.clone(),
+        vary2: spec.second.as_ref().map(|b| b.vary.clone()),
         rows,
         crossovers,
         plans_computed: runner.used,
@@ -419,6 +552,9 @@ fn render(req: &HttpRequest, format: Format, r: &SweepResult) -> Result<HttpResp
         ),
         Format::Csv => {
             let mut header = vec![r.vary.as_str()];
+            if let Some(v2) = &r.vary2 {
+                header.push(v2.as_str());
+            }
             header.extend_from_slice(SWEEP_COLUMNS);
             let mut out = Csv::new(&header);
             for row in &r.rows {
@@ -443,6 +579,8 @@ fn render(req: &HttpRequest, format: Format, r: &SweepResult) -> Result<HttpResp
         body,
     ))
 }
+
+const VALUES_PATTERN: &str = "^[0-9.eE+-]+(,[0-9.eE+-]+)*$";
 
 /// Query parameters of `GET /v1/sweeps`.
 pub struct SweepParams;
@@ -488,7 +626,43 @@ impl IntoParams for SweepParams {
             pattern_param(
                 "values",
                 "Explicit comma-separated values instead of a range (`256,512,1024`).",
-                "^[0-9.eE+-]+(,[0-9.eE+-]+)*$",
+                VALUES_PATTERN,
+                8000,
+            ),
+            enum_param(
+                "vary2",
+                false,
+                "A second numeric plan input, for a grid (every value of `vary` at every value of `vary2`; at most 10,000 points). Its values come from `from2`, `to2`, `steps2`, `scale2` or `values2`, like the first.",
+                &inputs,
+            ),
+            extra_param(
+                "from2",
+                false,
+                "First value of the second input's range.",
+                Kind::Float(-1e12, 1e12),
+            ),
+            extra_param(
+                "to2",
+                false,
+                "Last value of the second input's range.",
+                Kind::Float(-1e12, 1e12),
+            ),
+            extra_param(
+                "steps2",
+                false,
+                "Values in the second range, 2–10000. Default 8.",
+                Kind::Int(2, 10_000),
+            ),
+            extra_param(
+                "scale2",
+                false,
+                "`linear` (default) or `geometric`, for the second range.",
+                Kind::Enum(&["linear", "geometric"]),
+            ),
+            pattern_param(
+                "values2",
+                "Explicit comma-separated values of the second input.",
+                VALUES_PATTERN,
                 8000,
             ),
         ];
@@ -499,6 +673,76 @@ impl IntoParams for SweepParams {
         }
         v
     }
+}
+
+/// One axis from the query (`vary`, `from`, … with `suffix` `""`, or `vary2`, `from2`, … with
+/// `"2"`); `None` when its `vary` is absent.
+fn axis_from_query(q: &Query, suffix: &'static str) -> Result<Option<AxisInput>, ApiError> {
+    let name = |n: &str| format!("{n}{suffix}");
+    let Some(vary) = q.single(&name("vary"))? else {
+        for other in ["from", "to", "steps", "scale", "values"] {
+            if q.single(&name(other))?.is_some() {
+                return Err(orphan(&name("vary"), &name(other)));
+            }
+        }
+        return Ok(None);
+    };
+    let scale = match q.single(&name("scale"))? {
+        None | Some("linear") => Scale::Linear,
+        Some("geometric") => Scale::Geometric,
+        Some(other) => {
+            return Err(bad(
+                &name("scale"),
+                format!(
+                    "'{}' must be linear or geometric (got '{other}')",
+                    name("scale")
+                ),
+            ));
+        }
+    };
+    let steps = match q.single(&name("steps"))? {
+        None => None,
+        Some(s) => Some(s.parse::<u32>().map_err(|_| {
+            bad(
+                &name("steps"),
+                format!("'{}' must be an integer between 2 and 10000", name("steps")),
+            )
+        })?),
+    };
+    let values = match q.single(&name("values"))? {
+        None => None,
+        Some(s) => Some(
+            s.split(',')
+                .map(str::trim)
+                .filter(|x| !x.is_empty())
+                .map(|x| {
+                    x.parse::<f64>().map_err(|_| {
+                        bad(
+                            &name("values"),
+                            format!("'{x}' in '{}' is not a number", name("values")),
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    Ok(Some(AxisInput {
+        vary: vary.to_string(),
+        from: parse_f64(q, &name("from"))?,
+        to: parse_f64(q, &name("to"))?,
+        steps,
+        scale,
+        values,
+        suffix,
+    }))
+}
+
+/// A range parameter given without the input it ranges over.
+fn orphan(vary: &str, given: &str) -> ApiError {
+    bad(
+        vary,
+        format!("'{given}' is given but '{vary}' is not: name the input to vary"),
+    )
 }
 
 fn parse_f64(q: &Query, name: &str) -> Result<Option<f64>, ApiError> {
@@ -520,9 +764,11 @@ fn parse_f64(q: &Query, name: &str) -> Result<Option<f64>, ApiError> {
 /// values are sorted and deduplicated. Every other plan input as in `GET /v1/plans`. The JSON
 /// gives a row per value and fabric (with the value under the input's own name, e.g. `gpus`)
 /// and the crossovers where the cheapest fabric changes, refined by bisection to the exact
-/// integer for integer inputs. CSV (`format=csv`) gives the rows. At most 10,000 plans per
-/// sweep, bisection included; a value that cannot be planned fails the sweep with a 422 naming
-/// it.
+/// integer for integer inputs. CSV (`format=csv`) gives the rows. A second input (`vary2` with
+/// `from2`/`to2`/`steps2`/`scale2` or `values2`) makes a grid: a row per grid point and fabric,
+/// with both values, and crossovers along `vary` at each value of `vary2` (`input2`,
+/// `value2`). At most 10,000 plans per sweep, bisection included; a value that cannot be
+/// planned fails the sweep with a 422 naming it.
 #[utoipa::path(
     tag = "plans",
     params(SweepParams),
@@ -544,53 +790,13 @@ pub async fn get_sweep(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
-    let vary = q
-        .single("vary")?
-        .ok_or_else(|| {
-            bad(
-                "vary",
-                "query parameter 'vary' is required (e.g. vary=gpus)",
-            )
-        })?
-        .to_string();
-    let scale = match q.single("scale")? {
-        None | Some("linear") => Scale::Linear,
-        Some("geometric") => Scale::Geometric,
-        Some(other) => {
-            return Err(bad(
-                "scale",
-                format!("'scale' must be linear or geometric (got '{other}')"),
-            ));
-        }
-    };
-    let steps = match q.single("steps")? {
-        None => None,
-        Some(s) => Some(
-            s.parse::<u32>()
-                .map_err(|_| bad("steps", "'steps' must be an integer between 2 and 10000"))?,
-        ),
-    };
-    let values = match q.single("values")? {
-        None => None,
-        Some(s) => Some(
-            s.split(',')
-                .map(str::trim)
-                .filter(|x| !x.is_empty())
-                .map(|x| {
-                    x.parse::<f64>()
-                        .map_err(|_| bad("values", format!("'{x}' in 'values' is not a number")))
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
-    let spec = spec(
-        &vary,
-        parse_f64(&q, "from")?,
-        parse_f64(&q, "to")?,
-        steps,
-        scale,
-        values,
-    )?;
+    let first = axis_from_query(&q, "")?.ok_or_else(|| {
+        bad(
+            "vary",
+            "query parameter 'vary' is required (e.g. vary=gpus)",
+        )
+    })?;
+    let spec = spec(first, axis_from_query(&q, "2")?)?;
     let base = q.plan_json()?;
     let result = run(base, &spec, &state.catalogs).map_err(name_params)?;
     render(&req, format, &result)
@@ -599,8 +805,9 @@ pub async fn get_sweep(
 /// Sweep one plan input (JSON body).
 ///
 /// `{"base": <plan request>, "vary": "gpus", "from": 256, "to": 16384, "steps": 8, "scale":
-/// "geometric"}` or `"values": [...]`. Same rows, crossovers and limits as `GET /v1/sweeps`;
-/// `Accept: text/csv` for the rows as CSV.
+/// "geometric"}` or `"values": [...]`; optionally `"vary2"` with `from2`/`to2`/`steps2`/`scale2`
+/// or `values2` for a grid. Same rows, crossovers and limits as `GET /v1/sweeps`; `Accept:
+/// text/csv` for the rows as CSV.
 #[utoipa::path(
     tag = "plans",
     request_body(content = SweepRequest, description = "The base plan request and the input to vary.", content_type = "application/json"),
@@ -631,13 +838,38 @@ pub async fn post_sweep(
             "'base' must be a plan request object",
         ));
     }
+    if b.vary2.is_none() {
+        let given = [
+            ("from2", b.from2.is_some()),
+            ("to2", b.to2.is_some()),
+            ("steps2", b.steps2.is_some()),
+            ("scale2", b.scale2.is_some()),
+            ("values2", b.values2.is_some()),
+        ];
+        if let Some((name, _)) = given.iter().find(|(_, g)| *g) {
+            return Err(orphan("vary2", name));
+        }
+    }
+    let second = b.vary2.map(|vary| AxisInput {
+        vary,
+        from: b.from2,
+        to: b.to2,
+        steps: b.steps2,
+        scale: b.scale2.unwrap_or_default(),
+        values: b.values2,
+        suffix: "2",
+    });
     let spec = spec(
-        &b.vary,
-        b.from,
-        b.to,
-        b.steps,
-        b.scale.unwrap_or_default(),
-        b.values,
+        AxisInput {
+            vary: b.vary,
+            from: b.from,
+            to: b.to,
+            steps: b.steps,
+            scale: b.scale.unwrap_or_default(),
+            values: b.values,
+            suffix: "",
+        },
+        second,
     )?;
     let base = b.base;
     let result = run(base, &spec, &state.catalogs).map_err(prefix_base)?;

@@ -1,0 +1,59 @@
+-- wrk script used by benches/load.sh (one file for every endpoint).
+--
+-- Request set-up comes from the environment:
+--   LOAD_METHOD        HTTP method (default GET)
+--   LOAD_BODY_FILE     file whose bytes are sent as the body (optional)
+--   LOAD_CONTENT_TYPE  Content-Type sent with a body (default application/json)
+--
+-- It counts every response whose status is not 2xx (wrk's own "Non-2xx or 3xx" counter only
+-- counts status > 399) and ends with one machine-readable line:
+--   LOADRESULT requests=N duration_us=N ... p50_us=N p99_us=N ...
+-- Latencies are wrk's, in microseconds.
+
+local method = os.getenv("LOAD_METHOD")
+if method ~= nil and method ~= "" then
+  wrk.method = method
+end
+
+local body_file = os.getenv("LOAD_BODY_FILE")
+if body_file ~= nil and body_file ~= "" then
+  local f = assert(io.open(body_file, "rb"))
+  wrk.body = f:read("*a")
+  f:close()
+  local ct = os.getenv("LOAD_CONTENT_TYPE")
+  if ct == nil or ct == "" then
+    ct = "application/json"
+  end
+  wrk.headers["Content-Type"] = ct
+end
+
+-- setup() and done() run in the main Lua state; response() runs in each thread's own state,
+-- so the per-thread counters are collected through thread:get() at the end.
+local threads = {}
+
+function setup(thread)
+  table.insert(threads, thread)
+end
+
+non2xx = 0
+
+function response(status, headers, body)
+  if status < 200 or status > 299 then
+    non2xx = non2xx + 1
+  end
+end
+
+function done(summary, latency, requests)
+  local bad = 0
+  for _, t in ipairs(threads) do
+    bad = bad + (t:get("non2xx") or 0)
+  end
+  local e = summary.errors
+  io.write(string.format(
+    "LOADRESULT requests=%d duration_us=%d bytes=%d non2xx=%d connect=%d read=%d write=%d "
+      .. "timeout=%d status_ge400=%d p50_us=%d p90_us=%d p99_us=%d p999_us=%d max_us=%d "
+      .. "mean_us=%.1f\n",
+    summary.requests, summary.duration, summary.bytes, bad, e.connect, e.read, e.write,
+    e.timeout, e.status, latency:percentile(50), latency:percentile(90),
+    latency:percentile(99), latency:percentile(99.9), latency.max, latency.mean))
+end

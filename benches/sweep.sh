@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# End-to-end sweep benchmark against the release binary: times GET /v1/sweeps over HTTP
+# (parse, plan every point, bisect crossovers, serialize) for
+#   1. the spreadsheet chart case: gpus 256 → 16,384, 64 geometric steps, three fabrics;
+#   2. a 10,000-plan sweep: economics.gpu_hour_usd 0.5 → 10 in 10,000 steps, 1,024 GPUs,
+#      three fabrics (no bisection on a decimal input, so exactly 10,000 plans);
+#   3. a 100 × 100 grid: economics.gpu_hour_usd (crossovers along it) at 100 cluster sizes
+#      from 256 to 16,384 GPUs, three fabrics (10,000 plans).
+# Reports min / median / max wall time over RUNS runs (default 7) and the plans computed.
+# Usage: bash benches/sweep.sh      (FABRIC_TCO_BIN=path skips the build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS="${RUNS:-7}"
+bin="${FABRIC_TCO_BIN:-}"
+if [[ -z "$bin" ]]; then
+  cargo build --release --locked --quiet
+  bin=./target/release/fabric-tco
+fi
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+FABRIC_TCO_BIND="127.0.0.1:${port}" "$bin" >/dev/null 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  curl -fs "http://127.0.0.1:${port}/healthz" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+base="http://127.0.0.1:${port}/v1/sweeps?fabrics=infiniband,roce,roce_adaptive"
+cases=(
+  "chart_256_16384_x64|${base}&vary=gpus&from=256&to=16384&steps=64&scale=geometric"
+  "sweep_10000_plans|${base}&gpus=1024&vary=economics.gpu_hour_usd&from=0.5&to=10&steps=10000"
+  "grid_100x100|${base}&vary=economics.gpu_hour_usd&from=0.5&to=10&steps=100&vary2=gpus&from2=256&to2=16384&steps2=100&scale2=geometric"
+)
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores; runs: $RUNS"
+printf '%-22s %8s %10s %10s %10s %10s\n' case plans min_s median_s max_s body_MB
+for c in "${cases[@]}"; do
+  name="${c%%|*}"
+  url="${c#*|}"
+  out=$(mktemp)
+  times=()
+  for _ in $(seq 1 "$RUNS"); do
+    t=$(curl -s -o "$out" -w '%{http_code} %{time_total} %{size_download}' "$url")
+    read -r code secs bytes <<<"$t"
+    if [[ "$code" != 200 ]]; then
+      echo "$name: HTTP $code: $(head -c 400 "$out")" >&2
+      exit 1
+    fi
+    times+=("$secs")
+  done
+  plans=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plans_computed"])' "$out")
+  rm -f "$out"
+  sorted=$(printf '%s\n' "${times[@]}" | sort -g)
+  min=$(head -1 <<<"$sorted")
+  max=$(tail -1 <<<"$sorted")
+  median=$(sed -n "$(((RUNS + 1) / 2))p" <<<"$sorted")
+  printf '%-22s %8s %10s %10s %10s %10.1f\n' "$name" "$plans" "$min" "$median" "$max" \
+    "$(python3 -c "print($bytes/1e6)")"
+done
