@@ -2,6 +2,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Default listen address: loopback only, so a developer's run is not exposed.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -16,6 +17,82 @@ pub struct Settings {
     pub catalog_dir: Option<PathBuf>,
     /// `FABRIC_TCO_WORKERS`: HTTP worker threads (default: one per CPU core).
     pub workers: Option<usize>,
+    /// `FABRIC_TCO_CATALOG_URLS`: comma-separated http(s) URLs of remote catalogs, fetched at
+    /// start-up and every `catalog_refresh`.
+    pub catalog_urls: Vec<String>,
+    /// `FABRIC_TCO_CATALOG_REFRESH_SECS` (default 300; 0 = fetch at start-up only).
+    pub catalog_refresh: Option<Duration>,
+    /// `FABRIC_TCO_CATALOG_TIMEOUT_SECS` (default 10): bound on one fetch, connect to last byte.
+    pub catalog_timeout: Duration,
+    /// `FABRIC_TCO_LOG_FORMAT`: `text` (default) or `json` (one JSON object per line).
+    pub log_format: LogFormat,
+    /// `FABRIC_TCO_KEEP_ALIVE_SECS` (default 5): idle keep-alive per connection.
+    pub keep_alive: Duration,
+    /// `FABRIC_TCO_REQUEST_TIMEOUT_MS` (default 5000): time a client has to send the request
+    /// head; slower clients get 408.
+    pub request_timeout: Duration,
+    /// `FABRIC_TCO_SHUTDOWN_SECS` (default 10): grace period for in-flight requests on
+    /// SIGTERM/SIGINT.
+    pub shutdown: Duration,
+}
+
+/// Log line format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+/// Most remote catalog URLs.
+pub const MAX_CATALOG_URLS: usize = 16;
+
+fn number(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &str,
+    default: u64,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<u64, String> {
+    match get(name).filter(|s| !s.trim().is_empty()) {
+        None => Ok(default),
+        Some(v) => match v.trim().parse::<u64>() {
+            Ok(n) if range.contains(&n) => Ok(n),
+            _ => Err(format!(
+                "{name}='{v}' must be a whole number {}..={}",
+                range.start(),
+                range.end()
+            )),
+        },
+    }
+}
+
+fn catalog_urls(text: Option<String>) -> Result<Vec<String>, String> {
+    let Some(text) = text else {
+        return Ok(Vec::new());
+    };
+    let urls: Vec<String> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|u| !u.is_empty())
+        .map(str::to_string)
+        .collect();
+    if urls.len() > MAX_CATALOG_URLS {
+        return Err(format!(
+            "FABRIC_TCO_CATALOG_URLS lists {} URLs; at most {MAX_CATALOG_URLS}",
+            urls.len()
+        ));
+    }
+    for u in &urls {
+        let shown = crate::catalog::store::redact_url(u);
+        let parsed = reqwest::Url::parse(u)
+            .map_err(|e| format!("FABRIC_TCO_CATALOG_URLS: '{shown}' is not a URL ({e})"))?;
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+            return Err(format!(
+                "FABRIC_TCO_CATALOG_URLS: '{shown}' must be an http:// or https:// URL with a host"
+            ));
+        }
+    }
+    Ok(urls)
 }
 
 impl Settings {
@@ -39,10 +116,32 @@ impl Settings {
                 }
             },
         };
+        let catalog_urls = catalog_urls(get("FABRIC_TCO_CATALOG_URLS"))?;
+        let refresh = number(&get, "FABRIC_TCO_CATALOG_REFRESH_SECS", 300, 0..=86_400)?;
+        let timeout = number(&get, "FABRIC_TCO_CATALOG_TIMEOUT_SECS", 10, 1..=120)?;
+        let log_format = match get("FABRIC_TCO_LOG_FORMAT").as_deref().map(str::trim) {
+            None | Some("") | Some("text") => LogFormat::Text,
+            Some("json") => LogFormat::Json,
+            Some(other) => {
+                return Err(format!(
+                    "FABRIC_TCO_LOG_FORMAT='{other}' must be 'text' or 'json'"
+                ));
+            }
+        };
+        let keep_alive = number(&get, "FABRIC_TCO_KEEP_ALIVE_SECS", 5, 0..=300)?;
+        let request_timeout = number(&get, "FABRIC_TCO_REQUEST_TIMEOUT_MS", 5_000, 100..=60_000)?;
+        let shutdown = number(&get, "FABRIC_TCO_SHUTDOWN_SECS", 10, 0..=300)?;
         Ok(Settings {
             bind,
             catalog_dir,
             workers,
+            catalog_urls,
+            catalog_refresh: (refresh > 0).then(|| Duration::from_secs(refresh)),
+            catalog_timeout: Duration::from_secs(timeout),
+            log_format,
+            keep_alive: Duration::from_secs(keep_alive),
+            request_timeout: Duration::from_millis(request_timeout),
+            shutdown: Duration::from_secs(shutdown),
         })
     }
 
@@ -80,5 +179,36 @@ mod tests {
         let e =
             Settings::from_lookup(|k| (k == "FABRIC_TCO_WORKERS").then(|| "0".into())).unwrap_err();
         assert!(e.contains("FABRIC_TCO_WORKERS"), "{e}");
+        for (k, v) in [
+            ("FABRIC_TCO_CATALOG_URLS", "file:///etc/passwd"),
+            ("FABRIC_TCO_CATALOG_URLS", "not a url"),
+            ("FABRIC_TCO_CATALOG_REFRESH_SECS", "-1"),
+            ("FABRIC_TCO_CATALOG_TIMEOUT_SECS", "0"),
+            ("FABRIC_TCO_LOG_FORMAT", "xml"),
+            ("FABRIC_TCO_REQUEST_TIMEOUT_MS", "5"),
+        ] {
+            let e = Settings::from_lookup(|n| (n == k).then(|| v.to_string())).unwrap_err();
+            assert!(e.contains(k), "{e}");
+        }
+    }
+
+    #[test]
+    fn catalog_urls_are_listed_and_never_echo_credentials() {
+        let s = Settings::from_lookup(|k| {
+            (k == "FABRIC_TCO_CATALOG_URLS")
+                .then(|| " http://a:1/c.json , https://b/d.json ,".into())
+        })
+        .unwrap();
+        assert_eq!(s.catalog_urls, ["http://a:1/c.json", "https://b/d.json"]);
+        assert_eq!(s.catalog_refresh, Some(Duration::from_secs(300)));
+        let e = Settings::from_lookup(|k| {
+            (k == "FABRIC_TCO_CATALOG_URLS").then(|| "ftp://u:hunter2@h/c.json".into())
+        })
+        .unwrap_err();
+        assert!(!e.contains("hunter2"), "{e}");
+        let s =
+            Settings::from_lookup(|k| (k == "FABRIC_TCO_CATALOG_REFRESH_SECS").then(|| "0".into()))
+                .unwrap();
+        assert_eq!(s.catalog_refresh, None);
     }
 }

@@ -9,12 +9,14 @@ pub mod catalog;
 pub mod config;
 pub mod cost;
 pub mod fabric;
+pub mod logging;
 pub mod perf;
 pub mod plan;
 pub mod sizing;
 
 use std::net::TcpListener;
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -23,10 +25,12 @@ use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
 use api::{AppState, RouteTable};
+use catalog::remote::Fetcher;
+use catalog::store::CatalogStore;
 use catalog::{CatalogSet, LoadError};
 use config::Settings;
 
-/// Loads the catalogs the settings ask for: a directory, or the embedded ones.
+/// Loads the local catalogs the settings ask for: a directory, or the embedded ones.
 pub fn load_catalogs(settings: &Settings) -> Result<CatalogSet, LoadError> {
     match &settings.catalog_dir {
         Some(dir) => CatalogSet::from_dir(dir),
@@ -34,17 +38,72 @@ pub fn load_catalogs(settings: &Settings) -> Result<CatalogSet, LoadError> {
     }
 }
 
+/// The live catalog store for `settings`: the local catalogs, then one fetch of every remote
+/// source (concurrently, each bounded by the catalog timeout). A failing source does not stop
+/// the start: the store reports it and keeps serving the local catalogs. Returns the fetcher
+/// for the periodic refresh (`None` without remote sources).
+pub async fn start_catalogs(
+    settings: &Settings,
+) -> Result<(Arc<CatalogStore>, Option<Arc<Fetcher>>), String> {
+    let local = load_catalogs(settings).map_err(|e| e.to_string())?;
+    let store = Arc::new(CatalogStore::new(local, &settings.catalog_urls));
+    if settings.catalog_urls.is_empty() {
+        return Ok((store, None));
+    }
+    let fetcher = Arc::new(Fetcher::new(
+        settings.catalog_urls.clone(),
+        settings.catalog_timeout,
+    )?);
+    fetcher.refresh_all(&store).await;
+    Ok((store, Some(fetcher)))
+}
+
+/// HTTP server settings (see [`Settings`] for their environment variables and defaults).
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Worker threads; `None` = one per CPU core.
+    pub workers: Option<usize>,
+    /// Idle keep-alive per connection.
+    pub keep_alive: Duration,
+    /// Time a client has to send the request head.
+    pub request_timeout: Duration,
+    /// Grace period for in-flight requests on SIGTERM/SIGINT.
+    pub shutdown: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            workers: None,
+            keep_alive: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(5),
+            shutdown: Duration::from_secs(10),
+        }
+    }
+}
+
+impl ServerOptions {
+    pub fn from_settings(s: &Settings) -> ServerOptions {
+        ServerOptions {
+            workers: s.workers,
+            keep_alive: s.keep_alive,
+            request_timeout: s.request_timeout,
+            shutdown: s.shutdown,
+        }
+    }
+}
+
 /// The app factory: builds the HTTP server on `listener` (used by `main` and the tests).
-/// Everything shared — catalogs, the OpenAPI document, the route table — is built once here,
-/// outside the per-worker closure.
+/// Everything shared — the catalog store, the OpenAPI document, the route table — is built
+/// once here, outside the per-worker closure.
 pub fn build_server(
     listener: TcpListener,
-    catalogs: CatalogSet,
-    workers: Option<usize>,
+    catalogs: Arc<CatalogStore>,
+    options: &ServerOptions,
 ) -> std::io::Result<Server> {
     let doc = api::openapi_document();
     let state = web::Data::new(AppState {
-        catalogs: Arc::new(catalogs),
+        catalogs,
         routes: Arc::new(RouteTable::from_openapi(&doc)),
     });
     let mut server = HttpServer::new(move || {
@@ -60,9 +119,11 @@ pub fn build_server(
             .wrap(from_fn(api::middleware::head_as_get))
             .wrap(from_fn(api::middleware::access_log))
     })
-    .listen(listener)?
-    .shutdown_timeout(10);
-    if let Some(n) = workers {
+    .keep_alive(options.keep_alive)
+    .client_request_timeout(options.request_timeout)
+    .shutdown_timeout(options.shutdown.as_secs())
+    .listen(listener)?;
+    if let Some(n) = options.workers {
         server = server.workers(n);
     }
     Ok(server.run())

@@ -3,12 +3,11 @@
 use std::net::TcpListener;
 use std::process::ExitCode;
 
+use fabric_tco::ServerOptions;
 use fabric_tco::config::Settings;
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
-
     if std::env::args().nth(1).as_deref() == Some("openapi") {
         return match fabric_tco::api::openapi_document().to_pretty_json() {
             Ok(json) => {
@@ -29,20 +28,26 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let catalogs = match fabric_tco::load_catalogs(&settings) {
+    fabric_tco::logging::init(settings.log_format);
+    let (store, fetcher) = match fabric_tco::start_catalogs(&settings).await {
         Ok(c) => c,
         Err(e) => {
             eprintln!("fabric-tco: {e}");
             return ExitCode::FAILURE;
         }
     };
-    for c in catalogs.all() {
+    for c in store.current().all() {
         log::info!(
             "catalog {} v{} sha256 {} from {}",
             c.id(),
             c.data.version,
             c.sha256,
             c.origin
+        );
+    }
+    if store.degraded() {
+        log::warn!(
+            "a remote catalog source is failing; serving the local catalogs and each source's last good version (GET /readyz shows which)"
         );
     }
     let listener = match TcpListener::bind(settings.bind) {
@@ -56,15 +61,19 @@ async fn main() -> ExitCode {
         "listening on http://{}/ (Swagger UI at /swagger-ui/)",
         settings.bind
     );
-    let server = match fabric_tco::build_server(listener, catalogs, settings.workers) {
+    let options = ServerOptions::from_settings(&settings);
+    let server = match fabric_tco::build_server(listener, store.clone(), &options) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("fabric-tco: cannot start the server: {e}");
             return ExitCode::FAILURE;
         }
     };
+    if let (Some(fetcher), Some(every)) = (fetcher, settings.catalog_refresh) {
+        actix_web::rt::spawn(fetcher.run(store, every));
+    }
     // actix-web stops gracefully on SIGTERM / SIGINT: it stops accepting, lets in-flight
-    // requests finish (up to the shutdown timeout), then returns.
+    // requests finish (up to FABRIC_TCO_SHUTDOWN_SECS), then returns.
     match server.await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

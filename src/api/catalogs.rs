@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::{ApiError, Problem};
+use crate::catalog::store::SourceStatus;
 use crate::catalog::{Catalog, CatalogData, EntryCounts};
 
 /// One loaded catalog, summarized.
@@ -25,7 +26,8 @@ pub struct CatalogSummary {
     pub published: String,
     /// What the catalog is.
     pub description: String,
-    /// Where it was loaded from (`embedded:pricing/default.json`, a file path).
+    /// Where it was loaded from (`embedded:pricing/default.json`, a file path, a URL without
+    /// credentials or query).
     pub origin: String,
     /// True for the catalog used when a request names none.
     pub default: bool,
@@ -40,6 +42,9 @@ pub struct CatalogSummary {
 pub struct CatalogList {
     /// Newest first.
     pub catalogs: Vec<CatalogSummary>,
+    /// The remote sources (`FABRIC_TCO_CATALOG_URLS`), in configuration order: state, last
+    /// successful fetch, last error. Empty when none is configured.
+    pub sources: Vec<SourceStatus>,
 }
 
 /// One catalog in full: every entry with its price, power, source, date and grade.
@@ -80,24 +85,30 @@ fn summarize(c: &Catalog, default: bool) -> CatalogSummary {
 
 /// List the pricing catalogs.
 ///
-/// Every catalog the service loaded, newest first, with its version, content hash (SHA-256 of
-/// the file), publication date, entry counts and the SKUs whose prices are placeholders.
+/// Every catalog the service serves, newest first, with its version, content hash (SHA-256 of
+/// the file), publication date, origin, entry counts and the SKUs whose prices are
+/// placeholders; then the remote sources with their state, last successful fetch and last
+/// error. A remote catalog replaces a local one with the same id; a failing source keeps its
+/// last good catalog served.
 #[utoipa::path(
     tag = "catalogs",
     responses((status = 200, description = "The loaded catalogs, newest first.", body = CatalogList))
 )]
 #[get("/v1/catalogs")]
 pub async fn list_catalogs(state: web::Data<AppState>) -> HttpResponse {
-    let newest = state.catalogs.newest().id().to_string();
-    let catalogs = state
-        .catalogs
+    let set = state.catalogs.current();
+    let newest = set.newest().id().to_string();
+    let catalogs = set
         .all()
         .iter()
         .map(|c| summarize(c, c.id() == newest))
         .collect();
     HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
-        .json(CatalogList { catalogs })
+        .json(CatalogList {
+            catalogs,
+            sources: state.catalogs.sources(),
+        })
 }
 
 /// Show one pricing catalog.
@@ -120,11 +131,12 @@ pub async fn get_catalog(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let catalog = state.catalogs.get(&id).ok_or_else(|| {
-        let known: Vec<&str> = state.catalogs.all().iter().map(|c| c.id()).collect();
+    let set = state.catalogs.current();
+    let catalog = set.get(&id).ok_or_else(|| {
+        let known: Vec<&str> = set.all().iter().map(|c| c.id()).collect();
         ApiError::not_found(format!("no catalog '{id}'; loaded: {}", known.join(", ")))
     })?;
-    let default = catalog.id() == state.catalogs.newest().id();
+    let default = catalog.id() == set.newest().id();
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(CatalogDetail {

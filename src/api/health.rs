@@ -5,6 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::AppState;
+use crate::catalog::store::SourceStatus;
 
 /// Liveness: the process serves HTTP.
 #[derive(Debug, Serialize, ToSchema)]
@@ -20,7 +21,9 @@ pub struct Health {
 /// Readiness: catalogs are loaded and plans can be priced.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Readiness {
-    /// `ready` when at least one catalog is loaded.
+    /// `ready`: plans are priced and every remote catalog source is up to date. `degraded`:
+    /// plans are still priced (from the local catalogs and each source's last good version),
+    /// but a remote source is failing or has never loaded — see `sources`.
     #[schema(example = "ready")]
     pub status: String,
     /// Catalogs loaded.
@@ -29,6 +32,13 @@ pub struct Readiness {
     /// Id of the default (newest) catalog.
     #[schema(example = "default")]
     pub default_catalog: String,
+    /// Version of the default catalog.
+    #[schema(example = "2026.11.0")]
+    pub default_catalog_version: String,
+    /// SHA-256 of the default catalog.
+    pub default_catalog_sha256: String,
+    /// Remote catalog sources: state, last successful fetch, last error.
+    pub sources: Vec<SourceStatus>,
 }
 
 /// Liveness probe.
@@ -51,19 +61,30 @@ pub async fn healthz() -> HttpResponse {
 
 /// Readiness probe.
 ///
-/// Answers `200` once the pricing catalogs are loaded (the service refuses to start without a
-/// valid one, so a running service is ready).
+/// Answers `200` while plans can be priced: the service refuses to start without a valid local
+/// catalog, so a running service can always price. `status` is `degraded` when a configured
+/// remote catalog source is failing (or never loaded): plans are then priced from the local
+/// catalogs and each source's last good version; `sources` says which source, since when and
+/// why. Alert on `degraded`; do not take the instance out of rotation for it.
 #[utoipa::path(
     tag = "health",
-    responses((status = 200, description = "Catalogs are loaded; plans can be priced.", body = Readiness))
+    responses((status = 200, description = "Plans can be priced; `status` says whether every remote catalog source is current.", body = Readiness))
 )]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+    let set = state.catalogs.current();
     HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(Readiness {
-            status: "ready".into(),
-            catalogs: state.catalogs.all().len(),
-            default_catalog: state.catalogs.newest().id().to_string(),
+            status: if state.catalogs.degraded() {
+                "degraded".into()
+            } else {
+                "ready".into()
+            },
+            catalogs: set.all().len(),
+            default_catalog: set.newest().id().to_string(),
+            default_catalog_version: set.newest().data.version.clone(),
+            default_catalog_sha256: set.newest().sha256.clone(),
+            sources: state.catalogs.sources(),
         })
 }

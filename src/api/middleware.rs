@@ -51,6 +51,17 @@ pub async fn problem_bodies(
     Ok(ServiceResponse::new(req, replacement).map_into_right_body())
 }
 
+/// The plan a response carries, for the access log (handlers put it in the response's
+/// extensions).
+#[derive(Debug, Clone)]
+pub struct PlanId(pub String);
+
+/// Tags a response with the plan it carries.
+pub fn with_plan_id(mut res: actix_web::HttpResponse, plan_id: &str) -> actix_web::HttpResponse {
+    res.extensions_mut().insert(PlanId(plan_id.to_string()));
+    res
+}
+
 /// One log line per request: method, path (never the query string, which may carry prices),
 /// status, latency.
 pub async fn access_log(
@@ -61,11 +72,30 @@ pub async fn access_log(
     let method = req.method().clone();
     let path = req.path().to_string();
     let res = next.call(req).await;
-    let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
-    let status = match &res {
-        Ok(r) => r.status().as_u16(),
-        Err(e) => e.as_response_error().status_code().as_u16(),
+    let latency_ms = (start.elapsed().as_secs_f64() * 1e6).round() / 1e3;
+    let (status, plan_id) = match &res {
+        Ok(r) => (
+            r.status().as_u16(),
+            r.response()
+                .extensions()
+                .get::<PlanId>()
+                .map(|p| p.0.clone()),
+        ),
+        Err(e) => (e.as_response_error().status_code().as_u16(), None),
     };
-    log::info!(target: "fabric_tco::access", "{method} {path} {status} {latency_ms:.3}ms");
+    let method = method.as_str();
+    let path = path.as_str();
+    match plan_id {
+        Some(plan_id) => log::info!(
+            target: "fabric_tco::access",
+            method, path, status, latency_ms, plan_id = plan_id.as_str();
+            "{method} {path} {status} {latency_ms:.3}ms"
+        ),
+        None => log::info!(
+            target: "fabric_tco::access",
+            method, path, status, latency_ms;
+            "{method} {path} {status} {latency_ms:.3}ms"
+        ),
+    }
     res
 }

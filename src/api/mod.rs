@@ -16,13 +16,14 @@ use utoipa::OpenApi;
 use utoipa::openapi::OpenApi as OpenApiDoc;
 use utoipa_actix_web::service_config::ServiceConfig;
 
-use crate::catalog::CatalogSet;
+use crate::catalog::store::CatalogStore;
 use error::ApiError;
 
 /// What every handler shares (built once, outside the per-worker factory).
 #[derive(Debug, Clone)]
 pub struct AppState {
-    pub catalogs: Arc<CatalogSet>,
+    /// The live catalogs: take `catalogs.current()` once per request.
+    pub catalogs: Arc<CatalogStore>,
     pub routes: Arc<RouteTable>,
 }
 

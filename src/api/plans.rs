@@ -5,6 +5,7 @@ use actix_web::{HttpRequest, HttpResponse, post, web};
 use super::AppState;
 use super::error::{ApiError, Problem};
 use super::extract::ValidJson;
+use super::middleware::with_plan_id;
 use super::sheets::{self, Format};
 use crate::plan::{self, Plan, PlanError, PlanRequest};
 
@@ -43,14 +44,16 @@ pub async fn post_plan(
     state: web::Data<AppState>,
     body: ValidJson<PlanRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let plan = plan::build_plan(&body.0, &state.catalogs)?;
-    if sheets::negotiate(&req, None)? == Format::Csv {
-        return Ok(HttpResponse::Ok()
+    let plan = plan::build_plan(&body.0, &state.catalogs.current())?;
+    let res = if sheets::negotiate(&req, None)? == Format::Csv {
+        HttpResponse::Ok()
             .insert_header(("Cache-Control", "no-store"))
             .content_type(sheets::csv::TEXT_CSV)
-            .body(sheets::plan_csv(&plan)?));
-    }
-    Ok(HttpResponse::Ok()
-        .insert_header(("Cache-Control", "no-store"))
-        .json(plan))
+            .body(sheets::plan_csv(&plan)?)
+    } else {
+        HttpResponse::Ok()
+            .insert_header(("Cache-Control", "no-store"))
+            .json(&plan)
+    };
+    Ok(with_plan_id(res, &plan.plan_id))
 }

@@ -1,6 +1,8 @@
 //! Pricing catalogs: schema, loading (embedded or from a directory), validation, content hash.
 
+pub mod remote;
 pub mod schema;
+pub mod store;
 pub mod validate;
 
 use std::fmt;
@@ -174,7 +176,12 @@ pub struct CatalogSet {
 
 impl CatalogSet {
     /// Builds a set; rejects duplicate ids; orders newest `published` first (ties: id).
-    pub fn new(mut catalogs: Vec<Catalog>) -> Result<CatalogSet, LoadError> {
+    pub fn new(catalogs: Vec<Catalog>) -> Result<CatalogSet, LoadError> {
+        CatalogSet::from_shared(catalogs.into_iter().map(Arc::new).collect())
+    }
+
+    /// [`CatalogSet::new`] over catalogs already shared (a refresh reuses the unchanged ones).
+    pub fn from_shared(mut catalogs: Vec<Arc<Catalog>>) -> Result<CatalogSet, LoadError> {
         catalogs.sort_by(|a, b| {
             b.data
                 .published
@@ -190,7 +197,6 @@ impl CatalogSet {
                 });
             }
         }
-        let catalogs: Vec<Arc<Catalog>> = catalogs.into_iter().map(Arc::new).collect();
         match catalogs.first() {
             Some(newest) => Ok(CatalogSet {
                 newest: Arc::clone(newest),

@@ -6,11 +6,16 @@ mod errors;
 mod health;
 mod openapi;
 mod plans;
+mod remote;
 mod sheets;
+mod shutdown;
 
 use std::net::TcpListener;
 
+use std::sync::Arc;
+
 use fabric_tco::catalog::CatalogSet;
+use fabric_tco::catalog::store::CatalogStore;
 
 /// A running service on 127.0.0.1 with a random port.
 pub struct TestApp {
@@ -47,9 +52,18 @@ pub async fn spawn_app() -> TestApp {
 }
 
 pub async fn spawn_with(catalogs: CatalogSet) -> TestApp {
+    spawn_store(Arc::new(CatalogStore::new(catalogs, &[]))).await
+}
+
+/// Starts the service over a given catalog store (remote-source tests drive its refreshes).
+pub async fn spawn_store(store: Arc<CatalogStore>) -> TestApp {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a random port");
     let port = listener.local_addr().expect("local addr").port();
-    let server = fabric_tco::build_server(listener, catalogs, Some(1)).expect("server builds");
+    let options = fabric_tco::ServerOptions {
+        workers: Some(1),
+        ..Default::default()
+    };
+    let server = fabric_tco::build_server(listener, store, &options).expect("server builds");
     tokio::spawn(server);
     TestApp {
         base: format!("http://127.0.0.1:{port}"),

@@ -19,6 +19,7 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::AppState;
 use super::error::{ApiError, Problem};
+use super::middleware::with_plan_id;
 use crate::cost::Category;
 use crate::fabric::Fabric;
 use crate::plan::{CatalogRef, Plan};
@@ -261,8 +262,8 @@ pub async fn get_plan(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
-    let plan = plan_from_query(&q, &state.catalogs)?;
-    Ok(match format {
+    let plan = plan_from_query(&q, &state.catalogs.current())?;
+    let res = match format {
         Format::Json => respond(
             &req,
             &etag(&plan.plan_id),
@@ -275,7 +276,8 @@ pub async fn get_plan(
             TEXT_CSV,
             plan_csv(&plan)?.into_bytes(),
         ),
-    })
+    };
+    Ok(with_plan_id(res, &plan.plan_id))
 }
 
 // ---- GET /v1/plans/bom ----
@@ -395,9 +397,9 @@ pub async fn get_bom(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
-    let plan = plan_from_query(&q, &state.catalogs)?;
+    let plan = plan_from_query(&q, &state.catalogs.current())?;
     let sheet = bom_sheet(&plan);
-    Ok(match format {
+    let res = match format {
         Format::Json => respond(
             &req,
             &etag(&format!("{}-bom", plan.plan_id)),
@@ -421,7 +423,8 @@ pub async fn get_bom(
                 out.finish().into_bytes(),
             )
         }
-    })
+    };
+    Ok(with_plan_id(res, &plan.plan_id))
 }
 
 // ---- GET /v1/value ----
@@ -540,7 +543,7 @@ pub async fn get_value(
             )
         })?),
     };
-    let plan = plan_from_query(&q, &state.catalogs)?;
+    let plan = plan_from_query(&q, &state.catalogs.current())?;
     let comparison = match &plan.comparison {
         Some(c) => Some(to_value(c)?),
         None => None,
@@ -632,11 +635,9 @@ pub async fn get_value(
         metric,
         fabric.map(Fabric::as_str).unwrap_or("all")
     ));
-    Ok(respond(
-        &req,
-        &tag,
-        "text/plain; charset=utf-8",
-        text.into_bytes(),
+    Ok(with_plan_id(
+        respond(&req, &tag, "text/plain; charset=utf-8", text.into_bytes()),
+        &plan.plan_id,
     ))
 }
 

@@ -521,6 +521,15 @@ fn run(base: Value, spec: &Spec, catalogs: &CatalogSet) -> Result<SweepResult, A
     })
 }
 
+/// Runs a sweep on the blocking thread pool: up to 10,000 plans take up to a second of CPU,
+/// which must not stall the other connections of this worker's event loop.
+async fn run_blocking(base: Value, spec: Spec, state: &AppState) -> Result<SweepResult, ApiError> {
+    let set = state.catalogs.current();
+    web::block(move || run(base, &spec, &set))
+        .await
+        .map_err(|e| ApiError::internal(&e))?
+}
+
 /// The varied value as the row shows it: integers as integers.
 fn json_value_out(kind: Kind, v: f64) -> Value {
     if is_integer(kind) {
@@ -798,7 +807,9 @@ pub async fn get_sweep(
     })?;
     let spec = spec(first, axis_from_query(&q, "2")?)?;
     let base = q.plan_json()?;
-    let result = run(base, &spec, &state.catalogs).map_err(name_params)?;
+    let result = run_blocking(base, spec, &state)
+        .await
+        .map_err(name_params)?;
     render(&req, format, &result)
 }
 
@@ -872,7 +883,9 @@ pub async fn post_sweep(
         second,
     )?;
     let base = b.base;
-    let result = run(base, &spec, &state.catalogs).map_err(prefix_base)?;
+    let result = run_blocking(base, spec, &state)
+        .await
+        .map_err(prefix_base)?;
     render(&req, format, &result)
 }
 

@@ -1,0 +1,485 @@
+//! The live catalog set: the local catalogs (embedded or from a directory) plus the last good
+//! catalog of each remote source, swapped atomically as a whole.
+//!
+//! Readers take one `Arc<CatalogSet>` per request ([`CatalogStore::current`]) and price the
+//! whole request from it; a refresh builds a complete, validated new set and then replaces the
+//! pointer. A request therefore sees either the old set or the new one, never a mixture, and
+//! never a catalog that has not passed validation.
+//!
+//! The state kept per source and the rules for composing the set are plain data and functions
+//! ([`CatalogStore::apply`]); fetching over HTTP lives in [`super::remote`].
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::SystemTime;
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{Catalog, CatalogSet, LoadError};
+
+/// The state of one remote catalog source, as `/readyz` and `/v1/catalogs` report it.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SourceStatus {
+    /// The URL, with any user-info and query string removed (they may hold credentials).
+    #[schema(example = "https://prices.example.internal/fabric/catalog.json")]
+    pub url: String,
+    /// `pending` (not fetched yet), `ok` (last fetch succeeded), `stale` (last fetch failed;
+    /// the last good catalog is still served) or `failed` (never loaded).
+    #[schema(example = "ok")]
+    pub state: SourceState,
+    /// Id of the catalog this source serves (last good version).
+    pub catalog_id: Option<String>,
+    /// Its version.
+    pub catalog_version: Option<String>,
+    /// Hex SHA-256 of its bytes.
+    pub sha256: Option<String>,
+    /// Last fetch attempt (RFC 3339, UTC).
+    pub last_attempt_at: Option<String>,
+    /// Last successful fetch, new content or `304 Not Modified` (RFC 3339, UTC).
+    pub last_success_at: Option<String>,
+    /// What the last successful fetch gave: `updated`, `unchanged` (same bytes) or
+    /// `not_modified` (`304` to `If-None-Match`).
+    pub last_result: Option<String>,
+    /// The most recent error (kept after a later success, with its time, for diagnosis).
+    pub last_error: Option<String>,
+    /// When `last_error` happened (RFC 3339, UTC).
+    pub last_error_at: Option<String>,
+    /// Failed attempts since the last success.
+    pub consecutive_failures: u32,
+}
+
+/// See [`SourceStatus::state`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceState {
+    Pending,
+    Ok,
+    Stale,
+    Failed,
+}
+
+/// What one fetch of a source gave.
+#[derive(Debug)]
+pub enum FetchOutcome {
+    /// New bytes, already parsed and validated, with the response's `ETag` if any.
+    Loaded {
+        catalog: Box<Catalog>,
+        etag: Option<String>,
+    },
+    /// `304 Not Modified`.
+    NotModified,
+    /// Anything else: timeout, connection error, HTTP status, size cap, invalid catalog.
+    Failed(String),
+}
+
+#[derive(Debug)]
+struct Source {
+    status: SourceStatus,
+    good: Option<Arc<Catalog>>,
+    etag: Option<String>,
+}
+
+/// Local catalogs + remote sources, and the set currently served.
+#[derive(Debug)]
+pub struct CatalogStore {
+    local: Vec<Arc<Catalog>>,
+    sources: Mutex<Vec<Source>>,
+    active: RwLock<Arc<CatalogSet>>,
+}
+
+impl CatalogStore {
+    /// A store serving `local`, with remote sources `urls` (not fetched yet).
+    pub fn new(local: CatalogSet, urls: &[String]) -> CatalogStore {
+        let sources = urls
+            .iter()
+            .map(|u| Source {
+                status: SourceStatus {
+                    url: redact_url(u),
+                    state: SourceState::Pending,
+                    catalog_id: None,
+                    catalog_version: None,
+                    sha256: None,
+                    last_attempt_at: None,
+                    last_success_at: None,
+                    last_result: None,
+                    last_error: None,
+                    last_error_at: None,
+                    consecutive_failures: 0,
+                },
+                good: None,
+                etag: None,
+            })
+            .collect();
+        CatalogStore {
+            local: local.all().to_vec(),
+            sources: Mutex::new(sources),
+            active: RwLock::new(Arc::new(local)),
+        }
+    }
+
+    /// The set to price one request with (take it once per request).
+    pub fn current(&self) -> Arc<CatalogSet> {
+        match self.active.read() {
+            Ok(g) => Arc::clone(&g),
+            // A writer panicked mid-swap: the pointer itself is still a whole set.
+            Err(p) => Arc::clone(&p.into_inner()),
+        }
+    }
+
+    /// The remote sources' states, in configuration order.
+    pub fn sources(&self) -> Vec<SourceStatus> {
+        self.lock_sources()
+            .iter()
+            .map(|s| s.status.clone())
+            .collect()
+    }
+
+    /// True when remote sources are configured and any of them is not `ok`.
+    pub fn degraded(&self) -> bool {
+        self.lock_sources()
+            .iter()
+            .any(|s| s.status.state != SourceState::Ok)
+    }
+
+    /// The `ETag` to send as `If-None-Match` for source `index`.
+    pub fn etag(&self, index: usize) -> Option<String> {
+        self.lock_sources().get(index).and_then(|s| s.etag.clone())
+    }
+
+    /// Number of remote sources.
+    pub fn source_count(&self) -> usize {
+        self.lock_sources().len()
+    }
+
+    fn lock_sources(&self) -> std::sync::MutexGuard<'_, Vec<Source>> {
+        match self.sources.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// Records a fetch outcome for source `index` at `now` and, when the served content changes,
+    /// swaps in the new complete set. An outcome that cannot be applied (a failure, or a catalog
+    /// whose id another source already serves) leaves the source's last good catalog served.
+    ///
+    /// Returns the source's state afterwards, for the log.
+    pub fn apply(&self, index: usize, outcome: FetchOutcome, now: SystemTime) -> SourceStatus {
+        let stamp = rfc3339(now);
+        let mut sources = self.lock_sources();
+        let Some(src) = sources.get_mut(index) else {
+            return unknown_source();
+        };
+        src.status.last_attempt_at = Some(stamp.clone());
+        let previous_good = src.good.clone();
+        let previous_etag = src.etag.clone();
+        let result = match outcome {
+            FetchOutcome::NotModified => {
+                if src.good.is_some() {
+                    Ok("not_modified")
+                } else {
+                    Err("304 Not Modified but no catalog was loaded from this source".to_string())
+                }
+            }
+            FetchOutcome::Loaded { catalog, etag } => {
+                let same = src
+                    .good
+                    .as_ref()
+                    .is_some_and(|g| g.sha256 == catalog.sha256);
+                src.etag = etag;
+                if same {
+                    Ok("unchanged")
+                } else {
+                    src.good = Some(Arc::new(*catalog));
+                    Ok("updated")
+                }
+            }
+            FetchOutcome::Failed(e) => Err(e),
+        };
+        // Compose with the new content; a conflict (two sources, one id) undoes this source's
+        // update and counts as its failure.
+        let result = match result {
+            Ok(r) => match compose(&self.local, &sources) {
+                Ok(set) => {
+                    self.swap(set);
+                    Ok(r)
+                }
+                Err(e) => {
+                    if let Some(src) = sources.get_mut(index) {
+                        src.good = previous_good;
+                        src.etag = previous_etag;
+                    }
+                    Err(e.message)
+                }
+            },
+            Err(e) => Err(e),
+        };
+        let Some(src) = sources.get_mut(index) else {
+            return unknown_source();
+        };
+        match result {
+            Ok(r) => {
+                src.status.last_success_at = Some(stamp);
+                src.status.last_result = Some(r.to_string());
+                src.status.consecutive_failures = 0;
+                src.status.state = SourceState::Ok;
+            }
+            Err(e) => {
+                src.status.last_error = Some(e);
+                src.status.last_error_at = Some(stamp);
+                src.status.consecutive_failures = src.status.consecutive_failures.saturating_add(1);
+                src.status.state = if src.good.is_some() {
+                    SourceState::Stale
+                } else {
+                    SourceState::Failed
+                };
+            }
+        }
+        if let Some(g) = &src.good {
+            src.status.catalog_id = Some(g.data.id.clone());
+            src.status.catalog_version = Some(g.data.version.clone());
+            src.status.sha256 = Some(g.sha256.clone());
+        }
+        src.status.clone()
+    }
+
+    fn swap(&self, set: CatalogSet) {
+        let new = Arc::new(set);
+        match self.active.write() {
+            Ok(mut g) => *g = new,
+            Err(p) => *p.into_inner() = new,
+        }
+    }
+}
+
+fn unknown_source() -> SourceStatus {
+    SourceStatus {
+        url: String::new(),
+        state: SourceState::Failed,
+        catalog_id: None,
+        catalog_version: None,
+        sha256: None,
+        last_attempt_at: None,
+        last_success_at: None,
+        last_result: None,
+        last_error: Some("no such source".into()),
+        last_error_at: None,
+        consecutive_failures: 0,
+    }
+}
+
+/// Local catalogs, then each source's last good catalog in configuration order: a remote
+/// catalog replaces a local one with the same id; two remote sources may not serve one id.
+fn compose(local: &[Arc<Catalog>], sources: &[Source]) -> Result<CatalogSet, LoadError> {
+    let mut by_id: HashMap<String, Arc<Catalog>> = local
+        .iter()
+        .map(|c| (c.data.id.clone(), Arc::clone(c)))
+        .collect();
+    let mut remote_ids: HashMap<String, String> = HashMap::new();
+    for s in sources {
+        let Some(c) = &s.good else { continue };
+        if let Some(other) = remote_ids.insert(c.data.id.clone(), s.status.url.clone()) {
+            return Err(LoadError {
+                origin: s.status.url.clone(),
+                message: format!(
+                    "catalog id '{}' is already served by {other}; each remote source must serve its own id",
+                    c.data.id
+                ),
+            });
+        }
+        by_id.insert(c.data.id.clone(), Arc::clone(c));
+    }
+    CatalogSet::from_shared(by_id.into_values().collect())
+}
+
+/// A URL without user-info and query string, for logs and reports.
+pub fn redact_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) => {
+            let had_query = u.query().is_some();
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.set_query(None);
+            u.set_fragment(None);
+            let mut s = u.to_string();
+            if had_query {
+                s.push_str("?…");
+            }
+            s
+        }
+        Err(_) => "<invalid url>".to_string(),
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` (UTC) for a time after the epoch.
+pub fn rfc3339(t: SystemTime) -> String {
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn catalog(id: &str, version: &str, switch_price: u32) -> Catalog {
+        let mut v: serde_json::Value =
+            serde_json::from_str(super::super::EMBEDDED[0].1).expect("json");
+        v["id"] = id.into();
+        v["version"] = version.into();
+        v["published"] = "2030-01-01".into();
+        v["switches"][0]["price_usd"] = switch_price.to_string().into();
+        Catalog::parse("test", &serde_json::to_vec(&v).expect("bytes")).expect("valid")
+    }
+
+    fn t(secs: u64) -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(secs)
+    }
+
+    #[test]
+    fn timestamps_are_rfc3339_utc() {
+        assert_eq!(rfc3339(t(0)), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(t(1_795_305_600)), "2026-11-22T00:00:00Z");
+        assert_eq!(rfc3339(t(951_782_400 + 3_723)), "2000-02-29T01:02:03Z");
+    }
+
+    #[test]
+    fn urls_lose_credentials_and_queries() {
+        assert_eq!(
+            redact_url("https://user:secret@prices.example/c.json?token=abc"),
+            "https://prices.example/c.json?…"
+        );
+        assert_eq!(redact_url("http://h:81/c.json"), "http://h:81/c.json");
+    }
+
+    #[test]
+    fn sources_load_go_stale_and_recover_keeping_the_last_good_set() {
+        let store = CatalogStore::new(
+            CatalogSet::embedded().expect("embedded"),
+            &["http://a/c.json".into()],
+        );
+        assert!(store.degraded());
+        assert_eq!(store.current().newest().id(), "default");
+        store.apply(0, FetchOutcome::Failed("timeout".into()), t(1));
+        assert_eq!(store.sources()[0].state, SourceState::Failed);
+        assert_eq!(store.current().all().len(), 1);
+
+        store.apply(
+            0,
+            FetchOutcome::Loaded {
+                catalog: Box::new(catalog("negotiated", "1", 40_000)),
+                etag: Some("\"v1\"".into()),
+            },
+            t(2),
+        );
+        let s = &store.sources()[0];
+        assert_eq!(s.state, SourceState::Ok);
+        assert_eq!(s.last_result.as_deref(), Some("updated"));
+        assert_eq!(s.last_error.as_deref(), Some("timeout"));
+        assert_eq!(store.etag(0).as_deref(), Some("\"v1\""));
+        let set = store.current();
+        assert_eq!(set.newest().id(), "negotiated");
+        assert_eq!(set.all().len(), 2);
+        let v1_sha = set.newest().sha256.clone();
+
+        // A failure keeps the last good catalog served.
+        store.apply(0, FetchOutcome::Failed("HTTP 500".into()), t(3));
+        let s = &store.sources()[0];
+        assert_eq!(s.state, SourceState::Stale);
+        assert_eq!(s.consecutive_failures, 1);
+        assert_eq!(store.current().newest().sha256, v1_sha);
+        assert!(
+            Arc::ptr_eq(&store.current(), &set),
+            "a failure does not swap"
+        );
+
+        store.apply(0, FetchOutcome::NotModified, t(4));
+        assert_eq!(store.sources()[0].state, SourceState::Ok);
+        assert_eq!(
+            store.sources()[0].last_result.as_deref(),
+            Some("not_modified")
+        );
+        assert!(!store.degraded());
+
+        // A new version replaces the old one.
+        store.apply(
+            0,
+            FetchOutcome::Loaded {
+                catalog: Box::new(catalog("negotiated", "2", 41_000)),
+                etag: None,
+            },
+            t(5),
+        );
+        let now = store.current();
+        assert_eq!(now.newest().data.version, "2");
+        assert_ne!(now.newest().sha256, v1_sha);
+        // The set taken before the swap is untouched: in-flight requests finish on it.
+        assert_eq!(set.newest().data.version, "1");
+    }
+
+    #[test]
+    fn a_not_modified_without_content_is_a_failure() {
+        let store = CatalogStore::new(CatalogSet::embedded().expect("e"), &["http://a/".into()]);
+        store.apply(0, FetchOutcome::NotModified, t(1));
+        assert_eq!(store.sources()[0].state, SourceState::Failed);
+    }
+
+    #[test]
+    fn remote_replaces_local_by_id_and_two_sources_cannot_share_one() {
+        let store = CatalogStore::new(
+            CatalogSet::embedded().expect("e"),
+            &["http://a/".into(), "http://b/".into()],
+        );
+        let mine = catalog("default", "9", 1_000);
+        let sha = mine.sha256.clone();
+        store.apply(
+            0,
+            FetchOutcome::Loaded {
+                catalog: Box::new(mine),
+                etag: None,
+            },
+            t(1),
+        );
+        let set = store.current();
+        assert_eq!(set.all().len(), 1);
+        assert_eq!(set.newest().sha256, sha);
+        store.apply(
+            1,
+            FetchOutcome::Loaded {
+                catalog: Box::new(catalog("default", "10", 2_000)),
+                etag: None,
+            },
+            t(2),
+        );
+        let b = &store.sources()[1];
+        assert_eq!(b.state, SourceState::Failed);
+        assert!(
+            b.last_error
+                .as_deref()
+                .unwrap_or("")
+                .contains("already served")
+        );
+        assert_eq!(store.current().newest().sha256, sha);
+    }
+}

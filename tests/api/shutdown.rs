@@ -1,0 +1,91 @@
+//! SIGTERM during load: the real binary, several long requests in flight, then SIGTERM. Every
+//! in-flight request must complete with its full answer, the process must exit 0, and the port
+//! must be closed afterwards.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_lets_in_flight_requests_finish() {
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fabric-tco"))
+        .env("FABRIC_TCO_BIND", format!("127.0.0.1:{port}"))
+        .env("FABRIC_TCO_WORKERS", "2")
+        .env("FABRIC_TCO_SHUTDOWN_SECS", "30")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the binary");
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    let up = Instant::now();
+    while client.get(format!("{base}/healthz")).send().await.is_err() {
+        assert!(
+            up.elapsed() < Duration::from_secs(20),
+            "service did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // Long requests (a 1,000-plan sweep each, ~1 s together in a debug build), all in flight
+    // when the signal arrives.
+    let sweep =
+        format!("{base}/v1/sweeps?vary=economics.gpu_hour_usd&from=0.5&to=10&steps=1000&gpus=1024");
+    let mut tasks = Vec::new();
+    for _ in 0..4 {
+        let (client, url) = (client.clone(), sweep.clone());
+        tasks.push(tokio::spawn(async move {
+            let res = client.get(url).send().await.map_err(|e| e.to_string())?;
+            let status = res.status().as_u16();
+            let body: Value = res.json().await.map_err(|e| e.to_string())?;
+            Ok::<_, String>((status, body["plans_computed"].as_u64(), Instant::now()))
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the service is still running before the signal"
+    );
+    let signalled = Instant::now();
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+
+    let mut finished_after_signal = 0;
+    for t in tasks {
+        let (status, plans, done) = t.await.unwrap().expect("in-flight request completes");
+        assert_eq!(status, 200);
+        assert_eq!(plans, Some(1000), "the whole sweep was answered");
+        finished_after_signal += usize::from(done > signalled);
+    }
+    assert!(
+        finished_after_signal > 0,
+        "no request was in flight at the signal: the test proves nothing"
+    );
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let exit = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the service did not exit after SIGTERM");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(exit.success(), "exit status {exit}");
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the port is closed after shutdown"
+    );
+}
