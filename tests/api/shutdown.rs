@@ -89,3 +89,95 @@ async fn sigterm_lets_in_flight_requests_finish() {
         "the port is closed after shutdown"
     );
 }
+
+/// JSON logs: every line is a JSON object; the access line carries method, path, status,
+/// latency and plan id; neither the catalog URL's credentials nor any query string appear.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_logs_are_structured_and_carry_no_secret() {
+    let port = free_port();
+    let closed = free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_fabric-tco"))
+        .env("FABRIC_TCO_BIND", format!("127.0.0.1:{port}"))
+        .env("FABRIC_TCO_WORKERS", "1")
+        .env("FABRIC_TCO_LOG_FORMAT", "json")
+        .env(
+            "FABRIC_TCO_CATALOG_URLS",
+            format!("http://buyer:hunter2@127.0.0.1:{closed}/c.json?token=s3cret"),
+        )
+        .env("FABRIC_TCO_CATALOG_TIMEOUT_SECS", "1")
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the binary");
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    let up = Instant::now();
+    while client.get(format!("{base}/healthz")).send().await.is_err() {
+        assert!(
+            up.elapsed() < Duration::from_secs(20),
+            "service did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let plan: Value = client
+        .get(format!(
+            "{base}/v1/plans?gpus=64&economics.gpu_hour_usd=2.5"
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let plan_id = plan["plan_id"].as_str().unwrap().to_string();
+    let ready: Value = client
+        .get(format!("{base}/readyz"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(ready["status"], "degraded");
+    assert!(!ready.to_string().contains("hunter2"));
+    assert!(!ready.to_string().contains("s3cret"));
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(out.status.success());
+    let text =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("hunter2"),
+        "a credential was logged:\n{text}"
+    );
+    assert!(
+        !text.contains("s3cret"),
+        "a query secret was logged:\n{text}"
+    );
+    assert!(
+        !text.contains("gpu_hour_usd"),
+        "a query string was logged:\n{text}"
+    );
+    let mut access = None;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}"));
+        assert!(v["ts"].is_string() && v["level"].is_string(), "{line}");
+        if v["path"] == "/v1/plans" {
+            access = Some(v);
+        }
+    }
+    let access = access.expect("an access line for GET /v1/plans");
+    assert_eq!(access["method"], "GET");
+    assert_eq!(access["status"], 200);
+    assert!(access["latency_ms"].as_f64().is_some(), "{access}");
+    assert_eq!(access["plan_id"], plan_id.as_str());
+    assert!(text.contains("catalog source http://127.0.0.1:"), "{text}");
+}
