@@ -350,3 +350,22 @@ async fn plans_during_swaps_are_priced_from_one_whole_catalog() {
     assert_eq!(srv.seen().requests, 42);
     assert!(!seen.is_empty());
 }
+
+#[tokio::test]
+async fn a_request_can_never_make_the_service_fetch_a_url() {
+    let srv = catalog_server(served("1", "20000.00", None)).await;
+    let app = crate::spawn_app().await;
+    // A URL where a catalog id goes is refused, in the body and in the query string.
+    let res = app
+        .post_json("/v1/plans", &json!({"gpus": 64, "catalog": srv.url}))
+        .await;
+    let p = crate::assert_problem(res, 422).await;
+    assert_eq!(p["errors"][0]["pointer"], "/catalog");
+    let q = format!("/v1/plans?gpus=64&catalog={}", srv.url.replace(':', "%3A"));
+    crate::assert_problem(app.get(&q).await, 422).await;
+    assert_eq!(
+        srv.seen().requests,
+        0,
+        "the service fetched a URL a request named"
+    );
+}
