@@ -1,4 +1,6 @@
 //! One full `evaluate` for 8 GPUs and for 1,000,000 GPUs: the cost must not grow with GPU count.
+//! And one whole plan (sizing, BOM, performance, cost, comparison for three fabrics) at 1,024
+//! GPUs, without and with its JSON serialization: what `POST /v1/plans` costs besides HTTP.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use fabric_tco::fabric::Fabric;
@@ -55,5 +57,28 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn bench_plan(c: &mut Criterion) {
+    let Ok(cats) = fabric_tco::catalog::CatalogSet::embedded() else {
+        return;
+    };
+    let Ok(req) = serde_json::from_value::<fabric_tco::plan::PlanRequest>(serde_json::json!({
+        "gpus": 1024, "fabrics": ["infiniband", "roce", "roce_adaptive"]
+    })) else {
+        return;
+    };
+    let mut group = c.benchmark_group("plan");
+    group.bench_function("1024_gpus_3_fabrics/build", |b| {
+        b.iter(|| fabric_tco::plan::build_plan(black_box(&req), &cats))
+    });
+    group.bench_function("1024_gpus_3_fabrics/build+json", |b| {
+        b.iter(|| {
+            fabric_tco::plan::build_plan(black_box(&req), &cats)
+                .ok()
+                .and_then(|p| serde_json::to_vec(&p).ok())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_plan);
 criterion_main!(benches);

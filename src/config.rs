@@ -34,6 +34,8 @@ pub struct Settings {
     /// `FABRIC_TCO_SHUTDOWN_SECS` (default 10): grace period for in-flight requests on
     /// SIGTERM/SIGINT.
     pub shutdown: Duration,
+    /// `FABRIC_TCO_PLAN_CACHE` (default 256; 0 = off): plans remembered for repeated requests.
+    pub plan_cache: usize,
 }
 
 /// Log line format.
@@ -131,6 +133,7 @@ impl Settings {
         let keep_alive = number(&get, "FABRIC_TCO_KEEP_ALIVE_SECS", 5, 0..=300)?;
         let request_timeout = number(&get, "FABRIC_TCO_REQUEST_TIMEOUT_MS", 5_000, 100..=60_000)?;
         let shutdown = number(&get, "FABRIC_TCO_SHUTDOWN_SECS", 10, 0..=300)?;
+        let plan_cache = number(&get, "FABRIC_TCO_PLAN_CACHE", 256, 0..=100_000)?;
         Ok(Settings {
             bind,
             catalog_dir,
@@ -142,6 +145,7 @@ impl Settings {
             keep_alive: Duration::from_secs(keep_alive),
             request_timeout: Duration::from_millis(request_timeout),
             shutdown: Duration::from_secs(shutdown),
+            plan_cache: usize::try_from(plan_cache).unwrap_or(256),
         })
     }
 

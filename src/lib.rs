@@ -69,6 +69,8 @@ pub struct ServerOptions {
     pub request_timeout: Duration,
     /// Grace period for in-flight requests on SIGTERM/SIGINT.
     pub shutdown: Duration,
+    /// Plans remembered for repeated requests (0 = none).
+    pub plan_cache: usize,
 }
 
 impl Default for ServerOptions {
@@ -78,6 +80,7 @@ impl Default for ServerOptions {
             keep_alive: Duration::from_secs(5),
             request_timeout: Duration::from_secs(5),
             shutdown: Duration::from_secs(10),
+            plan_cache: plan::cache::DEFAULT_CAPACITY,
         }
     }
 }
@@ -89,6 +92,7 @@ impl ServerOptions {
             keep_alive: s.keep_alive,
             request_timeout: s.request_timeout,
             shutdown: s.shutdown,
+            plan_cache: s.plan_cache,
         }
     }
 }
@@ -105,6 +109,7 @@ pub fn build_server(
     let state = web::Data::new(AppState {
         catalogs,
         routes: Arc::new(RouteTable::from_openapi(&doc)),
+        plans: Arc::new(plan::cache::PlanCache::new(options.plan_cache)),
     });
     let mut server = HttpServer::new(move || {
         App::new()

@@ -4,6 +4,9 @@
 --   LOAD_METHOD        HTTP method (default GET)
 --   LOAD_BODY_FILE     file whose bytes are sent as the body (optional)
 --   LOAD_CONTENT_TYPE  Content-Type sent with a body (default application/json)
+--   LOAD_VARY_GPUS     if set, every request's body gets a different "gpus" value (512..2559,
+--                      a different sequence per thread), so no request repeats within 2,048:
+--                      the service's plan memo (256 entries) never answers it
 --
 -- It counts every response whose status is not 2xx (wrk's own "Non-2xx or 3xx" counter only
 -- counts status > 399) and ends with one machine-readable line:
@@ -33,6 +36,20 @@ local threads = {}
 
 function setup(thread)
   table.insert(threads, thread)
+  thread:set("tid", #threads)
+end
+
+local vary = os.getenv("LOAD_VARY_GPUS")
+if vary ~= nil and vary ~= "" and wrk.body ~= nil then
+  local n = 0
+  request = function()
+    -- 7 is invertible mod 2048: each thread walks all 2,048 values before repeating, and the
+    -- threads' sequences are offset by hundreds of steps.
+    n = n + 1
+    local g = 512 + ((n * 7 + (tid or 0) * 1021) % 2048)
+    local body = wrk.body:gsub('"gpus"%s*:%s*%d+', '"gpus":' .. g, 1)
+    return wrk.format(nil, nil, nil, body)
+  end
 end
 
 non2xx = 0

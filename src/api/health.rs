@@ -39,6 +39,21 @@ pub struct Readiness {
     pub default_catalog_sha256: String,
     /// Remote catalog sources: state, last successful fetch, last error.
     pub sources: Vec<SourceStatus>,
+    /// The memo of recent plans (`FABRIC_TCO_PLAN_CACHE`).
+    pub plan_cache: PlanCacheStats,
+}
+
+/// What the plan memo holds and how often it answered.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlanCacheStats {
+    /// Plans held now.
+    pub entries: usize,
+    /// Most plans held (0 = memo off).
+    pub capacity: usize,
+    /// Requests answered from the memo since start.
+    pub hits: u64,
+    /// Plans computed since start.
+    pub misses: u64,
 }
 
 /// Liveness probe.
@@ -86,5 +101,14 @@ pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
             default_catalog_version: set.newest().data.version.clone(),
             default_catalog_sha256: set.newest().sha256.clone(),
             sources: state.catalogs.sources(),
+            plan_cache: {
+                let (hits, misses) = state.plans.stats();
+                PlanCacheStats {
+                    entries: state.plans.len(),
+                    capacity: state.plans.capacity(),
+                    hits,
+                    misses,
+                }
+            },
         })
 }

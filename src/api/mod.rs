@@ -25,6 +25,8 @@ pub struct AppState {
     /// The live catalogs: take `catalogs.current()` once per request.
     pub catalogs: Arc<CatalogStore>,
     pub routes: Arc<RouteTable>,
+    /// Recent plans (a repeated request is answered without recomputing).
+    pub plans: Arc<crate::plan::cache::PlanCache>,
 }
 
 /// Registers every documented endpoint (each `#[utoipa::path]` handler).

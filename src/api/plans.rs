@@ -7,7 +7,7 @@ use super::error::{ApiError, Problem};
 use super::extract::ValidJson;
 use super::middleware::with_plan_id;
 use super::sheets::{self, Format};
-use crate::plan::{self, Plan, PlanError, PlanRequest};
+use crate::plan::{Plan, PlanError, PlanRequest};
 
 impl From<PlanError> for ApiError {
     fn from(e: PlanError) -> ApiError {
@@ -44,16 +44,18 @@ pub async fn post_plan(
     state: web::Data<AppState>,
     body: ValidJson<PlanRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let plan = plan::build_plan(&body.0, &state.catalogs.current())?;
+    let cached = state.plans.plan(&body.0, &state.catalogs.current())?;
+    let plan = &cached.plan;
     let res = if sheets::negotiate(&req, None)? == Format::Csv {
         HttpResponse::Ok()
             .insert_header(("Cache-Control", "no-store"))
             .content_type(sheets::csv::TEXT_CSV)
-            .body(sheets::plan_csv(&plan)?)
+            .body(sheets::plan_csv(plan)?)
     } else {
         HttpResponse::Ok()
             .insert_header(("Cache-Control", "no-store"))
-            .json(&plan)
+            .content_type("application/json")
+            .body(cached.json().map_err(|e| ApiError::internal(&e))?.to_vec())
     };
     Ok(with_plan_id(res, &plan.plan_id))
 }

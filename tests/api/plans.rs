@@ -491,3 +491,34 @@ async fn in_rack_copper_replaces_node_side_optics() {
         "placeholder DAC price warned"
     );
 }
+
+#[tokio::test]
+async fn repeated_plans_come_from_the_memo_and_equal_the_first() {
+    let app = spawn_app().await;
+    let body = serde_json::json!({"gpus": 2048, "fabrics": ["infiniband", "roce"]});
+    let mut texts = Vec::new();
+    for _ in 0..3 {
+        let res = app.post_json("/v1/plans", &body).await;
+        assert_eq!(res.status(), 200);
+        texts.push(res.text().await.unwrap());
+    }
+    assert_eq!(texts[0], texts[1]);
+    assert_eq!(texts[1], texts[2]);
+    let ready: serde_json::Value = app.get("/readyz").await.json().await.unwrap();
+    let c = &ready["plan_cache"];
+    assert_eq!(c["capacity"], 256);
+    assert_eq!(c["entries"], 1, "{c}");
+    assert_eq!(
+        c["hits"], 1,
+        "admitted on the second request, hit on the third: {c}"
+    );
+    // GET with the same inputs is the same request: a hit, the same plan.
+    let get: serde_json::Value = app
+        .get("/v1/plans?gpus=2048&fabrics=infiniband,roce")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let first: serde_json::Value = serde_json::from_str(&texts[0]).unwrap();
+    assert_eq!(get, first);
+}

@@ -262,19 +262,20 @@ pub async fn get_plan(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
-    let plan = plan_from_query(&q, &state.catalogs.current())?;
+    let cached = plan_from_query(&q, &state.catalogs.current(), &state.plans)?;
+    let plan = &cached.plan;
     let res = match format {
         Format::Json => respond(
             &req,
             &etag(&plan.plan_id),
             "application/json",
-            to_json(&plan)?,
+            cached.json().map_err(|e| ApiError::internal(&e))?.to_vec(),
         ),
         Format::Csv => respond(
             &req,
             &etag(&format!("{}-csv", plan.plan_id)),
             TEXT_CSV,
-            plan_csv(&plan)?.into_bytes(),
+            plan_csv(plan)?.into_bytes(),
         ),
     };
     Ok(with_plan_id(res, &plan.plan_id))
@@ -397,8 +398,9 @@ pub async fn get_bom(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
-    let plan = plan_from_query(&q, &state.catalogs.current())?;
-    let sheet = bom_sheet(&plan);
+    let cached = plan_from_query(&q, &state.catalogs.current(), &state.plans)?;
+    let plan = &cached.plan;
+    let sheet = bom_sheet(plan);
     let res = match format {
         Format::Json => respond(
             &req,
@@ -543,7 +545,8 @@ pub async fn get_value(
             )
         })?),
     };
-    let plan = plan_from_query(&q, &state.catalogs.current())?;
+    let cached = plan_from_query(&q, &state.catalogs.current(), &state.plans)?;
+    let plan = &cached.plan;
     let comparison = match &plan.comparison {
         Some(c) => Some(to_value(c)?),
         None => None,
@@ -604,15 +607,18 @@ pub async fn get_value(
         };
         csv::dig(fj, &metric)
     };
-    let sample = match &fabric_json {
-        Some(f) => f.clone(),
-        None => match plan.fabrics.first() {
-            Some(p) => to_value(p)?,
-            None => Value::Null,
-        },
+    // A fabric's tree, to list the valid metrics in an error (built only then).
+    let sample = || -> Result<Value, ApiError> {
+        Ok(match &fabric_json {
+            Some(f) => f.clone(),
+            None => match plan.fabrics.first() {
+                Some(p) => to_value(p)?,
+                None => Value::Null,
+            },
+        })
     };
     let Some(found) = found else {
-        return Err(unknown(&sample));
+        return Err(unknown(&sample()?));
     };
     let Some(text) = plain_number(found) else {
         let what = if found.is_null() {
@@ -626,7 +632,7 @@ pub async fn get_value(
             format!("query parameter 'metric': '{metric}' {what}"),
         )
         .with_extra(
-            serde_json::json!({ "valid_metrics": valid_metrics(&sample, comparison.as_ref()) }),
+            serde_json::json!({ "valid_metrics": valid_metrics(&sample()?, comparison.as_ref()) }),
         ));
     };
     let tag = etag(&format!(

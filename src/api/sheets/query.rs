@@ -6,6 +6,7 @@
 //! documented limits cannot drift from what the query parser accepts.
 
 use std::str::FromStr;
+use std::sync::Arc;
 
 use actix_web::HttpRequest;
 use actix_web::http::StatusCode;
@@ -18,7 +19,8 @@ use utoipa::openapi::{Required, Schema};
 use crate::api::error::{ApiError, FieldError};
 use crate::api::extract::{parse_json, validate};
 use crate::catalog::CatalogSet;
-use crate::plan::{self, Plan, PlanRequest};
+use crate::plan::PlanRequest;
+use crate::plan::cache::{CachedPlan, PlanCache};
 
 /// Longest query string accepted, bytes (8 KiB; Excel caps whole URLs at 2,048 characters).
 pub const MAX_QUERY_BYTES: usize = 8 * 1024;
@@ -496,11 +498,16 @@ pub fn request_from_json(v: &Value) -> Result<PlanRequest, ApiError> {
     Ok(req)
 }
 
-/// Plans from the query: parse, validate, build (errors name the query parameter).
-pub fn plan_from_query(q: &Query, catalogs: &CatalogSet) -> Result<Plan, ApiError> {
+/// Plans from the query: parse, validate, build or recall (errors name the query parameter).
+pub fn plan_from_query(
+    q: &Query,
+    catalogs: &CatalogSet,
+    cache: &PlanCache,
+) -> Result<Arc<CachedPlan>, ApiError> {
     let json = q.plan_json()?;
     let req = request_from_json(&json).map_err(name_params)?;
-    plan::build_plan(&req, catalogs)
+    cache
+        .plan(&req, catalogs)
         .map_err(ApiError::from)
         .map_err(name_params)
 }
