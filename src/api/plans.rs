@@ -55,7 +55,7 @@ pub async fn post_plan(
         HttpResponse::Ok()
             .insert_header(("Cache-Control", "no-store"))
             .content_type("application/json")
-            .body(cached.json().map_err(|e| ApiError::internal(&e))?.to_vec())
+            .body(cached.json().map_err(|e| ApiError::internal(&e))?)
     };
     Ok(with_plan_id(res, &plan.plan_id))
 }

@@ -15,17 +15,19 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use bytes::Bytes;
+
 use super::{Plan, PlanError, PlanRequest, build_plan};
 use crate::catalog::CatalogSet;
 
 /// Default number of plans kept.
 pub const DEFAULT_CAPACITY: usize = 256;
 
-/// A plan and, once asked for, its JSON.
+/// A plan and, once asked for, its JSON (shared, not copied, by every response that sends it).
 #[derive(Debug)]
 pub struct CachedPlan {
     pub plan: Plan,
-    json: OnceLock<Result<Vec<u8>, String>>,
+    json: OnceLock<Result<Bytes, String>>,
 }
 
 impl CachedPlan {
@@ -36,12 +38,15 @@ impl CachedPlan {
         }
     }
 
-    /// The plan as JSON bytes (rendered on first use, then shared).
-    pub fn json(&self) -> Result<&[u8], String> {
+    /// The plan as JSON bytes (rendered on first use, then shared by reference count).
+    pub fn json(&self) -> Result<Bytes, String> {
         self.json
-            .get_or_init(|| serde_json::to_vec(&self.plan).map_err(|e| e.to_string()))
-            .as_deref()
-            .map_err(Clone::clone)
+            .get_or_init(|| {
+                serde_json::to_vec(&self.plan)
+                    .map(Bytes::from)
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
     }
 }
 
@@ -194,7 +199,7 @@ mod tests {
         assert_eq!(cache.stats(), (1, 2));
         let fresh = build_plan(&req(1024), &cats).expect("plan");
         assert_eq!(
-            a.json().expect("json"),
+            a.json().expect("json").to_vec(),
             serde_json::to_vec(&fresh).expect("json")
         );
     }

@@ -109,7 +109,12 @@ fn matches_if_none_match(req: &HttpRequest, tag: &str) -> bool {
 
 /// 200 with the body, or 304 when `If-None-Match` matches; `Cache-Control: no-store` and the
 /// `ETag` either way.
-pub fn respond(req: &HttpRequest, tag: &str, content_type: &str, body: Vec<u8>) -> HttpResponse {
+pub fn respond(
+    req: &HttpRequest,
+    tag: &str,
+    content_type: &str,
+    body: impl actix_web::body::MessageBody + 'static,
+) -> HttpResponse {
     if matches_if_none_match(req, tag) {
         return HttpResponse::NotModified()
             .insert_header((header::ETAG, tag))
@@ -269,7 +274,7 @@ pub async fn get_plan(
             &req,
             &etag(&plan.plan_id),
             "application/json",
-            cached.json().map_err(|e| ApiError::internal(&e))?.to_vec(),
+            cached.json().map_err(|e| ApiError::internal(&e))?,
         ),
         Format::Csv => respond(
             &req,
