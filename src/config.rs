@@ -36,6 +36,9 @@ pub struct Settings {
     pub shutdown: Duration,
     /// `FABRIC_TCO_PLAN_CACHE` (default 256; 0 = off): plans remembered for repeated requests.
     pub plan_cache: usize,
+    /// `FABRIC_TCO_REQUEST_DEADLINE_SECS` (default 30): longest a request may take from its
+    /// head to its answer, body included; 408 after.
+    pub request_deadline: Duration,
 }
 
 /// Log line format.
@@ -134,6 +137,7 @@ impl Settings {
         let request_timeout = number(&get, "FABRIC_TCO_REQUEST_TIMEOUT_MS", 5_000, 100..=60_000)?;
         let shutdown = number(&get, "FABRIC_TCO_SHUTDOWN_SECS", 10, 0..=300)?;
         let plan_cache = number(&get, "FABRIC_TCO_PLAN_CACHE", 256, 0..=100_000)?;
+        let deadline = number(&get, "FABRIC_TCO_REQUEST_DEADLINE_SECS", 30, 1..=600)?;
         Ok(Settings {
             bind,
             catalog_dir,
@@ -146,6 +150,7 @@ impl Settings {
             request_timeout: Duration::from_millis(request_timeout),
             shutdown: Duration::from_secs(shutdown),
             plan_cache: usize::try_from(plan_cache).unwrap_or(256),
+            request_deadline: Duration::from_secs(deadline),
         })
     }
 

@@ -71,6 +71,8 @@ pub struct ServerOptions {
     pub shutdown: Duration,
     /// Plans remembered for repeated requests (0 = none).
     pub plan_cache: usize,
+    /// Longest a request may take, body included (408 after).
+    pub request_deadline: Duration,
 }
 
 impl Default for ServerOptions {
@@ -81,6 +83,7 @@ impl Default for ServerOptions {
             request_timeout: Duration::from_secs(5),
             shutdown: Duration::from_secs(10),
             plan_cache: plan::cache::DEFAULT_CAPACITY,
+            request_deadline: Duration::from_secs(30),
         }
     }
 }
@@ -93,6 +96,7 @@ impl ServerOptions {
             request_timeout: s.request_timeout,
             shutdown: s.shutdown,
             plan_cache: s.plan_cache,
+            request_deadline: s.request_deadline,
         }
     }
 }
@@ -110,6 +114,7 @@ pub fn build_server(
         catalogs,
         routes: Arc::new(RouteTable::from_openapi(&doc)),
         plans: Arc::new(plan::cache::PlanCache::new(options.plan_cache)),
+        request_deadline: options.request_deadline,
     });
     let mut server = HttpServer::new(move || {
         App::new()
@@ -120,6 +125,7 @@ pub fn build_server(
             .into_app()
             .service(SwaggerUi::new("/swagger-ui/{_:.*}").url("/openapi.json", doc.clone()))
             .default_service(web::to(api::fallback))
+            .wrap(from_fn(api::middleware::deadline))
             .wrap(from_fn(api::middleware::problem_bodies))
             .wrap(from_fn(api::middleware::head_as_get))
             .wrap(from_fn(api::middleware::access_log))

@@ -51,6 +51,37 @@ pub async fn problem_bodies(
     Ok(ServiceResponse::new(req, replacement).map_into_right_body())
 }
 
+/// Every request must be received and answered within the deadline (`FABRIC_TCO_REQUEST_DEADLINE_SECS`,
+/// in [`AppState`](super::AppState)): a client trickling its body, or any request that overruns,
+/// gets a 408 problem instead of holding a connection and a worker slot indefinitely. (The
+/// request head has its own, shorter limit: `FABRIC_TCO_REQUEST_TIMEOUT_MS`.)
+pub async fn deadline(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let limit = req
+        .app_data::<actix_web::web::Data<super::AppState>>()
+        .map(|s| s.request_deadline);
+    let Some(limit) = limit else {
+        return next.call(req).await;
+    };
+    // On expiry the inner future (handler, body read) is dropped and the error becomes the
+    // response (actix renders it through `ApiError`'s problem+json).
+    match actix_web::rt::time::timeout(limit, next.call(req)).await {
+        Ok(res) => res,
+        Err(_) => Err(ApiError::new(
+            actix_web::http::StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            "Request timeout",
+            format!(
+                "the request was not received and answered within {} s",
+                limit.as_secs_f64()
+            ),
+        )
+        .into()),
+    }
+}
+
 /// The plan a response carries, for the access log (handlers put it in the response's
 /// extensions).
 #[derive(Debug, Clone)]

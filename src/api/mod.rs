@@ -27,6 +27,8 @@ pub struct AppState {
     pub routes: Arc<RouteTable>,
     /// Recent plans (a repeated request is answered without recomputing).
     pub plans: Arc<crate::plan::cache::PlanCache>,
+    /// Longest a request may take, receipt of the body included.
+    pub request_deadline: std::time::Duration,
 }
 
 /// Registers every documented endpoint (each `#[utoipa::path]` handler).

@@ -77,3 +77,46 @@ async fn oversized_body_is_a_413_problem() {
         .unwrap();
     assert_problem(res, 413).await;
 }
+
+/// A client that sends its head and then trickles (or stalls) its body gets a 408 problem at
+/// the request deadline instead of holding the connection forever.
+#[tokio::test]
+async fn a_stalled_body_gets_a_408_problem_at_the_deadline() {
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let store = Arc::new(fabric_tco::catalog::store::CatalogStore::new(
+        fabric_tco::catalog::CatalogSet::embedded().unwrap(),
+        &[],
+    ));
+    let app = crate::spawn_configured(
+        store,
+        fabric_tco::ServerOptions {
+            request_deadline: Duration::from_secs(1),
+            ..Default::default()
+        },
+    )
+    .await;
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let started = Instant::now();
+    s.write_all(
+        b"POST /v1/plans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"gpus\":",
+    )
+    .await
+    .unwrap();
+    let mut buf = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf)).await;
+    let text = String::from_utf8_lossy(&buf);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(text.contains("application/problem+json"), "{text}");
+    assert!(text.contains("request_timeout"), "{text}");
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(5),
+        "answered after {waited:?}"
+    );
+    // A normal request on a fresh connection is unaffected.
+    assert_eq!(app.get("/healthz").await.status(), 200);
+}

@@ -57,11 +57,19 @@ pub async fn spawn_with(catalogs: CatalogSet) -> TestApp {
 
 /// Starts the service over a given catalog store (remote-source tests drive its refreshes).
 pub async fn spawn_store(store: Arc<CatalogStore>) -> TestApp {
+    spawn_configured(store, fabric_tco::ServerOptions::default()).await
+}
+
+/// Starts the service with given server options (one worker).
+pub async fn spawn_configured(
+    store: Arc<CatalogStore>,
+    options: fabric_tco::ServerOptions,
+) -> TestApp {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a random port");
     let port = listener.local_addr().expect("local addr").port();
     let options = fabric_tco::ServerOptions {
         workers: Some(1),
-        ..Default::default()
+        ..options
     };
     let server = fabric_tco::build_server(listener, store, &options).expect("server builds");
     tokio::spawn(server);
