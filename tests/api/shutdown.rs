@@ -12,18 +12,21 @@ fn free_port() -> u16 {
     l.local_addr().unwrap().port()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sigterm_lets_in_flight_requests_finish() {
-    let port = free_port();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fabric-tco"))
-        .env("FABRIC_TCO_BIND", format!("127.0.0.1:{port}"))
-        .env("FABRIC_TCO_WORKERS", "2")
-        .env("FABRIC_TCO_SHUTDOWN_SECS", "30")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the binary");
+/// Starts the binary cargo built for these tests on `port` with `env`, output to `out`, and waits for
+/// `/healthz`. Returns the child and its base URL.
+async fn start_binary(
+    port: u16,
+    env: &[(&str, String)],
+    out: fn() -> Stdio,
+) -> (std::process::Child, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fabric-tco"));
+    cmd.env("FABRIC_TCO_BIND", format!("127.0.0.1:{port}"))
+        .stdout(out())
+        .stderr(out());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let child = cmd.spawn().expect("start the binary");
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
     let up = Instant::now();
@@ -34,6 +37,23 @@ async fn sigterm_lets_in_flight_requests_finish() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    (child, base)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_lets_in_flight_requests_finish() {
+    let port = free_port();
+    let (mut child, base) = start_binary(
+        port,
+        &[
+            ("FABRIC_TCO_WORKERS", "2".into()),
+            ("FABRIC_TCO_SHUTDOWN_SECS", "30".into()),
+            ("RUST_LOG", "warn".into()),
+        ],
+        Stdio::null,
+    )
+    .await;
+    let client = reqwest::Client::new();
 
     // Long requests (a 1,000-plan sweep each, ~1 s together in a debug build), all in flight
     // when the signal arrives.
@@ -96,30 +116,22 @@ async fn sigterm_lets_in_flight_requests_finish() {
 async fn json_logs_are_structured_and_carry_no_secret() {
     let port = free_port();
     let closed = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_fabric-tco"))
-        .env("FABRIC_TCO_BIND", format!("127.0.0.1:{port}"))
-        .env("FABRIC_TCO_WORKERS", "1")
-        .env("FABRIC_TCO_LOG_FORMAT", "json")
-        .env(
-            "FABRIC_TCO_CATALOG_URLS",
-            format!("http://buyer:hunter2@127.0.0.1:{closed}/c.json?token=s3cret"),
-        )
-        .env("FABRIC_TCO_CATALOG_TIMEOUT_SECS", "1")
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the binary");
-    let base = format!("http://127.0.0.1:{port}");
+    let (child, base) = start_binary(
+        port,
+        &[
+            ("FABRIC_TCO_WORKERS", "1".into()),
+            ("FABRIC_TCO_LOG_FORMAT", "json".into()),
+            (
+                "FABRIC_TCO_CATALOG_URLS",
+                format!("http://buyer:hunter2@127.0.0.1:{closed}/c.json?token=s3cret"),
+            ),
+            ("FABRIC_TCO_CATALOG_TIMEOUT_SECS", "1".into()),
+            ("RUST_LOG", "info".into()),
+        ],
+        Stdio::piped,
+    )
+    .await;
     let client = reqwest::Client::new();
-    let up = Instant::now();
-    while client.get(format!("{base}/healthz")).send().await.is_err() {
-        assert!(
-            up.elapsed() < Duration::from_secs(20),
-            "service did not start"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
     let plan: Value = client
         .get(format!(
             "{base}/v1/plans?gpus=64&economics.gpu_hour_usd=2.5"
