@@ -5,6 +5,7 @@ pub mod bom;
 pub mod cache;
 pub mod inputs;
 pub mod request;
+pub mod sweep;
 
 use rust_decimal::Decimal;
 use serde::Serialize;

@@ -1,7 +1,8 @@
-//! Sweeps: one numeric plan input varied over a list or a range (optionally a second one, for a
-//! grid), a plan per point (through the same parse + validate + build as `POST /v1/plans`), a
-//! row per point and fabric, and the values where the cheapest fabric changes along the first
-//! input (refined by bisection for integer inputs).
+//! The HTTP side of sweeps (`GET` and `POST /v1/sweeps`): reads the axes from the query or
+//! the body, checks that each names a numeric plan input, and makes the plan at each point by
+//! patching the base request and running the same parse + validate + build as
+//! `POST /v1/plans`. The sweep itself — values, grid, crossovers, bisection, the plan cap — is
+//! plain code in [`crate::plan::sweep`].
 //!
 //! A value that cannot be planned (out of range, beyond the tier ceiling, …) fails the whole
 //! sweep with a 422 naming the input and the value: a chart with silent holes would mislead.
@@ -25,22 +26,10 @@ use crate::api::AppState;
 use crate::api::error::{ApiError, Problem};
 use crate::api::extract::ValidJson;
 use crate::catalog::CatalogSet;
-use crate::fabric::Fabric;
+use crate::plan::sweep::{
+    self, Axis, AxisInput, Crossover, Domain, RunError, Scale, Spec, SweepError, SweepRow,
+};
 use crate::plan::{self, PlanRequest};
-
-/// Most plans one sweep may compute, bisection included.
-pub const MAX_PLANS: usize = 10_000;
-
-/// How `from`..`to` is divided into `steps` values.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Scale {
-    /// Evenly spaced.
-    #[default]
-    Linear,
-    /// Evenly spaced ratios (`from` and `to` > 0).
-    Geometric,
-}
 
 /// A sweep: a base plan request and the input to vary.
 #[derive(Debug, Clone, Deserialize, Validate, ToSchema)]
@@ -101,55 +90,6 @@ pub struct SweepRequest {
     pub values2: Option<Vec<f64>>,
 }
 
-/// One value and fabric of a sweep. The row also carries the varied input under its own name
-/// (`"gpus": 1024`).
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct SweepRow {
-    /// The value of the varied input.
-    pub value: f64,
-    /// The value of the second input (grids only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub value2: Option<f64>,
-    /// The fabric.
-    pub fabric: Fabric,
-    /// TCO + GPU-idle cost over the horizon, USD.
-    pub total_cost_usd: Decimal,
-    /// Capex, USD.
-    pub capex_usd: Decimal,
-    /// Network TCO over the horizon, USD.
-    pub tco_usd: Decimal,
-    /// Fraction of GPU time lost to the network.
-    pub gpu_idle_fraction: f64,
-    /// GPU-idle cost over the horizon, USD.
-    pub gpu_idle_cost_usd: Decimal,
-    /// True for the cheapest fabric (by total cost) at this value.
-    pub cheapest: bool,
-    /// The plan's id (`POST /v1/plans` with the same inputs gives the same id).
-    pub plan_id: String,
-}
-
-/// Where the cheapest fabric changes.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Crossover {
-    /// The varied input.
-    pub input: String,
-    /// The consecutive sweep values it lies between.
-    pub between: [f64; 2],
-    /// The first value where `to_fabric` is cheapest (refined by bisection for integer
-    /// inputs; the upper grid value otherwise).
-    pub value: f64,
-    /// Cheapest just below `value`.
-    pub from_fabric: Fabric,
-    /// Cheapest at `value`.
-    pub to_fabric: Fabric,
-    /// The second input, held at `value2` along this crossover (grids only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub input2: Option<String>,
-    /// The second input's value (grids only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub value2: Option<f64>,
-}
-
 /// A sweep's result.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SweepResult {
@@ -177,8 +117,9 @@ fn numeric_spec(name: &str) -> Option<&'static ParamSpec> {
     })
 }
 
-fn bounds(kind: Kind) -> (f64, f64) {
-    match kind {
+/// The domain of a numeric plan input, from its query-parameter kind.
+fn domain(kind: Kind) -> Domain {
+    let (min, max) = match kind {
         Kind::Int(a, b) | Kind::Dec(a, b) => (a as f64, b as f64),
         Kind::Float(a, b) => (a, b),
         Kind::OneOf(v) => (
@@ -186,158 +127,59 @@ fn bounds(kind: Kind) -> (f64, f64) {
             v.iter().copied().max().unwrap_or(0) as f64,
         ),
         _ => (0.0, 0.0),
+    };
+    Domain {
+        integer: matches!(kind, Kind::Int(..) | Kind::OneOf(_)),
+        min,
+        max,
     }
-}
-
-fn is_integer(kind: Kind) -> bool {
-    matches!(kind, Kind::Int(..) | Kind::OneOf(_))
-}
-
-/// One varied input and its values (sorted, deduplicated, integer inputs rounded).
-struct Axis {
-    vary: String,
-    kind: Kind,
-    values: Vec<f64>,
-}
-
-/// What a request says about one axis; `suffix` is `""` for the first and `"2"` for the second
-/// (`vary2`, `from2`, …), so errors name the field the user wrote.
-struct AxisInput {
-    vary: String,
-    from: Option<f64>,
-    to: Option<f64>,
-    steps: Option<u32>,
-    scale: Scale,
-    values: Option<Vec<f64>>,
-    suffix: &'static str,
 }
 
 fn bad(field: &str, detail: impl Into<String>) -> ApiError {
     ApiError::field(&format!("/{field}"), "invalid_sweep", detail)
 }
 
-fn axis(a: AxisInput) -> Result<Axis, ApiError> {
-    let sfx = a.suffix;
-    let f = |name: &str| format!("{name}{sfx}");
-    let names: Vec<&str> = PLAN_PARAMS
-        .iter()
-        .filter(|s| numeric_spec(s.name).is_some())
-        .map(|s| s.name)
-        .collect();
-    let vary = a.vary.as_str();
-    let s = numeric_spec(vary).ok_or_else(|| {
-        bad(&f("vary"), format!("'{vary}' is not a numeric plan input"))
-            .with_extra(serde_json::json!({ "valid_inputs": names }))
-    })?;
-    let (lo, hi) = bounds(s.kind);
-    let mut vals = match a.values {
-        Some(v) => {
-            if v.len() > MAX_PLANS {
-                return Err(bad(&f("values"), format!("at most {MAX_PLANS} values")));
-            }
-            v
-        }
-        None => {
-            let (Some(from), Some(to)) = (a.from, a.to) else {
-                return Err(bad(
-                    &f("from"),
-                    format!(
-                        "give '{}' and '{}' (and '{}'), or '{}'",
-                        f("from"),
-                        f("to"),
-                        f("steps"),
-                        f("values")
-                    ),
-                ));
-            };
-            let n = a.steps.unwrap_or(8);
-            if !(2..=10_000).contains(&n) {
-                return Err(bad(
-                    &f("steps"),
-                    format!("'{}' must be between 2 and 10000", f("steps")),
-                ));
-            }
-            if a.scale == Scale::Geometric && (from <= 0.0 || to <= 0.0) {
-                return Err(bad(
-                    &f("from"),
-                    format!(
-                        "a geometric sweep needs '{}' and '{}' > 0",
-                        f("from"),
-                        f("to")
-                    ),
-                ));
-            }
-            let last = f64::from(n - 1);
-            (0..n)
-                .map(|i| {
-                    let t = f64::from(i) / last;
-                    match a.scale {
-                        Scale::Linear => from + (to - from) * t,
-                        Scale::Geometric => from * (to / from).powf(t),
-                    }
-                })
-                .collect()
-        }
+fn sweep_error(e: SweepError) -> ApiError {
+    ApiError::field(&format!("/{}", e.field), e.code, e.detail)
+}
+
+/// One axis: the input must be a numeric plan input (the 422 lists them).
+fn axis(input: AxisInput) -> Result<(Axis, Kind), ApiError> {
+    let Some(s) = numeric_spec(&input.name) else {
+        let names: Vec<&str> = PLAN_PARAMS
+            .iter()
+            .filter(|s| numeric_spec(s.name).is_some())
+            .map(|s| s.name)
+            .collect();
+        return Err(bad(
+            &format!("vary{}", input.suffix),
+            format!("'{}' is not a numeric plan input", input.name),
+        )
+        .with_extra(serde_json::json!({ "valid_inputs": names })));
     };
-    for v in &vals {
-        if !v.is_finite() || *v < lo || *v > hi {
-            return Err(bad(
-                &if a.from.is_some() {
-                    f("from")
-                } else {
-                    f("values")
-                },
-                format!("{vary} must stay between {lo} and {hi} (got {v})"),
-            ));
-        }
-    }
-    if is_integer(s.kind) {
-        for v in &mut vals {
-            *v = v.round();
-        }
-    }
-    vals.sort_by(f64::total_cmp);
-    vals.dedup();
-    Ok(Axis {
-        vary: vary.to_string(),
-        kind: s.kind,
-        values: vals,
+    let a = sweep::axis(input, domain(s.kind)).map_err(sweep_error)?;
+    Ok((a, s.kind))
+}
+
+/// A checked sweep and the kinds of its inputs (to write values into requests and rows).
+struct Checked {
+    spec: Spec,
+    kinds: (Kind, Option<Kind>),
+}
+
+fn spec(first: AxisInput, second: Option<AxisInput>) -> Result<Checked, ApiError> {
+    let (a, ka) = axis(first)?;
+    let (b, kb) = match second.map(axis).transpose()? {
+        Some((b, kb)) => (Some(b), Some(kb)),
+        None => (None, None),
+    };
+    Ok(Checked {
+        spec: Spec::new(a, b).map_err(sweep_error)?,
+        kinds: (ka, kb),
     })
 }
 
-/// The sweep: one axis, or two for a grid (the second must name a different input; the grid
-/// may hold at most [`MAX_PLANS`] points before bisection).
-struct Spec {
-    first: Axis,
-    second: Option<Axis>,
-}
-
-fn spec(first: AxisInput, second: Option<AxisInput>) -> Result<Spec, ApiError> {
-    let first = axis(first)?;
-    let second = second.map(axis).transpose()?;
-    if let Some(b) = &second {
-        if b.vary == first.vary {
-            return Err(bad(
-                "vary2",
-                format!("'vary2' must differ from 'vary' (both are '{}')", b.vary),
-            ));
-        }
-        let points = first.values.len().saturating_mul(b.values.len());
-        if points > MAX_PLANS {
-            return Err(ApiError::field(
-                "/steps",
-                "too_many_plans",
-                format!(
-                    "a {} × {} grid is {points} plans; at most {MAX_PLANS} per sweep",
-                    first.values.len(),
-                    b.values.len()
-                ),
-            ));
-        }
-    }
-    Ok(Spec { first, second })
-}
-
+/// A value as the plan request takes it: integers as integers, decimals as decimal strings.
 fn json_value(kind: Kind, v: f64) -> Value {
     match kind {
         Kind::Int(..) | Kind::OneOf(_) => Value::from(v as i64),
@@ -368,171 +210,102 @@ fn set_input(req: &mut Value, name: &str, value: Value) {
     }
 }
 
-struct Runner<'a> {
-    base: Value,
-    catalogs: &'a CatalogSet,
-    used: usize,
-}
-
-impl Runner<'_> {
-    /// A plan at the given point: `(axis, value)` pairs applied over the base request.
-    fn plan(&mut self, point: &[(&Axis, f64)]) -> Result<plan::Plan, ApiError> {
-        self.used += 1;
-        if self.used > MAX_PLANS {
-            return Err(ApiError::field(
-                "/steps",
-                "too_many_plans",
-                format!(
-                    "this sweep needs more than {MAX_PLANS} plans (values plus bisection); use fewer values"
-                ),
-            ));
-        }
-        let mut req = self.base.clone();
-        for (a, v) in point {
-            set_input(&mut req, &a.vary, json_value(a.kind, *v));
-        }
-        let at = point
-            .iter()
-            .map(|(a, v)| format!("{}={v}", a.vary))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let first_vary = point
-            .first()
-            .map(|(a, _)| a.vary.clone())
-            .unwrap_or_default();
-        let at_value = |e: ApiError| {
-            let p = e.problem();
-            let detail = p
-                .errors
-                .first()
-                .map(|f| f.detail.clone())
-                .unwrap_or_else(|| p.detail.clone());
-            let pointer = p
-                .errors
-                .first()
+/// The plan at one point: the base request with the point's values, through the same parse,
+/// validation and planning as `POST /v1/plans`; an error names the point.
+fn plan_at(
+    base: &Value,
+    c: &Checked,
+    catalogs: &CatalogSet,
+    v: f64,
+    v2: Option<f64>,
+) -> Result<plan::Plan, ApiError> {
+    let mut req = base.clone();
+    let mut at = vec![(c.spec.first.name.as_str(), c.kinds.0, v)];
+    if let (Some(b), Some(kb), Some(v2)) = (&c.spec.second, c.kinds.1, v2) {
+        at.push((b.name.as_str(), kb, v2));
+    }
+    for (name, kind, value) in &at {
+        set_input(&mut req, name, json_value(*kind, *value));
+    }
+    let label = at
+        .iter()
+        .map(|(n, _, value)| format!("{n}={value}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let at_value = |e: ApiError| {
+        let p = e.problem();
+        let first = p.errors.first();
+        ApiError::field(
+            &first
                 .map(|f| f.pointer.clone())
-                .unwrap_or_else(|| pointer_of(&first_vary));
-            let code = p
-                .errors
-                .first()
+                .unwrap_or_else(|| pointer_of(&c.spec.first.name)),
+            &first
                 .map(|f| f.code.clone())
-                .unwrap_or_else(|| p.code.clone());
-            ApiError::field(&pointer, &code, format!("at {at}: {detail}"))
-        };
-        let r: PlanRequest = request_from_json(&req).map_err(at_value)?;
-        plan::build_plan(&r, self.catalogs)
-            .map_err(ApiError::from)
-            .map_err(at_value)
-    }
+                .unwrap_or_else(|| p.code.clone()),
+            format!(
+                "at {label}: {}",
+                first
+                    .map(|f| f.detail.clone())
+                    .unwrap_or_else(|| p.detail.clone())
+            ),
+        )
+    };
+    let r: PlanRequest = request_from_json(&req).map_err(at_value)?;
+    plan::build_plan(&r, catalogs)
+        .map_err(ApiError::from)
+        .map_err(at_value)
 }
 
-fn cheapest(p: &plan::Plan) -> Option<Fabric> {
-    p.comparison.as_ref().map(|c| c.cheapest_fabric)
-}
-
-fn run(base: Value, spec: &Spec, catalogs: &CatalogSet) -> Result<SweepResult, ApiError> {
-    let mut runner = Runner {
-        base,
-        catalogs,
-        used: 0,
-    };
-    let first = &spec.first;
-    // Without a second axis, one slice with no second value.
-    let slices: Vec<Option<f64>> = match &spec.second {
-        Some(b) => b.values.iter().copied().map(Some).collect(),
-        None => vec![None],
-    };
-    let mut rows = Vec::new();
-    let mut crossovers = Vec::new();
-    for v2 in slices {
-        let point = |v: f64| {
-            let mut p = vec![(first, v)];
-            if let (Some(b), Some(v2)) = (&spec.second, v2) {
-                p.push((b, v2));
-            }
-            p
-        };
-        let mut winners: Vec<Option<Fabric>> = Vec::with_capacity(first.values.len());
-        for &v in &first.values {
-            let p = runner.plan(&point(v))?;
-            let win = cheapest(&p);
-            for f in &p.fabrics {
-                let row = SweepRow {
-                    value: v,
-                    value2: v2,
-                    fabric: f.fabric,
-                    total_cost_usd: f.total_cost_usd,
-                    capex_usd: f.capex.total_usd,
-                    tco_usd: f.tco.total_usd,
-                    gpu_idle_fraction: f.performance.gpu_idle_fraction,
-                    gpu_idle_cost_usd: f.gpu_idle.cost_total_usd,
-                    cheapest: win.is_none_or(|w| w == f.fabric),
-                    plan_id: p.plan_id.clone(),
-                };
-                let mut obj = serde_json::to_value(&row).map_err(|e| ApiError::internal(&e))?;
-                if let Value::Object(m) = &mut obj {
-                    m.insert(first.vary.clone(), json_value_out(first.kind, v));
-                    if let (Some(b), Some(v2)) = (&spec.second, v2) {
-                        m.insert(b.vary.clone(), json_value_out(b.kind, v2));
-                    }
-                }
-                rows.push(obj);
-            }
-            winners.push(win);
-        }
-        for i in 1..first.values.len() {
-            let (Some(a_win), Some(b_win)) = (winners[i - 1], winners[i]) else {
-                continue;
-            };
-            if a_win == b_win {
-                continue;
-            }
-            let (a, b) = (first.values[i - 1], first.values[i]);
-            let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
-            if is_integer(first.kind) {
-                while hi - lo > 1.0 {
-                    let mid = (lo + ((hi - lo) / 2.0).floor()).round();
-                    let w = cheapest(&runner.plan(&point(mid))?);
-                    if w == Some(a_win) {
-                        lo = mid;
-                    } else {
-                        hi = mid;
-                        hi_win = w.unwrap_or(b_win);
-                    }
+/// Runs the sweep and shapes the answer: each row also carries the varied inputs under their
+/// own names (`"gpus": 1024`).
+fn run(base: Value, c: &Checked, catalogs: &CatalogSet) -> Result<SweepResult, ApiError> {
+    let out =
+        sweep::run(&c.spec, |v, v2| plan_at(&base, c, catalogs, v, v2)).map_err(|e| match e {
+            RunError::Sweep(s) => sweep_error(s),
+            RunError::Plan(p) => p,
+        })?;
+    let rows = out
+        .rows
+        .iter()
+        .map(|row| {
+            let mut obj = serde_json::to_value(row).map_err(|e| ApiError::internal(&e))?;
+            if let Value::Object(m) = &mut obj {
+                m.insert(
+                    c.spec.first.name.clone(),
+                    json_value_out(c.kinds.0, row.value),
+                );
+                if let (Some(b), Some(kb), Some(v2)) = (&c.spec.second, c.kinds.1, row.value2) {
+                    m.insert(b.name.clone(), json_value_out(kb, v2));
                 }
             }
-            crossovers.push(Crossover {
-                input: first.vary.clone(),
-                between: [a, b],
-                value: hi,
-                from_fabric: a_win,
-                to_fabric: hi_win,
-                input2: spec.second.as_ref().map(|b| b.vary.clone()),
-                value2: v2,
-            });
-        }
-    }
+            Ok(obj)
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
     Ok(SweepResult {
-        vary: first.vary.clone(),
-        vary2: spec.second.as_ref().map(|b| b.vary.clone()),
+        vary: c.spec.first.name.clone(),
+        vary2: c.spec.second.as_ref().map(|b| b.name.clone()),
         rows,
-        crossovers,
-        plans_computed: runner.used,
+        crossovers: out.crossovers,
+        plans_computed: out.plans_computed,
     })
 }
 
 /// Runs a sweep on the blocking thread pool: up to 10,000 plans take up to a second of CPU,
 /// which must not stall the other connections of this worker's event loop.
-async fn run_blocking(base: Value, spec: Spec, state: &AppState) -> Result<SweepResult, ApiError> {
+async fn run_blocking(
+    base: Value,
+    checked: Checked,
+    state: &AppState,
+) -> Result<SweepResult, ApiError> {
     let set = state.catalogs.current();
-    web::block(move || run(base, &spec, &set))
+    web::block(move || run(base, &checked, &set))
         .await
         .map_err(|e| ApiError::internal(&e))?
 }
 
 /// The varied value as the row shows it: integers as integers.
 fn json_value_out(kind: Kind, v: f64) -> Value {
-    if is_integer(kind) {
+    if domain(kind).integer {
         Value::from(v as i64)
     } else {
         serde_json::Number::from_f64(v)
@@ -736,7 +509,7 @@ fn axis_from_query(q: &Query, suffix: &'static str) -> Result<Option<AxisInput>,
         ),
     };
     Ok(Some(AxisInput {
-        vary: vary.to_string(),
+        name: vary.to_string(),
         from: parse_f64(q, &name("from"))?,
         to: parse_f64(q, &name("to"))?,
         steps,
@@ -862,7 +635,7 @@ pub async fn post_sweep(
         }
     }
     let second = b.vary2.map(|vary| AxisInput {
-        vary,
+        name: vary,
         from: b.from2,
         to: b.to2,
         steps: b.steps2,
@@ -872,7 +645,7 @@ pub async fn post_sweep(
     });
     let spec = spec(
         AxisInput {
-            vary: b.vary,
+            name: b.vary,
             from: b.from,
             to: b.to,
             steps: b.steps,

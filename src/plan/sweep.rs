@@ -1,0 +1,485 @@
+//! Sweeps as plain functions: the values of one or two varied inputs (a list, or a linear or
+//! geometric range), a plan per point, a row per point and fabric, and the values along the
+//! first input where the cheapest fabric changes — refined by bisection to the exact integer
+//! for integer inputs. No HTTP here: the caller says how to make a plan at a point (the API
+//! patches the base request and runs the same parse, validation and planning as
+//! `POST /v1/plans`).
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::Plan;
+use crate::fabric::Fabric;
+
+/// Most plans one sweep may compute, bisection included.
+pub const MAX_PLANS: usize = 10_000;
+
+/// Most values in one range (`steps`).
+pub const MAX_STEPS: u32 = 10_000;
+
+/// Values in a range when `steps` is not given.
+pub const DEFAULT_STEPS: u32 = 8;
+
+/// How `from`..`to` is divided into `steps` values.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Scale {
+    /// Evenly spaced.
+    #[default]
+    Linear,
+    /// Evenly spaced ratios (`from` and `to` > 0).
+    Geometric,
+}
+
+/// The domain of a varied input.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Domain {
+    /// Whole numbers only (values are rounded; crossovers are bisected).
+    pub integer: bool,
+    /// Inclusive bounds.
+    pub min: f64,
+    pub max: f64,
+}
+
+/// What a request says about one axis. `suffix` is `""` for the first axis and `"2"` for the
+/// second, so errors name the field the user wrote (`from2`, `steps2`, …).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AxisInput {
+    pub name: String,
+    pub from: Option<f64>,
+    pub to: Option<f64>,
+    pub steps: Option<u32>,
+    pub scale: Scale,
+    pub values: Option<Vec<f64>>,
+    pub suffix: &'static str,
+}
+
+/// One varied input and its values (sorted ascending, deduplicated, integers rounded).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    pub name: String,
+    pub integer: bool,
+    pub values: Vec<f64>,
+}
+
+/// A sweep that cannot run as asked: `field` is the request field at fault (`steps`, `vary2`,
+/// …), `code` a stable error code.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepError {
+    pub field: String,
+    pub code: &'static str,
+    pub detail: String,
+}
+
+fn invalid(field: String, detail: String) -> SweepError {
+    SweepError {
+        field,
+        code: "invalid_sweep",
+        detail,
+    }
+}
+
+/// The values of one axis over `domain`.
+pub fn axis(input: AxisInput, domain: Domain) -> Result<Axis, SweepError> {
+    let f = |name: &str| format!("{name}{}", input.suffix);
+    let mut values = match input.values {
+        Some(v) => {
+            if v.len() > MAX_PLANS {
+                return Err(invalid(f("values"), format!("at most {MAX_PLANS} values")));
+            }
+            v
+        }
+        None => {
+            let (Some(from), Some(to)) = (input.from, input.to) else {
+                return Err(invalid(
+                    f("from"),
+                    format!(
+                        "give '{}' and '{}' (and '{}'), or '{}'",
+                        f("from"),
+                        f("to"),
+                        f("steps"),
+                        f("values")
+                    ),
+                ));
+            };
+            let n = input.steps.unwrap_or(DEFAULT_STEPS);
+            if !(2..=MAX_STEPS).contains(&n) {
+                return Err(invalid(
+                    f("steps"),
+                    format!("'{}' must be between 2 and {MAX_STEPS}", f("steps")),
+                ));
+            }
+            if input.scale == Scale::Geometric && (from <= 0.0 || to <= 0.0) {
+                return Err(invalid(
+                    f("from"),
+                    format!(
+                        "a geometric sweep needs '{}' and '{}' > 0",
+                        f("from"),
+                        f("to")
+                    ),
+                ));
+            }
+            let last = f64::from(n - 1);
+            (0..n)
+                .map(|i| {
+                    let t = f64::from(i) / last;
+                    match input.scale {
+                        Scale::Linear => from + (to - from) * t,
+                        Scale::Geometric => from * (to / from).powf(t),
+                    }
+                })
+                .collect()
+        }
+    };
+    for v in &values {
+        if !v.is_finite() || *v < domain.min || *v > domain.max {
+            return Err(invalid(
+                if input.from.is_some() {
+                    f("from")
+                } else {
+                    f("values")
+                },
+                format!(
+                    "{} must stay between {} and {} (got {v})",
+                    input.name, domain.min, domain.max
+                ),
+            ));
+        }
+    }
+    if domain.integer {
+        for v in &mut values {
+            *v = v.round();
+        }
+    }
+    values.sort_by(f64::total_cmp);
+    values.dedup();
+    Ok(Axis {
+        name: input.name,
+        integer: domain.integer,
+        values,
+    })
+}
+
+/// A sweep: one axis, or two for a grid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    pub first: Axis,
+    pub second: Option<Axis>,
+}
+
+impl Spec {
+    /// Checks the pair: two different inputs, at most [`MAX_PLANS`] grid points.
+    pub fn new(first: Axis, second: Option<Axis>) -> Result<Spec, SweepError> {
+        if let Some(b) = &second {
+            if b.name == first.name {
+                return Err(invalid(
+                    "vary2".into(),
+                    format!("'vary2' must differ from 'vary' (both are '{}')", b.name),
+                ));
+            }
+            let points = first.values.len().saturating_mul(b.values.len());
+            if points > MAX_PLANS {
+                return Err(SweepError {
+                    field: "steps".into(),
+                    code: "too_many_plans",
+                    detail: format!(
+                        "a {} × {} grid is {points} plans; at most {MAX_PLANS} per sweep",
+                        first.values.len(),
+                        b.values.len()
+                    ),
+                });
+            }
+        }
+        Ok(Spec { first, second })
+    }
+}
+
+/// One value (or grid point) and fabric of a sweep. The HTTP answer's row also carries each
+/// varied input under its own name (`"gpus": 1024`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SweepRow {
+    /// The value of the varied input.
+    pub value: f64,
+    /// The value of the second input (grids only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value2: Option<f64>,
+    /// The fabric.
+    pub fabric: Fabric,
+    /// TCO + GPU-idle cost over the horizon, USD.
+    pub total_cost_usd: Decimal,
+    /// Capex, USD.
+    pub capex_usd: Decimal,
+    /// Network TCO over the horizon, USD.
+    pub tco_usd: Decimal,
+    /// Fraction of GPU time lost to the network.
+    pub gpu_idle_fraction: f64,
+    /// GPU-idle cost over the horizon, USD.
+    pub gpu_idle_cost_usd: Decimal,
+    /// True for the cheapest fabric (by total cost) at this point.
+    pub cheapest: bool,
+    /// The plan's id (`POST /v1/plans` with the same inputs gives the same id).
+    pub plan_id: String,
+}
+
+/// Where the cheapest fabric changes along the first input.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Crossover {
+    /// The varied input.
+    pub input: String,
+    /// The consecutive sweep values it lies between.
+    pub between: [f64; 2],
+    /// The first value where `to_fabric` is cheapest (refined by bisection for integer
+    /// inputs; the upper grid value otherwise).
+    pub value: f64,
+    /// Cheapest just below `value`.
+    pub from_fabric: Fabric,
+    /// Cheapest at `value`.
+    pub to_fabric: Fabric,
+    /// The second input, held at `value2` along this crossover (grids only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input2: Option<String>,
+    /// The second input's value (grids only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value2: Option<f64>,
+}
+
+/// What a sweep computed.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// A row per point and fabric: the first input varies fastest.
+    pub rows: Vec<SweepRow>,
+    pub crossovers: Vec<Crossover>,
+    /// Plans computed, grid and bisection.
+    pub plans_computed: usize,
+}
+
+/// Why a sweep stopped: the sweep itself, or the plan at a point (the caller's error).
+#[derive(Debug)]
+pub enum RunError<E> {
+    Sweep(SweepError),
+    Plan(E),
+}
+
+fn cheapest(p: &Plan) -> Option<Fabric> {
+    p.comparison.as_ref().map(|c| c.cheapest_fabric)
+}
+
+/// Runs the sweep. `plan_at` makes the plan for a point: the first input's value, then the
+/// second's (grids only).
+pub fn run<E>(
+    spec: &Spec,
+    mut plan_at: impl FnMut(f64, Option<f64>) -> Result<Plan, E>,
+) -> Result<Outcome, RunError<E>> {
+    let mut used = 0usize;
+    let mut plan = |v: f64, v2: Option<f64>| -> Result<Plan, RunError<E>> {
+        used += 1;
+        if used > MAX_PLANS {
+            return Err(RunError::Sweep(SweepError {
+                field: "steps".into(),
+                code: "too_many_plans",
+                detail: format!(
+                    "this sweep needs more than {MAX_PLANS} plans (values plus bisection); use fewer values"
+                ),
+            }));
+        }
+        plan_at(v, v2).map_err(RunError::Plan)
+    };
+    let first = &spec.first;
+    let slices: Vec<Option<f64>> = match &spec.second {
+        Some(b) => b.values.iter().copied().map(Some).collect(),
+        None => vec![None],
+    };
+    let mut rows = Vec::new();
+    let mut crossovers = Vec::new();
+    for v2 in slices {
+        let mut winners: Vec<Option<Fabric>> = Vec::with_capacity(first.values.len());
+        for &v in &first.values {
+            let p = plan(v, v2)?;
+            let win = cheapest(&p);
+            rows.extend(p.fabrics.iter().map(|f| SweepRow {
+                value: v,
+                value2: v2,
+                fabric: f.fabric,
+                total_cost_usd: f.total_cost_usd,
+                capex_usd: f.capex.total_usd,
+                tco_usd: f.tco.total_usd,
+                gpu_idle_fraction: f.performance.gpu_idle_fraction,
+                gpu_idle_cost_usd: f.gpu_idle.cost_total_usd,
+                cheapest: win.is_none_or(|w| w == f.fabric),
+                plan_id: p.plan_id.clone(),
+            }));
+            winners.push(win);
+        }
+        for (i, pair) in winners.windows(2).enumerate() {
+            let (Some(a_win), Some(b_win)) = (pair[0], pair[1]) else {
+                continue;
+            };
+            if a_win == b_win {
+                continue;
+            }
+            let (a, b) = (first.values[i], first.values[i + 1]);
+            let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
+            if first.integer {
+                while hi - lo > 1.0 {
+                    let mid = (lo + ((hi - lo) / 2.0).floor()).round();
+                    let w = cheapest(&plan(mid, v2)?);
+                    if w == Some(a_win) {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                        hi_win = w.unwrap_or(b_win);
+                    }
+                }
+            }
+            crossovers.push(Crossover {
+                input: first.name.clone(),
+                between: [a, b],
+                value: hi,
+                from_fabric: a_win,
+                to_fabric: hi_win,
+                input2: spec.second.as_ref().map(|s| s.name.clone()),
+                value2: v2,
+            });
+        }
+    }
+    Ok(Outcome {
+        rows,
+        crossovers,
+        plans_computed: used,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::CatalogSet;
+    use crate::plan::{PlanRequest, build_plan};
+
+    const GPUS: Domain = Domain {
+        integer: true,
+        min: 1.0,
+        max: 1_000_000.0,
+    };
+
+    fn input(name: &str) -> AxisInput {
+        AxisInput {
+            name: name.into(),
+            from: None,
+            to: None,
+            steps: None,
+            scale: Scale::Linear,
+            values: None,
+            suffix: "",
+        }
+    }
+
+    #[test]
+    fn ranges_lists_rounding_and_errors() {
+        let a = axis(
+            AxisInput {
+                from: Some(256.0),
+                to: Some(16_384.0),
+                steps: Some(7),
+                scale: Scale::Geometric,
+                ..input("gpus")
+            },
+            GPUS,
+        )
+        .expect("axis");
+        assert_eq!(
+            a.values,
+            [256.0, 512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16_384.0]
+        );
+        let a = axis(
+            AxisInput {
+                values: Some(vec![3.4, 1.0, 3.0, 2.6]),
+                ..input("gpus")
+            },
+            GPUS,
+        )
+        .expect("axis");
+        assert_eq!(a.values, [1.0, 3.0], "rounded, sorted, deduplicated");
+        let e = axis(
+            AxisInput {
+                from: Some(0.0),
+                to: Some(10.0),
+                suffix: "2",
+                ..input("gpus")
+            },
+            GPUS,
+        )
+        .expect_err("0 GPUs");
+        assert_eq!(e.field, "from2");
+        let e = axis(
+            AxisInput {
+                from: Some(1.0),
+                to: Some(10.0),
+                steps: Some(1),
+                ..input("gpus")
+            },
+            GPUS,
+        )
+        .expect_err("1 step");
+        assert_eq!(e.field, "steps");
+        let e = axis(input("gpus"), GPUS).expect_err("no range");
+        assert_eq!(e.field, "from");
+    }
+
+    #[test]
+    fn grids_are_bounded_and_need_two_inputs() {
+        let ax = |name: &str, n: usize| Axis {
+            name: name.into(),
+            integer: true,
+            values: (0..n).map(|i| i as f64).collect(),
+        };
+        assert!(Spec::new(ax("gpus", 100), Some(ax("economics.years", 100))).is_ok());
+        let e = Spec::new(ax("gpus", 101), Some(ax("economics.years", 100))).expect_err("cap");
+        assert_eq!(e.code, "too_many_plans");
+        let e = Spec::new(ax("gpus", 2), Some(ax("gpus", 2))).expect_err("same input");
+        assert_eq!(e.field, "vary2");
+    }
+
+    /// Bisection finds the exact first integer where the cheapest fabric changes, and the
+    /// plans on both sides of it agree.
+    #[test]
+    fn crossovers_are_exact_and_agree_with_single_plans() {
+        let cats = CatalogSet::embedded().expect("catalog");
+        let plan_for = |g: f64| {
+            let req: PlanRequest = serde_json::from_value(serde_json::json!({
+                "gpus": g as u64, "fabrics": ["infiniband", "roce"]
+            }))
+            .expect("request");
+            build_plan(&req, &cats)
+        };
+        let spec = Spec::new(
+            Axis {
+                name: "gpus".into(),
+                integer: true,
+                values: vec![200.0, 300.0],
+            },
+            None,
+        )
+        .expect("spec");
+        let out = run(&spec, |v, _| plan_for(v)).expect("sweep");
+        assert_eq!(out.rows.len(), 4);
+        let c = out
+            .crossovers
+            .first()
+            .expect("a crossover between 200 and 300");
+        let at = |g: f64| {
+            plan_for(g)
+                .expect("plan")
+                .comparison
+                .expect("comparison")
+                .cheapest_fabric
+        };
+        assert_eq!(at(c.value), c.to_fabric);
+        assert_eq!(at(c.value - 1.0), c.from_fabric);
+        assert!(out.plans_computed > 2, "bisection ran");
+        assert!(
+            out.plans_computed <= 2 + 7,
+            "log2(100) bisection steps at most"
+        );
+    }
+}
