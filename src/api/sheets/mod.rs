@@ -227,8 +227,8 @@ impl IntoParams for ValueParams {
             ),
             extra_param(
                 "fabric",
-                false,
-                "The fabric whose result to read (required unless the metric is a `comparison.` one).",
+                true,
+                "The fabric whose result to read. Required by every metric but the plan-wide `comparison.break_even.*` ones (which ignore it).",
                 Kind::Enum(&["infiniband", "roce", "roce_adaptive"]),
             ),
         ];
