@@ -23,7 +23,9 @@ RUN apt-get update \
     && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin fabric
 COPY --from=build /src/target/release/fabric-tco /usr/local/bin/fabric-tco
 USER 10001
+# JSON log lines for log collectors; ca-certificates above lets https catalog URLs verify.
 ENV FABRIC_TCO_BIND=0.0.0.0:8080 \
+    FABRIC_TCO_LOG_FORMAT=json \
     RUST_LOG=info
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \
