@@ -31,6 +31,21 @@ pub struct AppState {
     pub request_deadline: std::time::Duration,
 }
 
+/// The plan for `req` from the live catalogs (through the memo), with warnings about failing
+/// remote catalog sources.
+pub fn plan_for(
+    state: &AppState,
+    req: &crate::plan::PlanRequest,
+) -> Result<Arc<crate::plan::cache::CachedPlan>, crate::plan::PlanError> {
+    let set = state.catalogs.current();
+    let id = req
+        .catalog
+        .clone()
+        .unwrap_or_else(|| set.newest().id().to_string());
+    let warnings = state.catalogs.plan_warnings(&id);
+    state.plans.plan(req, &set, &warnings)
+}
+
 /// Registers every documented endpoint (each `#[utoipa::path]` handler).
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(health::healthz)

@@ -44,7 +44,7 @@ pub async fn post_plan(
     state: web::Data<AppState>,
     body: ValidJson<PlanRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let cached = state.plans.plan(&body.0, &state.catalogs.current())?;
+    let cached = super::plan_for(&state, &body.0)?;
     let plan = &cached.plan;
     let res = if sheets::negotiate(&req, None)? == Format::Csv {
         HttpResponse::Ok()

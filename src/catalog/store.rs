@@ -142,6 +142,34 @@ impl CatalogStore {
             .any(|s| s.status.state != SourceState::Ok)
     }
 
+    /// Warnings for a plan priced from catalog `catalog_id`: the catalog is a remote source's
+    /// last good version and refreshing it is failing; or a configured source has never loaded
+    /// (the plan may be priced from list prices where negotiated ones were meant).
+    pub fn plan_warnings(&self, catalog_id: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for s in self.lock_sources().iter() {
+            let st = &s.status;
+            let err = st.last_error.as_deref().unwrap_or("unknown error");
+            match st.state {
+                SourceState::Stale if st.catalog_id.as_deref() == Some(catalog_id) => {
+                    out.push(format!(
+                        "catalog '{catalog_id}' is the version fetched from {} at {}; refreshing it has failed {} time(s) since (last at {}: {err})",
+                        st.url,
+                        st.last_success_at.as_deref().unwrap_or("?"),
+                        st.consecutive_failures,
+                        st.last_error_at.as_deref().unwrap_or("?"),
+                    ));
+                }
+                SourceState::Failed => out.push(format!(
+                    "remote catalog source {} has never loaded ({err}); this plan is priced from catalog '{catalog_id}'",
+                    st.url
+                )),
+                _ => {}
+            }
+        }
+        out
+    }
+
     /// The `ETag` to send as `If-None-Match` for source `index`.
     pub fn etag(&self, index: usize) -> Option<String> {
         self.lock_sources().get(index).and_then(|s| s.etag.clone())

@@ -81,13 +81,23 @@ impl PlanCache {
         }
     }
 
-    /// The plan for `req` priced from `catalogs`: from the memo, or built and remembered.
+    /// The plan for `req` priced from `catalogs`, with `extra_warnings` (about where the
+    /// catalog came from) added: from the memo, or built and remembered. The warnings are part
+    /// of the key, so a plan remembered while a source was failing is not served once it
+    /// recovers.
     pub fn plan(
         &self,
         req: &PlanRequest,
         catalogs: &CatalogSet,
+        extra_warnings: &[String],
     ) -> Result<Arc<CachedPlan>, PlanError> {
-        let key = self.key(req, catalogs);
+        let key = self.key(req, catalogs).map(|mut k| {
+            for w in extra_warnings {
+                k.push('\n');
+                k.push_str(w);
+            }
+            k
+        });
         if let Some(k) = &key
             && let Some(hit) = self.lock().map.get(k).cloned()
         {
@@ -95,7 +105,13 @@ impl PlanCache {
             return Ok(hit);
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let built = Arc::new(CachedPlan::new(build_plan(req, catalogs)?));
+        let mut plan = build_plan(req, catalogs)?;
+        for w in extra_warnings {
+            if !plan.warnings.contains(w) {
+                plan.warnings.push(w.clone());
+            }
+        }
+        let built = Arc::new(CachedPlan::new(plan));
         if let Some(k) = key {
             let mut inner = self.lock();
             let h = {
@@ -190,10 +206,10 @@ mod tests {
     fn repeats_are_hits_and_equal_a_fresh_plan() {
         let cats = CatalogSet::embedded().expect("catalog");
         let cache = PlanCache::new(2);
-        let first = cache.plan(&req(1024), &cats).expect("plan");
+        let first = cache.plan(&req(1024), &cats, &[]).expect("plan");
         assert!(cache.is_empty(), "admitted on the second request only");
-        let a = cache.plan(&req(1024), &cats).expect("plan");
-        let b = cache.plan(&req(1024), &cats).expect("plan");
+        let a = cache.plan(&req(1024), &cats, &[]).expect("plan");
+        let b = cache.plan(&req(1024), &cats, &[]).expect("plan");
         assert!(Arc::ptr_eq(&a, &b));
         assert!(!Arc::ptr_eq(&first, &a));
         assert_eq!(cache.stats(), (1, 2));
@@ -209,17 +225,17 @@ mod tests {
         let cats = CatalogSet::embedded().expect("catalog");
         let cache = PlanCache::new(2);
         for g in [64, 128, 256, 64, 128, 256] {
-            cache.plan(&req(g), &cats).expect("plan");
+            cache.plan(&req(g), &cats, &[]).expect("plan");
         }
         assert_eq!(cache.len(), 2);
-        cache.plan(&req(64), &cats).expect("plan");
+        cache.plan(&req(64), &cats, &[]).expect("plan");
         assert_eq!(cache.stats(), (0, 7), "64 was evicted first");
-        cache.plan(&req(256), &cats).expect("plan");
+        cache.plan(&req(256), &cats, &[]).expect("plan");
         assert_eq!(cache.stats(), (1, 7));
         let bad: PlanRequest =
             serde_json::from_value(serde_json::json!({"gpus": 64, "catalog": "nope"}))
                 .expect("request");
-        assert!(cache.plan(&bad, &cats).is_err());
+        assert!(cache.plan(&bad, &cats, &[]).is_err());
         assert_eq!(cache.len(), 2);
     }
 
@@ -234,17 +250,17 @@ mod tests {
         let cats2 = CatalogSet::new(vec![other]).expect("set");
         let cache = PlanCache::new(8);
         for _ in 0..2 {
-            cache.plan(&req(512), &cats).expect("plan");
-            cache.plan(&req(512), &cats2).expect("plan");
+            cache.plan(&req(512), &cats, &[]).expect("plan");
+            cache.plan(&req(512), &cats2, &[]).expect("plan");
         }
-        let a = cache.plan(&req(512), &cats).expect("plan");
-        let b = cache.plan(&req(512), &cats2).expect("plan");
+        let a = cache.plan(&req(512), &cats, &[]).expect("plan");
+        let b = cache.plan(&req(512), &cats2, &[]).expect("plan");
         assert!(!Arc::ptr_eq(&a, &b));
         assert_ne!(a.plan.catalog.sha256, b.plan.catalog.sha256);
         assert_eq!(cache.stats().0, 2);
         let disabled = PlanCache::new(0);
-        disabled.plan(&req(512), &cats).expect("plan");
-        disabled.plan(&req(512), &cats).expect("plan");
+        disabled.plan(&req(512), &cats, &[]).expect("plan");
+        disabled.plan(&req(512), &cats, &[]).expect("plan");
         assert!(disabled.is_empty());
     }
 }

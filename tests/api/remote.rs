@@ -146,6 +146,12 @@ async fn setup(urls: &[String], timeout: Duration) -> (Arc<CatalogStore>, Arc<Fe
 
 /// The catalog a 1,024-GPU InfiniBand plan was priced from, and its switch capex.
 async fn ib_plan(app: &TestApp) -> (Value, String) {
+    let (c, sw, _) = ib_plan_warned(app).await;
+    (c, sw)
+}
+
+/// The same, and the plan's warnings joined.
+async fn ib_plan_warned(app: &TestApp) -> (Value, String, String) {
     let res = app
         .post_json(
             "/v1/plans",
@@ -154,12 +160,20 @@ async fn ib_plan(app: &TestApp) -> (Value, String) {
         .await;
     assert_eq!(res.status(), 200);
     let v: Value = res.json().await.unwrap();
+    let warnings = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap().to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
     (
         v["catalog"].clone(),
         v["fabrics"][0]["capex"]["switches_usd"]
             .as_str()
             .unwrap()
             .to_string(),
+        warnings,
     )
 }
 
@@ -238,7 +252,11 @@ async fn a_remote_catalog_is_served_refreshed_with_etag_and_survives_every_failu
         );
         assert_eq!(s["consecutive_failures"], n as u64 + 1);
         assert!(s["last_success_at"].is_string());
-        let (c, sw) = ib_plan(&app).await;
+        let (c, sw, warnings) = ib_plan_warned(&app).await;
+        assert!(
+            warnings.contains("refreshing it has failed") && warnings.contains(why),
+            "the plan says its catalog is stale and why: {warnings}"
+        );
         assert_eq!(
             c["sha256"], cat["sha256"],
             "after '{why}' the old catalog still prices"
@@ -255,7 +273,8 @@ async fn a_remote_catalog_is_served_refreshed_with_etag_and_survives_every_failu
     assert_eq!(s["state"], "ok");
     assert_eq!(s["catalog_version"], "2");
     assert_eq!(s["consecutive_failures"], 0);
-    let (c2, v2_switches) = ib_plan(&app).await;
+    let (c2, v2_switches, warnings) = ib_plan_warned(&app).await;
+    assert!(!warnings.contains("refreshing it has failed"), "{warnings}");
     assert_eq!(c2["version"], "2");
     assert_ne!(c2["sha256"], cat["sha256"]);
     assert_eq!(c2["sha256"], s["sha256"]);
@@ -299,8 +318,13 @@ async fn with_every_source_down_at_start_the_embedded_catalog_serves_and_readine
         assert!(s["last_error"].is_string(), "{s}");
         assert!(s["last_success_at"].is_null(), "{s}");
     }
-    let (cat, _) = ib_plan(&app).await;
+    let (cat, _, warnings) = ib_plan_warned(&app).await;
     assert_eq!(cat["id"], "default");
+    assert_eq!(
+        warnings.matches("has never loaded").count(),
+        3,
+        "each failed source is named in the plan: {warnings}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -267,7 +267,7 @@ pub async fn get_plan(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
-    let cached = plan_from_query(&q, &state.catalogs.current(), &state.plans)?;
+    let cached = plan_from_query(&q, &state)?;
     let plan = &cached.plan;
     let res = match format {
         Format::Json => respond(
@@ -403,7 +403,7 @@ pub async fn get_bom(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
-    let cached = plan_from_query(&q, &state.catalogs.current(), &state.plans)?;
+    let cached = plan_from_query(&q, &state)?;
     let plan = &cached.plan;
     let sheet = bom_sheet(plan);
     let res = match format {
@@ -550,7 +550,7 @@ pub async fn get_value(
             )
         })?),
     };
-    let cached = plan_from_query(&q, &state.catalogs.current(), &state.plans)?;
+    let cached = plan_from_query(&q, &state)?;
     let plan = &cached.plan;
     let comparison = match &plan.comparison {
         Some(c) => Some(to_value(c)?),

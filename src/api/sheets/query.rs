@@ -16,11 +16,11 @@ use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn, ParameterS
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
 use utoipa::openapi::{Required, Schema};
 
+use crate::api::AppState;
 use crate::api::error::{ApiError, FieldError};
 use crate::api::extract::{parse_json, validate};
-use crate::catalog::CatalogSet;
 use crate::plan::PlanRequest;
-use crate::plan::cache::{CachedPlan, PlanCache};
+use crate::plan::cache::CachedPlan;
 
 /// Longest query string accepted, bytes (8 KiB; Excel caps whole URLs at 2,048 characters).
 pub const MAX_QUERY_BYTES: usize = 8 * 1024;
@@ -499,15 +499,10 @@ pub fn request_from_json(v: &Value) -> Result<PlanRequest, ApiError> {
 }
 
 /// Plans from the query: parse, validate, build or recall (errors name the query parameter).
-pub fn plan_from_query(
-    q: &Query,
-    catalogs: &CatalogSet,
-    cache: &PlanCache,
-) -> Result<Arc<CachedPlan>, ApiError> {
+pub fn plan_from_query(q: &Query, state: &AppState) -> Result<Arc<CachedPlan>, ApiError> {
     let json = q.plan_json()?;
     let req = request_from_json(&json).map_err(name_params)?;
-    cache
-        .plan(&req, catalogs)
+    crate::api::plan_for(state, &req)
         .map_err(ApiError::from)
         .map_err(name_params)
 }
