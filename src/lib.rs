@@ -115,6 +115,7 @@ pub fn build_server(
         routes: Arc::new(RouteTable::from_openapi(&doc)),
         plans: Arc::new(plan::cache::PlanCache::new(options.plan_cache)),
         request_deadline: options.request_deadline,
+        sweeps_running: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
     });
     let mut server = HttpServer::new(move || {
         App::new()

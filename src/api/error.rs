@@ -60,6 +60,7 @@ pub struct ApiError {
     status: StatusCode,
     problem: Box<Problem>,
     allow: Option<String>,
+    retry_after_secs: Option<u32>,
 }
 
 impl ApiError {
@@ -76,6 +77,7 @@ impl ApiError {
                 extra: None,
             }),
             allow: None,
+            retry_after_secs: None,
         }
     }
 
@@ -166,6 +168,12 @@ impl ApiError {
         ApiError::new(status, &code, title, title.to_string())
     }
 
+    /// Adds `Retry-After: secs` (503 when busy).
+    pub fn with_retry_after(mut self, secs: u32) -> ApiError {
+        self.retry_after_secs = Some(secs);
+        self
+    }
+
     pub fn with_extra(mut self, extra: serde_json::Value) -> ApiError {
         self.problem.extra = Some(extra);
         self
@@ -202,6 +210,9 @@ impl ResponseError for ApiError {
             && let Ok(v) = HeaderValue::from_str(allow)
         {
             res.insert_header((header::ALLOW, v));
+        }
+        if let Some(secs) = self.retry_after_secs {
+            res.insert_header((header::RETRY_AFTER, secs.to_string()));
         }
         res.body(body)
     }

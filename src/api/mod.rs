@@ -29,6 +29,8 @@ pub struct AppState {
     pub plans: Arc<crate::plan::cache::PlanCache>,
     /// Longest a request may take, receipt of the body included.
     pub request_deadline: std::time::Duration,
+    /// Sweeps computing now (bounded by `sheets::sweeps::MAX_CONCURRENT_SWEEPS`).
+    pub sweeps_running: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// The plan for `req` from the live catalogs (through the memo), with warnings about failing

@@ -8,14 +8,15 @@
 //! the hashes of recently seen keys): a stream of distinct requests — a script walking a
 //! parameter — then costs a hash per request instead of keeping and freeing every plan, which
 //! measured ~30% more CPU per request on misses. Eviction is first-in first-out at `capacity`
-//! entries (a plan with its JSON is ~60 KB; the default 256 entries stay under ~16 MB).
+//! entries (a plan with its JSON is ~60 KB; the default 256 entries stay under ~16 MB; keys are
+//! 32-byte hashes, however large the request).
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
+use sha2::{Digest, Sha256};
 
 use super::{Plan, PlanError, PlanRequest, build_plan};
 use crate::catalog::CatalogSet;
@@ -27,13 +28,34 @@ pub const DEFAULT_CAPACITY: usize = 256;
 #[derive(Debug)]
 pub struct CachedPlan {
     pub plan: Plan,
+    /// Entity tag of this answer: the `plan_id`, plus a hash of the catalog-source warnings
+    /// when there are any (the same request and catalog answer differently during an outage,
+    /// and a client's `If-None-Match` must not hide that).
+    pub tag: String,
     json: OnceLock<Result<Bytes, String>>,
 }
 
 impl CachedPlan {
-    fn new(plan: Plan) -> CachedPlan {
+    fn new(plan: Plan, extra_warnings: &[String]) -> CachedPlan {
+        let tag = if extra_warnings.is_empty() {
+            plan.plan_id.clone()
+        } else {
+            let mut h = Sha256::new();
+            for w in extra_warnings {
+                h.update(w.as_bytes());
+                h.update(b"\n");
+            }
+            let hash: String = h
+                .finalize()
+                .iter()
+                .take(4)
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            format!("{}-w{hash}", plan.plan_id)
+        };
         CachedPlan {
             plan,
+            tag,
             json: OnceLock::new(),
         }
     }
@@ -52,12 +74,17 @@ impl CachedPlan {
 
 #[derive(Debug, Default)]
 struct Inner {
-    map: HashMap<String, Arc<CachedPlan>>,
-    order: VecDeque<String>,
-    /// Hashes of keys seen once and not admitted yet (first in, first out).
-    seen: HashSet<u64>,
-    seen_order: VecDeque<u64>,
+    map: HashMap<Key, Arc<CachedPlan>>,
+    order: VecDeque<Key>,
+    /// Keys seen once and not admitted yet, with the sighting's sequence number; `seen_order`
+    /// may hold stale entries (admitted keys, older sightings), skipped when popped.
+    seen: HashMap<Key, u64>,
+    seen_order: VecDeque<(Key, u64)>,
+    seq: u64,
 }
+
+/// A memo key: SHA-256 of what determines the answer.
+type Key = [u8; 32];
 
 /// Keys remembered by the doorkeeper, per memo entry.
 const SEEN_PER_ENTRY: usize = 4;
@@ -91,13 +118,7 @@ impl PlanCache {
         catalogs: &CatalogSet,
         extra_warnings: &[String],
     ) -> Result<Arc<CachedPlan>, PlanError> {
-        let key = self.key(req, catalogs).map(|mut k| {
-            for w in extra_warnings {
-                k.push('\n');
-                k.push_str(w);
-            }
-            k
-        });
+        let key = self.key(req, catalogs, extra_warnings);
         if let Some(k) = &key
             && let Some(hit) = self.lock().map.get(k).cloned()
         {
@@ -111,27 +132,26 @@ impl PlanCache {
                 plan.warnings.push(w.clone());
             }
         }
-        let built = Arc::new(CachedPlan::new(plan));
+        let built = Arc::new(CachedPlan::new(plan, extra_warnings));
         if let Some(k) = key {
             let mut inner = self.lock();
-            let h = {
-                let mut hasher = DefaultHasher::new();
-                k.hash(&mut hasher);
-                hasher.finish()
-            };
-            if !inner.seen.remove(&h) {
+            if inner.seen.remove(&k).is_none() {
                 // First sighting: remember the key only.
                 let limit = self.capacity.saturating_mul(SEEN_PER_ENTRY);
-                while inner.seen_order.len() >= limit {
+                while inner.seen.len() >= limit || inner.seen_order.len() >= 2 * limit {
                     match inner.seen_order.pop_front() {
-                        Some(old) => {
-                            inner.seen.remove(&old);
+                        Some((old, seq)) => {
+                            if inner.seen.get(&old) == Some(&seq) {
+                                inner.seen.remove(&old);
+                            }
                         }
                         None => break,
                     }
                 }
-                inner.seen.insert(h);
-                inner.seen_order.push_back(h);
+                inner.seq = inner.seq.wrapping_add(1);
+                let seq = inner.seq;
+                inner.seen.insert(k, seq);
+                inner.seen_order.push_back((k, seq));
                 return Ok(built);
             }
             if !inner.map.contains_key(&k) {
@@ -143,7 +163,7 @@ impl PlanCache {
                         None => break,
                     }
                 }
-                inner.order.push_back(k.clone());
+                inner.order.push_back(k);
                 inner.map.insert(k, Arc::clone(&built));
             }
         }
@@ -172,7 +192,9 @@ impl PlanCache {
         self.len() == 0
     }
 
-    fn key(&self, req: &PlanRequest, catalogs: &CatalogSet) -> Option<String> {
+    /// SHA-256 of the request's JSON, the catalog's sha256 and the warnings: 32 bytes per
+    /// entry however large the request.
+    fn key(&self, req: &PlanRequest, catalogs: &CatalogSet, warnings: &[String]) -> Option<Key> {
         if self.capacity == 0 {
             return None;
         }
@@ -180,10 +202,15 @@ impl PlanCache {
             None => catalogs.newest(),
             Some(id) => catalogs.get(id)?,
         };
-        let mut key = serde_json::to_string(req).ok()?;
-        key.push('\n');
-        key.push_str(&catalog.sha256);
-        Some(key)
+        let mut h = Sha256::new();
+        h.update(serde_json::to_vec(req).ok()?);
+        h.update(b"\n");
+        h.update(catalog.sha256.as_bytes());
+        for w in warnings {
+            h.update(b"\n");
+            h.update(w.as_bytes());
+        }
+        Some(h.finalize().into())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {

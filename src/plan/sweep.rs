@@ -35,8 +35,11 @@ pub enum Scale {
 /// The domain of a varied input.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Domain {
-    /// Whole numbers only (values are rounded; crossovers are bisected).
+    /// Whole numbers only (values are rounded).
     pub integer: bool,
+    /// Every whole number between the bounds is allowed (crossovers are bisected). False for
+    /// inputs that take a set of values (NIC speeds).
+    pub contiguous: bool,
     /// Inclusive bounds.
     pub min: f64,
     pub max: f64,
@@ -59,7 +62,8 @@ pub struct AxisInput {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Axis {
     pub name: String,
-    pub integer: bool,
+    /// Crossovers along this axis can be bisected to one unit.
+    pub bisect: bool,
     pub values: Vec<f64>,
 }
 
@@ -123,6 +127,14 @@ pub fn axis(input: AxisInput, domain: Domain) -> Result<Axis, SweepError> {
             let last = f64::from(n - 1);
             (0..n)
                 .map(|i| {
+                    // The ends are exactly `from` and `to` (a computed power may overshoot
+                    // by an ulp and leave the domain).
+                    if i == 0 {
+                        return from;
+                    }
+                    if i == n - 1 {
+                        return to;
+                    }
                     let t = f64::from(i) / last;
                     match input.scale {
                         Scale::Linear => from + (to - from) * t,
@@ -132,6 +144,11 @@ pub fn axis(input: AxisInput, domain: Domain) -> Result<Axis, SweepError> {
                 .collect()
         }
     };
+    if domain.integer {
+        for v in &mut values {
+            *v = v.round();
+        }
+    }
     for v in &values {
         if !v.is_finite() || *v < domain.min || *v > domain.max {
             return Err(invalid(
@@ -147,16 +164,11 @@ pub fn axis(input: AxisInput, domain: Domain) -> Result<Axis, SweepError> {
             ));
         }
     }
-    if domain.integer {
-        for v in &mut values {
-            *v = v.round();
-        }
-    }
     values.sort_by(f64::total_cmp);
     values.dedup();
     Ok(Axis {
         name: input.name,
-        integer: domain.integer,
+        bisect: domain.integer && domain.contiguous,
         values,
     })
 }
@@ -229,9 +241,13 @@ pub struct Crossover {
     pub input: String,
     /// The consecutive sweep values it lies between.
     pub between: [f64; 2],
-    /// The first value where `to_fabric` is cheapest (refined by bisection for integer
-    /// inputs; the upper grid value otherwise).
+    /// Where `to_fabric` becomes cheapest: when `exact`, the smallest integer above which the
+    /// lower value's winner no longer wins (found by bisection; if the winner changes more than
+    /// once between two sweep values, one of the changes); otherwise the upper sweep value.
     pub value: f64,
+    /// True when `value` was refined to one unit by bisection (integer inputs); false for
+    /// non-integer inputs, inputs that take a set of values, or when the plan budget ran out.
+    pub exact: bool,
     /// Cheapest just below `value`.
     pub from_fabric: Fabric,
     /// Cheapest at `value`.
@@ -271,10 +287,10 @@ pub fn run<E>(
     spec: &Spec,
     mut plan_at: impl FnMut(f64, Option<f64>) -> Result<Plan, E>,
 ) -> Result<Outcome, RunError<E>> {
-    let mut used = 0usize;
+    let used = std::cell::Cell::new(0usize);
     let mut plan = |v: f64, v2: Option<f64>| -> Result<Plan, RunError<E>> {
-        used += 1;
-        if used > MAX_PLANS {
+        used.set(used.get().saturating_add(1));
+        if used.get() > MAX_PLANS {
             return Err(RunError::Sweep(SweepError {
                 field: "steps".into(),
                 code: "too_many_plans",
@@ -320,7 +336,11 @@ pub fn run<E>(
             }
             let (a, b) = (first.values[i], first.values[i + 1]);
             let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
-            if first.integer {
+            // Bisect only when the whole refinement fits in the plan budget; otherwise report
+            // the grid value rather than fail after the work is done.
+            let needed = (b - a).max(1.0).log2().ceil() as usize;
+            let exact = first.bisect && used.get().saturating_add(needed) <= MAX_PLANS;
+            if exact {
                 while hi - lo > 1.0 {
                     let mid = (lo + ((hi - lo) / 2.0).floor()).round();
                     let w = cheapest(&plan(mid, v2)?);
@@ -336,6 +356,7 @@ pub fn run<E>(
                 input: first.name.clone(),
                 between: [a, b],
                 value: hi,
+                exact,
                 from_fabric: a_win,
                 to_fabric: hi_win,
                 input2: spec.second.as_ref().map(|s| s.name.clone()),
@@ -346,7 +367,7 @@ pub fn run<E>(
     Ok(Outcome {
         rows,
         crossovers,
-        plans_computed: used,
+        plans_computed: used.get(),
     })
 }
 
@@ -358,6 +379,7 @@ mod tests {
 
     const GPUS: Domain = Domain {
         integer: true,
+        contiguous: true,
         min: 1.0,
         max: 1_000_000.0,
     };
@@ -424,13 +446,62 @@ mod tests {
         assert_eq!(e.field, "steps");
         let e = axis(input("gpus"), GPUS).expect_err("no range");
         assert_eq!(e.field, "from");
+        // The ends are exact: a computed power can overshoot `to` by an ulp.
+        let a = axis(
+            AxisInput {
+                from: Some(7.0),
+                to: Some(1_000_000.0),
+                steps: Some(3),
+                scale: Scale::Geometric,
+                ..input("gpus")
+            },
+            GPUS,
+        )
+        .expect("ends within the domain");
+        assert_eq!(a.values.last(), Some(&1_000_000.0));
+        let price = Domain {
+            integer: false,
+            contiguous: false,
+            min: 0.0,
+            max: 10.0,
+        };
+        let a = axis(
+            AxisInput {
+                from: Some(0.017),
+                to: Some(10.0),
+                scale: Scale::Geometric,
+                ..input("economics.electricity_usd_per_kwh")
+            },
+            price,
+        )
+        .expect("ends within the domain");
+        assert_eq!(a.values.last(), Some(&10.0));
+    }
+
+    #[test]
+    fn sets_of_values_are_not_bisected() {
+        let nic = Domain {
+            integer: true,
+            contiguous: false,
+            min: 100.0,
+            max: 800.0,
+        };
+        let a = axis(
+            AxisInput {
+                values: Some(vec![200.0, 800.0]),
+                ..input("nic_speed_gbps")
+            },
+            nic,
+        )
+        .expect("axis");
+        assert!(!a.bisect);
     }
 
     #[test]
     fn grids_are_bounded_and_need_two_inputs() {
         let ax = |name: &str, n: usize| Axis {
             name: name.into(),
-            integer: true,
+            bisect: true,
             values: (0..n).map(|i| i as f64).collect(),
         };
         assert!(Spec::new(ax("gpus", 100), Some(ax("economics.years", 100))).is_ok());
@@ -455,13 +526,14 @@ mod tests {
         let spec = Spec::new(
             Axis {
                 name: "gpus".into(),
-                integer: true,
+                bisect: true,
                 values: vec![200.0, 300.0],
             },
             None,
         )
         .expect("spec");
         let out = run(&spec, |v, _| plan_for(v)).expect("sweep");
+        let plans_bisected = out.plans_computed;
         assert_eq!(out.rows.len(), 4);
         let c = out
             .crossovers
@@ -481,5 +553,21 @@ mod tests {
             out.plans_computed <= 2 + 7,
             "log2(100) bisection steps at most"
         );
+        assert!(c.exact);
+        assert!(plans_bisected > 2);
+        // Without bisection the crossover is the upper grid value, marked inexact.
+        let coarse = Spec::new(
+            Axis {
+                name: "gpus".into(),
+                bisect: false,
+                values: vec![200.0, 300.0],
+            },
+            None,
+        )
+        .expect("spec");
+        let out = run(&coarse, |v, _| plan_for(v)).expect("sweep");
+        assert_eq!(out.plans_computed, 2);
+        assert_eq!(out.crossovers[0].value, 300.0);
+        assert!(!out.crossovers[0].exact);
     }
 }

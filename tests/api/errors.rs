@@ -120,3 +120,63 @@ async fn a_stalled_body_gets_a_408_problem_at_the_deadline() {
     // A normal request on a fresh connection is unaffected.
     assert_eq!(app.get("/healthz").await.status(), 200);
 }
+
+/// Sweeps are bounded in time (90% of the request deadline, then a 503 that stops the work)
+/// and in number (a fifth concurrent sweep gets 503 with Retry-After).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sweeps_stop_at_their_time_budget_and_excess_ones_are_refused() {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    let store = Arc::new(fabric_tco::catalog::store::CatalogStore::new(
+        fabric_tco::catalog::CatalogSet::embedded().unwrap(),
+        &[],
+    ));
+    let app = crate::spawn_configured(
+        store,
+        fabric_tco::ServerOptions {
+            request_deadline: Duration::from_secs(1),
+            ..Default::default()
+        },
+    )
+    .await;
+    // Four concurrent 10,000-plan sweeps need several seconds of two cores (~0.9 s each in a
+    // release build, ~6 s in the test build): far more than the 0.9 s budget.
+    let url =
+        app.url("/v1/sweeps?vary=economics.gpu_hour_usd&from=0.5&to=10&steps=10000&gpus=1024");
+    let mut tasks = Vec::new();
+    for _ in 0..5 {
+        let (client, url) = (app.client.clone(), url.clone());
+        tasks.push(tokio::spawn(async move {
+            let res = client.get(url).send().await.unwrap();
+            let status = res.status().as_u16();
+            let retry = res.headers().get("retry-after").is_some();
+            let body: serde_json::Value = res.json().await.unwrap();
+            (
+                status,
+                body["code"].as_str().unwrap_or("").to_string(),
+                retry,
+            )
+        }));
+    }
+    let mut codes = Vec::new();
+    for t in tasks {
+        let (status, code, retry) = t.await.unwrap();
+        assert_eq!(status, 503, "{code}");
+        if code == "busy" {
+            assert!(retry, "busy answers carry Retry-After");
+        }
+        codes.push(code);
+    }
+    codes.sort();
+    assert_eq!(
+        codes,
+        [
+            "busy",
+            "sweep_too_slow",
+            "sweep_too_slow",
+            "sweep_too_slow",
+            "sweep_too_slow"
+        ]
+    );
+}

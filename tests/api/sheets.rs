@@ -692,3 +692,29 @@ async fn grid_sweep_errors_name_the_second_input() {
     let p = assert_problem(post, 422).await;
     assert_eq!(p["errors"][0]["pointer"], "/vary2");
 }
+
+#[tokio::test]
+async fn inputs_with_a_set_of_values_sweep_without_bisecting_into_forbidden_values() {
+    let app = spawn_app().await;
+    let (s, _, text) = get_text(
+        &app,
+        "/v1/sweeps?vary=nic_speed_gbps&values=200,400,800&gpus=64",
+    )
+    .await;
+    assert_eq!(s, 200, "{text}");
+    let sw: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        sw["plans_computed"], 3,
+        "no plan between the allowed speeds"
+    );
+    for c in sw["crossovers"].as_array().unwrap() {
+        assert_eq!(c["exact"], false, "{c}");
+    }
+    // A geometric range ending exactly at an input's upper bound stays inside it.
+    let (s, _, text) = get_text(
+        &app,
+        "/v1/sweeps?vary=economics.years&from=1&to=15&steps=4&scale=geometric&gpus=64&fabrics=infiniband",
+    )
+    .await;
+    assert_eq!(s, 200, "{text}");
+}

@@ -272,13 +272,13 @@ pub async fn get_plan(
     let res = match format {
         Format::Json => respond(
             &req,
-            &etag(&plan.plan_id),
+            &etag(&cached.tag),
             "application/json",
             cached.json().map_err(|e| ApiError::internal(&e))?,
         ),
         Format::Csv => respond(
             &req,
-            &etag(&format!("{}-csv", plan.plan_id)),
+            &etag(&format!("{}-csv", cached.tag)),
             TEXT_CSV,
             plan_csv(plan)?.into_bytes(),
         ),
@@ -409,7 +409,7 @@ pub async fn get_bom(
     let res = match format {
         Format::Json => respond(
             &req,
-            &etag(&format!("{}-bom", plan.plan_id)),
+            &etag(&format!("{}-bom", cached.tag)),
             "application/json",
             to_json(&sheet)?,
         ),
@@ -425,7 +425,7 @@ pub async fn get_bom(
             }
             respond(
                 &req,
-                &etag(&format!("{}-bom-csv", plan.plan_id)),
+                &etag(&format!("{}-bom-csv", cached.tag)),
                 TEXT_CSV,
                 out.finish().into_bytes(),
             )
@@ -642,7 +642,7 @@ pub async fn get_value(
     };
     let tag = etag(&format!(
         "{}-value-{}-{}",
-        plan.plan_id,
+        cached.tag,
         metric,
         fabric.map(Fabric::as_str).unwrap_or("all")
     ));

@@ -7,6 +7,11 @@
 //! A value that cannot be planned (out of range, beyond the tier ceiling, …) fails the whole
 //! sweep with a 422 naming the input and the value: a chart with silent holes would mislead.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -130,6 +135,7 @@ fn domain(kind: Kind) -> Domain {
     };
     Domain {
         integer: matches!(kind, Kind::Int(..) | Kind::OneOf(_)),
+        contiguous: matches!(kind, Kind::Int(..)),
         min,
         max,
     }
@@ -258,12 +264,32 @@ fn plan_at(
 
 /// Runs the sweep and shapes the answer: each row also carries the varied inputs under their
 /// own names (`"gpus": 1024`).
-fn run(base: Value, c: &Checked, catalogs: &CatalogSet) -> Result<SweepResult, ApiError> {
-    let out =
-        sweep::run(&c.spec, |v, v2| plan_at(&base, c, catalogs, v, v2)).map_err(|e| match e {
-            RunError::Sweep(s) => sweep_error(s),
-            RunError::Plan(p) => p,
-        })?;
+fn run(
+    base: Value,
+    c: &Checked,
+    catalogs: &CatalogSet,
+    budget: Option<(Instant, Duration)>,
+) -> Result<SweepResult, ApiError> {
+    let out = sweep::run(&c.spec, |v, v2| {
+        if let Some((until, limit)) = budget
+            && Instant::now() >= until
+        {
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "sweep_too_slow",
+                "Sweep stopped",
+                format!(
+                    "the sweep did not finish within its {:.1} s time budget; use fewer values",
+                    limit.as_secs_f64()
+                ),
+            ));
+        }
+        plan_at(&base, c, catalogs, v, v2)
+    })
+    .map_err(|e| match e {
+        RunError::Sweep(s) => sweep_error(s),
+        RunError::Plan(p) => p,
+    })?;
     let rows = out
         .rows
         .iter()
@@ -292,15 +318,48 @@ fn run(base: Value, c: &Checked, catalogs: &CatalogSet) -> Result<SweepResult, A
 
 /// Runs a sweep on the blocking thread pool: up to 10,000 plans take up to a second of CPU,
 /// which must not stall the other connections of this worker's event loop.
+///
+/// At most [`MAX_CONCURRENT_SWEEPS`] run at once (more get a 503 with `Retry-After`), and each
+/// stops itself at 90% of the request deadline: when the deadline answers the client, the
+/// blocking work does not go on computing a sweep nobody will read.
 async fn run_blocking(
     base: Value,
     checked: Checked,
     state: &AppState,
 ) -> Result<SweepResult, ApiError> {
+    let running = Arc::clone(&state.sweeps_running);
+    if running.fetch_add(1, Ordering::SeqCst) >= MAX_CONCURRENT_SWEEPS {
+        running.fetch_sub(1, Ordering::SeqCst);
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            "Too many sweeps",
+            format!("{MAX_CONCURRENT_SWEEPS} sweeps are running; retry in a second"),
+        )
+        .with_retry_after(1));
+    }
+    // Released when the blocking work ends, not when the request does.
+    let slot = SweepSlot(running);
     let set = state.catalogs.current();
-    web::block(move || run(base, &checked, &set))
-        .await
-        .map_err(|e| ApiError::internal(&e))?
+    let limit = state.request_deadline.mul_f64(0.9);
+    let until = Instant::now() + limit;
+    web::block(move || {
+        let _slot = slot;
+        run(base, &checked, &set, Some((until, limit)))
+    })
+    .await
+    .map_err(|e| ApiError::internal(&e))?
+}
+
+/// Most sweeps computing at once (each can take a second of a core).
+pub const MAX_CONCURRENT_SWEEPS: usize = 4;
+
+struct SweepSlot(Arc<AtomicUsize>);
+
+impl Drop for SweepSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The varied value as the row shows it: integers as integers.
@@ -562,7 +621,8 @@ fn parse_f64(q: &Query, name: &str) -> Result<Option<f64>, ApiError> {
         (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
         (status = 400, description = "The query string cannot be decoded.", body = Problem, content_type = "application/problem+json"),
         (status = 414, description = "The query string exceeds 8 KiB.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "The sweep is invalid (unknown input, bad range, more than 10,000 plans) or a value cannot be planned; the problem names the input and the value.", body = Problem, content_type = "application/problem+json")
+        (status = 422, description = "The sweep is invalid (unknown input, bad range, more than 10,000 plans) or a value cannot be planned; the problem names the input and the value.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Four sweeps are already running (`Retry-After: 1`), or this one overran its time budget (90% of the request deadline, `FABRIC_TCO_REQUEST_DEADLINE_SECS`).", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[get("/v1/sweeps")]
@@ -604,7 +664,8 @@ pub async fn get_sweep(
         (status = 400, description = "The body is not valid JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body exceeds 256 KiB.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "The body is not `application/json`.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "The sweep is invalid (unknown input, bad range, more than 10,000 plans) or a value cannot be planned; the problem names the input and the value.", body = Problem, content_type = "application/problem+json")
+        (status = 422, description = "The sweep is invalid (unknown input, bad range, more than 10,000 plans) or a value cannot be planned; the problem names the input and the value.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Four sweeps are already running (`Retry-After: 1`), or this one overran its time budget (90% of the request deadline, `FABRIC_TCO_REQUEST_DEADLINE_SECS`).", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[post("/v1/sweeps")]
