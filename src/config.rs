@@ -87,8 +87,11 @@ fn catalog_urls(text: Option<String>) -> Result<Vec<String>, String> {
             urls.len()
         ));
     }
-    for u in &urls {
+    for (i, u) in urls.iter().enumerate() {
         let shown = crate::catalog::store::redact_url(u);
+        if urls[..i].contains(u) {
+            return Err(format!("FABRIC_TCO_CATALOG_URLS lists '{shown}' twice"));
+        }
         let parsed = reqwest::Url::parse(u)
             .map_err(|e| format!("FABRIC_TCO_CATALOG_URLS: '{shown}' is not a URL ({e})"))?;
         if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
@@ -195,6 +198,7 @@ mod tests {
             ("FABRIC_TCO_CATALOG_TIMEOUT_SECS", "0"),
             ("FABRIC_TCO_LOG_FORMAT", "xml"),
             ("FABRIC_TCO_REQUEST_TIMEOUT_MS", "5"),
+            ("FABRIC_TCO_CATALOG_URLS", "http://a/c.json,http://a/c.json"),
         ] {
             let e = Settings::from_lookup(|n| (n == k).then(|| v.to_string())).unwrap_err();
             assert!(e.contains(k), "{e}");

@@ -228,9 +228,38 @@ impl CatalogStore {
         // update and counts as its failure.
         let result = match result {
             Ok(r) => match compose(&self.local, &sources) {
-                Ok(set) => {
+                Ok((set, conflicts)) => {
                     self.swap(set);
-                    Ok(r)
+                    // A source whose id an earlier-configured source serves is dropped, this
+                    // one or another: configuration order decides, not fetch timing.
+                    let mut mine = None;
+                    for (j, msg) in conflicts {
+                        if j == index {
+                            mine = Some(msg);
+                        } else if let Some(other) = sources.get_mut(j) {
+                            other.good = None;
+                            other.etag = None;
+                            other.status.state = SourceState::Failed;
+                            other.status.last_error = Some(msg);
+                            other.status.last_error_at = Some(stamp.clone());
+                            other.status.catalog_id = None;
+                            other.status.catalog_version = None;
+                            other.status.sha256 = None;
+                        }
+                    }
+                    match mine {
+                        None => Ok(r),
+                        Some(msg) => {
+                            if let Some(src) = sources.get_mut(index) {
+                                src.good = None;
+                                src.etag = None;
+                                src.status.catalog_id = None;
+                                src.status.catalog_version = None;
+                                src.status.sha256 = None;
+                            }
+                            Err(msg)
+                        }
+                    }
                 }
                 Err(e) => {
                     if let Some(src) = sources.get_mut(index) {
@@ -297,27 +326,36 @@ fn unknown_source() -> SourceStatus {
 }
 
 /// Local catalogs, then each source's last good catalog in configuration order: a remote
-/// catalog replaces a local one with the same id; two remote sources may not serve one id.
-fn compose(local: &[Arc<Catalog>], sources: &[Source]) -> Result<CatalogSet, LoadError> {
+/// catalog replaces a local one with the same id; when two sources serve one id the one listed
+/// first wins and the other is returned as a conflict (its index and why).
+type Composed = (CatalogSet, Vec<(usize, String)>);
+
+fn compose(local: &[Arc<Catalog>], sources: &[Source]) -> Result<Composed, LoadError> {
     let mut by_id: HashMap<String, Arc<Catalog>> = local
         .iter()
         .map(|c| (c.data.id.clone(), Arc::clone(c)))
         .collect();
     let mut remote_ids: HashMap<String, String> = HashMap::new();
-    for s in sources {
+    let mut conflicts = Vec::new();
+    for (i, s) in sources.iter().enumerate() {
         let Some(c) = &s.good else { continue };
-        if let Some(other) = remote_ids.insert(c.data.id.clone(), s.status.url.clone()) {
-            return Err(LoadError {
-                origin: s.status.url.clone(),
-                message: format!(
-                    "catalog id '{}' is already served by {other}; each remote source must serve its own id",
+        if let Some(first) = remote_ids.get(&c.data.id) {
+            conflicts.push((
+                i,
+                format!(
+                    "catalog id '{}' is also served by {first}, listed earlier in FABRIC_TCO_CATALOG_URLS; each source must serve its own id",
                     c.data.id
                 ),
-            });
+            ));
+            continue;
         }
+        remote_ids.insert(c.data.id.clone(), s.status.url.clone());
         by_id.insert(c.data.id.clone(), Arc::clone(c));
     }
-    CatalogSet::from_shared(by_id.into_values().collect())
+    Ok((
+        CatalogSet::from_shared(by_id.into_values().collect())?,
+        conflicts,
+    ))
 }
 
 /// A URL without user-info and query string, for logs and reports.
@@ -474,40 +512,41 @@ mod tests {
     }
 
     #[test]
-    fn remote_replaces_local_by_id_and_two_sources_cannot_share_one() {
+    fn remote_replaces_local_by_id_and_the_first_listed_source_wins_an_id() {
         let store = CatalogStore::new(
             CatalogSet::embedded().expect("e"),
             &["http://a/".into(), "http://b/".into()],
         );
-        let mine = catalog("default", "9", 1_000);
-        let sha = mine.sha256.clone();
-        store.apply(
-            0,
-            FetchOutcome::Loaded {
-                catalog: Box::new(mine),
-                etag: None,
-            },
-            t(1),
-        );
+        let load = |i: usize, version: &str, price: u32, at: u64| {
+            store.apply(
+                i,
+                FetchOutcome::Loaded {
+                    catalog: Box::new(catalog("default", version, price)),
+                    etag: None,
+                },
+                t(at),
+            )
+        };
+        // B (listed second) loads first: it serves, replacing the local 'default'.
+        load(1, "10", 2_000, 1);
         let set = store.current();
         assert_eq!(set.all().len(), 1);
-        assert_eq!(set.newest().sha256, sha);
-        store.apply(
-            1,
-            FetchOutcome::Loaded {
-                catalog: Box::new(catalog("default", "10", 2_000)),
-                etag: None,
-            },
-            t(2),
-        );
+        assert_eq!(set.newest().data.version, "10");
+        // A (listed first) loads the same id: A wins, B is dropped and says why.
+        let a = load(0, "9", 1_000, 2);
+        assert_eq!(a.state, SourceState::Ok);
+        assert_eq!(store.current().newest().data.version, "9");
         let b = &store.sources()[1];
         assert_eq!(b.state, SourceState::Failed);
+        let why = b.last_error.as_deref().unwrap_or("");
         assert!(
-            b.last_error
-                .as_deref()
-                .unwrap_or("")
-                .contains("already served")
+            why.contains("http://a/") && why.contains("listed earlier"),
+            "{why}"
         );
-        assert_eq!(store.current().newest().sha256, sha);
+        // B loading again changes nothing: A still serves the id.
+        let b = load(1, "11", 3_000, 3);
+        assert_eq!(b.state, SourceState::Failed);
+        assert_eq!(store.current().newest().data.version, "9");
+        assert_eq!(store.current().all().len(), 1);
     }
 }
