@@ -6,6 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -69,6 +70,18 @@ async fn sigterm_lets_in_flight_requests_finish() {
             Ok::<_, String>((status, body["plans_computed"].as_u64(), Instant::now()))
         }));
     }
+    // And one request certainly in flight: its head and half its body are sent before the
+    // signal, the rest after.
+    let body = br#"{"gpus": 1024, "fabrics": ["infiniband", "roce"]}"#;
+    let mut raw = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let head = format!(
+        "POST /v1/plans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    raw.write_all(head.as_bytes()).await.unwrap();
+    raw.write_all(&body[..10]).await.unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(
         child.try_wait().unwrap().is_none(),
@@ -80,6 +93,19 @@ async fn sigterm_lets_in_flight_requests_finish() {
         .status()
         .expect("run kill");
     assert!(killed.success());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    raw.write_all(&body[10..]).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), raw.read_to_end(&mut answer))
+        .await
+        .expect("the half-sent request is answered")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.starts_with("HTTP/1.1 200"),
+        "a request whose body was still arriving at SIGTERM is answered: {answer:.200}"
+    );
+    assert!(answer.contains("\"plan_id\""));
 
     let mut finished_after_signal = 0;
     for t in tasks {
