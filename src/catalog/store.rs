@@ -94,19 +94,7 @@ impl CatalogStore {
         let sources = urls
             .iter()
             .map(|u| Source {
-                status: SourceStatus {
-                    url: redact_url(u),
-                    state: SourceState::Pending,
-                    catalog_id: None,
-                    catalog_version: None,
-                    sha256: None,
-                    last_attempt_at: None,
-                    last_success_at: None,
-                    last_result: None,
-                    last_error: None,
-                    last_error_at: None,
-                    consecutive_failures: 0,
-                },
+                status: SourceStatus::new(redact_url(u), SourceState::Pending),
                 good: None,
                 etag: None,
             })
@@ -311,17 +299,26 @@ impl CatalogStore {
 
 fn unknown_source() -> SourceStatus {
     SourceStatus {
-        url: String::new(),
-        state: SourceState::Failed,
-        catalog_id: None,
-        catalog_version: None,
-        sha256: None,
-        last_attempt_at: None,
-        last_success_at: None,
-        last_result: None,
         last_error: Some("no such source".into()),
-        last_error_at: None,
-        consecutive_failures: 0,
+        ..SourceStatus::new(String::new(), SourceState::Failed)
+    }
+}
+
+impl SourceStatus {
+    fn new(url: String, state: SourceState) -> SourceStatus {
+        SourceStatus {
+            url,
+            state,
+            catalog_id: None,
+            catalog_version: None,
+            sha256: None,
+            last_attempt_at: None,
+            last_success_at: None,
+            last_result: None,
+            last_error: None,
+            last_error_at: None,
+            consecutive_failures: 0,
+        }
     }
 }
 

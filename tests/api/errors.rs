@@ -82,22 +82,10 @@ async fn oversized_body_is_a_413_problem() {
 /// the request deadline instead of holding the connection forever.
 #[tokio::test]
 async fn a_stalled_body_gets_a_408_problem_at_the_deadline() {
-    use std::sync::Arc;
     use std::time::{Duration, Instant};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    let store = Arc::new(fabric_tco::catalog::store::CatalogStore::new(
-        fabric_tco::catalog::CatalogSet::embedded().unwrap(),
-        &[],
-    ));
-    let app = crate::spawn_configured(
-        store,
-        fabric_tco::ServerOptions {
-            request_deadline: Duration::from_secs(1),
-            ..Default::default()
-        },
-    )
-    .await;
+    let app = with_deadline(Duration::from_secs(1)).await;
     let addr = app.base.trim_start_matches("http://").to_string();
     let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
     let started = Instant::now();
@@ -125,21 +113,9 @@ async fn a_stalled_body_gets_a_408_problem_at_the_deadline() {
 /// and in number (a fifth concurrent sweep gets 503 with Retry-After).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sweeps_stop_at_their_time_budget_and_excess_ones_are_refused() {
-    use std::sync::Arc;
     use std::time::Duration;
 
-    let store = Arc::new(fabric_tco::catalog::store::CatalogStore::new(
-        fabric_tco::catalog::CatalogSet::embedded().unwrap(),
-        &[],
-    ));
-    let app = crate::spawn_configured(
-        store,
-        fabric_tco::ServerOptions {
-            request_deadline: Duration::from_secs(1),
-            ..Default::default()
-        },
-    )
-    .await;
+    let app = with_deadline(Duration::from_secs(1)).await;
     // Four concurrent 10,000-plan sweeps need several seconds of two cores (~0.9 s each in a
     // release build, ~6 s in the test build): far more than the 0.9 s budget.
     let url =
@@ -179,4 +155,20 @@ async fn sweeps_stop_at_their_time_budget_and_excess_ones_are_refused() {
             "sweep_too_slow"
         ]
     );
+}
+
+/// The service with the embedded catalog and a given request deadline.
+async fn with_deadline(deadline: std::time::Duration) -> crate::TestApp {
+    let store = std::sync::Arc::new(fabric_tco::catalog::store::CatalogStore::new(
+        fabric_tco::catalog::CatalogSet::embedded().unwrap(),
+        &[],
+    ));
+    crate::spawn_configured(
+        store,
+        fabric_tco::ServerOptions {
+            request_deadline: deadline,
+            ..Default::default()
+        },
+    )
+    .await
 }
