@@ -687,3 +687,60 @@ mod tests {
         assert!(Query::parse(&long).is_err());
     }
 }
+
+/// The query-parameter table repeats the bounds that `PlanRequest` declares for validation
+/// and OpenAPI; this keeps the two from drifting apart (sweep ranges are checked against the
+/// table, request validation against `PlanRequest`).
+#[cfg(test)]
+mod bounds_match_the_request_schema {
+    use super::*;
+
+    fn resolve<'a>(doc: &'a Value, mut s: &'a Value) -> &'a Value {
+        loop {
+            if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+                let name = r.rsplit('/').next().unwrap_or("");
+                s = &doc["components"]["schemas"][name];
+                continue;
+            }
+            let variants = ["allOf", "oneOf", "anyOf"]
+                .iter()
+                .find_map(|k| s.get(*k).and_then(Value::as_array));
+            match variants.and_then(|v| {
+                v.iter()
+                    .find(|x| x.get("type") != Some(&Value::from("null")))
+            }) {
+                Some(next) => s = next,
+                None => return s,
+            }
+        }
+    }
+
+    #[test]
+    fn every_numeric_parameter_has_the_request_fields_bounds() {
+        let doc = serde_json::to_value(crate::api::openapi_document()).expect("doc");
+        let mut checked = 0;
+        for spec in PLAN_PARAMS {
+            // Decimal inputs are strings in the schema (their bounds live in validator
+            // functions), so only integer and float inputs are compared.
+            let (lo, hi) = match spec.kind {
+                Kind::Int(a, b) => (a as f64, b as f64),
+                Kind::Float(a, b) => (a, b),
+                _ => continue,
+            };
+            let mut s = &doc["components"]["schemas"]["PlanRequest"];
+            for seg in spec.name.split('.') {
+                s = resolve(&doc, &resolve(&doc, s)["properties"][seg]);
+            }
+            let min = s["minimum"].as_f64();
+            let max = s["maximum"].as_f64();
+            assert_eq!(
+                (min, max),
+                (Some(lo), Some(hi)),
+                "{}: query table says {lo}..={hi}, PlanRequest schema says {min:?}..={max:?}",
+                spec.name
+            );
+            checked += 1;
+        }
+        assert!(checked > 10, "only {checked} numeric parameters checked");
+    }
+}
