@@ -552,13 +552,12 @@ pub async fn get_value(
     };
     let cached = plan_from_query(&q, &state)?;
     let plan = &cached.plan;
-    let comparison = match &plan.comparison {
-        Some(c) => Some(to_value(c)?),
-        None => None,
-    };
+    // The plan as a JSON tree, built once per remembered plan (not per request).
+    let tree = cached.tree().map_err(|e| ApiError::internal(&e))?;
+    let comparison = tree.get("comparison").filter(|c| !c.is_null());
     let fabric_json = match fabric {
-        Some(f) => match plan.fabrics.iter().find(|p| p.fabric == f) {
-            Some(p) => Some(to_value(p)?),
+        Some(f) => match plan.fabrics.iter().position(|p| p.fabric == f) {
+            Some(i) => Some(&tree["fabrics"][i]),
             None => {
                 return Err(ApiError::field(
                     "/fabric",
@@ -573,7 +572,7 @@ pub async fn get_value(
         None => None,
     };
     let unknown = |sample: &Value| {
-        let valid = valid_metrics(sample, comparison.as_ref());
+        let valid = valid_metrics(sample, comparison);
         ApiError::field(
             "/metric",
             "unknown_metric",
@@ -581,8 +580,10 @@ pub async fn get_value(
         )
         .with_extra(serde_json::json!({ "valid_metrics": valid }))
     };
+    // A fabric's tree, to list the valid metrics in an error.
+    let sample = fabric_json.unwrap_or(&tree["fabrics"][0]);
     let found = if let Some(rest) = metric.strip_prefix("comparison.") {
-        let Some(c) = &comparison else {
+        let Some(c) = comparison else {
             return Err(ApiError::field(
                 "/metric",
                 "no_comparison",
@@ -603,7 +604,7 @@ pub async fn get_value(
         }
         found
     } else {
-        let Some(fj) = &fabric_json else {
+        let Some(fj) = fabric_json else {
             return Err(ApiError::field(
                 "/fabric",
                 "required",
@@ -612,18 +613,8 @@ pub async fn get_value(
         };
         csv::dig(fj, &metric)
     };
-    // A fabric's tree, to list the valid metrics in an error (built only then).
-    let sample = || -> Result<Value, ApiError> {
-        Ok(match &fabric_json {
-            Some(f) => f.clone(),
-            None => match plan.fabrics.first() {
-                Some(p) => to_value(p)?,
-                None => Value::Null,
-            },
-        })
-    };
     let Some(found) = found else {
-        return Err(unknown(&sample()?));
+        return Err(unknown(sample));
     };
     let Some(text) = plain_number(found) else {
         let what = if found.is_null() {
@@ -636,9 +627,7 @@ pub async fn get_value(
             "not_numeric",
             format!("query parameter 'metric': '{metric}' {what}"),
         )
-        .with_extra(
-            serde_json::json!({ "valid_metrics": valid_metrics(&sample()?, comparison.as_ref()) }),
-        ));
+        .with_extra(serde_json::json!({ "valid_metrics": valid_metrics(sample, comparison) })));
     };
     let tag = etag(&format!(
         "{}-value-{}-{}",
