@@ -42,7 +42,7 @@ impl Fetcher {
 
     /// One fetch of `url`, with `If-None-Match: etag` when given.
     pub async fn fetch(&self, url: &str, etag: Option<&str>) -> FetchOutcome {
-        let shown = super::store::redact_url(url);
+        let shown = redact_url(url);
         let mut req = self.client.get(url).header(ACCEPT, "application/json");
         if let Some(tag) = etag {
             req = req.header(IF_NONE_MATCH, tag);
@@ -175,5 +175,38 @@ fn log_status(s: &SourceStatus) {
             s.consecutive_failures,
             if s.catalog_id.is_some() { format!("its last good catalog, {catalog}") } else { "the local catalogs only".to_string() }
         ),
+    }
+}
+
+/// A URL without user-info and query string, for logs and reports.
+pub fn redact_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) => {
+            let had_query = u.query().is_some();
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.set_query(None);
+            u.set_fragment(None);
+            let mut s = u.to_string();
+            if had_query {
+                s.push_str("?…");
+            }
+            s
+        }
+        Err(_) => "<invalid url>".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_lose_credentials_and_queries() {
+        assert_eq!(
+            redact_url("https://user:secret@prices.example/c.json?token=abc"),
+            "https://prices.example/c.json?…"
+        );
+        assert_eq!(redact_url("http://h:81/c.json"), "http://h:81/c.json");
     }
 }

@@ -16,7 +16,9 @@ use std::time::SystemTime;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::remote::redact_url;
 use super::{Catalog, CatalogSet, LoadError};
+use crate::clock::rfc3339;
 
 /// The state of one remote catalog source, as `/readyz` and `/v1/catalogs` report it.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
@@ -355,52 +357,6 @@ fn compose(local: &[Arc<Catalog>], sources: &[Source]) -> Result<Composed, LoadE
     ))
 }
 
-/// A URL without user-info and query string, for logs and reports.
-pub fn redact_url(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) => {
-            let had_query = u.query().is_some();
-            let _ = u.set_username("");
-            let _ = u.set_password(None);
-            u.set_query(None);
-            u.set_fragment(None);
-            let mut s = u.to_string();
-            if had_query {
-                s.push_str("?…");
-            }
-            s
-        }
-        Err(_) => "<invalid url>".to_string(),
-    }
-}
-
-/// `YYYY-MM-DDTHH:MM:SSZ` (UTC) for a time after the epoch.
-pub fn rfc3339(t: SystemTime) -> String {
-    let secs = t
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,22 +374,6 @@ mod tests {
 
     fn t(secs: u64) -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(secs)
-    }
-
-    #[test]
-    fn timestamps_are_rfc3339_utc() {
-        assert_eq!(rfc3339(t(0)), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(t(1_795_305_600)), "2026-11-22T00:00:00Z");
-        assert_eq!(rfc3339(t(951_782_400 + 3_723)), "2000-02-29T01:02:03Z");
-    }
-
-    #[test]
-    fn urls_lose_credentials_and_queries() {
-        assert_eq!(
-            redact_url("https://user:secret@prices.example/c.json?token=abc"),
-            "https://prices.example/c.json?…"
-        );
-        assert_eq!(redact_url("http://h:81/c.json"), "http://h:81/c.json");
     }
 
     #[test]
