@@ -38,11 +38,7 @@ fn h100_input(gpus: u32, path: FabricPath, workload: Workload) -> PerfInput {
         gpus,
         gpus_per_node: 8,
         nics_per_node: 8,
-        gpu: gpu_default("h100").unwrap_or(GpuSpec {
-            nvlink_ring_busbw_gbytes_per_s: 365.0,
-            nvls_busbw_gbytes_per_s: Some(480.0),
-            gpus_per_node_max: 8,
-        }),
+        gpu: gpu_default("h100").expect("h100 is in the GPU table"),
         nic: NicSpec {
             speed_gbps: 400,
             pcie_gen: 5,
