@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod clock;
 pub mod config;
 pub mod cost;
+pub mod error_code;
 pub mod fabric;
 pub mod logging;
 pub mod perf;
@@ -128,6 +129,7 @@ pub fn build_server(
             .service(SwaggerUi::new("/swagger-ui/{_:.*}").url("/openapi.json", doc.clone()))
             .default_service(web::to(api::fallback))
             .wrap(from_fn(api::middleware::deadline))
+            .wrap(from_fn(api::middleware::refuse_content_encoding))
             .wrap(from_fn(api::middleware::problem_bodies))
             .wrap(from_fn(api::middleware::head_as_get))
             .wrap(from_fn(api::middleware::access_log))

@@ -9,6 +9,8 @@ use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+pub use crate::error_code::ErrorCode;
+
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
@@ -19,9 +21,8 @@ pub struct FieldError {
     /// pointer of the same field (`economics.years` → `/economics/years`).
     #[schema(example = "/topology/oversubscription")]
     pub pointer: String,
-    /// Stable machine code (`range`, `required`, `invalid_type`, `unknown_value`, …).
-    #[schema(example = "range")]
-    pub code: String,
+    /// Stable machine code (`range`, `required`, `invalid_type`, `unknown_field`, …).
+    pub code: ErrorCode,
     /// What is wrong and what is accepted.
     #[schema(example = "must be between 1 and 16")]
     pub detail: String,
@@ -44,8 +45,7 @@ pub struct Problem {
     #[schema(example = "1 field is invalid")]
     pub detail: String,
     /// Stable machine-readable code.
-    #[schema(example = "validation_failed")]
-    pub code: String,
+    pub code: ErrorCode,
     /// The invalid fields (validation problems only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldError>,
@@ -64,15 +64,25 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &str, title: &str, detail: impl Into<String>) -> ApiError {
+    /// A problem with `code`'s status and title.
+    pub fn new(code: ErrorCode, detail: impl Into<String>) -> ApiError {
+        let status =
+            StatusCode::from_u16(code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        ApiError::with_status(status, code, detail)
+    }
+
+    fn with_status(status: StatusCode, code: ErrorCode, detail: impl Into<String>) -> ApiError {
         ApiError {
             status,
             problem: Box::new(Problem {
-                type_uri: format!("https://fabric-tco.dev/problems/{}", code.replace('_', "-")),
-                title: title.to_string(),
+                type_uri: format!(
+                    "https://fabric-tco.dev/problems/{}",
+                    code.as_str().replace('_', "-")
+                ),
+                title: code.title().to_string(),
                 status: status.as_u16(),
                 detail: detail.into(),
-                code: code.to_string(),
+                code,
                 errors: Vec::new(),
                 extra: None,
             }),
@@ -83,12 +93,7 @@ impl ApiError {
 
     /// 400: the body or query could not be parsed at all.
     pub fn malformed(detail: impl Into<String>) -> ApiError {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "malformed_request",
-            "Malformed request",
-            detail,
-        )
+        ApiError::new(ErrorCode::MalformedRequest, detail)
     }
 
     /// 422: parsed, but one or more fields are invalid.
@@ -98,34 +103,27 @@ impl ApiError {
             [one] => format!("{}: {}", one.pointer, one.detail),
             _ => format!("{n} fields are invalid"),
         };
-        let mut e = ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "validation_failed",
-            "Invalid request",
-            detail,
-        );
+        let mut e = ApiError::new(ErrorCode::ValidationFailed, detail);
         e.problem.errors = errors;
         e
     }
 
     /// 422 for one field.
-    pub fn field(pointer: &str, code: &str, detail: impl Into<String>) -> ApiError {
+    pub fn field(pointer: &str, code: ErrorCode, detail: impl Into<String>) -> ApiError {
         ApiError::validation(vec![FieldError {
             pointer: pointer.to_string(),
-            code: code.to_string(),
+            code,
             detail: detail.into(),
         }])
     }
 
     pub fn not_found(detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, "not_found", "Not found", detail)
+        ApiError::new(ErrorCode::NotFound, detail)
     }
 
     pub fn method_not_allowed(allow: String) -> ApiError {
         let mut e = ApiError::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
-            "Method not allowed",
+            ErrorCode::MethodNotAllowed,
             format!("this path allows: {allow}"),
         );
         e.allow = Some(allow);
@@ -134,38 +132,41 @@ impl ApiError {
 
     pub fn payload_too_large(limit: usize) -> ApiError {
         ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
-            "Payload too large",
+            ErrorCode::PayloadTooLarge,
             format!("request bodies are limited to {limit} bytes"),
         )
     }
 
     pub fn unsupported_media_type(detail: impl Into<String>) -> ApiError {
-        ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            "Unsupported media type",
-            detail,
-        )
+        ApiError::new(ErrorCode::UnsupportedMediaType, detail)
     }
 
     /// 500 with an opaque detail; the cause is logged, never returned.
     pub fn internal(cause: &dyn fmt::Display) -> ApiError {
         log::error!("internal error: {cause}");
         ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal_error",
-            "Internal error",
+            ErrorCode::InternalError,
             "the service failed to handle this request; it has been logged",
         )
     }
 
     /// Builds a problem for any status (used by the safety net that converts stray errors).
     pub fn from_status(status: StatusCode) -> ApiError {
+        let code = match status.as_u16() {
+            400 => ErrorCode::MalformedRequest,
+            404 => ErrorCode::NotFound,
+            405 => ErrorCode::MethodNotAllowed,
+            406 => ErrorCode::NotAcceptable,
+            408 => ErrorCode::RequestTimeout,
+            413 => ErrorCode::PayloadTooLarge,
+            414 => ErrorCode::UriTooLong,
+            415 => ErrorCode::UnsupportedMediaType,
+            431 => ErrorCode::HeadersTooLarge,
+            500 => ErrorCode::InternalError,
+            _ => ErrorCode::HttpError,
+        };
         let title = status.canonical_reason().unwrap_or("Error");
-        let code = title.to_ascii_lowercase().replace([' ', '-'], "_");
-        ApiError::new(status, &code, title, title.to_string())
+        ApiError::with_status(status, code, title.to_string())
     }
 
     /// Adds `Retry-After: secs` (503 when busy).

@@ -11,7 +11,7 @@ use actix_web::{FromRequest, HttpRequest, web};
 use serde::de::DeserializeOwned;
 use validator::{Validate, ValidationErrors, ValidationErrorsKind};
 
-use super::error::{ApiError, FieldError};
+use super::error::{ApiError, ErrorCode, FieldError};
 
 /// Largest request body accepted, bytes (256 KiB).
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
@@ -86,45 +86,229 @@ fn check_json_content_type(req: &HttpRequest) -> Result<(), ApiError> {
     }
 }
 
-/// Parses JSON, mapping syntax errors to 400 and data errors (wrong type, unknown variant,
-/// missing field) to 422 with the JSON pointer of the field.
+/// Parses a JSON request body strictly, then types it.
+///
+/// 1. Syntax: one JSON value and nothing after it, no key twice in any object (anywhere in the
+///    document: serde's last-wins would silently drop one), and the top level an object — else
+///    400 (422 for a duplicate key, naming it).
+/// 2. Types: the value is deserialised into `T`; a wrong type, an unknown field or a bad value
+///    is a 422 naming the field's JSON pointer, in words (never a Rust type name).
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    match serde_path_to_error::deserialize::<_, T>(de) {
+    let value = strict_value(bytes)?;
+    from_value(value)
+}
+
+/// Deserialises an already strict-parsed JSON value into `T` (422 naming the field).
+pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ApiError> {
+    match serde_path_to_error::deserialize::<_, T>(value) {
         Ok(v) => Ok(v),
         Err(e) => {
             let pointer = path_to_pointer(e.path());
-            let inner = e.into_inner();
-            use serde_json::error::Category;
-            match inner.classify() {
-                Category::Syntax | Category::Eof | Category::Io => Err(ApiError::malformed(
-                    format!("the body is not valid JSON: {inner}"),
-                )),
-                Category::Data => {
-                    let msg = strip_position(&inner.to_string());
-                    // serde reports a missing or unknown field at its parent: name the field.
-                    let named = |prefix: &str| {
-                        msg.strip_prefix(prefix)
-                            .and_then(|rest| rest.split('`').next())
-                            .map(|f| {
-                                let last = format!("/{}", escape_pointer(f));
-                                if pointer.ends_with(&last) {
-                                    pointer.clone()
-                                } else {
-                                    format!("{pointer}{last}")
-                                }
-                            })
-                    };
-                    if let Some(p) = named("missing field `") {
-                        Err(ApiError::field(&p, "required", msg))
-                    } else if let Some(p) = named("unknown field `") {
-                        Err(ApiError::field(&p, "unknown_field", msg))
-                    } else {
-                        Err(ApiError::field(&pointer, "invalid_type", msg))
-                    }
-                }
-            }
+            let msg = e.into_inner().to_string();
+            Err(data_error(&pointer, &msg))
         }
+    }
+}
+
+/// A data error (wrong type, unknown field, bad value) as a 422 naming the field.
+fn data_error(pointer: &str, msg: &str) -> ApiError {
+    // serde reports a missing or unknown field at its parent: name the field itself.
+    let named = |prefix: &str| {
+        msg.strip_prefix(prefix)
+            .and_then(|rest| rest.split('`').next())
+            .map(|f| {
+                let last = format!("/{}", escape_pointer(f));
+                if pointer.ends_with(&last) {
+                    pointer.to_string()
+                } else {
+                    format!("{pointer}{last}")
+                }
+            })
+    };
+    if let Some(p) = named("missing field `") {
+        ApiError::field(&p, ErrorCode::Required, "required")
+    } else if let Some(p) = named("unknown field `") {
+        let allowed = msg
+            .split_once(", expected ")
+            .map(|(_, rest)| format!(" (allowed here: {})", rest.replace("one of ", "")))
+            .unwrap_or_default();
+        ApiError::field(
+            &p,
+            ErrorCode::UnknownField,
+            format!("unknown field{allowed}"),
+        )
+    } else if let Some(p) = named("duplicate field `") {
+        ApiError::field(&p, ErrorCode::DuplicateKey, "given more than once")
+    } else {
+        ApiError::field(pointer, ErrorCode::InvalidType, humanize(msg))
+    }
+}
+
+/// serde's messages in the user's terms: "invalid type: string \"x\", expected u32" →
+/// "expected an integer, got the string \"x\"".
+pub fn humanize(msg: &str) -> String {
+    let (head, expected) = match msg.split_once(", expected ") {
+        Some((h, e)) => (h, Some(e)),
+        None => (msg, None),
+    };
+    let got = head
+        .strip_prefix("invalid type: ")
+        .or_else(|| head.strip_prefix("invalid value: "))
+        .map(|g| {
+            let g = g.replace('`', "");
+            match g.split_once(' ') {
+                Some(("string", rest)) => format!("the string {rest}"),
+                Some(("integer" | "floating", rest)) => {
+                    format!("the number {}", rest.trim_start_matches("point "))
+                }
+                _ => g,
+            }
+        });
+    let expected = expected.map(|e| {
+        let e = e.trim();
+        if e.starts_with("u8")
+            || e.starts_with("u16")
+            || e.starts_with("u32")
+            || e.starts_with("u64")
+            || e.starts_with("i32")
+            || e.starts_with("i64")
+        {
+            "a whole number".to_string()
+        } else if e.starts_with("f64") || e.starts_with("f32") {
+            "a number".to_string()
+        } else if e.starts_with("struct ") || e.starts_with("a map") {
+            "an object".to_string()
+        } else if e.starts_with("a sequence") {
+            "a list".to_string()
+        } else if e.starts_with("a boolean") {
+            "true or false".to_string()
+        } else if e.contains("Decimal") {
+            "a decimal number, as a string (\"0.085\") or a number".to_string()
+        } else {
+            e.replace('`', "'")
+        }
+    });
+    match (got, expected) {
+        (Some(g), Some(e)) => format!("expected {e}, got {g}"),
+        (None, Some(e)) => format!("{head}; expected {e}"),
+        (Some(g), None) => format!("invalid: {g}"),
+        (None, None) => head.to_string(),
+    }
+}
+
+/// Parses one JSON value with nothing after it, refusing a key given twice in any object and
+/// a top level that is not an object (400; a duplicate key is a 422 naming it).
+pub fn strict_value(bytes: &[u8]) -> Result<serde_json::Value, ApiError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let parsed = serde_path_to_error::deserialize::<_, StrictValue>(&mut de);
+    if parsed.is_ok()
+        && let Err(e) = de.end()
+    {
+        let msg = strip_position(&e.to_string());
+        return Err(ApiError::malformed(format!(
+            "the body has data after the JSON value: send exactly one object ({msg})"
+        )));
+    }
+    let value = match parsed {
+        Ok(StrictValue(v)) => v,
+        Err(e) => {
+            let pointer = path_to_pointer(e.path());
+            let inner = e.into_inner();
+            let msg = strip_position(&inner.to_string());
+            if let Some(key) = msg
+                .strip_prefix(DUPLICATE_KEY)
+                .and_then(|r| r.strip_suffix('`'))
+            {
+                let last = format!("/{}", escape_pointer(key));
+                let p = if pointer.ends_with(&last) {
+                    pointer
+                } else {
+                    format!("{pointer}{last}")
+                };
+                return Err(ApiError::field(
+                    &p,
+                    ErrorCode::DuplicateKey,
+                    "this key appears more than once in its object",
+                ));
+            }
+            let what = if inner.is_eof() {
+                "the body ends before the JSON value does"
+            } else if msg.starts_with("trailing characters") {
+                "the body has data after the JSON value: send exactly one object"
+            } else {
+                "the body is not valid JSON"
+            };
+            return Err(ApiError::malformed(format!("{what} ({msg})")));
+        }
+    };
+    if !value.is_object() {
+        return Err(ApiError::malformed(
+            "the body must be a JSON object (e.g. {\"gpus\": 1024})",
+        ));
+    }
+    Ok(value)
+}
+
+const DUPLICATE_KEY: &str = "duplicate key `";
+
+/// A JSON value whose objects never repeat a key.
+struct StrictValue(serde_json::Value);
+
+impl<'de> serde::Deserialize<'de> for StrictValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(StrictValue)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(StrictValue(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(serde_json::Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!("{DUPLICATE_KEY}{key}`")));
+            }
+            let StrictValue(v) = map.next_value()?;
+            out.insert(key, v);
+        }
+        Ok(serde_json::Value::Object(out))
     }
 }
 
@@ -190,7 +374,7 @@ fn collect(errs: &ValidationErrors, prefix: &str, out: &mut Vec<FieldError>) {
                         .unwrap_or_else(|| describe(e));
                     out.push(FieldError {
                         pointer: pointer.clone(),
-                        code: e.code.to_string(),
+                        code: ErrorCode::from_validator(&e.code),
                         detail,
                     });
                 }

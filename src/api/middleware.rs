@@ -1,6 +1,7 @@
 //! Cross-cutting HTTP behaviour: HEAD answered as GET without a body, every error body as
 //! problem+json, one log line per request.
 
+use crate::error_code::ErrorCode;
 use std::time::Instant;
 
 use actix_web::body::{EitherBody, MessageBody};
@@ -21,6 +22,30 @@ pub async fn head_as_get(
         req.head_mut().method = Method::GET;
     }
     next.call(req).await
+}
+
+/// Request bodies are never decompressed (actix-web's decoders are not compiled in), so a
+/// `Content-Encoding` other than `identity` is refused with 415 before any byte is read: a
+/// small compressed body can never expand in memory.
+pub async fn refuse_content_encoding(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
+    let encoding = req
+        .headers()
+        .get_all(header::CONTENT_ENCODING)
+        .map(|v| v.to_str().unwrap_or("?").trim().to_ascii_lowercase())
+        .find(|v| !v.is_empty() && v != "identity");
+    match encoding {
+        None => Ok(next.call(req).await?.map_into_left_body()),
+        Some(enc) => {
+            let e = ApiError::unsupported_media_type(format!(
+                "request bodies must not be compressed: Content-Encoding '{enc}' is not accepted \
+                 (send the JSON uncompressed; it is limited to 256 KiB)"
+            ));
+            Ok(req.into_response(e.error_response()).map_into_right_body())
+        }
+    }
 }
 
 /// Safety net: any 4xx/5xx response whose body is not problem+json (a framework default, a
@@ -70,9 +95,7 @@ pub async fn deadline(
     match actix_web::rt::time::timeout(limit, next.call(req)).await {
         Ok(res) => res,
         Err(_) => Err(ApiError::new(
-            actix_web::http::StatusCode::REQUEST_TIMEOUT,
-            "request_timeout",
-            "Request timeout",
+            ErrorCode::RequestTimeout,
             format!(
                 "the request was not received and answered within {} s",
                 limit.as_secs_f64()

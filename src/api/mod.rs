@@ -143,16 +143,20 @@ impl RouteTable {
     }
 }
 
+/// Path segments; a trailing slash is an empty last segment, so `/healthz/` is not `/healthz`.
 fn split(path: &str) -> Vec<String> {
-    path.split('/')
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
+    path.split('/').skip(1).map(str::to_string).collect()
 }
 
-/// Answers requests no handler took: OPTIONS on a known path → 204 with `Allow`; another
-/// method on a known path → 405 with `Allow`; anything else → 404. Always problem+json.
+/// Answers requests no handler took: `/swagger-ui` → 308 to `/swagger-ui/`; OPTIONS on a known
+/// path → 204 with `Allow`; another method on a known path → 405 with `Allow`; anything else
+/// (slash variants of known paths included) → 404. Always problem+json.
 pub async fn fallback(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    if req.path() == "/swagger-ui" {
+        return Ok(HttpResponse::PermanentRedirect()
+            .insert_header(("Location", "/swagger-ui/"))
+            .finish());
+    }
     let routes = req
         .app_data::<actix_web::web::Data<AppState>>()
         .map(|s| Arc::clone(&s.routes))

@@ -11,7 +11,7 @@ use crate::plan::{Plan, PlanError, PlanRequest};
 
 impl From<PlanError> for ApiError {
     fn from(e: PlanError) -> ApiError {
-        ApiError::field(&e.pointer, &e.code, e.detail)
+        ApiError::field(&e.pointer, e.code, e.detail)
     }
 }
 

@@ -43,10 +43,10 @@ impl CostError {
     }
 
     /// A stable machine code: `cost_overflow` or `cost_invalid_input`.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> crate::error_code::ErrorCode {
         match self {
-            CostError::Overflow { .. } => "cost_overflow",
-            CostError::Invalid { .. } => "cost_invalid_input",
+            CostError::Overflow { .. } => crate::error_code::ErrorCode::CostOverflow,
+            CostError::Invalid { .. } => crate::error_code::ErrorCode::CostInvalidInput,
         }
     }
 }

@@ -13,6 +13,7 @@
 use super::PlanError;
 use crate::catalog::{Catalog, Nic, Provenance, Switch, TierCabling, Transceiver};
 use crate::cost::{BomLine, Category};
+use crate::error_code::ErrorCode;
 use crate::sizing::Topology;
 
 /// A BOM line with where its quantity and price come from.
@@ -102,14 +103,14 @@ fn module<'a>(
     let t = ctx.catalog.transceiver(sku).ok_or_else(|| {
         PlanError::field(
             pointer,
-            "unknown_sku",
+            ErrorCode::UnknownSku,
             format!("no transceiver '{sku}' in the catalog"),
         )
     })?;
     if t.link_speed_gbps != link_speed_gbps {
         return Err(PlanError::field(
             pointer,
-            "wrong_link_speed",
+            ErrorCode::WrongLinkSpeed,
             format!(
                 "transceiver '{sku}' serves {} Gb/s links; this fabric's links run at {link_speed_gbps} Gb/s",
                 t.link_speed_gbps
@@ -126,7 +127,7 @@ fn ceil_div(a: u64, b: u64) -> u64 {
 fn overflow(what: &str) -> PlanError {
     PlanError::field(
         "/gpus",
-        "too_large",
+        ErrorCode::TooLarge,
         format!("the cluster is too large to count {what}"),
     )
 }
@@ -198,7 +199,7 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
         let cable = ctx.catalog.cable(&cab.cable).ok_or_else(|| {
             PlanError::field(
                 &format!("{}/{tier}/cable", ctx.pointer_for_cabling),
-                "unknown_sku",
+                ErrorCode::UnknownSku,
                 format!("no cable '{}' in the catalog", cab.cable),
             )
         })?;

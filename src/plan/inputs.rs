@@ -2,6 +2,7 @@
 //! checked. Produces the concrete values the pipeline uses and the normalized request that the
 //! plan echoes as `inputs` (post it back and you get the same plan).
 
+use crate::error_code::ErrorCode;
 use std::sync::Arc;
 
 use rust_decimal::Decimal;
@@ -62,7 +63,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             let known: Vec<&str> = catalogs.all().iter().map(|c| c.id()).collect();
             PlanError::field(
                 "/catalog",
-                "unknown_catalog",
+                ErrorCode::UnknownCatalog,
                 format!("no catalog '{id}'; loaded: {}", known.join(", ")),
             )
         })?),
@@ -75,7 +76,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         let known: Vec<&str> = catalog.data.gpus.iter().map(|g| g.id.as_str()).collect();
         PlanError::field(
             "/gpu_model",
-            "unknown_gpu_model",
+            ErrorCode::UnknownGpuModel,
             format!(
                 "no GPU '{gpu_id}' in catalog '{}'; known: {}",
                 catalog.id(),
@@ -94,7 +95,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     if !nic_speed_gbps.is_multiple_of(planes) {
         return Err(PlanError::field(
             "/topology/planes",
-            "planes_do_not_divide",
+            ErrorCode::PlanesDoNotDivide,
             format!("{planes} planes cannot split a {nic_speed_gbps} Gb/s NIC into equal links"),
         ));
     }
@@ -102,14 +103,14 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         let sw = catalog.switch(sku).ok_or_else(|| {
             PlanError::field(
                 "/topology/switch_sku",
-                "unknown_sku",
+                ErrorCode::UnknownSku,
                 format!("no switch '{sku}' in catalog '{}'", catalog.id()),
             )
         })?;
         if let Some(f) = fabrics.iter().find(|f| !sw.fabrics.contains(f)) {
             return Err(PlanError::field(
                 "/topology/switch_sku",
-                "switch_cannot_run_fabric",
+                ErrorCode::SwitchCannotRunFabric,
                 format!(
                     "switch '{sku}' cannot run {}; request only the fabrics it runs ({})",
                     f.as_str(),
@@ -215,7 +216,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
                     "/prices/overrides/{}",
                     sku.replace('~', "~0").replace('/', "~1")
                 ),
-                "unknown_sku",
+                ErrorCode::UnknownSku,
                 format!("no SKU '{sku}' in catalog '{}'", catalog.id()),
             ));
         }

@@ -7,6 +7,7 @@ pub mod inputs;
 pub mod request;
 pub mod sweep;
 
+use crate::error_code::ErrorCode;
 use rust_decimal::Decimal;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -26,16 +27,16 @@ pub struct PlanError {
     /// JSON pointer of the input at fault.
     pub pointer: String,
     /// Stable machine code.
-    pub code: String,
+    pub code: ErrorCode,
     /// What is wrong and what would work.
     pub detail: String,
 }
 
 impl PlanError {
-    pub fn field(pointer: &str, code: &str, detail: impl Into<String>) -> PlanError {
+    pub fn field(pointer: &str, code: ErrorCode, detail: impl Into<String>) -> PlanError {
         PlanError {
             pointer: pointer.to_string(),
-            code: code.to_string(),
+            code,
             detail: detail.into(),
         }
     }
@@ -164,7 +165,7 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
         let profile = catalog.profile(fabric).ok_or_else(|| {
             PlanError::field(
                 "/fabrics",
-                "no_profile",
+                ErrorCode::NoProfile,
                 format!(
                     "catalog '{}' has no {} profile",
                     catalog.id(),
@@ -178,7 +179,7 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
             None => profile.switch_by_link_speed.get(&link_speed.to_string()).cloned().ok_or_else(|| {
                 PlanError::field(
                     "/nic_speed_gbps",
-                    "no_switch_for_speed",
+                    ErrorCode::NoSwitchForSpeed,
                     format!(
                         "the {} profile has no switch for {link_speed} Gb/s links ({} Gb/s NIC over {} plane(s)); it has: {}",
                         fabric.as_str(),
@@ -192,7 +193,7 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
         let switch = catalog.switch(&switch_sku).ok_or_else(|| {
             PlanError::field(
                 "/topology/switch_sku",
-                "unknown_sku",
+                ErrorCode::UnknownSku,
                 format!("no switch '{switch_sku}'"),
             )
         })?;
@@ -202,7 +203,7 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
             .ok_or_else(|| {
                 PlanError::field(
                     "/nic_speed_gbps",
-                    "no_nic_for_speed",
+                    ErrorCode::NoNicForSpeed,
                     format!(
                         "the {} profile has no {} Gb/s NIC",
                         fabric.as_str(),
@@ -213,7 +214,7 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
         let nic = catalog.nic(nic_sku).ok_or_else(|| {
             PlanError::field(
                 "/nic_speed_gbps",
-                "unknown_sku",
+                ErrorCode::UnknownSku,
                 format!("no NIC '{nic_sku}'"),
             )
         })?;
@@ -254,7 +255,7 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
             over.clone().or_else(|| from_profile.cloned()).ok_or_else(|| {
                 PlanError::field(
                     "/nic_speed_gbps",
-                    "no_cabling_for_speed",
+                    ErrorCode::NoCablingForSpeed,
                     format!(
                         "the {} profile has no {tier} cabling for {} Gb/s links; give topology.cabling.{tier}",
                         fabric.as_str(),
@@ -349,7 +350,9 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
             .leaf_switches
             .checked_add(topology.spine_switches)
             .and_then(|s| s.checked_add(topology.core_switches))
-            .ok_or_else(|| PlanError::field("/gpus", "too_large", "too many switches to count"))?;
+            .ok_or_else(|| {
+                PlanError::field("/gpus", ErrorCode::TooLarge, "too many switches to count")
+            })?;
         let cost = cost::fabric_cost(
             &FabricCostInput {
                 fabric,
@@ -467,5 +470,5 @@ fn perf_error(e: perf::PerfError) -> PlanError {
             }
         }
     };
-    PlanError::field(&pointer, "performance_model", e.to_string())
+    PlanError::field(&pointer, ErrorCode::PerformanceModel, e.to_string())
 }

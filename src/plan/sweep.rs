@@ -5,6 +5,7 @@
 //! patches the base request and runs the same parse, validation and planning as
 //! `POST /v1/plans`).
 
+use crate::error_code::ErrorCode;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -72,14 +73,14 @@ pub struct Axis {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SweepError {
     pub field: String,
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub detail: String,
 }
 
 fn invalid(field: String, detail: String) -> SweepError {
     SweepError {
         field,
-        code: "invalid_sweep",
+        code: ErrorCode::InvalidSweep,
         detail,
     }
 }
@@ -194,7 +195,7 @@ impl Spec {
             if points > MAX_PLANS {
                 return Err(SweepError {
                     field: "steps".into(),
-                    code: "too_many_plans",
+                    code: ErrorCode::TooManyPlans,
                     detail: format!(
                         "a {} × {} grid is {points} plans; at most {MAX_PLANS} per sweep",
                         first.values.len(),
@@ -293,7 +294,7 @@ pub fn run<E>(
         if used.get() > MAX_PLANS {
             return Err(RunError::Sweep(SweepError {
                 field: "steps".into(),
-                code: "too_many_plans",
+                code: ErrorCode::TooManyPlans,
                 detail: format!(
                     "this sweep needs more than {MAX_PLANS} plans (values plus bisection); use fewer values"
                 ),
@@ -506,7 +507,7 @@ mod tests {
         };
         assert!(Spec::new(ax("gpus", 100), Some(ax("economics.years", 100))).is_ok());
         let e = Spec::new(ax("gpus", 101), Some(ax("economics.years", 100))).expect_err("cap");
-        assert_eq!(e.code, "too_many_plans");
+        assert_eq!(e.code, ErrorCode::TooManyPlans);
         let e = Spec::new(ax("gpus", 2), Some(ax("gpus", 2))).expect_err("same input");
         assert_eq!(e.field, "vary2");
     }

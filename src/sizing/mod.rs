@@ -198,18 +198,19 @@ pub enum SizingError {
 
 impl SizingError {
     /// A stable machine code for API errors.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> crate::error_code::ErrorCode {
+        use crate::error_code::ErrorCode;
         match self {
-            SizingError::Zero { .. } => "zero_value",
-            SizingError::Oversubscription { .. } => "oversubscription_out_of_range",
-            SizingError::MaxTiers { .. } => "max_tiers_out_of_range",
-            SizingError::PlanesDoNotDivideNicSpeed { .. } => "planes_do_not_divide_nic_speed",
-            SizingError::UnsupportedLinkSpeed { .. } => "unsupported_link_speed",
-            SizingError::LeafSplit { .. } => "no_leaf_downlinks_or_uplinks",
-            SizingError::NodeExceedsLeaf { .. } => "node_exceeds_leaf",
-            SizingError::ExceedsTierCeiling { .. } => "exceeds_tier_ceiling",
-            SizingError::LeavesExceedTierLimit { .. } => "exceeds_tier_leaf_limit",
-            SizingError::Overflow { .. } => "overflow",
+            SizingError::Zero { .. } => ErrorCode::ZeroValue,
+            SizingError::Oversubscription { .. } => ErrorCode::OversubscriptionOutOfRange,
+            SizingError::MaxTiers { .. } => ErrorCode::MaxTiersOutOfRange,
+            SizingError::PlanesDoNotDivideNicSpeed { .. } => ErrorCode::PlanesDoNotDivideNicSpeed,
+            SizingError::UnsupportedLinkSpeed { .. } => ErrorCode::UnsupportedLinkSpeed,
+            SizingError::LeafSplit { .. } => ErrorCode::NoLeafDownlinksOrUplinks,
+            SizingError::NodeExceedsLeaf { .. } => ErrorCode::NodeExceedsLeaf,
+            SizingError::ExceedsTierCeiling { .. } => ErrorCode::ExceedsTierCeiling,
+            SizingError::LeavesExceedTierLimit { .. } => ErrorCode::ExceedsTierLeafLimit,
+            SizingError::Overflow { .. } => ErrorCode::Overflow,
         }
     }
 

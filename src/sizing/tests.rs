@@ -351,7 +351,7 @@ fn three_tier_ceiling_error_names_the_limit() {
         "65,544 endpoints per plane exceed the three-tier ceiling of 65,536 \
          (k^3/4 with k = 64 ports of 400G on nvidia-qm9700)"
     );
-    assert_eq!(err.code(), "exceeds_tier_ceiling");
+    assert_eq!(err.code().as_str(), "exceeds_tier_ceiling");
     // One SU less fits: 65,536 GPUs = 2,048 SU·leaves = k²/2.
     let t = size(&cluster(65_536, 8, 400), &qm9700(), &opts(1, 1.0, 3)).expect("fits");
     assert_eq!(summary(&t), (3, 2048, 2048, 1024, 65_536, 65_536, 65_536));
@@ -386,7 +386,7 @@ fn leaves_rounded_to_sus_can_exceed_a_tier() {
         nic_speed_gbps: 400,
     };
     let err = size(&c, &qm9700(), &opts(1, 1.0, 2)).unwrap_err();
-    assert_eq!(err.code(), "exceeds_tier_leaf_limit");
+    assert_eq!(err.code().as_str(), "exceeds_tier_leaf_limit");
     assert!(err.to_string().contains("66 leaves per plane"), "{err}");
     let t = size(&c, &qm9700(), &opts(1, 1.0, 3)).expect("three tiers");
     assert_eq!(t.tiers, 3);
@@ -398,28 +398,28 @@ fn invalid_inputs_are_errors() {
     let ok = opts(1, 1.0, 3);
     // 800G links on a 400G switch: unsupported.
     let err = size(&cluster(1024, 8, 800), &sw, &ok).unwrap_err();
-    assert_eq!(err.code(), "unsupported_link_speed");
+    assert_eq!(err.code().as_str(), "unsupported_link_speed");
     assert!(err.to_string().contains("cannot run 800G"), "{err}");
     // 300G links: not a breakout of 800G.
     let mut odd = eth_64x800();
     odd.link_speeds_gbps.push(300);
     let err = size(&cluster(1024, 8, 300), &odd, &ok).unwrap_err();
-    assert_eq!(err.code(), "unsupported_link_speed");
+    assert_eq!(err.code().as_str(), "unsupported_link_speed");
     // 400G NIC over 3 planes.
     let err = size(&cluster(1024, 8, 400), &sw, &opts(3, 1.0, 3)).unwrap_err();
-    assert_eq!(err.code(), "planes_do_not_divide_nic_speed");
+    assert_eq!(err.code().as_str(), "planes_do_not_divide_nic_speed");
     // 400G NIC over 2 planes = 200G links: QM9700 supports NDR200.
     let t = size(&cluster(1024, 8, 400), &sw, &opts(2, 1.0, 3)).expect("200G links");
     assert_eq!((t.link_speed_gbps, t.radix), (200, 128));
     for o in [0.5, f64::NAN, f64::INFINITY, -1.0] {
         let err = size(&cluster(1024, 8, 400), &sw, &opts(1, o, 3)).unwrap_err();
-        assert_eq!(err.code(), "oversubscription_out_of_range");
+        assert_eq!(err.code().as_str(), "oversubscription_out_of_range");
     }
     // 63:1 still leaves one uplink (d = floor(64·63/64) = 63); a ratio near infinity none.
     let t = size(&cluster(1024, 8, 400), &sw, &opts(1, 63.0, 3)).expect("one uplink");
     assert_eq!((t.leaf_downlinks, t.leaf_uplinks), (63, 1));
     let err = size(&cluster(1024, 8, 400), &sw, &opts(1, 1e15, 3)).unwrap_err();
-    assert_eq!(err.code(), "no_leaf_downlinks_or_uplinks");
+    assert_eq!(err.code().as_str(), "no_leaf_downlinks_or_uplinks");
     for tiers in [0, 1, 4] {
         let err = size(&cluster(1024, 8, 400), &sw, &opts(1, 1.0, tiers)).unwrap_err();
         assert_eq!(err, SizingError::MaxTiers { value: tiers });
@@ -456,7 +456,7 @@ fn invalid_inputs_are_errors() {
     let mut o = ok.clone();
     o.rail_optimized = false;
     let err = size(&cluster(64, 8, 400), &small, &o).unwrap_err();
-    assert_eq!(err.code(), "node_exceeds_leaf");
+    assert_eq!(err.code().as_str(), "node_exceeds_leaf");
 }
 
 #[test]
@@ -469,7 +469,7 @@ fn absurd_switches_do_not_panic() {
         ports_per_cage: 1,
     };
     let err = size(&cluster(1_000_000, 8, 100), &huge, &opts(1, 1.0, 3)).unwrap_err();
-    assert_eq!(err.code(), "overflow");
+    assert_eq!(err.code().as_str(), "overflow");
 }
 
 // ------------------------------------------------------------------------------- contract

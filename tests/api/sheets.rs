@@ -433,7 +433,7 @@ async fn malformed_parameters_are_named_and_unknown_ones_ignored() {
     let p = assert_problem(app.get("/v1/plans?economics.years=5").await, 422).await;
     assert_eq!(p["errors"][0]["pointer"], "/gpus");
     let p = assert_problem(app.get("/v1/plans?gpus=8&gpus=16").await, 422).await;
-    assert_eq!(p["errors"][0]["code"], "duplicate");
+    assert_eq!(p["errors"][0]["code"], "duplicate_key");
     let p = assert_problem(app.get("/v1/plans?gpus=8&fabrics=roce,ethernet").await, 422).await;
     assert!(
         p["errors"][0]["pointer"]

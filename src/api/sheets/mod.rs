@@ -9,6 +9,7 @@ pub mod metrics;
 pub mod query;
 pub mod sweeps;
 
+use crate::error_code::ErrorCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use serde::Serialize;
@@ -55,7 +56,7 @@ pub fn negotiate(req: &HttpRequest, q: Option<&Query>) -> Result<Format, ApiErro
             "json" => Ok(Format::Json),
             other => Err(ApiError::field(
                 "/format",
-                "unknown_value",
+                ErrorCode::UnknownValue,
                 format!("query parameter 'format' must be 'json' or 'csv' (got '{other}')"),
             )),
         };
@@ -533,7 +534,7 @@ pub async fn get_value(
         .ok_or_else(|| {
             ApiError::field(
                 "/metric",
-                "required",
+                ErrorCode::Required,
                 "query parameter 'metric' is required (e.g. metric=tco.total_usd)",
             )
         })?
@@ -543,7 +544,7 @@ pub async fn get_value(
         Some(f) => Some(Fabric::parse(f).ok_or_else(|| {
             ApiError::field(
                 "/fabric",
-                "unknown_value",
+                ErrorCode::UnknownValue,
                 format!(
                     "query parameter 'fabric' must be infiniband, roce or roce_adaptive (got '{f}')"
                 ),
@@ -561,7 +562,7 @@ pub async fn get_value(
             None => {
                 return Err(ApiError::field(
                     "/fabric",
-                    "not_in_plan",
+                    ErrorCode::NotInPlan,
                     format!(
                         "query parameter 'fabric': {} is not among the planned fabrics (see 'fabrics')",
                         f.as_str()
@@ -575,7 +576,7 @@ pub async fn get_value(
         let valid = valid_metrics(sample, comparison);
         ApiError::field(
             "/metric",
-            "unknown_metric",
+            ErrorCode::UnknownMetric,
             format!("query parameter 'metric': unknown metric '{metric}'; extra.valid_metrics lists the valid ones"),
         )
         .with_extra(serde_json::json!({ "valid_metrics": valid }))
@@ -586,7 +587,7 @@ pub async fn get_value(
         let Some(c) = comparison else {
             return Err(ApiError::field(
                 "/metric",
-                "no_comparison",
+                ErrorCode::NoComparison,
                 "query parameter 'metric': a comparison needs at least two fabrics",
             ));
         };
@@ -598,7 +599,7 @@ pub async fn get_value(
         {
             return Err(ApiError::field(
                 "/fabric",
-                "required",
+                ErrorCode::Required,
                 format!("query parameter 'fabric' is required for metric '{metric}'"),
             ));
         }
@@ -607,7 +608,7 @@ pub async fn get_value(
         let Some(fj) = fabric_json else {
             return Err(ApiError::field(
                 "/fabric",
-                "required",
+                ErrorCode::Required,
                 format!("query parameter 'fabric' is required for metric '{metric}'"),
             ));
         };
@@ -624,7 +625,7 @@ pub async fn get_value(
         };
         return Err(ApiError::field(
             "/metric",
-            "not_numeric",
+            ErrorCode::NotNumeric,
             format!("query parameter 'metric': '{metric}' {what}"),
         )
         .with_extra(serde_json::json!({ "valid_metrics": valid_metrics(sample, comparison) })));

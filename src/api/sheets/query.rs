@@ -5,11 +5,11 @@
 //! One table ([`PLAN_PARAMS`]) drives both the parsing and the OpenAPI parameters, so the
 //! documented limits cannot drift from what the query parser accepts.
 
+use crate::error_code::ErrorCode;
 use std::str::FromStr;
 use std::sync::Arc;
 
 use actix_web::HttpRequest;
-use actix_web::http::StatusCode;
 use rust_decimal::Decimal;
 use serde_json::{Map, Value};
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn, ParameterStyle};
@@ -307,9 +307,7 @@ impl Query {
     pub fn parse(qs: &str) -> Result<Query, ApiError> {
         if qs.len() > MAX_QUERY_BYTES {
             return Err(ApiError::new(
-                StatusCode::URI_TOO_LONG,
-                "uri_too_long",
-                "URI too long",
+                ErrorCode::UriTooLong,
                 format!(
                     "the query string is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
                     qs.len()
@@ -375,7 +373,7 @@ impl Query {
 fn duplicate(name: &str) -> ApiError {
     ApiError::field(
         &pointer_of(name),
-        "duplicate",
+        ErrorCode::DuplicateKey,
         format!("query parameter '{name}' is given more than once"),
     )
 }

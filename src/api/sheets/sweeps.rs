@@ -7,11 +7,11 @@
 //! A value that cannot be planned (out of range, beyond the tier ceiling, …) fails the whole
 //! sweep with a 422 naming the input and the value: a chart with silent holes would mislead.
 
+use crate::error_code::ErrorCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -142,7 +142,7 @@ fn domain(kind: Kind) -> Domain {
 }
 
 fn bad(field: &str, detail: impl Into<String>) -> ApiError {
-    ApiError::field(&format!("/{field}"), "invalid_sweep", detail)
+    ApiError::field(&format!("/{field}"), ErrorCode::InvalidSweep, detail)
 }
 
 fn sweep_error(e: SweepError) -> ApiError {
@@ -245,9 +245,7 @@ fn plan_at(
             &first
                 .map(|f| f.pointer.clone())
                 .unwrap_or_else(|| pointer_of(&c.spec.first.name)),
-            &first
-                .map(|f| f.code.clone())
-                .unwrap_or_else(|| p.code.clone()),
+            first.map(|f| f.code).unwrap_or(p.code),
             format!(
                 "at {label}: {}",
                 first
@@ -275,9 +273,7 @@ fn run(
             && Instant::now() >= until
         {
             return Err(ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "sweep_too_slow",
-                "Sweep stopped",
+                ErrorCode::SweepTooSlow,
                 format!(
                     "the sweep did not finish within its {:.1} s time budget; use fewer values",
                     limit.as_secs_f64()
@@ -331,9 +327,7 @@ async fn run_blocking(
     if running.fetch_add(1, Ordering::SeqCst) >= MAX_CONCURRENT_SWEEPS {
         running.fetch_sub(1, Ordering::SeqCst);
         return Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "busy",
-            "Too many sweeps",
+            ErrorCode::Busy,
             format!("{MAX_CONCURRENT_SWEEPS} sweeps are running; retry in a second"),
         )
         .with_retry_after(1));
@@ -679,7 +673,7 @@ pub async fn post_sweep(
     if !b.base.is_object() {
         return Err(ApiError::field(
             "/base",
-            "invalid_type",
+            ErrorCode::InvalidType,
             "'base' must be a plan request object",
         ));
     }
@@ -726,7 +720,9 @@ pub async fn post_sweep(
 /// In a POST sweep, plan inputs live under `/base`.
 fn prefix_base(e: ApiError) -> ApiError {
     let p = e.problem();
-    if p.status != 422 || p.errors.is_empty() || p.errors.iter().any(|f| f.code == "too_many_plans")
+    if p.status != 422
+        || p.errors.is_empty()
+        || p.errors.iter().any(|f| f.code == ErrorCode::TooManyPlans)
     {
         return e;
     }
