@@ -24,7 +24,7 @@ pub struct ValidJson<T>(pub T);
 
 impl<T> FromRequest for ValidJson<T>
 where
-    T: DeserializeOwned + Validate + 'static,
+    T: DeserializeOwned + Validate + super::shape::Shaped + 'static,
 {
     type Error = ApiError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
@@ -52,7 +52,9 @@ where
             if bytes.len() > MAX_BODY_BYTES {
                 return Err(ApiError::payload_too_large(MAX_BODY_BYTES));
             }
-            let value = parse_json::<T>(&bytes)?;
+            let json = strict_value(&bytes)?;
+            T::shape().check(&json)?;
+            let value = from_value::<T>(json)?;
             validate(&value)?;
             Ok(ValidJson(value))
         })
@@ -111,7 +113,7 @@ pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, Ap
 }
 
 /// A data error (wrong type, unknown field, bad value) as a 422 naming the field.
-fn data_error(pointer: &str, msg: &str) -> ApiError {
+pub fn data_error(pointer: &str, msg: &str) -> ApiError {
     // serde reports a missing or unknown field at its parent: name the field itself.
     let named = |prefix: &str| {
         msg.strip_prefix(prefix)
@@ -139,6 +141,8 @@ fn data_error(pointer: &str, msg: &str) -> ApiError {
         )
     } else if let Some(p) = named("duplicate field `") {
         ApiError::field(&p, ErrorCode::DuplicateKey, "given more than once")
+    } else if let Some(rest) = msg.strip_prefix(crate::plan::bounded::OUT_OF_RANGE) {
+        ApiError::field(pointer, ErrorCode::Range, rest)
     } else {
         ApiError::field(pointer, ErrorCode::InvalidType, humanize(msg))
     }
@@ -344,7 +348,7 @@ pub fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
     out
 }
 
-fn escape_pointer(s: &str) -> String {
+pub fn escape_pointer(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
 }
 

@@ -6,6 +6,7 @@ pub mod extract;
 pub mod health;
 pub mod middleware;
 pub mod plans;
+pub mod shape;
 pub mod sheets;
 
 use std::sync::Arc;
@@ -137,7 +138,7 @@ impl RouteTable {
                     && tpl
                         .iter()
                         .zip(&segs)
-                        .all(|(t, s)| t.starts_with('{') || t == s)
+                        .all(|(t, s)| (t.starts_with('{') && !s.is_empty()) || t == s)
             })
             .map(|(_, m)| m.as_slice())
     }

@@ -51,10 +51,6 @@ pub struct Resolved {
     pub normalized: PlanRequest,
 }
 
-fn dec(v: Decimal) -> Decimal {
-    v.normalize()
-}
-
 /// Fills defaults and checks catalog references.
 pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, PlanError> {
     let catalog = match &req.catalog {
@@ -84,14 +80,23 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             ),
         )
     })?;
-    let gpus = req.gpus;
-    let gpus_per_node = req.gpus_per_node.unwrap_or(gpu.gpus_per_node);
-    let nics_per_node = req.nics_per_node.unwrap_or(gpus_per_node);
-    let nic_speed_gbps = req.nic_speed_gbps.unwrap_or(DEFAULT_NIC_SPEED_GBPS);
+    let gpus = req.gpus.get();
+    let gpus_per_node = req
+        .gpus_per_node
+        .map(GpusPerNode::get)
+        .unwrap_or(gpu.gpus_per_node);
+    let nics_per_node = req
+        .nics_per_node
+        .map(NicsPerNode::get)
+        .unwrap_or(gpus_per_node);
+    let nic_speed_gbps = req
+        .nic_speed_gbps
+        .map(NicSpeedGbps::get)
+        .unwrap_or(DEFAULT_NIC_SPEED_GBPS);
     let fabrics = req.fabrics.clone().unwrap_or_else(|| Fabric::ALL.to_vec());
 
     let topo = req.topology.clone().unwrap_or_default();
-    let planes = topo.planes.unwrap_or(1);
+    let planes = topo.planes.map(Planes::get).unwrap_or(1);
     if !nic_speed_gbps.is_multiple_of(planes) {
         return Err(PlanError::field(
             "/topology/planes",
@@ -127,27 +132,41 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     // Workload: the default job needs TP·PP GPUs; on a smaller cluster the defaults shrink to
     // fit (TP within the node, PP to what is left) unless the user set them.
     let w = req.workload.clone().unwrap_or_default();
-    let tensor_parallel = w.tensor_parallel.unwrap_or_else(|| {
-        perf::DEFAULT_TENSOR_PARALLEL
-            .min(gpus_per_node)
-            .min(gpus)
-            .max(1)
-    });
-    let pipeline_parallel = w.pipeline_parallel.unwrap_or_else(|| {
-        perf::DEFAULT_PIPELINE_PARALLEL.min((gpus / tensor_parallel.max(1)).max(1))
-    });
+    let tensor_parallel = w
+        .tensor_parallel
+        .map(ParallelDegree::get)
+        .unwrap_or_else(|| {
+            perf::DEFAULT_TENSOR_PARALLEL
+                .min(gpus_per_node)
+                .min(gpus)
+                .max(1)
+        });
+    let pipeline_parallel = w
+        .pipeline_parallel
+        .map(ParallelDegree::get)
+        .unwrap_or_else(|| {
+            perf::DEFAULT_PIPELINE_PARALLEL.min((gpus / tensor_parallel.max(1)).max(1))
+        });
     let workload = Workload {
-        message_bytes: w.message_bytes,
+        message_bytes: w.message_bytes.map(MessageBytes::get),
         model_params_billion: w
             .model_params_billion
+            .map(ModelParamsBillion::get)
             .unwrap_or(perf::DEFAULT_MODEL_PARAMS_BILLION),
         bytes_per_gradient: w
             .bytes_per_gradient
+            .map(BytesPerGradient::get)
             .unwrap_or(perf::DEFAULT_BYTES_PER_GRADIENT),
         tensor_parallel,
         pipeline_parallel,
-        step_compute_ms: w.step_compute_ms.unwrap_or(perf::DEFAULT_STEP_COMPUTE_MS),
-        bucket_mb: w.bucket_mb.unwrap_or(perf::DEFAULT_BUCKET_MB),
+        step_compute_ms: w
+            .step_compute_ms
+            .map(StepComputeMs::get)
+            .unwrap_or(perf::DEFAULT_STEP_COMPUTE_MS),
+        bucket_mb: w
+            .bucket_mb
+            .map(BucketMb::get)
+            .unwrap_or(perf::DEFAULT_BUCKET_MB),
     };
 
     // Economics: request, else catalog operating figures.
@@ -156,48 +175,65 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     let busy_fraction = req
         .utilization
         .as_ref()
-        .and_then(|u| u.busy_fraction)
+        .and_then(|u| u.busy_fraction.map(Fraction::get))
         .unwrap_or(ops.busy_fraction.value);
     let mut warnings = Vec::new();
     let electricity = e
         .electricity_usd_per_kwh
+        .map(ElectricityUsdPerKwh::get)
         .unwrap_or(ops.electricity_usd_per_kwh.value);
-    let pue = e.pue.unwrap_or(ops.pue.value);
+    let pue = e.pue.map(Pue::get).unwrap_or(ops.pue.value);
     let gpu_hour_basis = e.gpu_hour_basis.unwrap_or_default();
-    let gpu_hour_usd = match e.gpu_hour_usd {
+    let gpu_hour_usd = match e.gpu_hour_usd.map(GpuHourUsd::get) {
         Some(v) => v,
         None => default_gpu_hour(&gpu, gpu_hour_basis, ops, pue, electricity, &mut warnings)?,
     };
-    let nos = e.ethernet_nos_usd_per_switch_per_year.unwrap_or_else(|| {
-        catalog
-            .data
-            .licenses
-            .iter()
-            .find(|l| l.basis == crate::catalog::LicenseBasis::PerSwitchPerYear)
-            .and_then(|l| l.price_usd)
-            .unwrap_or(Decimal::ZERO)
-    });
+    let nos = e
+        .ethernet_nos_usd_per_switch_per_year
+        .map(UsdPerSwitchYear::get)
+        .unwrap_or_else(|| {
+            catalog
+                .data
+                .licenses
+                .iter()
+                .find(|l| l.basis == crate::catalog::LicenseBasis::PerSwitchPerYear)
+                .and_then(|l| l.price_usd)
+                .unwrap_or(Decimal::ZERO)
+        });
     let economics = Economics {
-        years: e.years.unwrap_or(DEFAULT_YEARS),
-        discount_rate: e.discount_rate.unwrap_or(ops.discount_rate.value),
+        years: e.years.map(Years::get).unwrap_or(DEFAULT_YEARS),
+        discount_rate: e
+            .discount_rate
+            .map(Fraction::get)
+            .unwrap_or(ops.discount_rate.value),
         electricity_usd_per_kwh: electricity,
         pue,
-        support_rate: e.support_rate.unwrap_or(ops.support_rate.value),
+        support_rate: e
+            .support_rate
+            .map(Fraction::get)
+            .unwrap_or(ops.support_rate.value),
         network_engineer_usd_per_year: e
             .network_engineer_usd_per_year
+            .map(SalaryUsdPerYear::get)
             .unwrap_or(ops.network_engineer_usd_per_year.value),
         ib_specialist_usd_per_year: e
             .ib_specialist_usd_per_year
+            .map(SalaryUsdPerYear::get)
             .unwrap_or(ops.ib_specialist_usd_per_year.value),
         gpus_per_network_fte: e
             .gpus_per_network_fte
+            .map(GpusPerFte::get)
             .unwrap_or(ops.gpus_per_network_fte.value),
         gpus_per_ib_specialist: e
             .gpus_per_ib_specialist
+            .map(GpusPerFte::get)
             .unwrap_or(ops.gpus_per_ib_specialist.value),
-        ufm_usd_per_endpoint_per_year: e.ufm_usd_per_endpoint_per_year,
+        ufm_usd_per_endpoint_per_year: e.ufm_usd_per_endpoint_per_year.map(UsdPerEndpointYear::get),
         ethernet_nos_usd_per_switch_per_year: nos,
-        spares_rate: e.spares_rate.unwrap_or(ops.spares_rate.value),
+        spares_rate: e
+            .spares_rate
+            .map(Fraction::get)
+            .unwrap_or(ops.spares_rate.value),
         gpu_hour_usd,
         busy_fraction,
     };
@@ -223,81 +259,113 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     }
     let discounts = prices.discounts.clone().unwrap_or_default();
     let adjustments = PriceAdjustments {
-        overrides: overrides.clone(),
-        vendor_discounts: discounts.vendor.clone().unwrap_or_default(),
-        category_discounts: discounts.category.clone().unwrap_or_default(),
+        overrides: overrides
+            .iter()
+            .map(|(k, v)| (k.clone(), v.get()))
+            .collect(),
+        vendor_discounts: discounts
+            .vendor
+            .iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), v.get()))
+            .collect(),
+        category_discounts: discounts
+            .category
+            .iter()
+            .flatten()
+            .map(|(k, v)| (*k, v.get()))
+            .collect(),
     };
 
-    let oversubscription = topo.oversubscription.unwrap_or(1.0);
+    let oversubscription = topo
+        .oversubscription
+        .map(Oversubscription::get)
+        .unwrap_or(1.0);
     let rail_optimized = topo.rail_optimized.unwrap_or(true);
-    let max_tiers = topo.max_tiers.unwrap_or(DEFAULT_MAX_TIERS);
+    let max_tiers = topo
+        .max_tiers
+        .map(MaxTiers::get)
+        .unwrap_or(DEFAULT_MAX_TIERS);
     let in_network_reduction = topo.in_network_reduction.unwrap_or(false);
     let roce_tuning = topo.roce_tuning.unwrap_or_default();
     let cabling = topo.cabling.clone().unwrap_or_default();
 
     let normalized = PlanRequest {
-        gpus,
+        gpus: Gpus::echo(gpus),
         gpu_model: Some(gpu.id.clone()),
-        gpus_per_node: Some(gpus_per_node),
-        nics_per_node: Some(nics_per_node),
-        nic_speed_gbps: Some(nic_speed_gbps),
+        gpus_per_node: Some(GpusPerNode::echo(gpus_per_node)),
+        nics_per_node: Some(NicsPerNode::echo(nics_per_node)),
+        nic_speed_gbps: Some(NicSpeedGbps::echo(nic_speed_gbps)),
         fabrics: Some(fabrics.clone()),
         catalog: Some(catalog.id().to_string()),
         topology: Some(TopologyRequest {
-            oversubscription: Some(oversubscription),
+            oversubscription: Some(Oversubscription::echo(oversubscription)),
             rail_optimized: Some(rail_optimized),
-            planes: Some(planes),
-            max_tiers: Some(max_tiers),
+            planes: Some(Planes::echo(planes)),
+            max_tiers: Some(MaxTiers::echo(max_tiers)),
             switch_sku: topo.switch_sku.clone(),
             in_network_reduction: Some(in_network_reduction),
             roce_tuning: Some(roce_tuning),
             cabling: Some(cabling.clone()),
         }),
         workload: Some(WorkloadRequest {
-            message_bytes: workload.message_bytes,
-            model_params_billion: Some(workload.model_params_billion),
-            bytes_per_gradient: Some(workload.bytes_per_gradient),
-            tensor_parallel: Some(workload.tensor_parallel),
-            pipeline_parallel: Some(workload.pipeline_parallel),
-            step_compute_ms: Some(workload.step_compute_ms),
-            bucket_mb: Some(workload.bucket_mb),
+            message_bytes: workload.message_bytes.map(MessageBytes::echo),
+            model_params_billion: Some(ModelParamsBillion::echo(workload.model_params_billion)),
+            bytes_per_gradient: Some(BytesPerGradient::echo(workload.bytes_per_gradient)),
+            tensor_parallel: Some(ParallelDegree::echo(workload.tensor_parallel)),
+            pipeline_parallel: Some(ParallelDegree::echo(workload.pipeline_parallel)),
+            step_compute_ms: Some(StepComputeMs::echo(workload.step_compute_ms)),
+            bucket_mb: Some(BucketMb::echo(workload.bucket_mb)),
         }),
         utilization: Some(UtilizationRequest {
-            busy_fraction: Some(dec(busy_fraction)),
+            busy_fraction: Some(Fraction::echo(busy_fraction)),
         }),
         economics: Some(EconomicsRequest {
-            years: Some(economics.years),
-            discount_rate: Some(dec(economics.discount_rate)),
-            electricity_usd_per_kwh: Some(dec(economics.electricity_usd_per_kwh)),
-            pue: Some(dec(economics.pue)),
-            support_rate: Some(dec(economics.support_rate)),
-            network_engineer_usd_per_year: Some(dec(economics.network_engineer_usd_per_year)),
-            ib_specialist_usd_per_year: Some(dec(economics.ib_specialist_usd_per_year)),
-            gpus_per_network_fte: Some(dec(economics.gpus_per_network_fte)),
-            gpus_per_ib_specialist: Some(dec(economics.gpus_per_ib_specialist)),
-            spares_rate: Some(dec(economics.spares_rate)),
-            gpu_hour_usd: Some(dec(economics.gpu_hour_usd)),
+            years: Some(Years::echo(economics.years)),
+            discount_rate: Some(Fraction::echo(economics.discount_rate)),
+            electricity_usd_per_kwh: Some(ElectricityUsdPerKwh::echo(
+                economics.electricity_usd_per_kwh,
+            )),
+            pue: Some(Pue::echo(economics.pue)),
+            support_rate: Some(Fraction::echo(economics.support_rate)),
+            network_engineer_usd_per_year: Some(SalaryUsdPerYear::echo(
+                economics.network_engineer_usd_per_year,
+            )),
+            ib_specialist_usd_per_year: Some(SalaryUsdPerYear::echo(
+                economics.ib_specialist_usd_per_year,
+            )),
+            gpus_per_network_fte: Some(GpusPerFte::echo(economics.gpus_per_network_fte)),
+            gpus_per_ib_specialist: Some(GpusPerFte::echo(economics.gpus_per_ib_specialist)),
+            spares_rate: Some(Fraction::echo(economics.spares_rate)),
+            gpu_hour_usd: Some(GpuHourUsd::echo(economics.gpu_hour_usd)),
             gpu_hour_basis: Some(gpu_hour_basis),
-            ufm_usd_per_endpoint_per_year: economics.ufm_usd_per_endpoint_per_year.map(dec),
-            ethernet_nos_usd_per_switch_per_year: Some(dec(
-                economics.ethernet_nos_usd_per_switch_per_year
+            ufm_usd_per_endpoint_per_year: economics
+                .ufm_usd_per_endpoint_per_year
+                .map(UsdPerEndpointYear::echo),
+            ethernet_nos_usd_per_switch_per_year: Some(UsdPerSwitchYear::echo(
+                economics.ethernet_nos_usd_per_switch_per_year,
             )),
         }),
         prices: Some(PricesRequest {
-            overrides: Some(overrides.into_iter().map(|(k, v)| (k, dec(v))).collect()),
+            overrides: Some(
+                overrides
+                    .into_iter()
+                    .map(|(k, v)| (k, UnitPriceUsd::echo(v.get())))
+                    .collect(),
+            ),
             discounts: Some(DiscountsRequest {
                 vendor: Some(
                     adjustments
                         .vendor_discounts
                         .iter()
-                        .map(|(k, v)| (k.clone(), dec(*v)))
+                        .map(|(k, v)| (k.clone(), Discount::echo(*v)))
                         .collect(),
                 ),
                 category: Some(
                     adjustments
                         .category_discounts
                         .iter()
-                        .map(|(k, v)| (*k, dec(*v)))
+                        .map(|(k, v)| (*k, Discount::echo(*v)))
                         .collect(),
                 ),
             }),

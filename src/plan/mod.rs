@@ -2,6 +2,7 @@
 //! → cost} → comparison → plan. Plain functions over plain data; no HTTP.
 
 pub mod bom;
+pub mod bounded;
 pub mod cache;
 pub mod inputs;
 pub mod request;

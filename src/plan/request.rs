@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use validator::{Validate, ValidationError};
@@ -14,98 +13,167 @@ use crate::cost::Category;
 use crate::fabric::Fabric;
 use crate::perf::RoceTuning;
 
-/// Checks a decimal against an inclusive range (validator's `range` does not take Decimal).
-fn in_range(v: &Decimal, min: i64, max: i64) -> Result<(), ValidationError> {
-    if *v < Decimal::from(min) || *v > Decimal::from(max) {
-        let mut e = ValidationError::new("range");
-        e.message = Some(format!("must be between {min} and {max} (got {v})").into());
-        return Err(e);
+// ---- The bounded inputs: each declared once (type, unit, bounds, default, doc). ----
+
+crate::bounded_int!(
+    /// GPUs in the cluster.
+    Gpus: u32, 1..=1_000_000, "GPUs"
+);
+crate::bounded_int!(
+    /// GPUs per server (8 on HGX/DGX).
+    GpusPerNode: u32, 1..=72, "GPUs per server"
+);
+crate::bounded_int!(
+    /// Scale-out NIC ports per server.
+    NicsPerNode: u32, 1..=72, "NIC ports per server"
+);
+crate::bounded_float!(
+    /// Leaf oversubscription, downlink : uplink bandwidth (1 = non-blocking).
+    Oversubscription, 1.0..=16.0, "downlink:uplink ratio", default 1
+);
+crate::bounded_int!(
+    /// Independent fabric planes; each NIC's bandwidth is split across them.
+    Planes: u32, 1..=8, "planes", default 1
+);
+crate::bounded_int!(
+    /// Most switch tiers allowed (2 = leaf–spine, 3 = with core).
+    MaxTiers: u8, 2..=3, "switch tiers", default 3
+);
+crate::bounded_int!(
+    /// One all-reduce of this many bytes over all GPUs (nccl-tests style).
+    MessageBytes: u64, 1..=1_099_511_627_776, "bytes"
+);
+crate::bounded_float!(
+    /// Model parameters.
+    ModelParamsBillion, 0.001..=100000.0, "billion parameters", default 70
+);
+crate::bounded_int!(
+    /// Bytes per gradient element in the all-reduce (2 = bf16, 4 = fp32).
+    BytesPerGradient: u32, 1..=8, "bytes per element", default 2
+);
+crate::bounded_int!(
+    /// A parallelism degree (GPUs per group).
+    ParallelDegree: u32, 1..=4096, "GPUs per group"
+);
+crate::bounded_float!(
+    /// Compute time of one training step (forward + backward).
+    StepComputeMs, 0.001..=3600000.0, "ms", default 2175
+);
+crate::bounded_float!(
+    /// DDP gradient bucket size (PyTorch `bucket_cap_mb`).
+    BucketMb, 0.001..=1000000.0, "MB (10^6 bytes)", default 25
+);
+crate::bounded_int!(
+    /// TCO horizon.
+    Years: u32, 1..=15, "years", default 5
+);
+crate::bounded_decimal!(
+    /// A share between 0 and 1.
+    Fraction, 0..=1, "fraction (0.12 = 12%)"
+);
+crate::bounded_decimal!(
+    /// Electricity price.
+    ElectricityUsdPerKwh, 0..=10, "USD per kWh"
+);
+crate::bounded_decimal!(
+    /// Power usage effectiveness (facility power ÷ IT power).
+    Pue, 1..=3, "ratio"
+);
+crate::bounded_decimal!(
+    /// A fully loaded yearly salary.
+    SalaryUsdPerYear, 0..=10_000_000, "USD per year"
+);
+crate::bounded_decimal!(
+    /// GPUs one full-time engineer looks after.
+    GpusPerFte, 1..=1_000_000, "GPUs per FTE"
+);
+crate::bounded_decimal!(
+    /// Value of one GPU-hour.
+    GpuHourUsd, 0..=1000, "USD per GPU-hour"
+);
+crate::bounded_decimal!(
+    /// A subscription priced per NIC endpoint.
+    UsdPerEndpointYear, 0..=100_000, "USD per endpoint per year"
+);
+crate::bounded_decimal!(
+    /// A subscription priced per switch.
+    UsdPerSwitchYear, 0..=1_000_000, "USD per switch per year"
+);
+crate::bounded_decimal!(
+    /// A net unit price.
+    UnitPriceUsd, 0..=1_000_000_000, "USD"
+);
+crate::bounded_decimal!(
+    /// A discount off list price (0.15 = 15% off).
+    Discount, 0..<1, "fraction off list"
+);
+
+/// NIC speeds the catalogs carry, Gb/s.
+pub const NIC_SPEEDS_GBPS: [u32; 4] = [100, 200, 400, 800];
+
+/// Speed of each scale-out NIC port: 100, 200, 400 or 800 Gb/s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct NicSpeedGbps(u32);
+
+impl NicSpeedGbps {
+    pub fn get(self) -> u32 {
+        self.0
     }
-    Ok(())
+    pub fn new(v: u32) -> Option<NicSpeedGbps> {
+        NIC_SPEEDS_GBPS.contains(&v).then_some(NicSpeedGbps(v))
+    }
+    /// A resolved value echoed in a plan's `inputs`.
+    pub fn echo(v: u32) -> NicSpeedGbps {
+        NicSpeedGbps(v)
+    }
 }
 
-fn fraction(v: &Decimal) -> Result<(), ValidationError> {
-    in_range(v, 0, 1)
+impl<'de> Deserialize<'de> for NicSpeedGbps {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let n = u64::deserialize(d)?;
+        u32::try_from(n)
+            .ok()
+            .and_then(NicSpeedGbps::new)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "{}must be one of 100, 200, 400, 800 (Gb/s) (got {n})",
+                    super::bounded::OUT_OF_RANGE
+                ))
+            })
+    }
 }
-fn electricity(v: &Decimal) -> Result<(), ValidationError> {
-    in_range(v, 0, 10)
+
+impl utoipa::PartialSchema for NicSpeedGbps {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+        ObjectBuilder::new()
+            .schema_type(SchemaType::new(Type::Integer))
+            .enum_values(Some(NIC_SPEEDS_GBPS))
+            .default(Some(400.into()))
+            .description(Some(
+                "Speed of each scale-out NIC port. Unit: Gb/s. One of 100, 200, 400, 800.",
+            ))
+            .into()
+    }
 }
-fn pue_range(v: &Decimal) -> Result<(), ValidationError> {
-    in_range(v, 1, 3)
-}
-fn salary(v: &Decimal) -> Result<(), ValidationError> {
-    in_range(v, 0, 10_000_000)
-}
-fn gpus_per_fte(v: &Decimal) -> Result<(), ValidationError> {
-    in_range(v, 1, 1_000_000)
-}
-fn gpu_hour(v: &Decimal) -> Result<(), ValidationError> {
-    in_range(v, 0, 1_000)
-}
-fn per_endpoint(v: &Decimal) -> Result<(), ValidationError> {
-    in_range(v, 0, 100_000)
-}
-fn per_switch(v: &Decimal) -> Result<(), ValidationError> {
-    in_range(v, 0, 1_000_000)
+
+impl utoipa::ToSchema for NicSpeedGbps {
+    fn name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("NicSpeedGbps")
+    }
 }
 
 /// Largest number of entries in one price map.
 pub const MAX_PRICE_ENTRIES: usize = 256;
 
-fn override_prices(m: &BTreeMap<String, Decimal>) -> Result<(), ValidationError> {
+fn map_size<K, V>(m: &BTreeMap<K, V>) -> Result<(), ValidationError> {
     if m.len() > MAX_PRICE_ENTRIES {
         let mut e = ValidationError::new("length");
-        e.message = Some(format!("at most {MAX_PRICE_ENTRIES} overrides").into());
+        e.message = Some(format!("at most {MAX_PRICE_ENTRIES} entries").into());
         return Err(e);
     }
-    for (sku, p) in m {
-        if *p < Decimal::ZERO || *p > Decimal::from(1_000_000_000) {
-            let mut e = ValidationError::new("range");
-            e.message =
-                Some(format!("price for '{sku}' must be between 0 and 1000000000 USD").into());
-            return Err(e);
-        }
-    }
     Ok(())
-}
-
-fn vendor_discounts(m: &BTreeMap<String, Decimal>) -> Result<(), ValidationError> {
-    discount_map(m.iter().map(|(k, v)| (k.as_str(), v)), m.len())
-}
-
-fn category_discounts(m: &BTreeMap<Category, Decimal>) -> Result<(), ValidationError> {
-    discount_map(m.iter().map(|(k, v)| (k.as_str(), v)), m.len())
-}
-
-fn discount_map<'a>(
-    entries: impl Iterator<Item = (&'a str, &'a Decimal)>,
-    len: usize,
-) -> Result<(), ValidationError> {
-    if len > MAX_PRICE_ENTRIES {
-        let mut e = ValidationError::new("length");
-        e.message = Some(format!("at most {MAX_PRICE_ENTRIES} discounts").into());
-        return Err(e);
-    }
-    for (k, v) in entries {
-        if *v < Decimal::ZERO || *v >= Decimal::ONE {
-            let mut e = ValidationError::new("range");
-            e.message = Some(
-                format!("discount for '{k}' must be a fraction in [0, 1) (0.15 = 15% off)").into(),
-            );
-            return Err(e);
-        }
-    }
-    Ok(())
-}
-
-fn nic_speed(v: u32) -> Result<(), ValidationError> {
-    if [100, 200, 400, 800].contains(&v) {
-        Ok(())
-    } else {
-        let mut e = ValidationError::new("one_of");
-        e.message = Some("must be one of 100, 200, 400, 800 (Gb/s)".into());
-        Err(e)
-    }
 }
 
 fn distinct_fabrics(v: &[Fabric]) -> Result<(), ValidationError> {
@@ -134,14 +202,12 @@ fn identifier(v: &str) -> Result<(), ValidationError> {
 }
 
 /// A plan request: the cluster, the fabrics to compare and the assumptions.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Validate, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"gpus": 1024, "gpu_model": "h100", "fabrics": ["infiniband", "roce", "roce_adaptive"], "economics": {"years": 5}}))]
 pub struct PlanRequest {
     /// GPUs in the cluster (required).
-    #[validate(range(min = 1, max = 1_000_000))]
-    #[schema(minimum = 1, maximum = 1000000, example = 1024)]
-    pub gpus: u32,
+    pub gpus: Gpus,
     /// Catalog GPU id (`a100`, `h100`, `h200`, `b200`). Default `h100`.
     #[serde(default)]
     #[validate(length(min = 1, max = 32), custom(function = "identifier"))]
@@ -154,19 +220,13 @@ pub struct PlanRequest {
     pub gpu_model: Option<String>,
     /// GPUs per server. Default: the GPU model's (8 for HGX/DGX).
     #[serde(default)]
-    #[validate(range(min = 1, max = 72))]
-    #[schema(minimum = 1, maximum = 72, example = 8)]
-    pub gpus_per_node: Option<u32>,
+    pub gpus_per_node: Option<GpusPerNode>,
     /// Scale-out NIC ports per server. Default: one per GPU.
     #[serde(default)]
-    #[validate(range(min = 1, max = 72))]
-    #[schema(minimum = 1, maximum = 72, example = 8)]
-    pub nics_per_node: Option<u32>,
+    pub nics_per_node: Option<NicsPerNode>,
     /// Speed of each scale-out NIC, Gb/s: 100, 200, 400 or 800. Default 400.
     #[serde(default)]
-    #[validate(custom(function = "nic_speed"))]
-    #[schema(minimum = 100, maximum = 800, example = 400)]
-    pub nic_speed_gbps: Option<u32>,
+    pub nic_speed_gbps: Option<NicSpeedGbps>,
     /// Fabrics to plan and compare. Default: all three.
     #[serde(default)]
     #[validate(length(min = 1, max = 3), custom(function = "distinct_fabrics"))]
@@ -210,22 +270,16 @@ pub struct PlanRequest {
 pub struct TopologyRequest {
     /// Leaf oversubscription, downlink : uplink bandwidth (1 = non-blocking). Default 1.
     #[serde(default)]
-    #[validate(range(min = 1.0, max = 16.0))]
-    #[schema(minimum = 1, maximum = 16, example = 1)]
-    pub oversubscription: Option<f64>,
+    pub oversubscription: Option<Oversubscription>,
     /// Rail-optimized wiring (NIC i of every node on the same leaf group). Default true.
     #[serde(default)]
     pub rail_optimized: Option<bool>,
     /// Independent fabric planes; each NIC's bandwidth is split across them. Default 1.
     #[serde(default)]
-    #[validate(range(min = 1, max = 8))]
-    #[schema(minimum = 1, maximum = 8, example = 1)]
-    pub planes: Option<u32>,
+    pub planes: Option<Planes>,
     /// Most switch tiers allowed (2 = leaf–spine, 3 = with core). Default 3.
     #[serde(default)]
-    #[validate(range(min = 2, max = 3))]
-    #[schema(minimum = 2, maximum = 3, example = 3)]
-    pub max_tiers: Option<u8>,
+    pub max_tiers: Option<MaxTiers>,
     /// Switch SKU from the catalog for every requested fabric, instead of each fabric's profile.
     #[serde(default)]
     #[validate(length(min = 1, max = 64), custom(function = "identifier"))]
@@ -271,39 +325,25 @@ pub struct WorkloadRequest {
     /// One all-reduce of this many bytes over all GPUs (nccl-tests style) instead of a
     /// training step.
     #[serde(default)]
-    #[validate(range(min = 1, max = 1_099_511_627_776_u64))]
-    #[schema(minimum = 1, maximum = 1099511627776_u64, example = 8589934592_u64)]
-    pub message_bytes: Option<u64>,
+    pub message_bytes: Option<MessageBytes>,
     /// Model parameters, billions. Default 70.
     #[serde(default)]
-    #[validate(range(min = 0.001, max = 100000.0))]
-    #[schema(minimum = 0.001, maximum = 100000, example = 70)]
-    pub model_params_billion: Option<f64>,
+    pub model_params_billion: Option<ModelParamsBillion>,
     /// Bytes per gradient element in the all-reduce (2 = bf16, 4 = fp32). Default 2.
     #[serde(default)]
-    #[validate(range(min = 1, max = 8))]
-    #[schema(minimum = 1, maximum = 8, example = 2)]
-    pub bytes_per_gradient: Option<u32>,
+    pub bytes_per_gradient: Option<BytesPerGradient>,
     /// Tensor-parallel degree. Default min(8, GPUs per node).
     #[serde(default)]
-    #[validate(range(min = 1, max = 4096))]
-    #[schema(minimum = 1, maximum = 4096, example = 8)]
-    pub tensor_parallel: Option<u32>,
+    pub tensor_parallel: Option<ParallelDegree>,
     /// Pipeline-parallel degree. Default min(4, GPUs ÷ tensor_parallel).
     #[serde(default)]
-    #[validate(range(min = 1, max = 4096))]
-    #[schema(minimum = 1, maximum = 4096, example = 4)]
-    pub pipeline_parallel: Option<u32>,
+    pub pipeline_parallel: Option<ParallelDegree>,
     /// Compute time of one training step (forward + backward), ms. Default 2,175.
     #[serde(default)]
-    #[validate(range(min = 0.001, max = 3600000.0))]
-    #[schema(minimum = 0.001, maximum = 3600000, example = 2175)]
-    pub step_compute_ms: Option<f64>,
+    pub step_compute_ms: Option<StepComputeMs>,
     /// DDP gradient bucket, MB (10^6 bytes). Default 25.
     #[serde(default)]
-    #[validate(range(min = 0.001, max = 1000000.0))]
-    #[schema(minimum = 0.001, maximum = 1000000, example = 25)]
-    pub bucket_mb: Option<f64>,
+    pub bucket_mb: Option<BucketMb>,
 }
 
 /// Cluster utilization.
@@ -312,9 +352,7 @@ pub struct WorkloadRequest {
 pub struct UtilizationRequest {
     /// Share of hours the cluster runs jobs, 0–1 (decimal string or number). Default: catalog.
     #[serde(default)]
-    #[validate(custom(function = "fraction"))]
-    #[schema(value_type = Option<String>, example = "0.90")]
-    pub busy_fraction: Option<Decimal>,
+    pub busy_fraction: Option<Fraction>,
 }
 
 /// How a GPU-hour is valued for idle cost.
@@ -334,73 +372,47 @@ pub enum GpuHourBasis {
 pub struct EconomicsRequest {
     /// Horizon, years (1–15). Default 5.
     #[serde(default)]
-    #[validate(range(min = 1, max = 15))]
-    #[schema(minimum = 1, maximum = 15, example = 5)]
-    pub years: Option<u32>,
+    pub years: Option<Years>,
     /// Discount rate per year for NPV, 0–1. Default: catalog.
     #[serde(default)]
-    #[validate(custom(function = "fraction"))]
-    #[schema(value_type = Option<String>, example = "0.08")]
-    pub discount_rate: Option<Decimal>,
+    pub discount_rate: Option<Fraction>,
     /// Electricity price, USD per kWh, 0–10. Default: catalog.
     #[serde(default)]
-    #[validate(custom(function = "electricity"))]
-    #[schema(value_type = Option<String>, example = "0.085")]
-    pub electricity_usd_per_kwh: Option<Decimal>,
+    pub electricity_usd_per_kwh: Option<ElectricityUsdPerKwh>,
     /// Power usage effectiveness, 1–3. Default: catalog.
     #[serde(default)]
-    #[validate(custom(function = "pue_range"))]
-    #[schema(value_type = Option<String>, example = "1.25")]
-    pub pue: Option<Decimal>,
+    pub pue: Option<Pue>,
     /// Hardware support per year as a share of hardware capex, 0–1. Default: catalog.
     #[serde(default)]
-    #[validate(custom(function = "fraction"))]
-    #[schema(value_type = Option<String>, example = "0.12")]
-    pub support_rate: Option<Decimal>,
+    pub support_rate: Option<Fraction>,
     /// Network engineer, fully loaded, USD per year. Default: catalog.
     #[serde(default)]
-    #[validate(custom(function = "salary"))]
-    #[schema(value_type = Option<String>, example = "185000")]
-    pub network_engineer_usd_per_year: Option<Decimal>,
+    pub network_engineer_usd_per_year: Option<SalaryUsdPerYear>,
     /// InfiniBand specialist, fully loaded, USD per year. Default: catalog.
     #[serde(default)]
-    #[validate(custom(function = "salary"))]
-    #[schema(value_type = Option<String>, example = "250000")]
-    pub ib_specialist_usd_per_year: Option<Decimal>,
+    pub ib_specialist_usd_per_year: Option<SalaryUsdPerYear>,
     /// GPUs per network engineer FTE (either fabric). Default: catalog.
     #[serde(default)]
-    #[validate(custom(function = "gpus_per_fte"))]
-    #[schema(value_type = Option<String>, example = "256")]
-    pub gpus_per_network_fte: Option<Decimal>,
+    pub gpus_per_network_fte: Option<GpusPerFte>,
     /// GPUs per additional InfiniBand specialist FTE. Default: catalog.
     #[serde(default)]
-    #[validate(custom(function = "gpus_per_fte"))]
-    #[schema(value_type = Option<String>, example = "1024")]
-    pub gpus_per_ib_specialist: Option<Decimal>,
+    pub gpus_per_ib_specialist: Option<GpusPerFte>,
     /// Spare parts per year as a share of hardware capex, 0–1. Default: catalog.
     #[serde(default)]
-    #[validate(custom(function = "fraction"))]
-    #[schema(value_type = Option<String>, example = "0.02")]
-    pub spares_rate: Option<Decimal>,
+    pub spares_rate: Option<Fraction>,
     /// Value of one GPU-hour, USD (0–1000). Default: from the GPU model and `gpu_hour_basis`.
     #[serde(default)]
-    #[validate(custom(function = "gpu_hour"))]
-    #[schema(value_type = Option<String>, example = "2.50")]
-    pub gpu_hour_usd: Option<Decimal>,
+    pub gpu_hour_usd: Option<GpuHourUsd>,
     /// `owned` (default) or `rental`: how the default GPU-hour value is derived.
     #[serde(default)]
     pub gpu_hour_basis: Option<GpuHourBasis>,
     /// NVIDIA UFM subscription, USD per NIC endpoint per year (InfiniBand). No public price:
     /// without it the plan warns "quote required".
     #[serde(default)]
-    #[validate(custom(function = "per_endpoint"))]
-    #[schema(value_type = Option<String>, example = "100")]
-    pub ufm_usd_per_endpoint_per_year: Option<Decimal>,
+    pub ufm_usd_per_endpoint_per_year: Option<UsdPerEndpointYear>,
     /// Ethernet NOS subscription/support, USD per switch per year. Default: catalog.
     #[serde(default)]
-    #[validate(custom(function = "per_switch"))]
-    #[schema(value_type = Option<String>, example = "0")]
-    pub ethernet_nos_usd_per_switch_per_year: Option<Decimal>,
+    pub ethernet_nos_usd_per_switch_per_year: Option<UsdPerSwitchYear>,
 }
 
 /// The buyer's prices.
@@ -409,9 +421,9 @@ pub struct EconomicsRequest {
 pub struct PricesRequest {
     /// Net unit price per SKU, USD (no discount applies on top of an override).
     #[serde(default)]
-    #[validate(custom(function = "override_prices"))]
-    #[schema(value_type = Option<BTreeMap<String, String>>, example = json!({"nvidia-qm9700": "42000.00"}))]
-    pub overrides: Option<BTreeMap<String, Decimal>>,
+    #[validate(custom(function = "map_size"))]
+    #[schema(example = json!({"nvidia-qm9700": "42000.00"}))]
+    pub overrides: Option<BTreeMap<String, UnitPriceUsd>>,
     /// Discounts off list price.
     #[serde(default)]
     #[validate(nested)]
@@ -424,12 +436,12 @@ pub struct PricesRequest {
 pub struct DiscountsRequest {
     /// By vendor (as named in the catalog, e.g. `NVIDIA`).
     #[serde(default)]
-    #[validate(custom(function = "vendor_discounts"))]
-    #[schema(value_type = Option<BTreeMap<String, String>>, example = json!({"NVIDIA": "0.15"}))]
-    pub vendor: Option<BTreeMap<String, Decimal>>,
+    #[validate(custom(function = "map_size"))]
+    #[schema(example = json!({"NVIDIA": "0.15"}))]
+    pub vendor: Option<BTreeMap<String, Discount>>,
     /// By category (`nic`, `switch`, `optic`, `cable`, `license`).
     #[serde(default)]
-    #[validate(custom(function = "category_discounts"))]
-    #[schema(value_type = Option<BTreeMap<String, String>>, example = json!({"optic": "0.30"}))]
-    pub category: Option<BTreeMap<Category, Decimal>>,
+    #[validate(custom(function = "map_size"))]
+    #[schema(example = json!({"optic": "0.30"}))]
+    pub category: Option<BTreeMap<Category, Discount>>,
 }

@@ -172,3 +172,158 @@ async fn with_deadline(deadline: std::time::Duration) -> crate::TestApp {
     )
     .await
 }
+
+async fn post_raw(
+    app: &crate::TestApp,
+    body: &'static [u8],
+    headers: &[(&str, &str)],
+) -> reqwest::Response {
+    let mut rb = app
+        .client
+        .post(app.url("/v1/plans"))
+        .header("content-type", "application/json");
+    for (k, v) in headers {
+        rb = rb.header(*k, *v);
+    }
+    rb.body(body).send().await.unwrap()
+}
+
+#[tokio::test]
+async fn compressed_request_bodies_are_refused_before_reading() {
+    let app = spawn_app().await;
+    // A gzip stream of 1 MiB of zeros (it would inflate past the body limit); the bytes are
+    // never decoded: any Content-Encoding but identity is a 415 problem.
+    for enc in ["gzip", "deflate", "br", "zstd", "GZIP", "identity, gzip"] {
+        let res = post_raw(
+            &app,
+            b"\x1f\x8b\x08\x00\x00\x00\x00\x00",
+            &[("content-encoding", enc)],
+        )
+        .await;
+        let p = assert_problem(res, 415).await;
+        assert!(
+            p["detail"].as_str().unwrap().contains("Content-Encoding"),
+            "{enc}: {p}"
+        );
+    }
+    let res = post_raw(&app, br#"{"gpus": 8}"#, &[("content-encoding", "identity")]).await;
+    assert_eq!(res.status(), 200);
+}
+
+#[tokio::test]
+async fn bodies_must_be_exactly_one_json_object() {
+    let app = spawn_app().await;
+    for body in [
+        &br#"{"gpus":1024}{"gpus":2048}"#[..],
+        br#"{"gpus":1024} trailing"#,
+        br#"[1024,"b200"]"#,
+        br#""gpus""#,
+        b"1024",
+        b"null",
+    ] {
+        let p = assert_problem(post_raw(&app, body, &[]).await, 400).await;
+        assert_eq!(
+            p["code"],
+            "malformed_request",
+            "{}",
+            String::from_utf8_lossy(body)
+        );
+    }
+    // Whitespace after the object is fine.
+    assert_eq!(
+        post_raw(&app, b"{\"gpus\": 8}\n  ", &[]).await.status(),
+        200
+    );
+}
+
+#[tokio::test]
+async fn wrong_types_and_duplicate_keys_are_422_naming_the_field_in_plain_words() {
+    let app = spawn_app().await;
+    for (body, pointer, code) in [
+        (
+            &br#"{"gpus":1024,"fabrics":[1]}"#[..],
+            "/fabrics/0",
+            "invalid_type",
+        ),
+        (br#"{"gpus":"x"}"#, "/gpus", "invalid_type"),
+        (br#"{"gpus":1024,"gpus":8}"#, "/gpus", "duplicate_key"),
+        (
+            br#"{"gpus":8,"prices":{"overrides":{"nvidia-qm9700":"1","nvidia-qm9700":"2"}}}"#,
+            "/prices/overrides/nvidia-qm9700",
+            "duplicate_key",
+        ),
+        (
+            br#"{"gpus":8,"economics":{"pue":"1.2","pue":"1.3"}}"#,
+            "/economics/pue",
+            "duplicate_key",
+        ),
+        (
+            br#"{"gpus":8,"economics":{"pue":"1__2"}}"#,
+            "/economics/pue",
+            "invalid_type",
+        ),
+        (
+            br#"{"gpus":8,"prices":{"overrides":{"nvidia-qm9700":"1__0_0_0_"}}}"#,
+            "/prices/overrides/nvidia-qm9700",
+            "invalid_type",
+        ),
+        (
+            br#"{"gpus":8,"economics":{"pue":"1e0"}}"#,
+            "/economics/pue",
+            "invalid_type",
+        ),
+        (
+            br#"{"gpus":8,"economics":{"years":99}}"#,
+            "/economics/years",
+            "range",
+        ),
+        (
+            br#"{"gpus":8,"economics":{"support_rate":"1.5"}}"#,
+            "/economics/support_rate",
+            "range",
+        ),
+        (br#"{"gpus":8,"topology":[]}"#, "/topology", "invalid_type"),
+        (
+            br#"{"gpus":8,"topology":{"planez":2}}"#,
+            "/topology/planez",
+            "unknown_field",
+        ),
+        (br#"{"economics":{"years":5}}"#, "/gpus", "required"),
+    ] {
+        let p = assert_problem(post_raw(&app, body, &[]).await, 422).await;
+        let text = String::from_utf8_lossy(body);
+        assert_eq!(p["errors"][0]["pointer"], pointer, "{text}: {p}");
+        assert_eq!(p["errors"][0]["code"], code, "{text}: {p}");
+        let detail = p["errors"][0]["detail"].as_str().unwrap();
+        for rust in [
+            "u32",
+            "u64",
+            "f64",
+            "struct ",
+            "Decimal type",
+            "PlanRequest",
+            "elements",
+        ] {
+            assert!(
+                !detail.contains(rust),
+                "{text}: a Rust type name in '{detail}'"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn slash_variants_are_404_or_a_redirect_never_405() {
+    let app = spawn_app().await;
+    for path in ["/healthz/", "/v1/plans/", "/readyz/", "/v1/catalogs/"] {
+        let res = app.get(path).await;
+        assert_problem(res, 404).await;
+    }
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let res = client.get(app.url("/swagger-ui")).send().await.unwrap();
+    assert_eq!(res.status(), 308);
+    assert_eq!(res.headers()["location"], "/swagger-ui/");
+}

@@ -351,7 +351,7 @@ async fn invalid_inputs_are_422_naming_the_pointer() {
         ),
         (
             json!({"gpus": 8, "prices": {"discounts": {"vendor": {"NVIDIA": "1.5"}}}}),
-            "/prices/discounts/vendor",
+            "/prices/discounts/vendor/NVIDIA",
         ),
         (
             json!({"gpus": 8, "topology": {"cabling": {"node_leaf": {"nic_module": "osfp-800g-dr8", "switch_module": "osfp-800g-2xsr4", "cable": "fiber-mpo12-om4-10m"}}}}),

@@ -409,7 +409,7 @@ async fn head_etag_and_304() {
 }
 
 #[tokio::test]
-async fn malformed_parameters_are_named_and_unknown_ones_ignored() {
+async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() {
     let app = spawn_app().await;
     let p = assert_problem(
         app.get("/v1/plans?gpus=1024&economics.years=abc").await,
@@ -446,9 +446,43 @@ async fn malformed_parameters_are_named_and_unknown_ones_ignored() {
     let long = format!("/v1/plans?gpus=8&_={}", "x".repeat(9000));
     assert_problem(app.get(&long).await, 414).await;
 
+    // A misspelt name is a 422 naming it, on every GET surface (never the default silently).
+    for path in [
+        "/v1/plans?gpus=64&economics.yeras=3",
+        "/v1/plans/bom?gpus=64&economics.yeras=3",
+        "/v1/value?metric=tco.total_usd&fabric=roce&gpus=64&economics.yeras=3",
+        "/v1/sweeps?vary=gpus&values=64,128&economics.yeras=3",
+    ] {
+        let p = assert_problem(app.get(path).await, 422).await;
+        assert_eq!(p["errors"][0]["pointer"], "/economics/yeras", "{path}");
+        assert_eq!(p["errors"][0]["code"], "unknown_field", "{path}");
+        assert!(p["detail"].as_str().unwrap().contains("economics.yeras"));
+    }
+    let p = assert_problem(app.get("/v1/plans?gpus=64&utm_source=sheet").await, 422).await;
+    assert_eq!(p["errors"][0]["pointer"], "/utm_source");
+    // Another endpoint's own parameter is not a plan input here.
+    let p = assert_problem(app.get("/v1/plans?gpus=64&metric=tco.total_usd").await, 422).await;
+    assert_eq!(p["errors"][0]["pointer"], "/metric");
+    // Strict numbers: no digit separators, no exotic floats.
+    for bad in [
+        "gpus=1_024",
+        "gpus=64&economics.pue=1__2",
+        "gpus=64&topology.oversubscription=inf",
+    ] {
+        let p = assert_problem(app.get(&format!("/v1/plans?{bad}")).await, 422).await;
+        assert!(
+            p["errors"][0]["detail"]
+                .as_str()
+                .unwrap()
+                .starts_with("query parameter"),
+            "{bad}: {p}"
+        );
+    }
+
+    // Cache busters (names beginning with `_`) and empty values are ignored.
     let a: Value = app.get("/v1/plans?gpus=64").await.json().await.unwrap();
     let b: Value = app
-        .get("/v1/plans?gpus=64&_=1700000000&utm_source=sheet&gpu_model=")
+        .get("/v1/plans?gpus=64&_=1700000000&_refresh=2&gpu_model=")
         .await
         .json()
         .await

@@ -7,6 +7,7 @@
 pub mod csv;
 pub mod metrics;
 pub mod query;
+pub mod query_de;
 pub mod sweeps;
 
 use crate::error_code::ErrorCode;
@@ -25,6 +26,9 @@ use crate::cost::Category;
 use crate::fabric::Fabric;
 use crate::plan::{CatalogRef, Plan};
 use csv::{Csv, TEXT_CSV};
+/// The own (non-plan) parameter of `GET /v1/plans` and `/v1/plans/bom`.
+const FORMAT_ONLY: &[&str] = &["format"];
+
 use query::{Kind, Query, extra_param, format_param, plan_from_query, plan_parameters};
 
 /// Registers the spreadsheet endpoints.
@@ -268,7 +272,7 @@ pub async fn get_plan(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
-    let cached = plan_from_query(&q, &state)?;
+    let cached = plan_from_query(&q, FORMAT_ONLY, &state)?;
     let plan = &cached.plan;
     let res = match format {
         Format::Json => respond(
@@ -404,7 +408,7 @@ pub async fn get_bom(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
-    let cached = plan_from_query(&q, &state)?;
+    let cached = plan_from_query(&q, FORMAT_ONLY, &state)?;
     let plan = &cached.plan;
     let sheet = bom_sheet(plan);
     let res = match format {
@@ -551,7 +555,7 @@ pub async fn get_value(
             )
         })?),
     };
-    let cached = plan_from_query(&q, &state)?;
+    let cached = plan_from_query(&q, &["metric", "fabric"], &state)?;
     let plan = &cached.plan;
     // The plan as a JSON tree, built once per remembered plan (not per request).
     let tree = cached.tree().map_err(|e| ApiError::internal(&e))?;

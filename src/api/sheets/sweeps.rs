@@ -13,7 +13,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
-use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -23,8 +22,8 @@ use validator::Validate;
 
 use super::csv::{Csv, TEXT_CSV};
 use super::query::{
-    Kind, PLAN_PARAMS, ParamSpec, Query, enum_param, extra_param, format_param, name_params,
-    pattern_param, plan_parameters, pointer_of, request_from_json,
+    Kind, Numeric, ParamSpec, Query, enum_param, extra_param, format_param, name_params,
+    pattern_param, plan_parameters, plan_params, pointer_of, request_from_json,
 };
 use super::{Format, etag, negotiate, respond};
 use crate::api::AppState;
@@ -112,32 +111,40 @@ pub struct SweepResult {
     pub plans_computed: usize,
 }
 
+/// The own (non-plan) parameters of `GET /v1/sweeps`.
+const SWEEP_PARAMS: &[&str] = &[
+    "vary", "from", "to", "steps", "scale", "values", "vary2", "from2", "to2", "steps2", "scale2",
+    "values2", "format",
+];
+
+/// A numeric plan input, by name, from the parameters derived from the request schema.
 fn numeric_spec(name: &str) -> Option<&'static ParamSpec> {
-    PLAN_PARAMS.iter().find(|s| {
-        s.name == name
-            && matches!(
-                s.kind,
-                Kind::Int(..) | Kind::OneOf(_) | Kind::Float(..) | Kind::Dec(..)
-            )
-    })
+    plan_params()
+        .iter()
+        .find(|s| s.name == name && s.numeric.is_some())
 }
 
-/// The domain of a numeric plan input, from its query-parameter kind.
-fn domain(kind: Kind) -> Domain {
-    let (min, max) = match kind {
-        Kind::Int(a, b) | Kind::Dec(a, b) => (a as f64, b as f64),
-        Kind::Float(a, b) => (a, b),
-        Kind::OneOf(v) => (
-            v.iter().copied().min().unwrap_or(0) as f64,
-            v.iter().copied().max().unwrap_or(0) as f64,
-        ),
-        _ => (0.0, 0.0),
-    };
+/// The names of the numeric plan inputs (the valid sweep axes).
+fn numeric_names() -> Vec<&'static str> {
+    plan_params()
+        .iter()
+        .filter(|s| s.numeric.is_some())
+        .map(|s| s.name.as_str())
+        .collect()
+}
+
+/// The domain of a numeric plan input, from its schema.
+fn domain(n: &Numeric) -> Domain {
     Domain {
-        integer: matches!(kind, Kind::Int(..) | Kind::OneOf(_)),
-        contiguous: matches!(kind, Kind::Int(..)),
-        min,
-        max,
+        integer: n.integer,
+        contiguous: n.integer && n.one_of.is_none(),
+        min: n.min,
+        max: if n.max_exclusive {
+            // the largest value below an open bound that a sweep may ask for
+            n.max - n.max.abs().max(1.0) * 1e-9
+        } else {
+            n.max
+        },
     }
 }
 
@@ -150,27 +157,23 @@ fn sweep_error(e: SweepError) -> ApiError {
 }
 
 /// One axis: the input must be a numeric plan input (the 422 lists them).
-fn axis(input: AxisInput) -> Result<(Axis, Kind), ApiError> {
-    let Some(s) = numeric_spec(&input.name) else {
-        let names: Vec<&str> = PLAN_PARAMS
-            .iter()
-            .filter(|s| numeric_spec(s.name).is_some())
-            .map(|s| s.name)
-            .collect();
+fn axis(input: AxisInput) -> Result<(Axis, &'static Numeric), ApiError> {
+    let Some(n) = numeric_spec(&input.name).and_then(|s| s.numeric.as_ref()) else {
+        let names = numeric_names();
         return Err(bad(
             &format!("vary{}", input.suffix),
             format!("'{}' is not a numeric plan input", input.name),
         )
         .with_extra(serde_json::json!({ "valid_inputs": names })));
     };
-    let a = sweep::axis(input, domain(s.kind)).map_err(sweep_error)?;
-    Ok((a, s.kind))
+    let a = sweep::axis(input, domain(n)).map_err(sweep_error)?;
+    Ok((a, n))
 }
 
 /// A checked sweep and the kinds of its inputs (to write values into requests and rows).
 struct Checked {
     spec: Spec,
-    kinds: (Kind, Option<Kind>),
+    kinds: (&'static Numeric, Option<&'static Numeric>),
 }
 
 fn spec(first: AxisInput, second: Option<AxisInput>) -> Result<Checked, ApiError> {
@@ -186,15 +189,25 @@ fn spec(first: AxisInput, second: Option<AxisInput>) -> Result<Checked, ApiError
 }
 
 /// A value as the plan request takes it: integers as integers, decimals as decimal strings.
-fn json_value(kind: Kind, v: f64) -> Value {
-    match kind {
-        Kind::Int(..) | Kind::OneOf(_) => Value::from(v as i64),
-        Kind::Dec(..) => Decimal::try_from(v)
+fn json_value(kind: &Numeric, v: f64) -> Value {
+    if kind.integer {
+        Value::from(v as i64)
+    } else if kind.decimal {
+        crate::plan::bounded::decimal_from_f64(v)
             .map(|d| Value::String(d.normalize().to_string()))
-            .unwrap_or(Value::Null),
-        _ => serde_json::Number::from_f64(v)
+            .unwrap_or(Value::Null)
+    } else {
+        serde_json::Number::from_f64(v)
             .map(Value::Number)
-            .unwrap_or(Value::Null),
+            .unwrap_or(Value::Null)
+    }
+}
+
+/// A JSON scalar as query text (`5`, `0.085`).
+fn query_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -218,6 +231,13 @@ fn set_input(req: &mut Value, name: &str, value: Value) {
 
 /// The plan at one point: the base request with the point's values, through the same parse,
 /// validation and planning as `POST /v1/plans`; an error names the point.
+impl crate::api::shape::Shaped for SweepRequest {
+    fn shape() -> &'static crate::api::shape::Shape {
+        static S: std::sync::OnceLock<crate::api::shape::Shape> = std::sync::OnceLock::new();
+        S.get_or_init(crate::api::shape::Shape::of::<SweepRequest>)
+    }
+}
+
 fn plan_at(
     base: &Value,
     c: &Checked,
@@ -231,7 +251,7 @@ fn plan_at(
         at.push((b.name.as_str(), kb, v2));
     }
     for (name, kind, value) in &at {
-        set_input(&mut req, name, json_value(*kind, *value));
+        set_input(&mut req, name, json_value(kind, *value));
     }
     let label = at
         .iter()
@@ -357,8 +377,8 @@ impl Drop for SweepSlot {
 }
 
 /// The varied value as the row shows it: integers as integers.
-fn json_value_out(kind: Kind, v: f64) -> Value {
-    if domain(kind).integer {
+fn json_value_out(kind: &Numeric, v: f64) -> Value {
+    if kind.integer {
         Value::from(v as i64)
     } else {
         serde_json::Number::from_f64(v)
@@ -422,11 +442,7 @@ pub struct SweepParams;
 
 impl IntoParams for SweepParams {
     fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        let inputs: Vec<&'static str> = PLAN_PARAMS
-            .iter()
-            .filter(|s| numeric_spec(s.name).is_some())
-            .map(|s| s.name)
-            .collect();
+        let inputs = numeric_names();
         let mut v = vec![
             enum_param(
                 "vary",
@@ -633,7 +649,21 @@ pub async fn get_sweep(
         )
     })?;
     let spec = spec(first, axis_from_query(&q, "2")?)?;
-    let base = q.plan_json()?;
+    // The base request is typed and validated once, with the varied inputs at their first
+    // value (a sweep over `gpus` need not give `gpus`); each point then sets its own values.
+    let mut with_axes = q.clone();
+    let axes = std::iter::once((&spec.spec.first, spec.kinds.0))
+        .chain(spec.spec.second.as_ref().zip(spec.kinds.1));
+    for (axis, kind) in axes {
+        with_axes.pairs.retain(|(k, _)| k != &axis.name);
+        if let Some(v) = axis.values.first() {
+            with_axes
+                .pairs
+                .push((axis.name.clone(), query_text(&json_value(kind, *v))));
+        }
+    }
+    let base = serde_json::to_value(with_axes.plan_request(SWEEP_PARAMS)?)
+        .map_err(|e| ApiError::internal(&e))?;
     let result = run_blocking(base, spec, &state)
         .await
         .map_err(name_params)?;
@@ -731,7 +761,7 @@ fn prefix_base(e: ApiError) -> ApiError {
             .iter()
             .map(|f| crate::api::error::FieldError {
                 pointer: format!("/base{}", f.pointer),
-                code: f.code.clone(),
+                code: f.code,
                 detail: f.detail.clone(),
             })
             .collect(),

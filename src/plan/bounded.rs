@@ -1,0 +1,412 @@
+//! Bounded input types: each numeric plan input is declared once, as a newtype that carries its
+//! representation, unit, bounds, default and doc. From that one declaration come
+//!
+//! - parsing ("parse, don't validate"): a JSON body, a query string and a sweep point all go
+//!   through the type's `Deserialize`, which refuses out-of-range values, wrong types and (for
+//!   decimals) anything but plain decimal syntax, with a message in the user's terms;
+//! - the OpenAPI schema (`ToSchema`: type, minimum, maximum, default, description with the unit),
+//!   which the body schema, the GET query parameters and the sweep axes are all read from
+//!   (`crate::api::sheets::params`).
+//!
+//! Adding a numeric input = one `bounded!` declaration and one field that uses it.
+
+use std::borrow::Cow;
+use std::str::FromStr;
+
+use rust_decimal::Decimal;
+
+/// Marks an out-of-range value in a deserialisation message (the API maps it to code `range`).
+pub const OUT_OF_RANGE: &str = "out of range: ";
+
+/// Plain decimal syntax: optional minus, digits, optional fraction (`"0.085"`, `"1000"`).
+/// Refuses what `Decimal::from_str` would also take: `_` separators, exponents, `+`, spaces.
+pub fn strict_decimal(s: &str) -> Option<Decimal> {
+    let body = s.strip_prefix('-').unwrap_or(s);
+    let (int, frac) = match body.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (body, None),
+    };
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if !digits(int) || frac.is_some_and(|f| !digits(f)) || body.len() > 40 {
+        return None;
+    }
+    Decimal::from_str(s).ok()
+}
+
+/// A JSON number as a decimal: integers exactly, floats by their shortest round-trip text.
+pub fn decimal_from_f64(v: f64) -> Option<Decimal> {
+    if !v.is_finite() {
+        return None;
+    }
+    strict_decimal(&format!("{v}")).or_else(|| Decimal::from_scientific(&format!("{v:e}")).ok())
+}
+
+/// Builds the JSON schema of a bounded input.
+pub fn number_schema(
+    integer: bool,
+    decimal: bool,
+    min: f64,
+    max: f64,
+    max_exclusive: bool,
+    default: Option<f64>,
+    description: &str,
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    let ty = if integer {
+        SchemaType::new(Type::Integer)
+    } else if decimal {
+        SchemaType::from_iter([Type::String, Type::Number])
+    } else {
+        SchemaType::new(Type::Number)
+    };
+    let mut b = ObjectBuilder::new()
+        .schema_type(ty)
+        .description(Some(description.trim().to_string()))
+        .minimum(Some(min));
+    b = if max_exclusive {
+        b.exclusive_maximum(Some(max))
+    } else {
+        b.maximum(Some(max))
+    };
+    if decimal {
+        b = b.pattern(Some(r"^-?[0-9]+(\.[0-9]+)?$"));
+    }
+    if let Some(d) = default {
+        b = b.default(Some(if integer {
+            serde_json::Value::from(d as i64)
+        } else if decimal {
+            decimal_from_f64(d).map_or(serde_json::Value::Null, |x| x.to_string().into())
+        } else {
+            serde_json::Value::from(d)
+        }));
+    }
+    b.into()
+}
+
+/// The name of a bounded type in the OpenAPI components.
+pub fn schema_name(name: &'static str) -> Cow<'static, str> {
+    Cow::Borrowed(name)
+}
+
+/// Declares a bounded integer input: `bounded_int!(/// doc \n Years: u32, 1..=15, "years", default 5);`
+#[macro_export]
+macro_rules! bounded_int {
+    ($(#[doc = $doc:literal])* $name:ident: $t:ty, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)?) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+        #[serde(transparent)]
+        pub struct $name($t);
+
+        impl $name {
+            pub const MIN: $t = $min;
+            pub const MAX: $t = $max;
+            pub const UNIT: &'static str = $unit;
+            /// The value.
+            pub fn get(self) -> $t {
+                self.0
+            }
+            /// The value if it is within bounds.
+            pub fn new(v: $t) -> Option<$name> {
+                (Self::MIN..=Self::MAX).contains(&v).then_some($name(v))
+            }
+            /// A resolved value (a default or a catalog figure) echoed in a plan's `inputs`.
+            pub fn echo(v: $t) -> $name {
+                $name(v)
+            }
+            fn range_text() -> String {
+                format!("a whole number from {} to {} ({})", Self::MIN, Self::MAX, Self::UNIT)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str(&$name::range_text())
+                    }
+                    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<$name, E> {
+                        <$t>::try_from(v)
+                            .ok()
+                            .and_then($name::new)
+                            .ok_or_else(|| E::custom(format!("{}must be {} (got {v})", $crate::plan::bounded::OUT_OF_RANGE, $name::range_text())))
+                    }
+                    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<$name, E> {
+                        match u64::try_from(v) {
+                            Ok(u) => self.visit_u64(u),
+                            Err(_) => Err(E::custom(format!("{}must be {} (got {v})", $crate::plan::bounded::OUT_OF_RANGE, $name::range_text()))),
+                        }
+                    }
+                    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<$name, E> {
+                        if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= u64::MAX as f64 {
+                            self.visit_u64(v as u64)
+                        } else {
+                            Err(E::custom(format!("expected {}, got the number {v}", $name::range_text())))
+                        }
+                    }
+                }
+                d.deserialize_u64(V)
+            }
+        }
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                #[allow(unused_mut, unused_assignments)]
+                let mut default: Option<f64> = None;
+                $(default = Some($def as f64);)?
+                $crate::plan::bounded::number_schema(
+                    true, false, $name::MIN as f64, $name::MAX as f64, false, default,
+                    &format!("{} Unit: {}. Range {}–{}.", concat!($($doc),*), $unit, $name::MIN, $name::MAX),
+                )
+            }
+        }
+
+        impl utoipa::ToSchema for $name {
+            fn name() -> std::borrow::Cow<'static, str> {
+                $crate::plan::bounded::schema_name(stringify!($name))
+            }
+        }
+    };
+}
+
+/// Declares a bounded floating-point input (`f64`).
+#[macro_export]
+macro_rules! bounded_float {
+    ($(#[doc = $doc:literal])* $name:ident, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)?) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, serde::Serialize)]
+        #[serde(transparent)]
+        pub struct $name(f64);
+
+        impl $name {
+            pub const MIN: f64 = $min;
+            pub const MAX: f64 = $max;
+            pub const UNIT: &'static str = $unit;
+            pub fn get(self) -> f64 {
+                self.0
+            }
+            pub fn new(v: f64) -> Option<$name> {
+                (v.is_finite() && (Self::MIN..=Self::MAX).contains(&v)).then_some($name(v))
+            }
+            /// A resolved value (a default or a catalog figure) echoed in a plan's `inputs`.
+            pub fn echo(v: f64) -> $name {
+                $name(v)
+            }
+            fn range_text() -> String {
+                format!("a number from {} to {} ({})", Self::MIN, Self::MAX, Self::UNIT)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str(&$name::range_text())
+                    }
+                    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<$name, E> {
+                        $name::new(v).ok_or_else(|| E::custom(format!("{}must be {} (got {v})", $crate::plan::bounded::OUT_OF_RANGE, $name::range_text())))
+                    }
+                    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<$name, E> {
+                        self.visit_f64(v as f64)
+                    }
+                    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<$name, E> {
+                        self.visit_f64(v as f64)
+                    }
+                }
+                d.deserialize_f64(V)
+            }
+        }
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                #[allow(unused_mut, unused_assignments)]
+                let mut default: Option<f64> = None;
+                $(default = Some($def as f64);)?
+                $crate::plan::bounded::number_schema(
+                    false, false, $min, $max, false, default,
+                    &format!("{} Unit: {}. Range {}–{}.", concat!($($doc),*), $unit, $min, $max),
+                )
+            }
+        }
+
+        impl utoipa::ToSchema for $name {
+            fn name() -> std::borrow::Cow<'static, str> {
+                $crate::plan::bounded::schema_name(stringify!($name))
+            }
+        }
+    };
+}
+
+/// Declares a bounded exact-decimal input (money, rates): a decimal string (`"0.085"`) or a
+/// JSON number; `max_exclusive` makes the upper bound open (discounts below 1).
+#[macro_export]
+macro_rules! bounded_decimal {
+    ($(#[doc = $doc:literal])* $name:ident, $min:literal ..= $max:literal, $unit:literal) => {
+        $crate::bounded_decimal!(@ $(#[doc = $doc])* $name, $min, $max, false, $unit);
+    };
+    ($(#[doc = $doc:literal])* $name:ident, $min:literal ..< $max:literal, $unit:literal) => {
+        $crate::bounded_decimal!(@ $(#[doc = $doc])* $name, $min, $max, true, $unit);
+    };
+    (@ $(#[doc = $doc:literal])* $name:ident, $min:literal, $max:literal, $excl:literal, $unit:literal) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+        #[serde(transparent)]
+        pub struct $name(rust_decimal::Decimal);
+
+        impl $name {
+            pub const UNIT: &'static str = $unit;
+            pub const MIN_I64: i64 = $min;
+            pub const MAX_I64: i64 = $max;
+            pub const MAX_EXCLUSIVE: bool = $excl;
+            pub fn get(self) -> rust_decimal::Decimal {
+                self.0
+            }
+            pub fn new(v: rust_decimal::Decimal) -> Option<$name> {
+                let lo = rust_decimal::Decimal::from(Self::MIN_I64);
+                let hi = rust_decimal::Decimal::from(Self::MAX_I64);
+                let ok = v >= lo && if Self::MAX_EXCLUSIVE { v < hi } else { v <= hi };
+                ok.then_some($name(v))
+            }
+            /// A resolved value (a default or a catalog figure) echoed in a plan's `inputs`,
+            /// normalized (`0.0850` → `0.085`).
+            pub fn echo(v: rust_decimal::Decimal) -> $name {
+                $name(v.normalize())
+            }
+            fn range_text() -> String {
+                let close = if Self::MAX_EXCLUSIVE { "below" } else { "to" };
+                format!("a decimal from {} {close} {} ({})", Self::MIN_I64, Self::MAX_I64, Self::UNIT)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl V {
+                    fn check<E: serde::de::Error>(v: rust_decimal::Decimal) -> Result<$name, E> {
+                        $name::new(v).ok_or_else(|| E::custom(format!("{}must be {} (got {v})", $crate::plan::bounded::OUT_OF_RANGE, $name::range_text())))
+                    }
+                }
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str(&$name::range_text())
+                    }
+                    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<$name, E> {
+                        match $crate::plan::bounded::strict_decimal(v.trim()) {
+                            Some(d) => V::check(d),
+                            None => Err(E::custom(format!(
+                                "expected {} in plain decimal notation (\"0.085\", \"1000\"; no exponent or separators), got \"{}\"",
+                                $name::range_text(), v.chars().take(40).collect::<String>()
+                            ))),
+                        }
+                    }
+                    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<$name, E> {
+                        match $crate::plan::bounded::decimal_from_f64(v) {
+                            Some(d) => V::check(d),
+                            None => Err(E::custom(format!("expected {}, got the number {v}", $name::range_text()))),
+                        }
+                    }
+                    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<$name, E> {
+                        V::check(rust_decimal::Decimal::from(v))
+                    }
+                    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<$name, E> {
+                        V::check(rust_decimal::Decimal::from(v))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                let close = if $excl { "below" } else { "to" };
+                $crate::plan::bounded::number_schema(
+                    false, true, $min as f64, $max as f64, $excl, None,
+                    &format!("{} Unit: {}. Range {} {close} {}; a decimal string (\"0.085\") or a number.", concat!($($doc),*), $unit, $min, $max),
+                )
+            }
+        }
+
+        impl utoipa::ToSchema for $name {
+            fn name() -> std::borrow::Cow<'static, str> {
+                $crate::plan::bounded::schema_name(stringify!($name))
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+#[allow(dead_code)]
+mod tests {
+    use super::*;
+
+    crate::bounded_int!(
+        /// Test years.
+        TestYears: u32, 1..=15, "years", default 5
+    );
+    crate::bounded_decimal!(
+        /// Test share.
+        TestShare, 0..<1, "fraction"
+    );
+    crate::bounded_float!(
+        /// Test ratio.
+        TestRatio, 1.0..=16.0, "ratio"
+    );
+
+    fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, String> {
+        serde_json::from_str(s).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn integers_are_bounded_and_typed() {
+        assert_eq!(parse::<TestYears>("5").map(TestYears::get), Ok(5));
+        assert_eq!(parse::<TestYears>("5.0").map(TestYears::get), Ok(5));
+        assert!(parse::<TestYears>("16").is_err_and(|e| e.starts_with(OUT_OF_RANGE)));
+        assert!(parse::<TestYears>("0").is_err());
+        assert!(parse::<TestYears>("-1").is_err());
+        assert!(parse::<TestYears>("5.5").is_err());
+        assert!(parse::<TestYears>("\"5\"").is_err());
+    }
+
+    #[test]
+    fn decimals_take_plain_syntax_only() {
+        assert_eq!(
+            parse::<TestShare>("\"0.15\"").map(|d| d.get().to_string()),
+            Ok("0.15".to_string())
+        );
+        assert_eq!(
+            parse::<TestShare>("0.1").map(|d| d.get().to_string()),
+            Ok("0.1".to_string())
+        );
+        for bad in [
+            "\"1__0\"", "\"1e-1\"", "\"+0.1\"", "\" \"", "\"0.\"", "\".5\"", "\"1\"", "1",
+        ] {
+            assert!(parse::<TestShare>(bad).is_err(), "{bad} accepted");
+        }
+        assert_eq!(strict_decimal("1_000"), None);
+        assert_eq!(strict_decimal("1000"), Some(Decimal::from(1000)));
+    }
+
+    #[test]
+    fn floats_are_bounded() {
+        assert!(parse::<TestRatio>("2").is_ok());
+        assert!(parse::<TestRatio>("0.5").is_err());
+        assert!(parse::<TestRatio>("17").is_err());
+    }
+
+    #[test]
+    fn schema_carries_bounds_unit_and_default() {
+        let s = serde_json::to_value(<TestYears as utoipa::PartialSchema>::schema())
+            .unwrap_or_default();
+        assert_eq!(s["minimum"], 1.0);
+        assert_eq!(s["maximum"], 15.0);
+        assert_eq!(s["default"], 5);
+        assert!(s["description"].as_str().unwrap_or("").contains("years"));
+        let s = serde_json::to_value(<TestShare as utoipa::PartialSchema>::schema())
+            .unwrap_or_default();
+        assert_eq!(s["exclusiveMaximum"], 1.0);
+    }
+}
