@@ -39,6 +39,9 @@ pub struct Settings {
     /// `FABRIC_TCO_REQUEST_DEADLINE_SECS` (default 30): longest a request may take from its
     /// head to its answer, body included; 408 after.
     pub request_deadline: Duration,
+    /// `FABRIC_TCO_EXPOSE_SOURCES` (default false): show catalog file paths, source URLs and
+    /// fetch error text in `/v1/catalogs`, `/readyz` and plan warnings.
+    pub expose_sources: bool,
 }
 
 /// Log line format.
@@ -141,6 +144,15 @@ impl Settings {
         let shutdown = number(&get, "FABRIC_TCO_SHUTDOWN_SECS", 10, 0..=300)?;
         let plan_cache = number(&get, "FABRIC_TCO_PLAN_CACHE", 256, 0..=100_000)?;
         let deadline = number(&get, "FABRIC_TCO_REQUEST_DEADLINE_SECS", 30, 1..=600)?;
+        let expose_sources = match get("FABRIC_TCO_EXPOSE_SOURCES").as_deref().map(str::trim) {
+            None | Some("") | Some("false") | Some("0") => false,
+            Some("true") | Some("1") => true,
+            Some(other) => {
+                return Err(format!(
+                    "FABRIC_TCO_EXPOSE_SOURCES='{other}' must be 'true' or 'false'"
+                ));
+            }
+        };
         Ok(Settings {
             bind,
             catalog_dir,
@@ -154,6 +166,7 @@ impl Settings {
             shutdown: Duration::from_secs(shutdown),
             plan_cache: usize::try_from(plan_cache).unwrap_or(256),
             request_deadline: Duration::from_secs(deadline),
+            expose_sources,
         })
     }
 

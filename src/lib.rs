@@ -49,6 +49,7 @@ pub async fn start_catalogs(
 ) -> Result<(Arc<CatalogStore>, Option<Arc<Fetcher>>), String> {
     let local = load_catalogs(settings).map_err(|e| e.to_string())?;
     let store = Arc::new(CatalogStore::new(local, &settings.catalog_urls));
+    store.set_expose_sources(settings.expose_sources);
     if settings.catalog_urls.is_empty() {
         return Ok((store, None));
     }

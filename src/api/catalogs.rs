@@ -26,8 +26,8 @@ pub struct CatalogSummary {
     pub published: String,
     /// What the catalog is.
     pub description: String,
-    /// Where it was loaded from (`embedded:pricing/default.json`, a file path, a URL without
-    /// credentials or query).
+    /// Where it was loaded from: `embedded:pricing/default.json`, `file:<name>` or `remote`
+    /// (full paths and URLs only when the operator sets `FABRIC_TCO_EXPOSE_SOURCES=true`).
     pub origin: String,
     /// True for the catalog used when a request names none.
     pub default: bool,
@@ -56,7 +56,7 @@ pub struct CatalogDetail {
     pub content: CatalogData,
 }
 
-fn summarize(c: &Catalog, default: bool) -> CatalogSummary {
+fn summarize(c: &Catalog, default: bool, origin: String) -> CatalogSummary {
     let d = &c.data;
     let mut placeholders: Vec<String> = d
         .switches
@@ -76,7 +76,7 @@ fn summarize(c: &Catalog, default: bool) -> CatalogSummary {
         sha256: c.sha256.clone(),
         published: d.published.clone(),
         description: d.description.clone(),
-        origin: c.origin.clone(),
+        origin,
         default,
         entry_counts: c.entry_counts(),
         placeholder_skus: placeholders,
@@ -101,7 +101,7 @@ pub async fn list_catalogs(state: web::Data<AppState>) -> HttpResponse {
     let catalogs = set
         .all()
         .iter()
-        .map(|c| summarize(c, c.id() == newest))
+        .map(|c| summarize(c, c.id() == newest, state.catalogs.shown_origin(&c.origin)))
         .collect();
     HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
@@ -140,7 +140,11 @@ pub async fn get_catalog(
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(CatalogDetail {
-            summary: summarize(catalog, default),
+            summary: summarize(
+                catalog,
+                default,
+                state.catalogs.shown_origin(&catalog.origin),
+            ),
             content: catalog.data.clone(),
         }))
 }

@@ -61,6 +61,12 @@ pub enum SourceState {
     Failed,
 }
 
+/// The kind of a fetch failure without host names, addresses or OS text: the part before the
+/// first `: ` (`connection failed`, `timed out after 10 s`, `HTTP 500`, `invalid catalog`).
+fn error_kind(e: &str) -> String {
+    e.split(": ").next().unwrap_or(e).to_string()
+}
+
 /// What one fetch of a source gave.
 #[derive(Debug)]
 pub enum FetchOutcome {
@@ -88,6 +94,10 @@ pub struct CatalogStore {
     local: Vec<Arc<Catalog>>,
     sources: Mutex<Vec<Source>>,
     active: RwLock<Arc<CatalogSet>>,
+    /// Show source URLs (host names), file paths and fetch error text to API clients
+    /// (`FABRIC_TCO_EXPOSE_SOURCES`); off by default: clients see `source 1`, file names only
+    /// and the kind of failure.
+    expose: std::sync::atomic::AtomicBool,
 }
 
 impl CatalogStore {
@@ -105,7 +115,44 @@ impl CatalogStore {
             local: local.all().to_vec(),
             sources: Mutex::new(sources),
             active: RwLock::new(Arc::new(local)),
+            expose: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Show (true) or hide (false, the default) source URLs, file paths and error text.
+    pub fn set_expose_sources(&self, on: bool) {
+        self.expose.store(on, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn exposed(&self) -> bool {
+        self.expose.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// A catalog's origin as clients see it: a file path shows its file name only, a URL
+    /// becomes `remote`, unless exposure is on.
+    pub fn shown_origin(&self, origin: &str) -> String {
+        if self.exposed() || origin.starts_with("embedded:") {
+            return origin.to_string();
+        }
+        if origin.starts_with("http://") || origin.starts_with("https://") {
+            return "remote".to_string();
+        }
+        let name = std::path::Path::new(origin)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        format!("file:{name}")
+    }
+
+    /// A source status as clients see it (see [`Self::set_expose_sources`]).
+    fn shown(&self, index: usize, st: &SourceStatus) -> SourceStatus {
+        if self.exposed() {
+            return st.clone();
+        }
+        let mut out = st.clone();
+        out.url = format!("source {}", index + 1);
+        out.last_error = st.last_error.as_deref().map(error_kind);
+        out
     }
 
     /// The set to price one request with (take it once per request).
@@ -121,7 +168,8 @@ impl CatalogStore {
     pub fn sources(&self) -> Vec<SourceStatus> {
         self.lock_sources()
             .iter()
-            .map(|s| s.status.clone())
+            .enumerate()
+            .map(|(i, s)| self.shown(i, &s.status))
             .collect()
     }
 
@@ -137,8 +185,8 @@ impl CatalogStore {
     /// (the plan may be priced from list prices where negotiated ones were meant).
     pub fn plan_warnings(&self, catalog_id: &str) -> Vec<String> {
         let mut out = Vec::new();
-        for s in self.lock_sources().iter() {
-            let st = &s.status;
+        for (i, s) in self.lock_sources().iter().enumerate() {
+            let st = &self.shown(i, &s.status);
             let err = st.last_error.as_deref().unwrap_or("unknown error");
             match st.state {
                 SourceState::Stale if st.catalog_id.as_deref() == Some(catalog_id) => {
@@ -367,7 +415,7 @@ mod tests {
             serde_json::from_str(super::super::EMBEDDED[0].1).expect("json");
         v["id"] = id.into();
         v["version"] = version.into();
-        v["published"] = "2030-01-01".into();
+        v["published"] = "2026-11-23".into();
         v["switches"][0]["price_usd"] = switch_price.to_string().into();
         Catalog::parse("test", &serde_json::to_vec(&v).expect("bytes")).expect("valid")
     }

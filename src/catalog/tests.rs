@@ -150,7 +150,7 @@ fn directory_loading_names_the_broken_file() {
 
     std::fs::remove_file(dir.join("broken.json")).unwrap();
     v["nics"][2]["price_usd"] = "2000".into();
-    v["published"] = "2027-01-01".into();
+    v["published"] = "2026-11-23".into();
     std::fs::write(dir.join("newer.json"), serde_json::to_vec(&v).unwrap()).unwrap();
     let set = CatalogSet::from_dir(&dir).unwrap();
     assert_eq!(set.all().len(), 2);

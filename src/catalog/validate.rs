@@ -78,22 +78,62 @@ impl Checker {
     }
 }
 
-/// `YYYY-MM` or `YYYY-MM-DD` with digits in the right places.
+/// A real calendar date, `YYYY-MM` or `YYYY-MM-DD`, in the years 1990–2100 (a catalog entry's
+/// figure or a catalog's publication; `9999-99-99` is not a date).
 fn is_date(s: &str) -> bool {
+    parse_date(s).is_some()
+}
+
+/// (year, month, day) of `YYYY-MM` (day 1) or `YYYY-MM-DD`, if it is a real date in 1990–2100.
+fn parse_date(s: &str) -> Option<(u32, u32, u32)> {
     let b = s.as_bytes();
-    let digits =
-        |r: std::ops::Range<usize>| b.get(r).is_some_and(|x| x.iter().all(u8::is_ascii_digit));
-    match b.len() {
-        7 => digits(0..4) && b.get(4) == Some(&b'-') && digits(5..7),
-        10 => {
-            digits(0..4)
-                && b.get(4) == Some(&b'-')
-                && digits(5..7)
-                && b.get(7) == Some(&b'-')
-                && digits(8..10)
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        let part = b.get(r)?;
+        if !part.iter().all(u8::is_ascii_digit) {
+            return None;
         }
-        _ => false,
-    }
+        std::str::from_utf8(part).ok()?.parse().ok()
+    };
+    let (y, m, d) = match b.len() {
+        7 if b.get(4) == Some(&b'-') => (num(0..4)?, num(5..7)?, 1),
+        10 if b.get(4) == Some(&b'-') && b.get(7) == Some(&b'-') => {
+            (num(0..4)?, num(5..7)?, num(8..10)?)
+        }
+        _ => return None,
+    };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    ((1990..=2100).contains(&y) && (1..=days).contains(&d)).then_some((y, m, d))
+}
+
+/// Days since 1970-01-01 of a civil date (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(y: u32, m: u32, d: u32) -> i64 {
+    let y = i64::from(y) - i64::from(m <= 2);
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (i64::from(m) + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// True when `published` lies more than a day after now: a catalog from the future would
+/// silently become the default ("newest") catalog.
+fn in_the_future(published: &str) -> bool {
+    let Some((y, m, d)) = parse_date(published) else {
+        return false;
+    };
+    let today = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|t| (t.as_secs() / 86_400) as i64)
+        .unwrap_or(0);
+    days_from_civil(y, m, d) > today + 1
 }
 
 /// Checks a parsed catalog; returns every problem found (empty when valid).
@@ -112,7 +152,13 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
     }
     k.text("catalog", "version", &c.version);
     if !is_date(&c.published) || c.published.len() != 10 {
-        k.fail("catalog", "published", "must be YYYY-MM-DD");
+        k.fail("catalog", "published", "must be a real date YYYY-MM-DD");
+    } else if in_the_future(&c.published) {
+        k.fail(
+            "catalog",
+            "published",
+            "lies in the future (it would become the default catalog)",
+        );
     }
     if c.currency != "USD" {
         k.fail("catalog", "currency", "only USD is supported");
@@ -440,5 +486,33 @@ fn sku<'a>(k: &mut Checker, skus: &mut HashSet<&'a str>, entry: &str, v: &'a str
     k.text(entry, "sku", v);
     if !skus.insert(v) {
         k.fail(entry, "sku", format!("duplicate SKU '{v}'"));
+    }
+}
+
+#[cfg(test)]
+mod date_tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_real_calendar_dates() {
+        for ok in ["2026-11", "2026-11-22", "2024-02-29", "1990-01-01"] {
+            assert!(is_date(ok), "{ok}");
+        }
+        for bad in [
+            "9999-99-99",
+            "2026-13",
+            "2026-02-30",
+            "2023-02-29",
+            "2026-00-10",
+            "26-11-22",
+            "2026/11/22",
+            "9999-12-31",
+        ] {
+            assert!(!is_date(bad), "{bad}");
+        }
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert!(in_the_future("2100-01-01"));
+        assert!(!in_the_future("2024-06-01"));
     }
 }

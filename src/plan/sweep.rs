@@ -233,6 +233,9 @@ pub struct SweepRow {
     pub cheapest: bool,
     /// The plan's id (`POST /v1/plans` with the same inputs gives the same id).
     pub plan_id: String,
+    /// The plan's warnings (placeholder prices, quotes required, assumptions); in CSV one cell
+    /// joined with `; `.
+    pub warnings: Vec<String>,
 }
 
 /// Where the cheapest fabric changes along the first input.
@@ -325,6 +328,7 @@ pub fn run<E>(
                 gpu_idle_cost_usd: f.gpu_idle.cost_total_usd,
                 cheapest: win.is_none_or(|w| w == f.fabric),
                 plan_id: p.plan_id.clone(),
+                warnings: p.warnings.clone(),
             }));
             winners.push(win);
         }

@@ -72,3 +72,25 @@ async fn unknown_catalog_is_a_404_problem() {
     let body = assert_problem(app.get("/v1/catalogs/nope").await, 404).await;
     assert!(body["detail"].as_str().unwrap().contains("default"));
 }
+
+#[tokio::test]
+async fn a_catalog_dated_in_the_future_or_not_a_date_is_refused_at_load() {
+    let dir = std::env::temp_dir().join(format!("fabric-tco-dates-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read("pricing/default.json").unwrap()).unwrap();
+    for (published, expect) in [("9999-99-99", "real date"), ("2099-01-01", "future")] {
+        v["id"] = "dated".into();
+        v["published"] = published.into();
+        std::fs::write(dir.join("dated.json"), serde_json::to_vec(&v).unwrap()).unwrap();
+        let err = fabric_tco::catalog::CatalogSet::from_dir(&dir)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("published") && err.contains(expect),
+            "{published}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

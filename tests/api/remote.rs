@@ -118,7 +118,7 @@ fn catalog_bytes(version: &str, qm9700_usd: &str) -> Vec<u8> {
     let mut v: Value = serde_json::from_str(text).unwrap();
     v["id"] = "negotiated".into();
     v["version"] = version.into();
-    v["published"] = "2030-01-01".into();
+    v["published"] = "2026-11-23".into();
     let sw = v["switches"]
         .as_array_mut()
         .unwrap()
@@ -138,6 +138,8 @@ fn served(version: &str, price: &str, etag: Option<&str>) -> Mode {
 
 async fn setup(urls: &[String], timeout: Duration) -> (Arc<CatalogStore>, Arc<Fetcher>, TestApp) {
     let store = Arc::new(CatalogStore::new(CatalogSet::embedded().unwrap(), urls));
+    // These tests check the operator's full view (FABRIC_TCO_EXPOSE_SOURCES=true).
+    store.set_expose_sources(true);
     let fetcher = Arc::new(Fetcher::new(urls.to_vec(), timeout).unwrap());
     fetcher.refresh_all(&store).await;
     let app = spawn_store(store.clone()).await;
@@ -392,4 +394,35 @@ async fn a_request_can_never_make_the_service_fetch_a_url() {
         0,
         "the service fetched a URL a request named"
     );
+}
+
+#[tokio::test]
+async fn clients_see_no_host_names_paths_or_error_text_unless_the_operator_allows() {
+    // A source that refuses connections, on a host name that must not leak.
+    let dead = "http://127.0.0.1:9/internal-prices.example/catalog.json".to_string();
+    let store = Arc::new(CatalogStore::new(
+        CatalogSet::embedded().unwrap(),
+        std::slice::from_ref(&dead),
+    ));
+    let fetcher = Arc::new(Fetcher::new(vec![dead.clone()], Duration::from_millis(500)).unwrap());
+    fetcher.refresh_all(&store).await;
+    let app = spawn_store(store.clone()).await;
+    let (_, _, warnings) = ib_plan_warned(&app).await;
+    for body in [
+        app.get("/v1/catalogs").await.text().await.unwrap(),
+        app.get("/readyz").await.text().await.unwrap(),
+        warnings,
+    ] {
+        assert!(
+            !body.contains("127.0.0.1") && !body.contains("internal-prices"),
+            "{body}"
+        );
+        assert!(!body.contains("os error"), "{body}");
+    }
+    let list: Value = app.get("/v1/catalogs").await.json().await.unwrap();
+    assert_eq!(list["sources"][0]["url"], "source 1");
+    assert_eq!(list["sources"][0]["last_error"], "connection failed");
+    store.set_expose_sources(true);
+    let list: Value = app.get("/v1/catalogs").await.json().await.unwrap();
+    assert_eq!(list["sources"][0]["url"], dead);
 }

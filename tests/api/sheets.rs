@@ -752,3 +752,125 @@ async fn inputs_with_a_set_of_values_sweep_without_bisecting_into_forbidden_valu
     .await;
     assert_eq!(s, 200, "{text}");
 }
+
+#[tokio::test]
+async fn csv_columns_sum_to_totals_and_carry_the_warnings() {
+    use rust_decimal::Decimal;
+    use std::str::FromStr;
+    let app = spawn_app().await;
+    let json: Value = app.get("/v1/plans?gpus=1024").await.json().await.unwrap();
+    let text = app
+        .get("/v1/plans?gpus=1024&format=csv")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+    };
+    let warnings = json["warnings"].as_array().unwrap();
+    assert!(
+        !warnings.is_empty(),
+        "the default plan has placeholder prices"
+    );
+    for line in lines {
+        let cells = parse_csv_line(line);
+        let d = |name: &str| Decimal::from_str(&cells[col(name)]).unwrap();
+        let parts = [
+            "power_usd",
+            "support_usd",
+            "staff_usd",
+            "licenses_usd",
+            "spares_usd",
+        ]
+        .iter()
+        .map(|p| d(&format!("opex_per_year.{p}")))
+        .sum::<Decimal>();
+        assert_eq!(parts, d("opex_per_year.total_usd"), "{line}");
+        let w = &cells[col("warnings")];
+        for expected in warnings {
+            assert!(w.contains(expected.as_str().unwrap()), "{w}");
+        }
+    }
+    // Sweeps carry each plan's warnings too.
+    let sweep: Value = app
+        .get("/v1/sweeps?vary=gpus&values=64,128")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        sweep["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| !r["warnings"].as_array().unwrap().is_empty())
+    );
+    let csv = app
+        .get("/v1/sweeps?vary=gpus&values=64,128&format=csv")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(csv.lines().next().unwrap().ends_with(",warnings"));
+}
+
+/// A CSV line's cells (quoted cells may hold commas and doubled quotes).
+fn parse_csv_line(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            (c, _) => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+#[tokio::test]
+async fn value_of_the_cheapest_fabric() {
+    let app = spawn_app().await;
+    let plan: Value = app.get("/v1/plans?gpus=1024").await.json().await.unwrap();
+    let cheapest = plan["comparison"]["cheapest_fabric"].as_str().unwrap();
+    let a = app
+        .get(&format!(
+            "/v1/value?metric=total_cost_usd&fabric={cheapest}&gpus=1024"
+        ))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let b = app
+        .get("/v1/value?metric=total_cost_usd&fabric=cheapest&gpus=1024")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(a, b);
+    let p = assert_problem(
+        app.get("/v1/value?metric=total_cost_usd&fabric=ethernet&gpus=1024")
+            .await,
+        422,
+    )
+    .await;
+    assert!(
+        p["errors"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("cheapest")
+    );
+}

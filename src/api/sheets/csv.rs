@@ -52,6 +52,13 @@ pub fn cell(v: &Value) -> String {
             Ok(d) => d.to_string(),
             Err(_) => text(s),
         },
+        Value::Array(items) => text(
+            &items
+                .iter()
+                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
         other => text(&other.to_string()),
     }
 }

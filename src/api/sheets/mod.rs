@@ -167,6 +167,7 @@ pub const PLAN_COLUMNS: &[&str] = &[
     "opex_per_year.support_usd",
     "opex_per_year.staff_usd",
     "opex_per_year.licenses_usd",
+    "opex_per_year.spares_usd",
     "opex_per_year.total_usd",
     "tco.years",
     "tco.total_usd",
@@ -183,7 +184,13 @@ pub const PLAN_COLUMNS: &[&str] = &[
 /// The per-fabric summary of a plan as CSV (header + one row per fabric).
 pub fn plan_csv(plan: &Plan) -> Result<String, ApiError> {
     let mut header: Vec<&str> = PLAN_COLUMNS.to_vec();
-    header.extend(["cheapest", "catalog.id", "catalog.version", "plan_id"]);
+    header.extend([
+        "cheapest",
+        "catalog.id",
+        "catalog.version",
+        "plan_id",
+        "warnings",
+    ]);
     let mut out = Csv::new(&header);
     let cheapest = plan.comparison.as_ref().map(|c| c.cheapest_fabric);
     for f in &plan.fabrics {
@@ -196,6 +203,7 @@ pub fn plan_csv(plan: &Plan) -> Result<String, ApiError> {
         row.push(Value::String(plan.catalog.id.clone()));
         row.push(Value::String(plan.catalog.version.clone()));
         row.push(Value::String(plan.plan_id.clone()));
+        row.push(Value::String(plan.warnings.join("; ")));
         out.row(row);
     }
     Ok(out.finish())
@@ -233,8 +241,8 @@ impl IntoParams for ValueParams {
             extra_param(
                 "fabric",
                 true,
-                "The fabric whose result to read. Required by every metric but the plan-wide `comparison.break_even.*` ones (which ignore it).",
-                Kind::Enum(&["infiniband", "roce", "roce_adaptive"]),
+                "The fabric whose result to read, or `cheapest` for the fabric with the lowest total cost in this plan (the comparison's `cheapest_fabric`). Required by every metric but the plan-wide `comparison.break_even.*` ones (which ignore it).",
+                Kind::Enum(&["infiniband", "roce", "roce_adaptive", "cheapest"]),
             ),
         ];
         v.extend(plan_parameters());
@@ -543,20 +551,37 @@ pub async fn get_value(
             )
         })?
         .to_string();
-    let fabric = match q.single("fabric")? {
+    // `fabric=cheapest` reads the fabric the comparison recommends (cheapest total cost).
+    let asked = q.single("fabric")?;
+    let cheapest = asked.is_some_and(|f| f.eq_ignore_ascii_case("cheapest"));
+    let fabric = match asked {
         None => None,
+        Some(_) if cheapest => None,
         Some(f) => Some(Fabric::parse(f).ok_or_else(|| {
             ApiError::field(
                 "/fabric",
                 ErrorCode::UnknownValue,
                 format!(
-                    "query parameter 'fabric' must be infiniband, roce or roce_adaptive (got '{f}')"
+                    "query parameter 'fabric' must be infiniband, roce, roce_adaptive or cheapest (got '{f}')"
                 ),
             )
         })?),
     };
     let cached = plan_from_query(&q, &["metric", "fabric"], &state)?;
     let plan = &cached.plan;
+    let fabric = if cheapest {
+        Some(
+            plan.comparison
+                .as_ref()
+                .map(|c| c.cheapest_fabric)
+                .or_else(|| plan.fabrics.first().map(|f| f.fabric))
+                .ok_or_else(|| {
+                    ApiError::field("/fabric", ErrorCode::NotInPlan, "the plan has no fabric")
+                })?,
+        )
+    } else {
+        fabric
+    };
     // The plan as a JSON tree, built once per remembered plan (not per request).
     let tree = cached.tree().map_err(|e| ApiError::internal(&e))?;
     let comparison = tree.get("comparison").filter(|c| !c.is_null());

@@ -396,6 +396,7 @@ const SWEEP_COLUMNS: &[&str] = &[
     "gpu_idle_cost_usd",
     "cheapest",
     "plan_id",
+    "warnings",
 ];
 
 fn render(req: &HttpRequest, format: Format, r: &SweepResult) -> Result<HttpResponse, ApiError> {
