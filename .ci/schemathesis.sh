@@ -12,17 +12,11 @@ EXAMPLES="${SCHEMATHESIS_EXAMPLES:-60}"
 python3 -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5' 'hypothesis==6.170.15'
 cargo build --release --quiet
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-log=$(mktemp)
-FABRIC_TCO_BIND="127.0.0.1:${port}" RUST_LOG=warn ./target/release/fabric-tco >"$log" 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-  if python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:${port}/healthz', timeout=1)" 2>/dev/null; then break; fi
-  sleep 0.2
-done
+# shellcheck source=scripts/serve.sh
+source scripts/serve.sh
+RUST_LOG=warn,fabric_tco=info serve_start ./target/release/fabric-tco
 
-python3 -m schemathesis.cli run "http://127.0.0.1:${port}/openapi.json" \
+python3 -m schemathesis.cli run "${SERVE_URL}/openapi.json" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
   --max-examples "$EXAMPLES" \
   --phases examples,coverage,fuzzing \

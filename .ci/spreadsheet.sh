@@ -5,12 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-FABRIC_TCO_BIND="127.0.0.1:${port}" RUST_LOG=warn ./target/release/fabric-tco &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-  curl -fs "http://127.0.0.1:${port}/healthz" >/dev/null 2>&1 && break
-  sleep 0.2
-done
-bash tests/spreadsheet/check.sh "http://127.0.0.1:${port}"
+# shellcheck source=scripts/serve.sh
+source scripts/serve.sh
+RUST_LOG=warn,fabric_tco=info serve_start ./target/release/fabric-tco
+bash tests/spreadsheet/check.sh "$SERVE_URL"

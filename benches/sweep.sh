@@ -16,15 +16,10 @@ if [[ -z "$bin" ]]; then
   cargo build --release --locked --quiet
   bin=./target/release/fabric-tco
 fi
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-FABRIC_TCO_BIND="127.0.0.1:${port}" "$bin" >/dev/null 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-  curl -fs "http://127.0.0.1:${port}/healthz" >/dev/null 2>&1 && break
-  sleep 0.1
-done
-base="http://127.0.0.1:${port}/v1/sweeps?fabrics=infiniband,roce,roce_adaptive"
+# shellcheck source=scripts/serve.sh
+source scripts/serve.sh
+RUST_LOG=warn,fabric_tco=info serve_start "$bin"
+base="${SERVE_URL}/v1/sweeps?fabrics=infiniband,roce,roce_adaptive"
 cases=(
   "chart_256_16384_x64|${base}&vary=gpus&from=256&to=16384&steps=64&scale=geometric"
   "sweep_10000_plans|${base}&gpus=1024&vary=economics.gpu_hour_usd&from=0.5&to=10&steps=10000"

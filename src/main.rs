@@ -57,10 +57,10 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    log::info!(
-        "listening on http://{}/ (Swagger UI at /swagger-ui/)",
-        settings.bind
-    );
+    // The bound address (with `FABRIC_TCO_BIND=127.0.0.1:0` the OS picks the port; scripts
+    // read it from this line).
+    let bound = listener.local_addr().unwrap_or(settings.bind);
+    log::info!("listening on http://{bound}/ (Swagger UI at /swagger-ui/)");
     let options = ServerOptions::from_settings(&settings);
     let server = match fabric_tco::build_server(listener, store.clone(), &options) {
         Ok(s) => s,

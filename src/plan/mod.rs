@@ -97,7 +97,8 @@ pub struct BomLineOut {
     pub extended_power_w: Decimal,
     /// True when the buyer overrode the price.
     pub price_overridden: bool,
-    /// True when the catalog price is a placeholder (grade P): get a quote.
+    /// True when the price used is a catalog placeholder (grade P): get a quote. False when
+    /// `prices.overrides` sets this SKU's price.
     pub placeholder_price: bool,
     /// Source of the catalog figures.
     pub source: String,
@@ -386,7 +387,8 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
                 power_w: p.power_w,
                 extended_power_w: p.extended_power_w,
                 price_overridden: p.price_overridden,
-                placeholder_price: it.placeholder_price,
+                // An overridden price is the buyer's own: no longer a placeholder.
+                placeholder_price: it.placeholder_price && !p.price_overridden,
                 source: it.source.clone(),
             })
             .collect();

@@ -522,3 +522,34 @@ async fn repeated_plans_come_from_the_memo_and_equal_the_first() {
     let first: serde_json::Value = serde_json::from_str(&texts[0]).unwrap();
     assert_eq!(get, first);
 }
+
+#[tokio::test]
+async fn an_overridden_placeholder_is_no_longer_flagged_and_a_given_gpu_hour_has_no_basis() {
+    let app = spawn_app().await;
+    let body = json!({"gpus": 64, "fabrics": ["roce", "infiniband"],
+        "prices": {"overrides": {"arista-7060x6-64pe": "61000"}},
+        "economics": {"gpu_hour_usd": "2.10"}});
+    let v: Value = app.post_json("/v1/plans", &body).await.json().await.unwrap();
+    let roce = &v["fabrics"][0];
+    let lines: Vec<&Value> = roce["bom"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["sku"] == "arista-7060x6-64pe")
+        .collect();
+    assert!(!lines.is_empty());
+    for l in lines {
+        assert_eq!(l["price_overridden"], true);
+        assert_eq!(l["placeholder_price"], false, "{l}");
+    }
+    let warnings = v["warnings"].to_string();
+    assert!(!warnings.contains("arista-7060x6-64pe is a placeholder"), "{warnings}");
+    assert_eq!(v["inputs"]["economics"]["gpu_hour_usd"], "2.1");
+    assert!(v["inputs"]["economics"]["gpu_hour_basis"].is_null());
+    // Posting the echoed inputs back gives the same plan.
+    let again: Value = app.post_json("/v1/plans", &v["inputs"]).await.json().await.unwrap();
+    assert_eq!(again["plan_id"], v["plan_id"]);
+    // Without a value, the basis that derived it is echoed.
+    let d: Value = app.post_json("/v1/plans", &json!({"gpus": 64})).await.json().await.unwrap();
+    assert_eq!(d["inputs"]["economics"]["gpu_hour_basis"], "owned");
+}

@@ -1,0 +1,46 @@
+# shellcheck shell=bash
+# One helper for every script that needs a running service: source it, then
+#
+#   serve_start [BINARY]        # default: $FABRIC_TCO_BIN or target/release/fabric-tco
+#
+# starts the binary on 127.0.0.1 with an OS-chosen port (FABRIC_TCO_BIND=127.0.0.1:0), reads
+# the bound address from its "listening on http://…/" log line, waits for /healthz and sets
+#
+#   SERVE_URL  (http://127.0.0.1:PORT)   SERVE_PID   SERVE_LOG (the service's log file)
+#
+# Extra environment for the service can be passed as usual (FABRIC_TCO_WORKERS=1 serve_start).
+# `serve_stop` (also run on EXIT) sends SIGTERM and waits. Needs only bash and curl.
+
+serve_stop() {
+  if [[ -n "${SERVE_PID:-}" ]]; then
+    kill "$SERVE_PID" 2>/dev/null || true
+    wait "$SERVE_PID" 2>/dev/null || true
+    SERVE_PID=""
+  fi
+}
+
+serve_start() {
+  local bin="${1:-${FABRIC_TCO_BIN:-target/release/fabric-tco}}"
+  SERVE_LOG="${SERVE_LOG:-$(mktemp)}"
+  FABRIC_TCO_BIND="127.0.0.1:0" RUST_LOG="${RUST_LOG:-info}" FABRIC_TCO_LOG_FORMAT=text \
+    "$bin" >"$SERVE_LOG" 2>&1 &
+  SERVE_PID=$!
+  trap serve_stop EXIT
+  SERVE_URL=""
+  for _ in $(seq 1 300); do
+    SERVE_URL=$(grep -o 'listening on http://[0-9.:]*' "$SERVE_LOG" 2>/dev/null | head -n1 | sed 's/^listening on //')
+    if [[ -n "$SERVE_URL" ]] && curl -fs --max-time 1 -o /dev/null "$SERVE_URL/healthz"; then
+      export SERVE_URL SERVE_PID SERVE_LOG
+      return 0
+    fi
+    if ! kill -0 "$SERVE_PID" 2>/dev/null; then
+      echo "serve.sh: $bin exited; its log:" >&2
+      cat "$SERVE_LOG" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  echo "serve.sh: $bin did not answer /healthz within 30 s; its log:" >&2
+  cat "$SERVE_LOG" >&2
+  return 1
+}
