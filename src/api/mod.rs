@@ -82,12 +82,48 @@ struct ApiDoc;
 /// The OpenAPI document the service serves (and `openapi/openapi.json` holds).
 pub fn openapi_document() -> OpenApiDoc {
     use utoipa_actix_web::AppExt;
-    let (_, doc) = actix_web::App::new()
+    let (_, mut doc) = actix_web::App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
         .configure(configure)
         .split_for_parts();
+    add_examples(&mut doc);
     doc
+}
+
+/// Real examples, generated rather than written: every problem response shows a problem the
+/// service renders for that status, and the plan endpoints' 200 shows a real plan (64 GPUs,
+/// InfiniBand and RoCE, embedded catalog).
+fn add_examples(doc: &mut OpenApiDoc) {
+    use utoipa::openapi::RefOr;
+    let plan_example = crate::catalog::CatalogSet::embedded()
+        .ok()
+        .and_then(|set| {
+            let req = extract::parse_json::<crate::plan::PlanRequest>(
+                br#"{"gpus": 64, "fabrics": ["infiniband", "roce"]}"#,
+            )
+            .ok()?;
+            crate::plan::build_plan(&req, &set).ok()
+        })
+        .and_then(|p| serde_json::to_value(p).ok());
+    for (path, item) in doc.paths.paths.iter_mut() {
+        let ops = [(&mut item.get, true), (&mut item.post, false)];
+        for (op, query) in ops {
+            let Some(op) = op else { continue };
+            for (status, resp) in op.responses.responses.iter_mut() {
+                let RefOr::T(r) = resp else { continue };
+                let code = status.parse::<u16>().unwrap_or(0);
+                for (ct, content) in r.content.iter_mut() {
+                    let RefOr::T(content) = content else { continue };
+                    if ct == error::PROBLEM_JSON {
+                        content.example = error::problem_example(code, query);
+                    } else if ct == "application/json" && code == 200 && path == "/v1/plans" {
+                        content.example = plan_example.clone();
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Paths the service answers and the methods each allows, for 405 `Allow` and OPTIONS.

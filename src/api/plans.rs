@@ -3,7 +3,7 @@
 use actix_web::{HttpRequest, HttpResponse, post, web};
 
 use super::AppState;
-use super::error::{ApiError, Problem};
+use super::error::{ApiError, BodyProblems, Problem};
 use super::extract::ValidJson;
 use super::middleware::with_plan_id;
 use super::sheets::{self, Format};
@@ -32,9 +32,7 @@ impl From<PlanError> for ApiError {
             (Plan = "application/json"),
             (String = "text/csv")
         )),
-        (status = 400, description = "The body is not valid JSON.", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "The body exceeds 256 KiB.", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not `application/json`.", body = Problem, content_type = "application/problem+json"),
+        BodyProblems,
         (status = 422, description = "An input is invalid or the cluster cannot be built as asked; `errors[].pointer` names the field.", body = Problem, content_type = "application/problem+json")
     )
 )]

@@ -338,8 +338,10 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             gpus_per_ib_specialist: Some(GpusPerFte::echo(economics.gpus_per_ib_specialist)),
             spares_rate: Some(Fraction::echo(economics.spares_rate)),
             gpu_hour_usd: Some(GpuHourUsd::echo(economics.gpu_hour_usd)),
-            // The basis only derives the default GPU-hour value: echoed when it was used.
-            gpu_hour_basis: e.gpu_hour_usd.is_none().then_some(gpu_hour_basis),
+            // The basis only derives the default GPU-hour value: echoed when it was used (or
+            // given), not invented when the user set the value itself.
+            gpu_hour_basis: (e.gpu_hour_usd.is_none() || e.gpu_hour_basis.is_some())
+                .then_some(gpu_hour_basis),
             ufm_usd_per_endpoint_per_year: economics
                 .ufm_usd_per_endpoint_per_year
                 .map(UsdPerEndpointYear::echo),

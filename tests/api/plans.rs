@@ -529,7 +529,12 @@ async fn an_overridden_placeholder_is_no_longer_flagged_and_a_given_gpu_hour_has
     let body = json!({"gpus": 64, "fabrics": ["roce", "infiniband"],
         "prices": {"overrides": {"arista-7060x6-64pe": "61000"}},
         "economics": {"gpu_hour_usd": "2.10"}});
-    let v: Value = app.post_json("/v1/plans", &body).await.json().await.unwrap();
+    let v: Value = app
+        .post_json("/v1/plans", &body)
+        .await
+        .json()
+        .await
+        .unwrap();
     let roce = &v["fabrics"][0];
     let lines: Vec<&Value> = roce["bom"]
         .as_array()
@@ -543,13 +548,26 @@ async fn an_overridden_placeholder_is_no_longer_flagged_and_a_given_gpu_hour_has
         assert_eq!(l["placeholder_price"], false, "{l}");
     }
     let warnings = v["warnings"].to_string();
-    assert!(!warnings.contains("arista-7060x6-64pe is a placeholder"), "{warnings}");
+    assert!(
+        !warnings.contains("arista-7060x6-64pe is a placeholder"),
+        "{warnings}"
+    );
     assert_eq!(v["inputs"]["economics"]["gpu_hour_usd"], "2.1");
     assert!(v["inputs"]["economics"]["gpu_hour_basis"].is_null());
     // Posting the echoed inputs back gives the same plan.
-    let again: Value = app.post_json("/v1/plans", &v["inputs"]).await.json().await.unwrap();
+    let again: Value = app
+        .post_json("/v1/plans", &v["inputs"])
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(again["plan_id"], v["plan_id"]);
     // Without a value, the basis that derived it is echoed.
-    let d: Value = app.post_json("/v1/plans", &json!({"gpus": 64})).await.json().await.unwrap();
+    let d: Value = app
+        .post_json("/v1/plans", &json!({"gpus": 64}))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(d["inputs"]["economics"]["gpu_hour_basis"], "owned");
 }

@@ -20,7 +20,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::AppState;
-use super::error::{ApiError, Problem};
+use super::error::{ApiError, Problem, QueryProblems};
 use super::middleware::with_plan_id;
 use crate::cost::Category;
 use crate::fabric::Fabric;
@@ -268,8 +268,7 @@ impl IntoParams for ValueParams {
             (String = "text/csv")
         )),
         (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
-        (status = 400, description = "The query string cannot be decoded.", body = Problem, content_type = "application/problem+json"),
-        (status = 414, description = "The query string exceeds 8 KiB.", body = Problem, content_type = "application/problem+json"),
+        QueryProblems,
         (status = 422, description = "A parameter is invalid, missing (`gpus`), given twice, or the cluster cannot be built as asked; `errors[].pointer` names it (`economics.years` → `/economics/years`).", body = Problem, content_type = "application/problem+json")
     )
 )]
@@ -404,8 +403,7 @@ fn bom_sheet(plan: &Plan) -> BomSheet {
             (String = "text/csv")
         )),
         (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
-        (status = 400, description = "The query string cannot be decoded.", body = Problem, content_type = "application/problem+json"),
-        (status = 414, description = "The query string exceeds 8 KiB.", body = Problem, content_type = "application/problem+json"),
+        QueryProblems,
         (status = 422, description = "A parameter is invalid, missing or given twice, or the cluster cannot be built as asked; `errors[].pointer` names it.", body = Problem, content_type = "application/problem+json")
     )
 )]
@@ -530,8 +528,7 @@ fn plain_number(v: &Value) -> Option<String> {
     responses(
         (status = 200, description = "The number, e.g. `12345678.90`.", body = String, content_type = "text/plain"),
         (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
-        (status = 400, description = "The query string cannot be decoded.", body = Problem, content_type = "application/problem+json"),
-        (status = 414, description = "The query string exceeds 8 KiB.", body = Problem, content_type = "application/problem+json"),
+        QueryProblems,
         (status = 422, description = "A plan input is invalid; `metric` is missing or unknown (`extra.valid_metrics` lists the valid ones) or not a number; `fabric` is missing, unknown or not in the plan.", body = Problem, content_type = "application/problem+json")
     )
 )]

@@ -27,7 +27,7 @@ use super::query::{
 };
 use super::{Format, etag, negotiate, respond};
 use crate::api::AppState;
-use crate::api::error::{ApiError, Problem};
+use crate::api::error::{ApiError, BodyProblems, Problem, QueryProblems};
 use crate::api::extract::ValidJson;
 use crate::catalog::CatalogSet;
 use crate::plan::sweep::{
@@ -630,8 +630,7 @@ fn parse_f64(q: &Query, name: &str) -> Result<Option<f64>, ApiError> {
             (String = "text/csv")
         )),
         (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
-        (status = 400, description = "The query string cannot be decoded.", body = Problem, content_type = "application/problem+json"),
-        (status = 414, description = "The query string exceeds 8 KiB.", body = Problem, content_type = "application/problem+json"),
+        QueryProblems,
         (status = 422, description = "The sweep is invalid (unknown input, bad range, more than 10,000 plans) or a value cannot be planned; the problem names the input and the value.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "Four sweeps are already running (`Retry-After: 1`), or this one overran its time budget (90% of the request deadline, `FABRIC_TCO_REQUEST_DEADLINE_SECS`).", body = Problem, content_type = "application/problem+json")
     )
@@ -686,9 +685,7 @@ pub async fn get_sweep(
             (String = "text/csv")
         )),
         (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
-        (status = 400, description = "The body is not valid JSON.", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "The body exceeds 256 KiB.", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not `application/json`.", body = Problem, content_type = "application/problem+json"),
+        BodyProblems,
         (status = 422, description = "The sweep is invalid (unknown input, bad range, more than 10,000 plans) or a value cannot be planned; the problem names the input and the value.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "Four sweeps are already running (`Retry-After: 1`), or this one overran its time budget (90% of the request deadline, `FABRIC_TCO_REQUEST_DEADLINE_SECS`).", body = Problem, content_type = "application/problem+json")
     )
