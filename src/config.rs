@@ -91,7 +91,7 @@ fn catalog_urls(text: Option<String>) -> Result<Vec<String>, String> {
         ));
     }
     for (i, u) in urls.iter().enumerate() {
-        let shown = crate::catalog::remote::redact_url(u);
+        let shown = crate::catalog::source_url::redact_url(u);
         if urls[..i].contains(u) {
             return Err(format!("FABRIC_TCO_CATALOG_URLS lists '{shown}' twice"));
         }

@@ -240,6 +240,12 @@ impl ErrorCode {
     }
 }
 
+/// One JSON-pointer segment, escaped (RFC 6901: `~` → `~0`, `/` → `~1`); the one place the
+/// service escapes pointers.
+pub fn escape_pointer(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

@@ -2,7 +2,7 @@
 //! (`FABRIC_TCO_LOG_FORMAT=json`), both carrying the record's key-value fields. Access-log
 //! records hold `method`, `path` (never the query string), `status`, `latency_ms` and, when a
 //! plan was computed, `plan_id`. Nothing that could hold a secret is logged: catalog URLs are
-//! logged without user-info and query (see `catalog::remote::redact_url`).
+//! logged without user-info and query (see `catalog::source_url::redact_url`).
 
 use std::io::Write;
 

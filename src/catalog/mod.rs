@@ -2,6 +2,7 @@
 
 pub mod remote;
 pub mod schema;
+pub mod source_url;
 pub mod store;
 pub mod validate;
 

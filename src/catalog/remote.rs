@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use reqwest::header::{ACCEPT, ETAG, IF_NONE_MATCH};
 
+use super::source_url::redact_url;
 use super::store::{CatalogStore, FetchOutcome, SourceState, SourceStatus};
 use super::{Catalog, MAX_CATALOG_BYTES};
 
@@ -175,38 +176,5 @@ fn log_status(s: &SourceStatus) {
             s.consecutive_failures,
             if s.catalog_id.is_some() { format!("its last good catalog, {catalog}") } else { "the local catalogs only".to_string() }
         ),
-    }
-}
-
-/// A URL without user-info and query string, for logs and reports.
-pub fn redact_url(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) => {
-            let had_query = u.query().is_some();
-            let _ = u.set_username("");
-            let _ = u.set_password(None);
-            u.set_query(None);
-            u.set_fragment(None);
-            let mut s = u.to_string();
-            if had_query {
-                s.push_str("?…");
-            }
-            s
-        }
-        Err(_) => "<invalid url>".to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn urls_lose_credentials_and_queries() {
-        assert_eq!(
-            redact_url("https://user:secret@prices.example/c.json?token=abc"),
-            "https://prices.example/c.json?…"
-        );
-        assert_eq!(redact_url("http://h:81/c.json"), "http://h:81/c.json");
     }
 }

@@ -16,7 +16,7 @@ use std::time::SystemTime;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::remote::redact_url;
+use super::source_url::redact_url;
 use super::{Catalog, CatalogSet, LoadError};
 use crate::clock::rfc3339;
 

@@ -250,7 +250,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             return Err(PlanError::field(
                 &format!(
                     "/prices/overrides/{}",
-                    sku.replace('~', "~0").replace('/', "~1")
+                    crate::error_code::escape_pointer(sku)
                 ),
                 ErrorCode::UnknownSku,
                 format!("no SKU '{sku}' in catalog '{}'", catalog.id()),
