@@ -341,7 +341,7 @@ pub struct WorkloadRequest {
     /// Compute time of one training step (forward + backward), ms. Default 2,175.
     #[serde(default)]
     pub step_compute_ms: Option<StepComputeMs>,
-    /// DDP gradient bucket, MB (10^6 bytes). Default 25.
+    /// DDP gradient bucket. Default 25.
     #[serde(default)]
     pub bucket_mb: Option<BucketMb>,
 }
@@ -350,7 +350,7 @@ pub struct WorkloadRequest {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UtilizationRequest {
-    /// Share of hours the cluster runs jobs, 0–1 (decimal string or number). Default: catalog.
+    /// Share of hours the cluster runs jobs. Default: catalog.
     #[serde(default)]
     pub busy_fraction: Option<Fraction>,
 }
@@ -370,19 +370,19 @@ pub enum GpuHourBasis {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EconomicsRequest {
-    /// Horizon, years (1–15). Default 5.
+    /// Horizon of the TCO. Default 5.
     #[serde(default)]
     pub years: Option<Years>,
-    /// Discount rate per year for NPV, 0–1. Default: catalog.
+    /// Discount rate per year for NPV. Default: catalog.
     #[serde(default)]
     pub discount_rate: Option<Fraction>,
-    /// Electricity price, USD per kWh, 0–10. Default: catalog.
+    /// Electricity price. Default: catalog.
     #[serde(default)]
     pub electricity_usd_per_kwh: Option<ElectricityUsdPerKwh>,
-    /// Power usage effectiveness, 1–3. Default: catalog.
+    /// Power usage effectiveness. Default: catalog.
     #[serde(default)]
     pub pue: Option<Pue>,
-    /// Hardware support per year as a share of hardware capex, 0–1. Default: catalog.
+    /// Hardware support per year as a share of hardware capex. Default: catalog.
     #[serde(default)]
     pub support_rate: Option<Fraction>,
     /// Network engineer, fully loaded, USD per year. Default: catalog.
@@ -397,10 +397,10 @@ pub struct EconomicsRequest {
     /// GPUs per additional InfiniBand specialist FTE. Default: catalog.
     #[serde(default)]
     pub gpus_per_ib_specialist: Option<GpusPerFte>,
-    /// Spare parts per year as a share of hardware capex, 0–1. Default: catalog.
+    /// Spare parts per year as a share of hardware capex. Default: catalog.
     #[serde(default)]
     pub spares_rate: Option<Fraction>,
-    /// Value of one GPU-hour, USD (0–1000). Default: from the GPU model and `gpu_hour_basis`.
+    /// Value of one GPU-hour. Default: from the GPU model and `gpu_hour_basis`.
     #[serde(default)]
     pub gpu_hour_usd: Option<GpuHourUsd>,
     /// `owned` (default) or `rental`: how the default GPU-hour value is derived.
