@@ -20,9 +20,10 @@ use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;
 
+use actix_service::ServiceFactoryExt;
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
-use actix_web::{App, HttpServer, web};
+use actix_web::{App, web};
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
@@ -120,7 +121,7 @@ pub fn build_server(
         request_deadline: options.request_deadline,
         sweeps_running: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
     });
-    let mut server = HttpServer::new(move || {
+    let app = move || {
         App::new()
             .app_data(state.clone())
             .app_data(web::PayloadConfig::new(api::extract::MAX_BODY_BYTES))
@@ -134,13 +135,38 @@ pub fn build_server(
             .wrap(from_fn(api::middleware::problem_bodies))
             .wrap(from_fn(api::middleware::head_as_get))
             .wrap(from_fn(api::middleware::access_log))
-    })
-    .keep_alive(options.keep_alive)
-    .client_request_timeout(options.request_timeout)
-    .shutdown_timeout(options.shutdown.as_secs())
-    .listen(listener)?;
+    };
+    // actix-web's `HttpServer` wired by hand (same settings), so that each accepted stream can
+    // be wrapped: the HTTP layer's own error responses (400, 408, 431) get problem bodies
+    // (`api::wire`).
+    let addr = listener.local_addr()?;
+    let keep_alive = options.keep_alive;
+    let request_timeout = options.request_timeout;
+    let mut builder = actix_server::Server::build()
+        .shutdown_timeout(options.shutdown.as_secs())
+        .listen("fabric-tco", listener, move || {
+            let http = actix_http::HttpService::build()
+                .keep_alive(keep_alive)
+                .client_request_timeout(request_timeout)
+                .client_disconnect_timeout(Duration::from_secs(1))
+                .local_addr(addr)
+                .finish(actix_service::map_config(
+                    actix_service::IntoServiceFactory::into_factory(app())
+                        .map_err(|e: actix_web::Error| e.error_response()),
+                    |()| actix_web::dev::AppConfig::default(),
+                ));
+            actix_service::fn_service(|io: actix_rt::net::TcpStream| async move {
+                let peer = io.peer_addr().ok();
+                Ok::<_, actix_http::error::DispatchError>((
+                    api::wire::ProblemWire::new(io),
+                    actix_http::Protocol::Http1,
+                    peer,
+                ))
+            })
+            .and_then(http)
+        })?;
     if let Some(n) = options.workers {
-        server = server.workers(n);
+        builder = builder.workers(n);
     }
-    Ok(server.run())
+    Ok(builder.run())
 }

@@ -8,6 +8,7 @@ pub mod middleware;
 pub mod plans;
 pub mod shape;
 pub mod sheets;
+pub mod wire;
 
 use std::sync::Arc;
 

@@ -327,3 +327,65 @@ async fn slash_variants_are_404_or_a_redirect_never_405() {
     assert_eq!(res.status(), 308);
     assert_eq!(res.headers()["location"], "/swagger-ui/");
 }
+
+/// Sends raw bytes on a new connection and reads the whole answer (the server closes).
+async fn raw_exchange(base: &str, request: &[u8]) -> (String, serde_json::Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = base.trim_start_matches("http://");
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    if !request.is_empty() {
+        // A peer may close while a large head is still being sent: that is fine here.
+        let _ = s.write_all(request).await;
+    }
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), s.read_to_end(&mut out)).await;
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (
+        head.to_string(),
+        serde_json::from_str(body).unwrap_or_default(),
+    )
+}
+
+#[tokio::test]
+async fn the_http_layers_own_errors_are_problem_documents() {
+    let store = std::sync::Arc::new(fabric_tco::catalog::store::CatalogStore::new(
+        fabric_tco::catalog::CatalogSet::embedded().unwrap(),
+        &[],
+    ));
+    let app = crate::spawn_configured(
+        store,
+        fabric_tco::ServerOptions {
+            request_timeout: std::time::Duration::from_millis(300),
+            ..Default::default()
+        },
+    )
+    .await;
+    // A request line that is not HTTP.
+    let (head, p) = raw_exchange(&app.base, b"GARBAGE\r\n\r\n").await;
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}");
+    assert!(
+        head.contains("content-type: application/problem+json"),
+        "{head}"
+    );
+    assert_eq!(p["code"], "malformed_request");
+    // A header line without a colon.
+    let (head, p) = raw_exchange(
+        &app.base,
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nbroken header\r\n\r\n",
+    )
+    .await;
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}");
+    assert_eq!(p["status"], 400);
+    // A request head larger than the HTTP layer's buffer.
+    let mut big = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ".to_vec();
+    big.extend(std::iter::repeat_n(b'a', 200_000));
+    big.extend_from_slice(b"\r\n\r\n");
+    let (head, p) = raw_exchange(&app.base, &big).await;
+    assert!(head.starts_with("HTTP/1.1 431"), "{head}");
+    assert_eq!(p["code"], "headers_too_large");
+    // A client that connects and sends nothing within the head timeout.
+    let (head, p) = raw_exchange(&app.base, b"GET /healthz HTTP/1.1\r\n").await;
+    assert!(head.starts_with("HTTP/1.1 408"), "{head}");
+    assert_eq!(p["code"], "request_timeout");
+}
