@@ -6,14 +6,9 @@
 # Usage: bash benches/compressed_body.sh      (FABRIC_TCO_BIN=path skips the build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="${FABRIC_TCO_BIN:-}"
-if [[ -z "$bin" ]]; then
-  cargo build --release --locked --quiet
-  bin=./target/release/fabric-tco
-fi
 # shellcheck source=scripts/serve.sh
 source scripts/serve.sh
-RUST_LOG=warn,fabric_tco=info serve_start "$bin"
+RUST_LOG=warn,fabric_tco=info serve_start "$(serve_release_bin)"
 hwm() { awk '/VmHWM/ {print $2}' "/proc/$SERVE_PID/status"; }
 before=$(hwm)
 python3 - "$SERVE_URL" <<'PY'

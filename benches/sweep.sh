@@ -11,14 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-7}"
-bin="${FABRIC_TCO_BIN:-}"
-if [[ -z "$bin" ]]; then
-  cargo build --release --locked --quiet
-  bin=./target/release/fabric-tco
-fi
 # shellcheck source=scripts/serve.sh
 source scripts/serve.sh
-RUST_LOG=warn,fabric_tco=info serve_start "$bin"
+RUST_LOG=warn,fabric_tco=info serve_start "$(serve_release_bin)"
 base="${SERVE_URL}/v1/sweeps?fabrics=infiniband,roce,roce_adaptive"
 cases=(
   "chart_256_16384_x64|${base}&vary=gpus&from=256&to=16384&steps=64&scale=geometric"

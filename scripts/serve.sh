@@ -2,6 +2,7 @@
 # One helper for every script that needs a running service: source it, then
 #
 #   serve_start [BINARY]        # default: $FABRIC_TCO_BIN or target/release/fabric-tco
+#   serve_release_bin           # prints $FABRIC_TCO_BIN, or builds and prints the release binary
 #
 # starts the binary on 127.0.0.1 with an OS-chosen port (FABRIC_TCO_BIND=127.0.0.1:0), reads
 # the bound address from its "listening on http://…/" log line, waits for /healthz and sets
@@ -10,6 +11,16 @@
 #
 # Extra environment for the service can be passed as usual (FABRIC_TCO_WORKERS=1 serve_start).
 # `serve_stop` (also run on EXIT) sends SIGTERM and waits. Needs only bash and curl.
+
+# The release binary: $FABRIC_TCO_BIN, or built with `cargo build --release --locked`.
+serve_release_bin() {
+  if [[ -n "${FABRIC_TCO_BIN:-}" ]]; then
+    echo "$FABRIC_TCO_BIN"
+  else
+    cargo build --release --locked --quiet >&2
+    echo ./target/release/fabric-tco
+  fi
+}
 
 serve_stop() {
   if [[ -n "${SERVE_PID:-}" ]]; then

@@ -1,4 +1,4 @@
-use crate::{assert_problem, spawn_app};
+use crate::spawn_app;
 
 #[tokio::test]
 async fn lists_the_default_catalog_with_its_sha256() {
@@ -69,7 +69,7 @@ async fn shows_every_entry_with_its_source() {
 #[tokio::test]
 async fn unknown_catalog_is_a_404_problem() {
     let app = spawn_app().await;
-    let body = assert_problem(app.get("/v1/catalogs/nope").await, 404).await;
+    let body = app.problem("/v1/catalogs/nope", 404).await;
     assert!(body["detail"].as_str().unwrap().contains("default"));
 }
 

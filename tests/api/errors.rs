@@ -3,7 +3,7 @@ use crate::{assert_problem, spawn_app};
 #[tokio::test]
 async fn unknown_path_is_a_404_problem() {
     let app = spawn_app().await;
-    let body = assert_problem(app.get("/no/such/path").await, 404).await;
+    let body = app.problem("/no/such/path", 404).await;
     assert_eq!(body["code"], "not_found");
 }
 

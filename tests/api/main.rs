@@ -36,6 +36,21 @@ impl TestApp {
             .expect("request failed")
     }
 
+    /// GET `path`, which must answer a `status` problem; the problem document.
+    pub async fn problem(&self, path: &str, status: u16) -> serde_json::Value {
+        assert_problem(self.get(path).await, status).await
+    }
+
+    /// GET `path` and its body as text.
+    pub async fn text(&self, path: &str) -> String {
+        self.get(path).await.text().await.expect("body")
+    }
+
+    /// GET `path` and its body as JSON.
+    pub async fn json(&self, path: &str) -> serde_json::Value {
+        self.get(path).await.json().await.expect("JSON body")
+    }
+
     pub async fn post_json(&self, path: &str, body: &serde_json::Value) -> reqwest::Response {
         self.client
             .post(self.url(path))

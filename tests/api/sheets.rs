@@ -301,12 +301,9 @@ async fn value_is_the_bare_json_number() {
 #[tokio::test]
 async fn value_errors_are_problems_that_help() {
     let app = spawn_app().await;
-    let p = assert_problem(
-        app.get(&format!("/v1/value?metric=tco.totl&fabric=roce&{Q}"))
-            .await,
-        422,
-    )
-    .await;
+    let p = app
+        .problem(&format!("/v1/value?metric=tco.totl&fabric=roce&{Q}"), 422)
+        .await;
     let valid: Vec<&str> = p["extra"]["valid_metrics"]
         .as_array()
         .unwrap()
@@ -322,32 +319,25 @@ async fn value_errors_are_problems_that_help() {
         assert!(valid.contains(&m), "{m} in {valid:?}");
     }
     assert!(!valid.contains(&"fabric") && !valid.contains(&"topology.switch_sku"));
-    let p = assert_problem(
-        app.get(&format!(
-            "/v1/value?metric=topology.switch_sku&fabric=roce&{Q}"
-        ))
-        .await,
-        422,
-    )
-    .await;
+    let p = app
+        .problem(
+            &format!("/v1/value?metric=topology.switch_sku&fabric=roce&{Q}"),
+            422,
+        )
+        .await;
     assert_eq!(p["errors"][0]["code"], "not_numeric");
-    let p = assert_problem(
-        app.get(&format!("/v1/value?metric=tco.total_usd&{Q}"))
-            .await,
-        422,
-    )
-    .await;
+    let p = app
+        .problem(&format!("/v1/value?metric=tco.total_usd&{Q}"), 422)
+        .await;
     assert_eq!(p["errors"][0]["pointer"], "/fabric");
-    let p = assert_problem(
-        app.get(&format!(
-            "/v1/value?metric=tco.total_usd&fabric=roce_adaptive&{Q}"
-        ))
-        .await,
-        422,
-    )
-    .await;
+    let p = app
+        .problem(
+            &format!("/v1/value?metric=tco.total_usd&fabric=roce_adaptive&{Q}"),
+            422,
+        )
+        .await;
     assert_eq!(p["errors"][0]["pointer"], "/fabric");
-    let p = assert_problem(app.get("/v1/value?fabric=roce&gpus=8").await, 422).await;
+    let p = app.problem("/v1/value?fabric=roce&gpus=8", 422).await;
     assert_eq!(p["errors"][0]["pointer"], "/metric");
 }
 
@@ -411,11 +401,9 @@ async fn head_etag_and_304() {
 #[tokio::test]
 async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() {
     let app = spawn_app().await;
-    let p = assert_problem(
-        app.get("/v1/plans?gpus=1024&economics.years=abc").await,
-        422,
-    )
-    .await;
+    let p = app
+        .problem("/v1/plans?gpus=1024&economics.years=abc", 422)
+        .await;
     assert_eq!(p["errors"][0]["pointer"], "/economics/years");
     assert!(
         p["errors"][0]["detail"]
@@ -423,28 +411,27 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
             .unwrap()
             .contains("economics.years")
     );
-    let p = assert_problem(
-        app.get("/v1/plans?gpus=1024&topology.oversubscription=0.5")
-            .await,
-        422,
-    )
-    .await;
+    let p = app
+        .problem("/v1/plans?gpus=1024&topology.oversubscription=0.5", 422)
+        .await;
     assert_eq!(p["errors"][0]["pointer"], "/topology/oversubscription");
-    let p = assert_problem(app.get("/v1/plans?economics.years=5").await, 422).await;
+    let p = app.problem("/v1/plans?economics.years=5", 422).await;
     assert_eq!(p["errors"][0]["pointer"], "/gpus");
-    let p = assert_problem(app.get("/v1/plans?gpus=8&gpus=16").await, 422).await;
+    let p = app.problem("/v1/plans?gpus=8&gpus=16", 422).await;
     assert_eq!(p["errors"][0]["code"], "duplicate_key");
-    let p = assert_problem(app.get("/v1/plans?gpus=8&fabrics=roce,ethernet").await, 422).await;
+    let p = app
+        .problem("/v1/plans?gpus=8&fabrics=roce,ethernet", 422)
+        .await;
     assert!(
         p["errors"][0]["pointer"]
             .as_str()
             .unwrap()
             .starts_with("/fabrics")
     );
-    let p = assert_problem(app.get("/v1/plans?gpus=8&format=xlsx").await, 422).await;
+    let p = app.problem("/v1/plans?gpus=8&format=xlsx", 422).await;
     assert_eq!(p["errors"][0]["pointer"], "/format");
     let long = format!("/v1/plans?gpus=8&_={}", "x".repeat(9000));
-    assert_problem(app.get(&long).await, 414).await;
+    app.problem(&long, 414).await;
 
     // A misspelt name is a 422 naming it, on every GET surface (never the default silently).
     for path in [
@@ -453,15 +440,17 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
         "/v1/value?metric=tco.total_usd&fabric=roce&gpus=64&economics.yeras=3",
         "/v1/sweeps?vary=gpus&values=64,128&economics.yeras=3",
     ] {
-        let p = assert_problem(app.get(path).await, 422).await;
+        let p = app.problem(path, 422).await;
         assert_eq!(p["errors"][0]["pointer"], "/economics/yeras", "{path}");
         assert_eq!(p["errors"][0]["code"], "unknown_field", "{path}");
         assert!(p["detail"].as_str().unwrap().contains("economics.yeras"));
     }
-    let p = assert_problem(app.get("/v1/plans?gpus=64&utm_source=sheet").await, 422).await;
+    let p = app.problem("/v1/plans?gpus=64&utm_source=sheet", 422).await;
     assert_eq!(p["errors"][0]["pointer"], "/utm_source");
     // Another endpoint's own parameter is not a plan input here.
-    let p = assert_problem(app.get("/v1/plans?gpus=64&metric=tco.total_usd").await, 422).await;
+    let p = app
+        .problem("/v1/plans?gpus=64&metric=tco.total_usd", 422)
+        .await;
     assert_eq!(p["errors"][0]["pointer"], "/metric");
     // Strict numbers: no digit separators, no exotic floats.
     for bad in [
@@ -469,7 +458,7 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
         "gpus=64&economics.pue=1__2",
         "gpus=64&topology.oversubscription=inf",
     ] {
-        let p = assert_problem(app.get(&format!("/v1/plans?{bad}")).await, 422).await;
+        let p = app.problem(&format!("/v1/plans?{bad}"), 422).await;
         assert!(
             p["errors"][0]["detail"]
                 .as_str()
@@ -480,13 +469,10 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
     }
 
     // Cache busters (names beginning with `_`) and empty values are ignored.
-    let a: Value = app.get("/v1/plans?gpus=64").await.json().await.unwrap();
-    let b: Value = app
-        .get("/v1/plans?gpus=64&_=1700000000&_refresh=2&gpu_model=")
-        .await
-        .json()
-        .await
-        .unwrap();
+    let a = app.json("/v1/plans?gpus=64").await;
+    let b = app
+        .json("/v1/plans?gpus=64&_=1700000000&_refresh=2&gpu_model=")
+        .await;
     assert_eq!(a["plan_id"], b["plan_id"]);
 }
 
@@ -588,15 +574,14 @@ async fn sweep_rows_and_crossovers_agree_with_single_plans() {
 #[tokio::test]
 async fn sweep_limits_and_bad_points_are_422_problems() {
     let app = spawn_app().await;
-    let p = assert_problem(app.get("/v1/sweeps?vary=gpu_model&values=1,2").await, 422).await;
+    let p = app
+        .problem("/v1/sweeps?vary=gpu_model&values=1,2", 422)
+        .await;
     assert_eq!(p["errors"][0]["pointer"], "/vary");
     assert!(p["extra"]["valid_inputs"].as_array().unwrap().len() > 5);
-    let p = assert_problem(
-        app.get("/v1/sweeps?vary=gpus&from=1&to=1000&steps=20000")
-            .await,
-        422,
-    )
-    .await;
+    let p = app
+        .problem("/v1/sweeps?vary=gpus&from=1&to=1000&steps=20000", 422)
+        .await;
     assert_eq!(p["errors"][0]["pointer"], "/steps");
     // A value beyond the tier ceiling fails the sweep with a 422 naming the value.
     let res = app
@@ -686,35 +671,28 @@ async fn grid_sweep_rows_and_crossovers_agree_with_single_plans() {
 async fn grid_sweep_errors_name_the_second_input() {
     let app = spawn_app().await;
     // Range of a second input without the input.
-    let p = assert_problem(
-        app.get("/v1/sweeps?vary=gpus&values=512&from2=1").await,
-        422,
-    )
-    .await;
+    let p = app
+        .problem("/v1/sweeps?vary=gpus&values=512&from2=1", 422)
+        .await;
     assert_eq!(p["errors"][0]["pointer"], "/vary2");
     // The same input twice.
-    let p = assert_problem(
-        app.get("/v1/sweeps?vary=gpus&values=512&vary2=gpus&values2=1024")
-            .await,
-        422,
-    )
-    .await;
+    let p = app
+        .problem(
+            "/v1/sweeps?vary=gpus&values=512&vary2=gpus&values2=1024",
+            422,
+        )
+        .await;
     assert_eq!(p["errors"][0]["pointer"], "/vary2");
     // 200 × 100 grid points is over the 10,000-plan cap: refused before any plan is made.
-    let p = assert_problem(
-        app.get("/v1/sweeps?vary=gpus&from=256&to=16384&steps=200&vary2=economics.gpu_hour_usd&from2=1&to2=10&steps2=100")
-            .await,
-        422,
-    )
-    .await;
+    let p = app.problem("/v1/sweeps?vary=gpus&from=256&to=16384&steps=200&vary2=economics.gpu_hour_usd&from2=1&to2=10&steps2=100", 422).await;
     assert_eq!(p["errors"][0]["code"], "too_many_plans");
     // A bad second range names its own field.
-    let p = assert_problem(
-        app.get("/v1/sweeps?vary=gpus&values=512&vary2=economics.years&from2=1&to2=99")
-            .await,
-        422,
-    )
-    .await;
+    let p = app
+        .problem(
+            "/v1/sweeps?vary=gpus&values=512&vary2=economics.years&from2=1&to2=99",
+            422,
+        )
+        .await;
     assert_eq!(p["errors"][0]["pointer"], "/from2");
     // POST: the same rules.
     let post = app
@@ -861,12 +839,12 @@ async fn value_of_the_cheapest_fabric() {
         .await
         .unwrap();
     assert_eq!(a, b);
-    let p = assert_problem(
-        app.get("/v1/value?metric=total_cost_usd&fabric=ethernet&gpus=1024")
-            .await,
-        422,
-    )
-    .await;
+    let p = app
+        .problem(
+            "/v1/value?metric=total_cost_usd&fabric=ethernet&gpus=1024",
+            422,
+        )
+        .await;
     assert!(
         p["errors"][0]["detail"]
             .as_str()

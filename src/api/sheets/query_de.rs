@@ -19,6 +19,18 @@ macro_rules! scalar_forward {
     };
 }
 
+/// Numbers are parsed from the text, whatever numeric type the field asks for; the field's own
+/// `Deserialize` then checks type and range (a bounded input says its range in the error).
+macro_rules! scalar_numbers {
+    ($($m:ident)*) => {
+        $(
+            fn $m<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+                self.number(v)
+            }
+        )*
+    };
+}
+
 /// The message of a scalar query parameter given more than once.
 pub const GIVEN_TWICE: &str = "given more than once";
 
@@ -337,35 +349,9 @@ impl<'de> Deserializer<'de> for Scalar<'de> {
         d.deserialize_enum(name, variants, v)
     }
 
-    fn deserialize_i8<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-        self.number(v)
-    }
-    fn deserialize_i16<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-        self.number(v)
-    }
-    fn deserialize_i32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-        self.number(v)
-    }
-    fn deserialize_i64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-        self.number(v)
-    }
-    fn deserialize_u8<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-        self.number(v)
-    }
-    fn deserialize_u16<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-        self.number(v)
-    }
-    fn deserialize_u32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-        self.number(v)
-    }
-    fn deserialize_u64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-        self.number(v)
-    }
-    fn deserialize_f32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-        self.number(v)
-    }
-    fn deserialize_f64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-        self.number(v)
+    scalar_numbers! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_u8
+        deserialize_u16 deserialize_u32 deserialize_u64 deserialize_f32 deserialize_f64
     }
 
     serde::forward_to_deserialize_any! {
