@@ -52,9 +52,7 @@ where
             if bytes.len() > MAX_BODY_BYTES {
                 return Err(ApiError::payload_too_large(MAX_BODY_BYTES));
             }
-            let json = strict_value(&bytes)?;
-            T::shape().check(&json)?;
-            let value = from_value::<T>(json)?;
+            let value = parse_json::<T>(&bytes)?;
             validate(&value)?;
             Ok(ValidJson(value))
         })
@@ -95,8 +93,9 @@ fn check_json_content_type(req: &HttpRequest) -> Result<(), ApiError> {
 ///    400 (422 for a duplicate key, naming it).
 /// 2. Types: the value is deserialised into `T`; a wrong type, an unknown field or a bad value
 ///    is a 422 naming the field's JSON pointer, in words (never a Rust type name).
-pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+pub fn parse_json<T: DeserializeOwned + super::shape::Shaped>(bytes: &[u8]) -> Result<T, ApiError> {
     let value = strict_value(bytes)?;
+    T::shape().check(&value)?;
     from_value(value)
 }
 
@@ -112,39 +111,12 @@ pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, Ap
     }
 }
 
-/// A data error (wrong type, unknown field, bad value) as a 422 naming the field.
+/// A data error (wrong type or bad value) as a 422 naming the field. Missing and unknown fields
+/// never get here: the request's shape is checked against its schema first (`api::shape`).
 pub fn data_error(pointer: &str, msg: &str) -> ApiError {
-    // serde reports a missing or unknown field at its parent: name the field itself.
-    let named = |prefix: &str| {
-        msg.strip_prefix(prefix)
-            .and_then(|rest| rest.split('`').next())
-            .map(|f| {
-                let last = format!("/{}", escape_pointer(f));
-                if pointer.ends_with(&last) {
-                    pointer.to_string()
-                } else {
-                    format!("{pointer}{last}")
-                }
-            })
-    };
-    if let Some(p) = named("missing field `") {
-        ApiError::field(&p, ErrorCode::Required, "required")
-    } else if let Some(p) = named("unknown field `") {
-        let allowed = msg
-            .split_once(", expected ")
-            .map(|(_, rest)| format!(" (allowed here: {})", rest.replace("one of ", "")))
-            .unwrap_or_default();
-        ApiError::field(
-            &p,
-            ErrorCode::UnknownField,
-            format!("unknown field{allowed}"),
-        )
-    } else if let Some(p) = named("duplicate field `") {
-        ApiError::field(&p, ErrorCode::DuplicateKey, "given more than once")
-    } else if let Some(rest) = msg.strip_prefix(crate::plan::bounded::OUT_OF_RANGE) {
-        ApiError::field(pointer, ErrorCode::Range, rest)
-    } else {
-        ApiError::field(pointer, ErrorCode::InvalidType, humanize(msg))
+    match msg.strip_prefix(crate::plan::bounded::OUT_OF_RANGE) {
+        Some(rest) => ApiError::field(pointer, ErrorCode::Range, rest),
+        None => ApiError::field(pointer, ErrorCode::InvalidType, humanize(msg)),
     }
 }
 

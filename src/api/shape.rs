@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::error::{ApiError, ErrorCode};
+use super::error::{ApiError, ErrorCode, FieldError};
 use super::extract::escape_pointer;
 
 /// A request type's schema and its components, as JSON.
@@ -41,53 +41,96 @@ impl Shape {
         &self.root
     }
 
-    /// Every place where the schema expects an object must hold an object (or null).
+    /// Checks the value's structure against the schema, before typing: where an object is
+    /// expected there is an object (or null), it has its required fields and no field the
+    /// schema does not list (`additionalProperties: false`). Every violation is named by its
+    /// JSON pointer — read from the schema, not from a parser's message.
     pub fn check(&self, value: &Value) -> Result<(), ApiError> {
-        self.walk(&self.root, value, &mut String::new())
+        let mut errors = Vec::new();
+        self.walk(&self.root, value, &mut String::new(), &mut errors);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ApiError::validation(errors))
+        }
     }
 
-    fn walk(&self, schema: &Value, value: &Value, pointer: &mut String) -> Result<(), ApiError> {
+    fn walk(&self, schema: &Value, value: &Value, pointer: &mut String, out: &mut Vec<FieldError>) {
         let s = resolve(&self.comps, schema, &mut Vec::new());
-        let wants_object = s.get("properties").is_some() || s.get("additionalProperties").is_some();
+        let props = s.get("properties").and_then(Value::as_object);
+        let extra = s.get("additionalProperties");
+        let wants_object = props.is_some() || extra.is_some_and(Value::is_object);
         match value {
-            Value::Null => Ok(()),
+            Value::Null => {}
             Value::Object(m) if wants_object => {
                 for (k, v) in m {
-                    let sub = s
-                        .get("properties")
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&escape_pointer(k));
+                    match props
                         .and_then(|p| p.get(k))
-                        .or_else(|| s.get("additionalProperties").filter(|a| a.is_object()));
-                    if let Some(sub) = sub {
-                        let len = pointer.len();
-                        pointer.push('/');
-                        pointer.push_str(&escape_pointer(k));
-                        self.walk(sub, v, pointer)?;
-                        pointer.truncate(len);
+                        .or(extra.filter(|a| a.is_object()))
+                    {
+                        Some(sub) => self.walk(sub, v, pointer, out),
+                        None if extra == Some(&Value::Bool(false)) => {
+                            let allowed: Vec<&str> = props
+                                .map(|p| p.keys().map(String::as_str).collect())
+                                .unwrap_or_default();
+                            push(
+                                out,
+                                pointer,
+                                ErrorCode::UnknownField,
+                                format!("unknown field (allowed here: {})", allowed.join(", ")),
+                            );
+                        }
+                        None => {}
+                    }
+                    pointer.truncate(len);
+                }
+                let required = s.get("required").and_then(Value::as_array);
+                for name in required.into_iter().flatten().filter_map(Value::as_str) {
+                    if m.get(name).is_none_or(Value::is_null) {
+                        push(
+                            out,
+                            &format!("{pointer}/{}", escape_pointer(name)),
+                            ErrorCode::Required,
+                            "required".into(),
+                        );
                     }
                 }
-                Ok(())
             }
-            _ if wants_object => Err(ApiError::field(
-                if pointer.is_empty() { "/" } else { pointer },
+            _ if wants_object => push(
+                out,
+                pointer,
                 ErrorCode::InvalidType,
                 format!("expected an object, got {}", kind(value)),
-            )),
-            Value::Array(items) => match s.get("items") {
-                Some(sub) => {
+            ),
+            Value::Array(items) => {
+                if let Some(sub) = s.get("items") {
                     for (i, v) in items.iter().enumerate() {
                         let len = pointer.len();
                         pointer.push('/');
                         pointer.push_str(&i.to_string());
-                        self.walk(sub, v, pointer)?;
+                        self.walk(sub, v, pointer, out);
                         pointer.truncate(len);
                     }
-                    Ok(())
                 }
-                None => Ok(()),
-            },
-            _ => Ok(()),
+            }
+            _ => {}
         }
     }
+}
+
+fn push(out: &mut Vec<FieldError>, pointer: &str, code: ErrorCode, detail: String) {
+    out.push(FieldError {
+        pointer: if pointer.is_empty() {
+            "/".into()
+        } else {
+            pointer.to_string()
+        },
+        code,
+        detail,
+    })
 }
 
 fn kind(v: &Value) -> &'static str {

@@ -142,6 +142,12 @@ impl Query {
                 format!("'{}' is both a value and a group of parameters", c.0),
             )
         })?;
+        {
+            use crate::api::shape::Shaped;
+            PlanRequest::shape()
+                .check(&node.structure())
+                .map_err(name_params)?;
+        }
         let req = match serde_path_to_error::deserialize::<_, PlanRequest>(&node) {
             Ok(r) => r,
             Err(e) => {

@@ -65,6 +65,21 @@ impl<'a> Node<'a> {
     }
 }
 
+impl Node<'_> {
+    /// The tree's structure as JSON (branches as objects, values as strings), for checking
+    /// names against the request's schema before typing.
+    pub fn structure(&self) -> serde_json::Value {
+        match self {
+            Node::Leaf(v) => serde_json::Value::String(v.first().map_or("", |s| s).to_string()),
+            Node::Branch(m) => serde_json::Value::Object(
+                m.iter()
+                    .map(|(k, n)| ((*k).to_string(), n.structure()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
 fn insert<'a>(
     map: &mut BTreeMap<&'a str, Node<'a>>,
     segs: &[&'a str],
