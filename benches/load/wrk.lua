@@ -1,4 +1,4 @@
--- wrk script used by benches/load.sh (one file for every endpoint).
+-- wrk script used by benches/load.py (one file for every endpoint).
 --
 -- Request set-up comes from the environment:
 --   LOAD_METHOD        HTTP method (default GET)
@@ -9,9 +9,8 @@
 --                      the service's plan memo (256 entries) never answers it
 --
 -- It counts every response whose status is not 2xx (wrk's own "Non-2xx or 3xx" counter only
--- counts status > 399) and ends with one machine-readable line:
---   LOADRESULT requests=N duration_us=N ... p50_us=N p99_us=N ...
--- Latencies are wrk's, in microseconds.
+-- counts status > 399) and ends with one JSON line (requests, duration_us, errors by kind,
+-- p50_us … max_us). Latencies are wrk's, in microseconds.
 
 local method = os.getenv("LOAD_METHOD")
 if method ~= nil and method ~= "" then
@@ -67,10 +66,10 @@ function done(summary, latency, requests)
   end
   local e = summary.errors
   io.write(string.format(
-    "LOADRESULT requests=%d duration_us=%d bytes=%d non2xx=%d connect=%d read=%d write=%d "
-      .. "timeout=%d status_ge400=%d p50_us=%d p90_us=%d p99_us=%d p999_us=%d max_us=%d "
-      .. "mean_us=%.1f\n",
+    '{"requests":%d,"duration_us":%d,"bytes":%d,"non2xx":%d,"connect":%d,"read":%d,'
+      .. '"write":%d,"timeout":%d,"p50_us":%d,"p90_us":%d,"p99_us":%d,"p999_us":%d,'
+      .. '"max_us":%d,"mean_us":%.1f}\n',
     summary.requests, summary.duration, summary.bytes, bad, e.connect, e.read, e.write,
-    e.timeout, e.status, latency:percentile(50), latency:percentile(90),
-    latency:percentile(99), latency:percentile(99.9), latency.max, latency.mean))
+    e.timeout, latency:percentile(50), latency:percentile(90), latency:percentile(99),
+    latency:percentile(99.9), latency.max, latency.mean))
 end
