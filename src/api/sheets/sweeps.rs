@@ -1,7 +1,8 @@
 //! The HTTP side of sweeps (`GET` and `POST /v1/sweeps`): reads the axes from the query or
-//! the body, checks that each names a numeric plan input, and makes the plan at each point by
-//! patching the base request and running the same parse + validate + build as
-//! `POST /v1/plans`. The sweep itself — values, grid, crossovers, bisection, the plan cap — is
+//! the body, checks that each names a numeric plan input (the inputs and their domains are
+//! derived from the request schema), and makes the plan at each point from the base request's
+//! (name, value) pairs plus the point's values, through the same typed parse and `validate` as
+//! `GET /v1/plans`. The sweep itself — values, grid, crossovers, bisection, the plan cap — is
 //! plain code in [`crate::plan::sweep`].
 //!
 //! A value that cannot be planned (out of range, beyond the tier ceiling, …) fails the whole
@@ -14,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use utoipa::openapi::path::{Parameter, ParameterIn};
 use utoipa::{IntoParams, ToSchema};
@@ -188,49 +189,64 @@ fn spec(first: AxisInput, second: Option<AxisInput>) -> Result<Checked, ApiError
     })
 }
 
-/// A value as the plan request takes it: integers as integers, decimals as decimal strings.
-fn json_value(kind: &Numeric, v: f64) -> Value {
+/// A value as query text, typed by the input: integers as integers, decimals in plain
+/// decimal notation, floats as Rust prints them (shortest round trip).
+fn value_text(kind: &Numeric, v: f64) -> String {
     if kind.integer {
-        Value::from(v as i64)
+        format!("{}", v as i64)
     } else if kind.decimal {
         crate::plan::bounded::decimal_from_f64(v)
-            .map(|d| Value::String(d.normalize().to_string()))
-            .unwrap_or(Value::Null)
+            .map(|d| d.normalize().to_string())
+            .unwrap_or_else(|| v.to_string())
     } else {
-        serde_json::Number::from_f64(v)
-            .map(Value::Number)
-            .unwrap_or(Value::Null)
+        v.to_string()
     }
 }
 
-/// A JSON scalar as query text (`5`, `0.085`).
-fn query_text(v: &Value) -> String {
+/// A JSON request object as dotted (name, value) pairs, the query form of the same request:
+/// objects nest with dots, lists join with commas, null is "not given".
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
     match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// Sets `value` at the dotted plan-input path `name` of a request object.
-fn set_input(req: &mut Value, name: &str, value: Value) {
-    if !req.is_object() {
-        *req = Value::Object(Map::new());
-    }
-    let path: Vec<&str> = name.split('.').collect();
-    let mut cur = req;
-    if let Some((last, parents)) = path.split_last() {
-        for seg in parents {
-            if !cur.get(*seg).is_some_and(Value::is_object) {
-                cur[*seg] = Value::Object(Map::new());
+        Value::Null => {}
+        Value::Object(m) => {
+            for (k, x) in m {
+                let name = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&name, x, out);
             }
-            cur = &mut cur[*seg];
         }
-        cur[*last] = value;
+        Value::Array(items) => {
+            let text: Vec<String> = items
+                .iter()
+                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                .collect();
+            out.push((prefix.to_string(), text.join(",")));
+        }
+        Value::String(s) => out.push((prefix.to_string(), s.clone())),
+        other => out.push((prefix.to_string(), other.to_string())),
     }
 }
 
-/// The plan at one point: the base request with the point's values, through the same parse,
-/// validation and planning as `POST /v1/plans`; an error names the point.
+/// Sets `value` at the dotted input name `name` of a JSON request (objects made as needed).
+fn set_path(req: &mut Value, name: &str, value: Value) {
+    let mut cur = req;
+    let mut segs = name.split('.').peekable();
+    while let Some(seg) = segs.next() {
+        if !cur.is_object() {
+            *cur = Value::Object(serde_json::Map::new());
+        }
+        let Value::Object(m) = cur else { return };
+        if segs.peek().is_none() {
+            m.insert(seg.to_string(), value);
+            return;
+        }
+        cur = m.entry(seg.to_string()).or_insert(Value::Null);
+    }
+}
+
 impl crate::api::shape::Shaped for SweepRequest {
     fn shape() -> &'static crate::api::shape::Shape {
         static S: std::sync::OnceLock<crate::api::shape::Shape> = std::sync::OnceLock::new();
@@ -238,26 +254,62 @@ impl crate::api::shape::Shaped for SweepRequest {
     }
 }
 
+/// The base request of a sweep: the plan inputs as (name, value) pairs, without the varied
+/// ones. Each point adds its values and goes through the same typed parse (bounded inputs,
+/// unknown names, `validate`) as `GET /v1/plans`: a typed setter per input, no JSON patching.
+#[derive(Debug, Clone)]
+pub struct Base(Vec<(String, String)>);
+
+impl Base {
+    /// The pairs with the axes removed; checked once with each axis at its first value (a
+    /// sweep over `gpus` need not give `gpus`).
+    fn new(pairs: Vec<(String, String)>, c: &Checked) -> Result<Base, ApiError> {
+        let axes: Vec<&str> = std::iter::once(c.spec.first.name.as_str())
+            .chain(c.spec.second.as_ref().map(|a| a.name.as_str()))
+            .collect();
+        let base = Base(
+            pairs
+                .into_iter()
+                .filter(|(k, _)| !axes.contains(&k.as_str()))
+                .collect(),
+        );
+        let first = c.spec.first.values.first().copied().unwrap_or(0.0);
+        let second = c
+            .spec
+            .second
+            .as_ref()
+            .and_then(|a| a.values.first().copied());
+        base.request(c, first, second)?;
+        Ok(base)
+    }
+
+    /// The typed request at one point.
+    fn request(&self, c: &Checked, v: f64, v2: Option<f64>) -> Result<PlanRequest, ApiError> {
+        let mut q = Query {
+            pairs: self.0.clone(),
+        };
+        q.pairs
+            .push((c.spec.first.name.clone(), value_text(c.kinds.0, v)));
+        if let (Some(b), Some(kb), Some(v2)) = (&c.spec.second, c.kinds.1, v2) {
+            q.pairs.push((b.name.clone(), value_text(kb, v2)));
+        }
+        q.plan_request(&[])
+    }
+}
+
+/// The plan at one point: the base request with the point's values, through the same typed
+/// parse, validation and planning as a plan request; an error names the point.
 fn plan_at(
-    base: &Value,
+    base: &Base,
     c: &Checked,
     catalogs: &CatalogSet,
     v: f64,
     v2: Option<f64>,
 ) -> Result<plan::Plan, ApiError> {
-    let mut req = base.clone();
-    let mut at = vec![(c.spec.first.name.as_str(), c.kinds.0, v)];
-    if let (Some(b), Some(kb), Some(v2)) = (&c.spec.second, c.kinds.1, v2) {
-        at.push((b.name.as_str(), kb, v2));
+    let mut label = format!("{}={v}", c.spec.first.name);
+    if let (Some(b), Some(v2)) = (&c.spec.second, v2) {
+        label.push_str(&format!(", {}={v2}", b.name));
     }
-    for (name, kind, value) in &at {
-        set_input(&mut req, name, json_value(kind, *value));
-    }
-    let label = at
-        .iter()
-        .map(|(n, _, value)| format!("{n}={value}"))
-        .collect::<Vec<_>>()
-        .join(", ");
     let at_value = |e: ApiError| {
         let p = e.problem();
         let first = p.errors.first();
@@ -274,7 +326,7 @@ fn plan_at(
             ),
         )
     };
-    let r: PlanRequest = request_from_json(&req).map_err(at_value)?;
+    let r = base.request(c, v, v2).map_err(at_value)?;
     plan::build_plan(&r, catalogs)
         .map_err(ApiError::from)
         .map_err(at_value)
@@ -283,7 +335,7 @@ fn plan_at(
 /// Runs the sweep and shapes the answer: each row also carries the varied inputs under their
 /// own names (`"gpus": 1024`).
 fn run(
-    base: Value,
+    base: Base,
     c: &Checked,
     catalogs: &CatalogSet,
     budget: Option<(Instant, Duration)>,
@@ -339,7 +391,7 @@ fn run(
 /// stops itself at 90% of the request deadline: when the deadline answers the client, the
 /// blocking work does not go on computing a sweep nobody will read.
 async fn run_blocking(
-    base: Value,
+    base: Base,
     checked: Checked,
     state: &AppState,
 ) -> Result<SweepResult, ApiError> {
@@ -649,21 +701,12 @@ pub async fn get_sweep(
         )
     })?;
     let spec = spec(first, axis_from_query(&q, "2")?)?;
-    // The base request is typed and validated once, with the varied inputs at their first
-    // value (a sweep over `gpus` need not give `gpus`); each point then sets its own values.
-    let mut with_axes = q.clone();
-    let axes = std::iter::once((&spec.spec.first, spec.kinds.0))
-        .chain(spec.spec.second.as_ref().zip(spec.kinds.1));
-    for (axis, kind) in axes {
-        with_axes.pairs.retain(|(k, _)| k != &axis.name);
-        if let Some(v) = axis.values.first() {
-            with_axes
-                .pairs
-                .push((axis.name.clone(), query_text(&json_value(kind, *v))));
-        }
-    }
-    let base = serde_json::to_value(with_axes.plan_request(SWEEP_PARAMS)?)
-        .map_err(|e| ApiError::internal(&e))?;
+    let pairs = q
+        .pairs
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with('_') && !SWEEP_PARAMS.contains(&k.as_str()))
+        .collect();
+    let base = Base::new(pairs, &spec)?;
     let result = run_blocking(base, spec, &state)
         .await
         .map_err(name_params)?;
@@ -738,7 +781,25 @@ pub async fn post_sweep(
         },
         second,
     )?;
-    let base = b.base;
+    // The base is checked as JSON first (shape, types and bounds, as a plan request body,
+    // with the varied inputs at their first values), then carried as (name, value) pairs.
+    let mut checked = b.base.clone();
+    for (axis, kind) in std::iter::once((&spec.spec.first, spec.kinds.0))
+        .chain(spec.spec.second.as_ref().zip(spec.kinds.1))
+    {
+        let v = axis.values.first().copied().unwrap_or(0.0);
+        let text = value_text(kind, v);
+        let json = if kind.decimal {
+            Value::String(text)
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::Null)
+        };
+        set_path(&mut checked, &axis.name, json);
+    }
+    request_from_json(&checked).map_err(prefix_base)?;
+    let mut pairs = Vec::new();
+    flatten("", &b.base, &mut pairs);
+    let base = Base::new(pairs, &spec).map_err(prefix_base)?;
     let result = run_blocking(base, spec, &state)
         .await
         .map_err(prefix_base)?;
