@@ -129,6 +129,13 @@ impl Query {
     /// (names beginning with `_`): typed, bounded and validated like a POST body; an unknown
     /// parameter is a 422 naming it.
     pub fn plan_request(&self, own: &[&str]) -> Result<PlanRequest, ApiError> {
+        self.typed_request(own, true)
+    }
+
+    /// [`Self::plan_request`]; `check_names: false` skips the check of names against the schema
+    /// (unknown, missing) for pairs already checked once (a sweep's base with a new value of an
+    /// input it names): serde still refuses unknown names, only the wording is less precise.
+    pub fn typed_request(&self, own: &[&str], check_names: bool) -> Result<PlanRequest, ApiError> {
         let node = Node::build(
             self.pairs
                 .iter()
@@ -142,7 +149,7 @@ impl Query {
                 format!("'{}' is both a value and a group of parameters", c.0),
             )
         })?;
-        {
+        if check_names {
             use crate::api::shape::Shaped;
             PlanRequest::shape()
                 .check(&node.structure())

@@ -279,12 +279,18 @@ impl Base {
             .second
             .as_ref()
             .and_then(|a| a.values.first().copied());
-        base.request(c, first, second)?;
+        base.request(c, first, second, true)?;
         Ok(base)
     }
 
-    /// The typed request at one point.
-    fn request(&self, c: &Checked, v: f64, v2: Option<f64>) -> Result<PlanRequest, ApiError> {
+    /// The typed request at one point (`check_names`: see [`Query::typed_request`]).
+    fn request(
+        &self,
+        c: &Checked,
+        v: f64,
+        v2: Option<f64>,
+        check_names: bool,
+    ) -> Result<PlanRequest, ApiError> {
         let mut q = Query {
             pairs: self.0.clone(),
         };
@@ -293,7 +299,7 @@ impl Base {
         if let (Some(b), Some(kb), Some(v2)) = (&c.spec.second, c.kinds.1, v2) {
             q.pairs.push((b.name.clone(), value_text(kb, v2)));
         }
-        q.plan_request(&[])
+        q.typed_request(&[], check_names)
     }
 }
 
@@ -326,7 +332,7 @@ fn plan_at(
             ),
         )
     };
-    let r = base.request(c, v, v2).map_err(at_value)?;
+    let r = base.request(c, v, v2, false).map_err(at_value)?;
     plan::build_plan(&r, catalogs)
         .map_err(ApiError::from)
         .map_err(at_value)
