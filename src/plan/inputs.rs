@@ -36,6 +36,8 @@ pub struct Resolved {
     pub rail_optimized: bool,
     pub planes: u32,
     pub max_tiers: u8,
+    /// `auto` or a named design (docs/sizing.md "Designs").
+    pub design: crate::sizing::DesignChoice,
     pub switch_sku: Option<String>,
     pub in_network_reduction: bool,
     pub roce_tuning: RoceTuning,
@@ -86,7 +88,12 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     let gpus = req.gpus;
     let gpus_per_node = req.gpus_per_node.unwrap_or(gpu.gpus_per_node);
     let nics_per_node = req.nics_per_node.unwrap_or(gpus_per_node);
-    let nic_speed_gbps = req.nic_speed_gbps.unwrap_or(DEFAULT_NIC_SPEED_GBPS);
+    // Default NIC speed: the GPU's reference system (B300 and GB300 NVL72: ConnectX-8 800G).
+    let nic_speed_gbps = req.nic_speed_gbps.unwrap_or(if gpu.nic_speed_gbps > 0 {
+        gpu.nic_speed_gbps
+    } else {
+        DEFAULT_NIC_SPEED_GBPS
+    });
     let fabrics = req.fabrics.clone().unwrap_or_else(|| Fabric::ALL.to_vec());
 
     let topo = req.topology.clone().unwrap_or_default();
@@ -230,6 +237,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     let oversubscription = topo.oversubscription.unwrap_or(1.0);
     let rail_optimized = topo.rail_optimized.unwrap_or(true);
     let max_tiers = topo.max_tiers.unwrap_or(DEFAULT_MAX_TIERS);
+    let design = topo.design.unwrap_or_default();
     let in_network_reduction = topo.in_network_reduction.unwrap_or(false);
     let roce_tuning = topo.roce_tuning.unwrap_or_default();
     let cabling = topo.cabling.clone().unwrap_or_default();
@@ -247,6 +255,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             rail_optimized: Some(rail_optimized),
             planes: Some(planes),
             max_tiers: Some(max_tiers),
+            design: Some(design),
             switch_sku: topo.switch_sku.clone(),
             in_network_reduction: Some(in_network_reduction),
             roce_tuning: Some(roce_tuning),
@@ -315,6 +324,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         rail_optimized,
         planes,
         max_tiers,
+        design,
         switch_sku: topo.switch_sku,
         in_network_reduction,
         roce_tuning,

@@ -2,6 +2,7 @@
 //! by the same rules that the rules were not tuned on (expected values hand-computed in the
 //! comments), error cases, and properties over random clusters.
 
+use super::oversubscription::two_tier_spines;
 use super::*;
 use proptest::prelude::*;
 use serde::Deserialize;
@@ -327,17 +328,27 @@ fn not_rail_optimized_puts_a_node_on_one_leaf() {
 }
 
 #[test]
-fn oversubscribed_can_need_more_spines() {
-    // Why the oversubscribed-vs-non-blocking property only holds for exact ratios: at 2:1 a
-    // 64-port leaf splits d = floor(64·2/3) = 42, u = 22. One SU (8 leaves) needs
-    // ceil(8·22/64) = 3 spines, but 3 does not divide 22; the smallest divisor ≥ 3 is 11. So
-    // 8 + 11 = 19 switches, against 8 + 4 = 12 at 1:1. This is the sizing.md spine rule applied
-    // as written; a 2:1 design should use an exact split instead (e.g. 48:16 = 3:1).
+fn two_to_one_is_exact_and_never_adds_spines() {
+    // 2:1 on a 64-port leaf: ⌈64/3⌉ = 22 uplinks would give 42:22 (not 2:1), so the exact split
+    // 42:21 is used (one port unused). One SU (31 nodes ≤ 42) = 8 rail leaves;
+    // ⌈8·21/64⌉ = 3 spines, 3 divides 21 → 3 spines: 11 switches against 12 at 1:1.
+    // (The old rule, d = ⌊k·o/(1+o)⌋ = 42 with u = 22, needed 11 spines: 22 has no divisor
+    // between 3 and 10.)
     let t = size(&cluster(248, 8, 400), &qm9700(), &opts(1, 2.0, 3)).expect("sizes");
-    assert_eq!((t.leaf_downlinks, t.leaf_uplinks), (42, 22));
-    assert_eq!(summary(&t), (2, 8, 11, 0, 248, 176, 0));
+    assert_eq!((t.leaf_downlinks, t.leaf_uplinks), (42, 21));
+    assert_eq!(t.oversubscription_realised, 2.0);
+    assert_eq!(summary(&t), (2, 8, 3, 0, 248, 168, 0));
     let nb = size(&cluster(248, 8, 400), &qm9700(), &opts(1, 1.0, 3)).expect("sizes");
     assert_eq!(summary(&nb), (2, 8, 4, 0, 248, 256, 0));
+    // 2:1 on 128 × 400G (64 × 800G Ethernet): 84:42, two ports unused.
+    let s = leaf_split(128, 2.0);
+    assert_eq!((s.downlinks, s.uplinks, s.exact), (84, 42, true));
+    // A ratio no split realises exactly falls to the nearest one below, flagged.
+    let s = leaf_split(64, 1.0 + 1.0 / 3.0 + 1e-4);
+    assert!(!s.exact);
+    assert!(s.realised() <= 1.0 + 1.0 / 3.0 + 1e-4);
+    // u prime: the divisor rule would take all 13 spines; capped at the 1:1 count.
+    assert_eq!(two_tier_spines(8, 13, 64), Some(4));
 }
 
 // --------------------------------------------------------------------------------- errors
@@ -506,6 +517,7 @@ fn helpers() {
     assert_eq!(smallest_divisor_at_least(16, 17), None);
     assert_eq!(leaf_downlinks(64, 1.0), 32);
     assert_eq!(leaf_downlinks(64, 3.0), 48);
+    assert_eq!(leaf_downlinks(128, 2.0), 84);
     assert_eq!(leaf_downlinks(144, 1.0), 72);
 }
 
@@ -588,16 +600,22 @@ proptest! {
         prop_assert_eq!(t.links.node_leaf, ends);
         prop_assert_eq!(t.ports.nic_ports, ends);
         prop_assert!(t.leaf_switches * u64::from(t.leaf_downlinks) >= ends);
-        // Leaves: d + u = k.
-        prop_assert_eq!(u64::from(t.leaf_downlinks + t.leaf_uplinks), k);
+        // Leaves: d + u ≤ k (an exact ratio may leave ports unused), and never more
+        // oversubscribed than asked.
+        prop_assert!(u64::from(t.leaf_downlinks + t.leaf_uplinks) <= k);
+        prop_assert!(t.oversubscription_realised <= o.oversubscription + 1e-9);
         prop_assert_eq!(t.links.leaf_spine, t.leaf_switches * u64::from(t.leaf_uplinks));
         // Spines and core: links spread evenly, so the fullest switch has ceil(total/count).
         prop_assert!(t.spine_switches > 0);
         prop_assert!(t.ports.spine_ports_used.div_ceil(t.spine_switches) <= k);
         if t.tiers == 2 {
-            // Each leaf has the same number of links to every spine.
+            // Each leaf has the same number of links to every spine, except where that would
+            // need more spines than 1:1 (then links spread as evenly as they go).
             let per_plane = t.spine_switches / p;
-            prop_assert_eq!(u64::from(t.leaf_uplinks) % per_plane, 0);
+            if u64::from(t.leaf_uplinks) % per_plane != 0 {
+                prop_assert!(o.oversubscription > 1.0);
+                prop_assert!(per_plane <= (t.leaf_switches / p).div_ceil(2).next_power_of_two().max(1) * 2);
+            }
             prop_assert_eq!(t.core_switches, 0);
             prop_assert_eq!(t.links.spine_core, 0);
         } else {

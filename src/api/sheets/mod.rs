@@ -352,7 +352,7 @@ fn bom_sheet(plan: &Plan) -> BomSheet {
         .fabrics
         .iter()
         .flat_map(|f| {
-            f.bom.iter().map(move |l| BomRow {
+            f.bom.iter().flatten().map(move |l| BomRow {
                 fabric: f.fabric,
                 sku: l.sku.clone(),
                 vendor: l.vendor.clone(),
