@@ -3,6 +3,8 @@
 
 pub mod bom;
 pub mod cache;
+#[cfg(test)]
+mod design_tests;
 pub mod inputs;
 pub mod request;
 pub mod sweep;

@@ -26,6 +26,9 @@ struct Case {
     switch: String,
     cluster: ClusterSpec,
     options: TopologyOptions,
+    /// The design the published case uses (default: the SU Clos).
+    #[serde(default)]
+    design: Option<Design>,
     expect: BTreeMap<String, u64>,
     bom: Option<Bom>,
 }
@@ -144,7 +147,8 @@ fn published_cases_reproduce() {
         );
         assert!(!case.expect.is_empty(), "{}: nothing to check", case.name);
         let switch = &data.switches[&case.switch];
-        let t = size(&case.cluster, switch, &case.options)
+        let design = case.design.unwrap_or(Design::SuClos);
+        let t = size_design(&case.cluster, switch, &case.options, design)
             .unwrap_or_else(|e| panic!("{}: {e}", case.name));
         for (key, want) in &case.expect {
             assert_eq!(
@@ -654,15 +658,35 @@ proptest! {
     }
 
     #[test]
-    fn oversubscribed_never_needs_more_switches((c, sw, o) in arb_case(true)) {
+    fn oversubscribed_never_needs_more_switches((c, sw, o) in arb_case(false)) {
         let blocking = TopologyOptions { oversubscription: 1.0, ..o.clone() };
         if let Ok(nb) = size(&c, &sw, &blocking) {
             let over = size(&c, &sw, &o);
             prop_assert!(over.is_ok(), "fits non-blocking, so fits oversubscribed");
             if let Ok(ov) = over {
                 prop_assert!(switches(&ov) <= switches(&nb));
+                prop_assert!(ov.spine_switches <= nb.spine_switches, "a cheaper ratio never adds spines");
                 prop_assert!(ov.leaf_switches <= nb.leaf_switches);
                 prop_assert!(ov.tiers <= nb.tiers);
+            }
+        }
+    }
+
+    /// Every design that fits connects every NIC port, overfills no switch and stays within its
+    /// tiers; designs other than the SU Clos never need more switches than it.
+    #[test]
+    fn every_design_is_consistent_and_no_dearer_in_switches_than_su((c, sw, o) in arb_case(false)) {
+        let su = size(&c, &sw, &o);
+        for (d, t) in alternatives(&c, &sw, &o) {
+            let Ok(t) = t else { continue };
+            prop_assert_eq!(t.design, d);
+            let k = u64::from(t.radix);
+            prop_assert_eq!(t.links.node_leaf, t.endpoints_per_plane * u64::from(t.planes));
+            prop_assert!(t.ports.leaf_ports_used <= t.leaf_switches * k);
+            prop_assert!(t.ports.switch_cages_used <= t.ports.switch_cages_total);
+            prop_assert!(t.tiers <= o.max_tiers);
+            if let (Ok(su), Design::SingleSwitch | Design::CollapsedRails) = (&su, d) {
+                prop_assert!(switches(&t) <= switches(su), "{d:?} {} > su {}", switches(&t), switches(su));
             }
         }
     }
