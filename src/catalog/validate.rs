@@ -174,7 +174,12 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         }
         k.positive(&e, "power_w", s.power_w);
         k.positive(&e, "price_usd", s.price_usd);
-        k.range(&e, "price_range_usd", Some(s.price_usd), Some(&s.price_range_usd));
+        k.range(
+            &e,
+            "price_range_usd",
+            Some(s.price_usd),
+            Some(&s.price_range_usd),
+        );
         k.provenance(&e, &s.provenance);
     }
     for (i, n) in c.nics.iter().enumerate() {
@@ -195,7 +200,12 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         }
         k.positive(&e, "power_w", n.power_w);
         k.positive(&e, "price_usd", n.price_usd);
-        k.range(&e, "price_range_usd", Some(n.price_usd), Some(&n.price_range_usd));
+        k.range(
+            &e,
+            "price_range_usd",
+            Some(n.price_usd),
+            Some(&n.price_range_usd),
+        );
         k.provenance(&e, &n.provenance);
     }
     for (i, t) in c.transceivers.iter().enumerate() {
@@ -209,7 +219,12 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         k.nonzero(&e, "reach_m", t.reach_m.into());
         k.non_negative(&e, "power_w", t.power_w);
         k.positive(&e, "price_usd", t.price_usd);
-        k.range(&e, "price_range_usd", Some(t.price_usd), Some(&t.price_range_usd));
+        k.range(
+            &e,
+            "price_range_usd",
+            Some(t.price_usd),
+            Some(&t.price_range_usd),
+        );
         k.provenance(&e, &t.provenance);
     }
     for (i, cb) in c.cables.iter().enumerate() {
@@ -221,7 +236,12 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         k.nonzero(&e, "links_per_cable", cb.links_per_cable.into());
         k.non_negative(&e, "power_w", cb.power_w);
         k.positive(&e, "price_usd", cb.price_usd);
-        k.range(&e, "price_range_usd", Some(cb.price_usd), Some(&cb.price_range_usd));
+        k.range(
+            &e,
+            "price_range_usd",
+            Some(cb.price_usd),
+            Some(&cb.price_range_usd),
+        );
         k.provenance(&e, &cb.provenance);
     }
     for (i, l) in c.licenses.iter().enumerate() {
@@ -232,7 +252,12 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         if let Some(p) = l.price_usd {
             k.non_negative(&e, "price_usd", p);
         }
-        k.range(&e, "price_range_usd", l.price_usd, l.price_range_usd.as_ref());
+        k.range(
+            &e,
+            "price_range_usd",
+            l.price_usd,
+            l.price_range_usd.as_ref(),
+        );
         k.provenance(&e, &l.provenance);
     }
     let mut gpu_ids = HashSet::new();
@@ -268,7 +293,11 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         }
         k.positive(&e, "power_w", g.power_w);
         if g.id != g.id.to_ascii_lowercase() {
-            k.fail(&e, "id", "must be lower case (requests match it case-insensitively)");
+            k.fail(
+                &e,
+                "id",
+                "must be lower case (requests match it case-insensitively)",
+            );
         }
         if !(g.dense_bf16_tflops.is_finite() && g.dense_bf16_tflops > 0.0) {
             k.fail(&e, "dense_bf16_tflops", "must be a positive number");
@@ -283,7 +312,12 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         if ![100, 200, 400, 800, 1600].contains(&g.nic_speed_gbps) {
             k.fail(&e, "nic_speed_gbps", "must be 100, 200, 400, 800 or 1600");
         }
-        k.range(&e, "purchase_range_usd", g.purchase_usd, g.purchase_range_usd.as_ref());
+        k.range(
+            &e,
+            "purchase_range_usd",
+            g.purchase_usd,
+            g.purchase_range_usd.as_ref(),
+        );
         k.range(
             &e,
             "rental_range_usd_per_hour",

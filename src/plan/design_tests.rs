@@ -13,12 +13,21 @@ fn plan(v: serde_json::Value) -> Result<Plan, PlanError> {
 }
 
 fn fab(p: &Plan, f: Fabric) -> &FabricPlan {
-    p.fabrics.iter().find(|x| x.fabric == f).expect("fabric in plan")
+    p.fabrics
+        .iter()
+        .find(|x| x.fabric == f)
+        .expect("fabric in plan")
 }
 
 fn counts(f: &FabricPlan) -> (Design, u8, u64, u64, u64) {
     let t = f.topology.as_ref().expect("topology");
-    (t.design, t.tiers, t.leaf_switches, t.spine_switches, t.core_switches)
+    (
+        t.design,
+        t.tiers,
+        t.leaf_switches,
+        t.spine_switches,
+        t.core_switches,
+    )
 }
 
 #[test]
@@ -28,7 +37,12 @@ fn small_clusters_get_one_switch_not_a_scalable_unit() {
     for gpus in [16, 32, 64] {
         let p = plan(serde_json::json!({"gpus": gpus})).expect("plan");
         for f in &p.fabrics {
-            assert_eq!(counts(f), (Design::SingleSwitch, 1, 1, 0, 0), "{gpus} {:?}", f.fabric);
+            assert_eq!(
+                counts(f),
+                (Design::SingleSwitch, 1, 1, 0, 0),
+                "{gpus} {:?}",
+                f.fabric
+            );
             let t = f.topology.as_ref().expect("t");
             assert_eq!(t.links.node_leaf, u64::from(gpus as u32));
             assert_eq!(t.links.leaf_spine, 0);
@@ -54,7 +68,10 @@ fn below_one_su_rails_collapse_and_at_su_scale_the_reference_holds() {
     let p = plan(serde_json::json!({"gpus": 128, "fabrics": ["infiniband"],
         "topology": {"design": "su_clos"}}))
     .expect("plan");
-    assert_eq!(counts(fab(&p, Fabric::Infiniband)), (Design::SuClos, 2, 8, 4, 0));
+    assert_eq!(
+        counts(fab(&p, Fabric::Infiniband)),
+        (Design::SuClos, 2, 8, 4, 0)
+    );
     // H100 SuperPOD 4 SU (1,016 GPUs, 127 nodes): 32 leaves, 16 spines, as published.
     let p = plan(serde_json::json!({"gpus": 1016, "fabrics": ["infiniband"]})).expect("plan");
     let (_, tiers, l, s, c) = counts(fab(&p, Fabric::Infiniband));
@@ -73,7 +90,11 @@ fn chosen_design_is_never_dearer_than_an_alternative_that_meets_the_request() {
             assert_eq!(Some(c.capex_usd), f.capex.as_ref().map(|x| x.total_usd));
             assert_eq!(c.design, f.topology.as_ref().expect("t").design);
             for a in f.design_alternatives.iter().filter(|a| a.meets_request) {
-                assert!(c.capex_usd <= a.capex_usd, "{gpus} {:?}: {c:?} vs {a:?}", f.fabric);
+                assert!(
+                    c.capex_usd <= a.capex_usd,
+                    "{gpus} {:?}: {c:?} vs {a:?}",
+                    f.fabric
+                );
             }
         }
     }
@@ -105,7 +126,8 @@ fn capex_per_gpu_never_jumps_by_more_than_a_switch_and_its_optics_per_node_added
     for fabric in ["infiniband", "roce", "roce_adaptive"] {
         let mut prev: Option<Decimal> = None;
         for nodes in 1..=160u32 {
-            let p = plan(serde_json::json!({"gpus": nodes * 8, "fabrics": [fabric]})).expect("plan");
+            let p =
+                plan(serde_json::json!({"gpus": nodes * 8, "fabrics": [fabric]})).expect("plan");
             let f = &p.fabrics[0];
             let per_gpu = f.capex.as_ref().expect("capex").total_usd / Decimal::from(nodes * 8);
             if let Some(prev) = prev {
@@ -129,12 +151,24 @@ fn hundred_thousand_gpus_infiniband_infeasible_ethernet_priced() {
     let reason = ib.infeasible_reason.as_deref().expect("reason");
     assert!(reason.contains("three-tier ceiling"), "{reason}");
     assert!(
-        ib.suggestions.iter().any(|s| s.contains("topology.planes = 2")),
+        ib.suggestions
+            .iter()
+            .any(|s| s.contains("topology.planes = 2")),
         "{:?}",
         ib.suggestions
     );
-    assert!(ib.suggestions.iter().any(|s| s.contains("nvidia-q3400-ra")), "{:?}", ib.suggestions);
-    assert!(ib.suggestions.iter().any(|s| s.starts_with("at most 65536 GPUs")), "{:?}", ib.suggestions);
+    assert!(
+        ib.suggestions.iter().any(|s| s.contains("nvidia-q3400-ra")),
+        "{:?}",
+        ib.suggestions
+    );
+    assert!(
+        ib.suggestions
+            .iter()
+            .any(|s| s.starts_with("at most 65536 GPUs")),
+        "{:?}",
+        ib.suggestions
+    );
     let json = serde_json::to_value(ib).expect("json");
     assert!(json.get("capex").is_none() && json.get("cost_per_useful_gpu_hour_usd").is_none());
     for f in [Fabric::Roce, Fabric::RoceAdaptive] {
@@ -156,7 +190,12 @@ fn two_to_one_on_roce_never_adds_spines() {
             "topology": {"oversubscription": 2}}))
         .expect("plan");
         let (a, b) = (counts(&nb.fabrics[0]), counts(&ov.fabrics[0]));
-        assert!(b.3 <= a.3, "{gpus}: spines {} at 2:1 vs {} at 1:1", b.3, a.3);
+        assert!(
+            b.3 <= a.3,
+            "{gpus}: spines {} at 2:1 vs {} at 1:1",
+            b.3,
+            a.3
+        );
         assert!(b.2 + b.3 + b.4 <= a.2 + a.3 + a.4, "{gpus}");
         let t = ov.fabrics[0].topology.as_ref().expect("t");
         assert_eq!(t.oversubscription_realised, 2.0, "{gpus}: exact 84:42");
@@ -171,7 +210,10 @@ fn new_gpus_plan_on_every_fabric_and_ids_are_case_insensitive() {
         for f in &p.fabrics {
             assert!(f.feasible, "{id} {:?}: {:?}", f.fabric, f.infeasible_reason);
         }
-        assert_eq!(p.inputs.gpu_model.as_deref(), Some(id.to_ascii_lowercase().as_str()));
+        assert_eq!(
+            p.inputs.gpu_model.as_deref(),
+            Some(id.to_ascii_lowercase().as_str())
+        );
     }
     // NVL72: 4 GPUs per compute tray, one NIC per GPU.
     let p = plan(serde_json::json!({"gpus": 72, "gpu_model": "gb200-nvl72"})).expect("plan");
@@ -183,11 +225,16 @@ fn new_gpus_plan_on_every_fabric_and_ids_are_case_insensitive() {
     for id in ["gb300-nvl72", "b300"] {
         let p = plan(serde_json::json!({"gpus": 576, "gpu_model": id})).expect("plan");
         assert_eq!(p.inputs.nic_speed_gbps, Some(800));
-        assert_eq!(fab(&p, Fabric::Infiniband).nic_sku.as_deref(), Some("nvidia-cx8-800g"));
+        assert_eq!(
+            fab(&p, Fabric::Infiniband).nic_sku.as_deref(),
+            Some("nvidia-cx8-800g")
+        );
     }
     // Ethernet multi-plane: an 800G ConnectX-8 as two 400G planes.
-    let p = plan(serde_json::json!({"gpus": 1024, "gpu_model": "b300", "fabrics": ["roce"],
-        "topology": {"planes": 2}}))
+    let p = plan(
+        serde_json::json!({"gpus": 1024, "gpu_model": "b300", "fabrics": ["roce"],
+        "topology": {"planes": 2}}),
+    )
     .expect("plan");
     let t = p.fabrics[0].topology.as_ref().expect("t");
     assert_eq!((t.planes, t.link_speed_gbps, t.radix), (2, 400, 128));
@@ -212,5 +259,9 @@ fn adaptive_ethernet_nic_optics_fit_bluefield3() {
     assert_eq!(t.form_factor, "QSFP112");
     // No switch price copied from another vendor's product: SN5600's source says so.
     let sn = cat.switch("nvidia-sn5600").expect("sn5600");
-    assert!(!sn.provenance.source.contains("same per-400G-port cost as QM9700"));
+    assert!(
+        !sn.provenance
+            .source
+            .contains("same per-400G-port cost as QM9700")
+    );
 }

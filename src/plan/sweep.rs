@@ -620,17 +620,25 @@ mod tests {
         // Above one switch's reach the Ethernet network is the cheaper one at every size up to
         // 512 GPUs (the seeds' "up to 512 GPUs, Ethernet" band); the old full-SU rule made RoCE
         // dearer than InfiniBand there.
-        for r in out.rows.iter().filter(|r| r.value > 64.0 && r.value <= 512.0) {
+        for r in out
+            .rows
+            .iter()
+            .filter(|r| r.value > 64.0 && r.value <= 512.0)
+        {
             if r.fabric == crate::fabric::Fabric::Roce {
                 let ib = out
                     .rows
                     .iter()
                     .find(|x| x.value == r.value && x.fabric == crate::fabric::Fabric::Infiniband)
                     .expect("ib row");
-                assert!(r.capex_usd < ib.capex_usd, "{} GPUs: RoCE {} >= IB {}", r.value, r.capex_usd, ib.capex_usd);
+                assert!(
+                    r.capex_usd < ib.capex_usd,
+                    "{} GPUs: RoCE {} >= IB {}",
+                    r.value,
+                    r.capex_usd,
+                    ib.capex_usd
+                );
             }
         }
     }
-
-
 }

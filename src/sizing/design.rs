@@ -7,8 +7,8 @@ use utoipa::ToSchema;
 
 use super::oversubscription::{leaf_split, two_tier_spines};
 use super::{
-    Basics, ClusterSpec, Links, PortUsage, SizingError, SwitchSpec, Topology, TopologyOptions,
-    add, basics, ceil_div, mul, size, sub, to_u32,
+    Basics, ClusterSpec, Links, PortUsage, SizingError, SwitchSpec, Topology, TopologyOptions, add,
+    basics, ceil_div, mul, size, sub, to_u32,
 };
 
 /// A fabric design.
@@ -112,7 +112,11 @@ pub fn size_design(
 fn ceilings(b: &Basics, o: f64) -> Result<(u64, u64), SizingError> {
     let d = leaf_split(b.k, o).downlinks;
     let two = mul(b.k, d, "two-tier ceiling")?;
-    let three = mul(mul(b.k, b.k / 2, "three-tier ceiling")?, d, "three-tier ceiling")?;
+    let three = mul(
+        mul(b.k, b.k / 2, "three-tier ceiling")?,
+        d,
+        "three-tier ceiling",
+    )?;
     Ok((two, three))
 }
 
@@ -266,7 +270,11 @@ fn collapsed_rails(
     let before_last = sub(partial_leaves, 1, "cages")?;
     let last_down = sub(partial_ports, mul(before_last, d, "cages")?, "cages")?;
     let leaf_cages = add(
-        mul(add(full_leaves, before_last, "cages")?, cages_of(d)?, "cages")?,
+        mul(
+            add(full_leaves, before_last, "cages")?,
+            cages_of(d)?,
+            "cages",
+        )?,
         cages_of(last_down)?,
         "cages",
     )?;

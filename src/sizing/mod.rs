@@ -30,10 +30,10 @@ pub mod oversubscription;
 mod tests;
 
 pub use design::{Design, DesignChoice, alternatives, size_design};
-pub use oversubscription::{LeafSplit, leaf_split};
 #[cfg(test)]
 use oversubscription::smallest_divisor_at_least;
 use oversubscription::two_tier_spines;
+pub use oversubscription::{LeafSplit, leaf_split};
 
 /// One switch model, as sizing needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

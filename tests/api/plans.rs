@@ -522,3 +522,56 @@ async fn repeated_plans_come_from_the_memo_and_equal_the_first() {
     let first: serde_json::Value = serde_json::from_str(&texts[0]).unwrap();
     assert_eq!(get, first);
 }
+
+/// Issue #10: 100,000 GPUs is a plan (200) in which InfiniBand is infeasible with a reason and
+/// suggestions and no cost fields, and both Ethernet fabrics are priced; the CSV row of the
+/// infeasible fabric has empty cost cells and the reason.
+#[tokio::test]
+async fn hundred_thousand_gpus_plans_with_infiniband_infeasible() {
+    let app = spawn_app().await;
+    let res = app
+        .post_json("/v1/plans", &serde_json::json!({"gpus": 100000}))
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let plan: serde_json::Value = res.json().await.unwrap();
+    let fabrics = plan["fabrics"].as_array().unwrap();
+    let ib = fabrics
+        .iter()
+        .find(|f| f["fabric"] == "infiniband")
+        .unwrap();
+    assert_eq!(ib["feasible"], false);
+    assert!(
+        ib["infeasible_reason"]
+            .as_str()
+            .unwrap()
+            .contains("ceiling")
+    );
+    assert!(!ib["suggestions"].as_array().unwrap().is_empty());
+    assert!(ib.get("capex").is_none() && ib.get("total_cost_usd").is_none());
+    for f in fabrics.iter().filter(|f| f["fabric"] != "infiniband") {
+        assert_eq!(f["feasible"], true);
+        assert!(f["capex"]["total_usd"].is_string());
+        assert!(f["topology"]["design"].is_string());
+        assert!(
+            f["design_alternatives"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|a| a["capex_usd"].is_string())
+        );
+    }
+    let res = app.get("/v1/plans?gpus=100000&format=csv").await;
+    assert_eq!(res.status().as_u16(), 200);
+    let csv = res.text().await.unwrap();
+    let ib_row = csv.lines().find(|l| l.starts_with("infiniband,")).unwrap();
+    assert!(ib_row.starts_with("infiniband,false,"), "{ib_row}");
+    assert!(ib_row.contains("ceiling"), "{ib_row}");
+    // Upper-case GPU ids are accepted.
+    let res = app
+        .post_json(
+            "/v1/plans",
+            &serde_json::json!({"gpus": 144, "gpu_model": "GB200-NVL72"}),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+}

@@ -142,7 +142,10 @@ fn to_value<T: Serialize>(v: &T) -> Result<Value, ApiError> {
 /// takes as `metric`), then the plan-level columns.
 pub const PLAN_COLUMNS: &[&str] = &[
     "fabric",
+    "feasible",
+    "infeasible_reason",
     "nic_sku",
+    "topology.design",
     "topology.tiers",
     "topology.planes",
     "topology.switch_sku",
@@ -187,7 +190,10 @@ pub fn plan_csv(plan: &Plan) -> Result<String, ApiError> {
             .iter()
             .map(|c| csv::dig(&v, c).cloned().unwrap_or(Value::Null))
             .collect();
-        row.push(Value::Bool(cheapest.is_none_or(|c| c == f.fabric)));
+        // An infeasible fabric has empty cost cells, its reason, and is never the cheapest.
+        row.push(Value::Bool(
+            f.feasible && cheapest.is_none_or(|c| c == f.fabric),
+        ));
         row.push(Value::String(plan.catalog.id.clone()));
         row.push(Value::String(plan.catalog.version.clone()));
         row.push(Value::String(plan.plan_id.clone()));
