@@ -265,3 +265,20 @@ fn adaptive_ethernet_nic_optics_fit_bluefield3() {
             .contains("same per-400G-port cost as QM9700")
     );
 }
+
+#[test]
+fn tomahawk6_runs_800g_links_at_radix_128() {
+    let p = plan(
+        serde_json::json!({"gpus": 2048, "gpu_model": "b300", "fabrics": ["roce"],
+        "topology": {"switch_sku": "th6-whitebox-128x800g"}}),
+    )
+    .expect("plan");
+    let t = p.fabrics[0].topology.as_ref().expect("t");
+    assert_eq!((t.link_speed_gbps, t.radix), (800, 128));
+    // Against the 64 x 800G Tomahawk 5 at 800G (radix 64): fewer switches.
+    let p5 = plan(serde_json::json!({"gpus": 2048, "gpu_model": "b300", "fabrics": ["roce"]}))
+        .expect("plan");
+    let t5 = p5.fabrics[0].topology.as_ref().expect("t");
+    assert_eq!(t5.radix, 64);
+    assert!(t.leaf_switches + t.spine_switches < t5.leaf_switches + t5.spine_switches);
+}
