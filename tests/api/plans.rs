@@ -575,3 +575,37 @@ async fn hundred_thousand_gpus_plans_with_infiniband_infeasible() {
         .await;
     assert_eq!(res.status().as_u16(), 200);
 }
+
+/// `topology.design` forces a design, from JSON and from a GET parameter alike.
+#[tokio::test]
+async fn a_named_design_is_forced_and_listed_as_chosen() {
+    let app = spawn_app().await;
+    let v: Value = app
+        .get("/v1/plans?gpus=128&fabrics=infiniband&topology.design=su_clos")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let f = &v["fabrics"][0];
+    assert_eq!(f["topology"]["design"], "su_clos");
+    assert_eq!(f["topology"]["leaf_switches"], 8);
+    let chosen: Vec<&Value> = f["design_alternatives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["chosen"] == true)
+        .collect();
+    assert_eq!(chosen.len(), 1);
+    assert_eq!(chosen[0]["design"], "su_clos");
+    let auto: Value = app
+        .post_json(
+            "/v1/plans",
+            &json!({"gpus": 128, "fabrics": ["infiniband"]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(auto["fabrics"][0]["topology"]["design"], "collapsed_rails");
+    assert_eq!(auto["inputs"]["topology"]["design"], "auto");
+}

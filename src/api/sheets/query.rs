@@ -116,6 +116,17 @@ pub const PLAN_PARAMS: &[ParamSpec] = &[
         "Most switch tiers allowed. Default 3.",
     ),
     p(
+        "topology.design",
+        Kind::Enum(&[
+            "auto",
+            "single_switch",
+            "collapsed_rails",
+            "rail_only",
+            "su_clos",
+        ]),
+        "Fabric design: `auto` (cheapest that meets the request) or one named design. Default `auto`.",
+    ),
+    p(
         "topology.switch_sku",
         Kind::Ident(64),
         "Switch SKU for every fabric instead of each profile's.",
