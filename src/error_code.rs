@@ -110,6 +110,8 @@ pub enum ErrorCode {
     ExceedsTierLeafLimit,
     /// Sizing: A count overflows.
     Overflow,
+    /// Sizing: the named design cannot hold this cluster.
+    DesignDoesNotFit,
     /// `/v1/value`: no such metric.
     UnknownMetric,
     /// `/v1/value`: the metric is not a number.
@@ -178,6 +180,7 @@ impl ErrorCode {
             ExceedsTierCeiling => "exceeds_tier_ceiling",
             ExceedsTierLeafLimit => "exceeds_tier_leaf_limit",
             Overflow => "overflow",
+            DesignDoesNotFit => "design_does_not_fit",
             UnknownMetric => "unknown_metric",
             NotNumeric => "not_numeric",
             NotInPlan => "not_in_plan",

@@ -104,7 +104,10 @@ impl Catalog {
         self.data.licenses.iter().find(|s| s.sku == sku)
     }
     pub fn gpu(&self, id: &str) -> Option<&Gpu> {
-        self.data.gpus.iter().find(|g| g.id == id)
+        self.data
+            .gpus
+            .iter()
+            .find(|g| g.id.eq_ignore_ascii_case(id))
     }
     pub fn profile(&self, fabric: crate::fabric::Fabric) -> Option<&FabricProfile> {
         self.data

@@ -47,6 +47,19 @@ impl Provenance {
     }
 }
 
+/// A price range: what the figure could reasonably be, given how well it is known
+/// (docs/catalog.md "Price ranges": list prices narrow, reseller listings wider, placeholders
+/// widest). `low ≤ point price ≤ high`, checked at load. Plans use the point price; the range is
+/// for uncertainty analysis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PriceRange {
+    /// Lowest plausible price, USD (decimal string).
+    pub low: Decimal,
+    /// Highest plausible price, USD (decimal string).
+    pub high: Decimal,
+}
+
 /// A switch model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -73,6 +86,8 @@ pub struct Switch {
     pub power_w: Decimal,
     /// Unit price, USD.
     pub price_usd: Decimal,
+    /// Range of the unit price, USD.
+    pub price_range_usd: PriceRange,
     #[serde(flatten)]
     pub provenance: Provenance,
 }
@@ -98,6 +113,8 @@ pub struct Nic {
     pub power_w: Decimal,
     /// Unit price, USD.
     pub price_usd: Decimal,
+    /// Range of the unit price, USD.
+    pub price_range_usd: PriceRange,
     #[serde(flatten)]
     pub provenance: Provenance,
 }
@@ -131,6 +148,8 @@ pub struct Transceiver {
     pub power_w: Decimal,
     /// Unit price, USD.
     pub price_usd: Decimal,
+    /// Range of the unit price, USD.
+    pub price_range_usd: PriceRange,
     #[serde(flatten)]
     pub provenance: Provenance,
 }
@@ -166,6 +185,8 @@ pub struct Cable {
     pub power_w: Decimal,
     /// Unit price, USD.
     pub price_usd: Decimal,
+    /// Range of the unit price, USD.
+    pub price_range_usd: PriceRange,
     #[serde(flatten)]
     pub provenance: Provenance,
 }
@@ -192,19 +213,65 @@ pub struct License {
     pub basis: LicenseBasis,
     /// Price per unit of `basis`, USD; `null` when no public price exists (quote required).
     pub price_usd: Option<Decimal>,
+    /// Range of the price, USD; present exactly when `price_usd` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_range_usd: Option<PriceRange>,
     #[serde(flatten)]
     pub provenance: Provenance,
+}
+
+/// GPU ids of the embedded catalog, for the OpenAPI enum of `gpu_model`: lower case, and the
+/// same id in upper case (requests match ids case-insensitively).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub enum GpuModelId {
+    #[serde(rename = "a100")]
+    A100,
+    #[serde(rename = "h100")]
+    H100,
+    #[serde(rename = "h200")]
+    H200,
+    #[serde(rename = "b200")]
+    B200,
+    #[serde(rename = "b300")]
+    B300,
+    #[serde(rename = "gb200-nvl72")]
+    Gb200Nvl72,
+    #[serde(rename = "gb300-nvl72")]
+    Gb300Nvl72,
+    #[serde(rename = "A100")]
+    A100Upper,
+    #[serde(rename = "H100")]
+    H100Upper,
+    #[serde(rename = "H200")]
+    H200Upper,
+    #[serde(rename = "B200")]
+    B200Upper,
+    #[serde(rename = "B300")]
+    B300Upper,
+    #[serde(rename = "GB200-NVL72")]
+    Gb200Nvl72Upper,
+    #[serde(rename = "GB300-NVL72")]
+    Gb300Nvl72Upper,
 }
 
 /// A GPU model: what the performance and idle-cost models need.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Gpu {
-    /// Request id (`a100`, `h100`, `h200`, `b200`).
+    /// Request id, lower case (`a100`, `h100`, `h200`, `b200`, `b300`, `gb200-nvl72`,
+    /// `gb300-nvl72`); requests match it case-insensitively.
     pub id: String,
     pub description: String,
-    /// GPUs per server in the reference (HGX/DGX) node.
+    /// GPUs per server (node) in the reference system: 8 for HGX/DGX, 4 per NVL72 compute tray.
     pub gpus_per_node: u32,
+    /// Dense BF16 tensor throughput per GPU, TFLOPS (without sparsity), as the vendor datasheet
+    /// gives it.
+    pub dense_bf16_tflops: f64,
+    /// GPUs in one NVLink domain, count: 8 for HGX/DGX, 72 for NVL72.
+    pub nvlink_domain_gpus: u32,
+    /// Scale-out NIC speed per GPU in the reference system, Gb/s (one NIC per GPU): the default
+    /// `nic_speed_gbps` for this GPU.
+    pub nic_speed_gbps: u32,
     /// Measured NVLink ring all-reduce busbw within one node, GB/s.
     pub nvlink_ring_busbw_gbytes_per_s: f64,
     /// NVLink SHARP (NVLS) all-reduce busbw within one node, GB/s; `null` without NVLS.
@@ -216,10 +283,16 @@ pub struct Gpu {
     pub power_w: Decimal,
     /// Purchase price per GPU, USD; `null` when not priced (calibration-only GPUs).
     pub purchase_usd: Option<Decimal>,
+    /// Range of `purchase_usd`, USD; present exactly when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purchase_range_usd: Option<PriceRange>,
     /// Share of the server (CPUs, memory, chassis) per GPU, USD.
     pub server_share_usd: Option<Decimal>,
     /// On-demand rental rate per GPU-hour, USD; `null` when not priced.
     pub rental_usd_per_hour: Option<Decimal>,
+    /// Range of `rental_usd_per_hour`, USD per GPU-hour; present exactly when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rental_range_usd_per_hour: Option<PriceRange>,
     #[serde(flatten)]
     pub provenance: Provenance,
 }

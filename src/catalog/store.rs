@@ -417,6 +417,8 @@ mod tests {
         v["version"] = version.into();
         v["published"] = "2026-11-23".into();
         v["switches"][0]["price_usd"] = switch_price.to_string().into();
+        v["switches"][0]["price_range_usd"] =
+            serde_json::json!({"low": "0", "high": switch_price.to_string()});
         Catalog::parse("test", &serde_json::to_vec(&v).expect("bytes")).expect("valid")
     }
 

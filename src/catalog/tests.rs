@@ -169,3 +169,90 @@ fn duplicate_catalog_ids_are_rejected() {
     let err = CatalogSet::new(vec![a, b]).unwrap_err().to_string();
     assert!(err.contains("duplicate catalog id 'default'"), "{err}");
 }
+
+#[test]
+fn price_ranges_must_bracket_the_price_and_follow_it() {
+    // Above the high end.
+    let mut v = default_json();
+    v["switches"][0]["price_usd"] = "999999.00".into();
+    let msg = load_err(&v);
+    assert_names(
+        &msg,
+        &[
+            "switches[0] (nvidia-qm9700)",
+            "price_range_usd",
+            "low <= price <= high",
+        ],
+    );
+    // Missing on a priced entry: a schema error naming the field.
+    let mut v = default_json();
+    v["transceivers"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("price_range_usd");
+    let msg = load_err(&v);
+    assert_names(&msg, &["price_range_usd"]);
+    // A GPU range without the price it ranges.
+    let mut v = default_json();
+    let h100 = v["gpus"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|g| g["id"] == "h100")
+        .unwrap();
+    h100["purchase_usd"] = serde_json::Value::Null;
+    let msg = load_err(&v);
+    assert_names(
+        &msg,
+        &["gpus[1] (h100)", "purchase_range_usd", "without a price"],
+    );
+}
+
+#[test]
+fn every_priced_entry_has_a_range_and_new_gpus_have_their_figures() {
+    let set = CatalogSet::embedded().expect("catalog");
+    let c = set.newest();
+    let json = serde_json::to_value(&c.data).expect("json");
+    for kind in ["switches", "nics", "transceivers", "cables"] {
+        for e in json[kind].as_array().unwrap() {
+            assert!(
+                e["price_range_usd"]["low"].is_string(),
+                "{kind} {}",
+                e["sku"]
+            );
+            assert!(
+                e["price_range_usd"]["high"].is_string(),
+                "{kind} {}",
+                e["sku"]
+            );
+        }
+    }
+    for (id, per_node, domain, tflops, nic) in [
+        ("a100", 8, 8, 312.0, 200),
+        ("h100", 8, 8, 989.0, 400),
+        ("h200", 8, 8, 989.0, 400),
+        ("b200", 8, 8, 2250.0, 400),
+        ("b300", 8, 8, 2250.0, 800),
+        ("gb200-nvl72", 4, 72, 2500.0, 400),
+        ("gb300-nvl72", 4, 72, 2500.0, 800),
+    ] {
+        let g = c.gpu(&id.to_ascii_uppercase()).expect(id);
+        assert_eq!(
+            (
+                g.gpus_per_node,
+                g.nvlink_domain_gpus,
+                g.dense_bf16_tflops,
+                g.nic_speed_gbps
+            ),
+            (per_node, domain, tflops, nic),
+            "{id}"
+        );
+    }
+    // BlueField-3 takes QSFP112.
+    assert_eq!(
+        c.transceiver("qsfp112-400g-sr4")
+            .expect("qsfp112")
+            .form_factor,
+        "QSFP112"
+    );
+}

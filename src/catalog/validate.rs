@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use rust_decimal::Decimal;
 
-use super::schema::{CatalogData, Figure, Provenance, TierCabling};
+use super::schema::{CatalogData, Figure, PriceRange, Provenance, TierCabling};
 use crate::fabric::Fabric;
 
 /// One validation failure: `entry` locates the entry (`switches[2] (nvidia-qm9700)`), `field`
@@ -55,6 +55,34 @@ impl Checker {
     fn non_negative(&mut self, entry: &str, field: &str, v: Decimal) {
         if v < Decimal::ZERO {
             self.fail(entry, field, format!("must be >= 0 (got {v})"));
+        }
+    }
+
+    /// A price range must bracket its point price: 0 ≤ low ≤ price ≤ high. `None` is an error
+    /// exactly when the point price exists.
+    fn range(
+        &mut self,
+        entry: &str,
+        field: &str,
+        price: Option<Decimal>,
+        range: Option<&PriceRange>,
+    ) {
+        match (price, range) {
+            (Some(p), Some(r)) => {
+                if r.low < Decimal::ZERO || r.low > p || p > r.high {
+                    self.fail(
+                        entry,
+                        field,
+                        format!(
+                            "must satisfy 0 <= low <= price <= high (low {}, price {p}, high {})",
+                            r.low, r.high
+                        ),
+                    );
+                }
+            }
+            (Some(_), None) => self.fail(entry, field, "required when the price is given"),
+            (None, Some(_)) => self.fail(entry, field, "given without a price"),
+            (None, None) => {}
         }
     }
 
@@ -192,6 +220,12 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         }
         k.positive(&e, "power_w", s.power_w);
         k.positive(&e, "price_usd", s.price_usd);
+        k.range(
+            &e,
+            "price_range_usd",
+            Some(s.price_usd),
+            Some(&s.price_range_usd),
+        );
         k.provenance(&e, &s.provenance);
     }
     for (i, n) in c.nics.iter().enumerate() {
@@ -212,6 +246,12 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         }
         k.positive(&e, "power_w", n.power_w);
         k.positive(&e, "price_usd", n.price_usd);
+        k.range(
+            &e,
+            "price_range_usd",
+            Some(n.price_usd),
+            Some(&n.price_range_usd),
+        );
         k.provenance(&e, &n.provenance);
     }
     for (i, t) in c.transceivers.iter().enumerate() {
@@ -225,6 +265,12 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         k.nonzero(&e, "reach_m", t.reach_m.into());
         k.non_negative(&e, "power_w", t.power_w);
         k.positive(&e, "price_usd", t.price_usd);
+        k.range(
+            &e,
+            "price_range_usd",
+            Some(t.price_usd),
+            Some(&t.price_range_usd),
+        );
         k.provenance(&e, &t.provenance);
     }
     for (i, cb) in c.cables.iter().enumerate() {
@@ -236,6 +282,12 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         k.nonzero(&e, "links_per_cable", cb.links_per_cable.into());
         k.non_negative(&e, "power_w", cb.power_w);
         k.positive(&e, "price_usd", cb.price_usd);
+        k.range(
+            &e,
+            "price_range_usd",
+            Some(cb.price_usd),
+            Some(&cb.price_range_usd),
+        );
         k.provenance(&e, &cb.provenance);
     }
     for (i, l) in c.licenses.iter().enumerate() {
@@ -246,6 +298,12 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         if let Some(p) = l.price_usd {
             k.non_negative(&e, "price_usd", p);
         }
+        k.range(
+            &e,
+            "price_range_usd",
+            l.price_usd,
+            l.price_range_usd.as_ref(),
+        );
         k.provenance(&e, &l.provenance);
     }
     let mut gpu_ids = HashSet::new();
@@ -280,6 +338,38 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             k.fail(&e, "pcie_gen", "must be 3..=6");
         }
         k.positive(&e, "power_w", g.power_w);
+        if g.id != g.id.to_ascii_lowercase() {
+            k.fail(
+                &e,
+                "id",
+                "must be lower case (requests match it case-insensitively)",
+            );
+        }
+        if !(g.dense_bf16_tflops.is_finite() && g.dense_bf16_tflops > 0.0) {
+            k.fail(&e, "dense_bf16_tflops", "must be a positive number");
+        }
+        if !(1..=576).contains(&g.nvlink_domain_gpus) || g.nvlink_domain_gpus < g.gpus_per_node {
+            k.fail(
+                &e,
+                "nvlink_domain_gpus",
+                "must be 1..=576 and at least gpus_per_node",
+            );
+        }
+        if ![100, 200, 400, 800, 1600].contains(&g.nic_speed_gbps) {
+            k.fail(&e, "nic_speed_gbps", "must be 100, 200, 400, 800 or 1600");
+        }
+        k.range(
+            &e,
+            "purchase_range_usd",
+            g.purchase_usd,
+            g.purchase_range_usd.as_ref(),
+        );
+        k.range(
+            &e,
+            "rental_range_usd_per_hour",
+            g.rental_usd_per_hour,
+            g.rental_range_usd_per_hour.as_ref(),
+        );
         for (field, v) in [
             ("purchase_usd", g.purchase_usd),
             ("server_share_usd", g.server_share_usd),

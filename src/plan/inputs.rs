@@ -37,6 +37,8 @@ pub struct Resolved {
     pub rail_optimized: bool,
     pub planes: u32,
     pub max_tiers: u8,
+    /// `auto` or a named design (docs/sizing.md "Designs").
+    pub design: crate::sizing::DesignChoice,
     pub switch_sku: Option<String>,
     pub in_network_reduction: bool,
     pub roce_tuning: RoceTuning,
@@ -89,10 +91,15 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         .nics_per_node
         .map(NicsPerNode::get)
         .unwrap_or(gpus_per_node);
-    let nic_speed_gbps = req
-        .nic_speed_gbps
-        .map(NicSpeedGbps::get)
-        .unwrap_or(DEFAULT_NIC_SPEED_GBPS);
+    // Default NIC speed: the GPU's reference system (B300 and GB300 NVL72: ConnectX-8 800G).
+    let nic_speed_gbps =
+        req.nic_speed_gbps
+            .map(NicSpeedGbps::get)
+            .unwrap_or(if gpu.nic_speed_gbps > 0 {
+                gpu.nic_speed_gbps
+            } else {
+                DEFAULT_NIC_SPEED_GBPS
+            });
     let fabrics = req.fabrics.clone().unwrap_or_else(|| Fabric::ALL.to_vec());
 
     let topo = req.topology.clone().unwrap_or_default();
@@ -286,6 +293,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         .max_tiers
         .map(MaxTiers::get)
         .unwrap_or(DEFAULT_MAX_TIERS);
+    let design = topo.design.unwrap_or_default();
     let in_network_reduction = topo.in_network_reduction.unwrap_or(false);
     let roce_tuning = topo.roce_tuning.unwrap_or_default();
     let cabling = topo.cabling.clone().unwrap_or_default();
@@ -303,6 +311,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             rail_optimized: Some(rail_optimized),
             planes: Some(Planes::echo(planes)),
             max_tiers: Some(MaxTiers::echo(max_tiers)),
+            design: Some(design),
             switch_sku: topo.switch_sku.clone(),
             in_network_reduction: Some(in_network_reduction),
             roce_tuning: Some(roce_tuning),
@@ -387,6 +396,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         rail_optimized,
         planes,
         max_tiers,
+        design,
         switch_sku: topo.switch_sku,
         in_network_reduction,
         roce_tuning,

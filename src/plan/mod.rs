@@ -4,6 +4,8 @@
 pub mod bom;
 pub mod bounded;
 pub mod cache;
+#[cfg(test)]
+mod design_tests;
 pub mod inputs;
 pub mod request;
 pub mod sweep;
@@ -18,7 +20,7 @@ use crate::catalog::{CatalogSet, TierCabling};
 use crate::cost::{self, Capex, Category, Comparison, FabricCostInput, GpuIdle, OpexPerYear, Tco};
 use crate::fabric::Fabric;
 use crate::perf::{self, PerfResult};
-use crate::sizing::{self, Topology};
+use crate::sizing::{self, Design, Topology};
 
 pub use request::PlanRequest;
 
@@ -104,31 +106,104 @@ pub struct BomLineOut {
     pub source: String,
 }
 
-/// Everything the plan says about one fabric.
+/// One design the plan sized for a fabric, with its capex, so a buyer sees why the chosen one won.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct DesignAlternative {
+    /// Design id (`single_switch`, `collapsed_rails`, `rail_only`, `su_clos`).
+    pub design: Design,
+    /// Switch tiers: 1, 2 or 3.
+    pub tiers: u8,
+    /// Leaf (or single-layer) switches, total across planes.
+    pub leaf_switches: u64,
+    /// Spine switches, total across planes.
+    pub spine_switches: u64,
+    /// Core switches, total across planes.
+    pub core_switches: u64,
+    /// Network capex of this design at the plan's prices (NICs, switches, optics, cables,
+    /// one-off licences), USD.
+    pub capex_usd: Decimal,
+    /// True when the design meets the request: within `topology.max_tiers`, at or below the
+    /// asked oversubscription, and (under `auto`) not rail-only; with a named
+    /// `topology.design`, only that design.
+    pub meets_request: bool,
+    /// True for the design the plan uses (`topology.design`).
+    pub chosen: bool,
+}
+
+/// Everything the plan says about one fabric. A fabric that cannot be built for the request
+/// has `feasible: false`, `infeasible_reason` and `suggestions`, and no topology or cost fields.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct FabricPlan {
     /// `infiniband`, `roce` or `roce_adaptive`.
     pub fabric: Fabric,
+    /// True when the fabric can be built for the request (then every cost field is present).
+    pub feasible: bool,
+    /// Why the fabric cannot be built (infeasible fabrics only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub infeasible_reason: Option<String>,
+    /// What would make it buildable: more planes, a larger-radix switch, three tiers, fewer GPUs
+    /// (infeasible fabrics only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<String>,
     /// NIC SKU used.
-    pub nic_sku: String,
-    /// Sized topology: tiers, switch counts, links (totals across planes).
-    pub topology: Topology,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nic_sku: Option<String>,
+    /// Sized topology of the chosen design: design, tiers, switch counts, links (totals across
+    /// planes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topology: Option<Topology>,
+    /// Every design sized for this fabric, with its capex; the chosen one is the cheapest that
+    /// meets the request.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub design_alternatives: Vec<DesignAlternative>,
     /// Bill of materials.
-    pub bom: Vec<BomLineOut>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bom: Option<Vec<BomLineOut>>,
     /// Capex by category, USD.
-    pub capex: Capex,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capex: Option<Capex>,
     /// Yearly operating cost, USD per year.
-    pub opex_per_year: OpexPerYear,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opex_per_year: Option<OpexPerYear>,
     /// Multi-year TCO of the network, USD.
-    pub tco: Tco,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tco: Option<Tco>,
     /// All-reduce model: time, bandwidth, exposed communication, GPU idle fraction.
-    pub performance: PerfResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub performance: Option<PerfResult>,
     /// GPU time lost to the network, GPU-hours and USD.
-    pub gpu_idle: GpuIdle,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_idle: Option<GpuIdle>,
     /// tco.total_usd + gpu_idle.cost_total_usd, USD.
-    pub total_cost_usd: Decimal,
-    /// total_cost_usd per useful GPU-hour over the horizon, USD; null when none.
-    pub cost_per_useful_gpu_hour_usd: Option<Decimal>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_cost_usd: Option<Decimal>,
+    /// total_cost_usd per useful GPU-hour over the horizon, USD; null when none (absent on
+    /// infeasible fabrics).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Decimal>, nullable)]
+    pub cost_per_useful_gpu_hour_usd: Option<Option<Decimal>>,
+}
+
+impl FabricPlan {
+    fn infeasible(fabric: Fabric, reason: String, suggestions: Vec<String>) -> FabricPlan {
+        FabricPlan {
+            fabric,
+            feasible: false,
+            infeasible_reason: Some(reason),
+            suggestions,
+            nic_sku: None,
+            topology: None,
+            design_alternatives: Vec::new(),
+            bom: None,
+            capex: None,
+            opex_per_year: None,
+            tco: None,
+            performance: None,
+            gpu_idle: None,
+            total_cost_usd: None,
+            cost_per_useful_gpu_hour_usd: None,
+        }
+    }
 }
 
 /// A fabric plan: sizing, BOM, performance and cost per fabric, side by side.
@@ -143,9 +218,10 @@ pub struct Plan {
     pub inputs: PlanRequest,
     /// Caveats: placeholder prices, quotes required, assumptions.
     pub warnings: Vec<String>,
-    /// One result per requested fabric, in request order.
+    /// One result per requested fabric, in request order; infeasible fabrics say why
+    /// (`feasible: false`) and carry no costs.
     pub fabrics: Vec<FabricPlan>,
-    /// Side-by-side comparison; null with a single fabric.
+    /// Side-by-side comparison of the feasible fabrics; null with fewer than two.
     pub comparison: Option<Comparison>,
 }
 
@@ -155,257 +231,58 @@ fn push_unique(warnings: &mut Vec<String>, w: String) {
     }
 }
 
-/// Makes a plan.
+/// One fabric's result: planned (with its cost for the comparison) or infeasible (with the error
+/// a single-fabric request would have returned).
+enum Outcome {
+    Planned(Box<FabricPlan>, Box<cost::FabricCost>),
+    Infeasible(Box<FabricPlan>, PlanError),
+}
+
+fn infeasible(fabric: Fabric, e: PlanError, suggestions: Vec<String>) -> Outcome {
+    Outcome::Infeasible(
+        Box::new(FabricPlan::infeasible(
+            fabric,
+            e.detail.clone(),
+            suggestions,
+        )),
+        e,
+    )
+}
+
+/// Makes a plan. A fabric that cannot be built for the request is returned as infeasible; only
+/// when no requested fabric is feasible is the request an error (the first fabric's reason).
 pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, PlanError> {
     let r = inputs::resolve(req, catalogs)?;
     let catalog = &r.catalog;
     let mut warnings = r.warnings.clone();
     let mut fabrics = Vec::with_capacity(r.fabrics.len());
     let mut costs = Vec::with_capacity(r.fabrics.len());
+    let mut first_error = None;
 
     for &fabric in &r.fabrics {
-        let profile = catalog.profile(fabric).ok_or_else(|| {
-            PlanError::field(
-                "/fabrics",
-                ErrorCode::NoProfile,
-                format!(
-                    "catalog '{}' has no {} profile",
-                    catalog.id(),
-                    fabric.as_str()
-                ),
-            )
-        })?;
-        let link_speed = r.nic_speed_gbps / r.planes.max(1);
-        let switch_sku = match &r.switch_sku {
-            Some(s) => s.clone(),
-            None => profile.switch_by_link_speed.get(&link_speed.to_string()).cloned().ok_or_else(|| {
-                PlanError::field(
-                    "/nic_speed_gbps",
-                    ErrorCode::NoSwitchForSpeed,
-                    format!(
-                        "the {} profile has no switch for {link_speed} Gb/s links ({} Gb/s NIC over {} plane(s)); it has: {}",
-                        fabric.as_str(),
-                        r.nic_speed_gbps,
-                        r.planes,
-                        profile.switch_by_link_speed.keys().cloned().collect::<Vec<_>>().join(", ")
-                    ),
-                )
-            })?,
-        };
-        let switch = catalog.switch(&switch_sku).ok_or_else(|| {
-            PlanError::field(
-                "/topology/switch_sku",
-                ErrorCode::UnknownSku,
-                format!("no switch '{switch_sku}'"),
-            )
-        })?;
-        let nic_sku = profile
-            .nic_by_speed
-            .get(&r.nic_speed_gbps.to_string())
-            .ok_or_else(|| {
-                PlanError::field(
-                    "/nic_speed_gbps",
-                    ErrorCode::NoNicForSpeed,
-                    format!(
-                        "the {} profile has no {} Gb/s NIC",
-                        fabric.as_str(),
-                        r.nic_speed_gbps
-                    ),
-                )
-            })?;
-        let nic = catalog.nic(nic_sku).ok_or_else(|| {
-            PlanError::field(
-                "/nic_speed_gbps",
-                ErrorCode::UnknownSku,
-                format!("no NIC '{nic_sku}'"),
-            )
-        })?;
-
-        // 1. Sizing.
-        let topology = sizing::size(
-            &sizing::ClusterSpec {
-                gpus: r.gpus,
-                gpus_per_node: r.gpus_per_node,
-                nics_per_node: r.nics_per_node,
-                nic_speed_gbps: r.nic_speed_gbps,
-            },
-            &sizing::SwitchSpec {
-                sku: switch.sku.clone(),
-                ports: switch.ports,
-                port_speed_gbps: switch.port_speed_gbps,
-                link_speeds_gbps: switch.link_speeds_gbps.clone(),
-                ports_per_cage: switch.ports_per_cage,
-            },
-            &sizing::TopologyOptions {
-                planes: r.planes,
-                oversubscription: r.oversubscription,
-                rail_optimized: r.rail_optimized,
-                max_tiers: r.max_tiers,
-            },
-        )
-        .map_err(|e| sizing_error(&e, fabric))?;
-
-        // 2. Bill of materials.
-        let profile_cabling = profile
-            .cabling
-            .iter()
-            .find(|c| c.link_speed_gbps == topology.link_speed_gbps);
-        let pick = |over: &Option<TierCabling>,
-                    from_profile: Option<&TierCabling>,
-                    tier: &str|
-         -> Result<TierCabling, PlanError> {
-            over.clone().or_else(|| from_profile.cloned()).ok_or_else(|| {
-                PlanError::field(
-                    "/nic_speed_gbps",
-                    ErrorCode::NoCablingForSpeed,
-                    format!(
-                        "the {} profile has no {tier} cabling for {} Gb/s links; give topology.cabling.{tier}",
-                        fabric.as_str(),
-                        topology.link_speed_gbps
-                    ),
-                )
-            })
-        };
-        let node_leaf = pick(
-            &r.cabling.node_leaf,
-            profile_cabling.map(|c| &c.node_leaf),
-            "node_leaf",
-        )?;
-        let leaf_spine = pick(
-            &r.cabling.leaf_spine,
-            profile_cabling.map(|c| &c.leaf_spine),
-            "leaf_spine",
-        )?;
-        let spine_core = pick(
-            &r.cabling.spine_core,
-            profile_cabling.map(|c| &c.spine_core),
-            "spine_core",
-        )?;
-        let items = bom::bill_of_materials(
-            &topology,
-            &bom::BomContext {
-                catalog,
-                switch,
-                nic,
-                cabling: [&node_leaf, &leaf_spine, &spine_core],
-                nics_per_node: r.nics_per_node,
-                pointer_for_cabling: "/topology/cabling",
-            },
-        )?;
-        for it in &items {
-            if it.placeholder_price && !r.adjustments.overrides.contains_key(&it.line.sku) {
+        match plan_fabric(&r, fabric, &mut warnings)? {
+            Outcome::Planned(fp, cost) => {
+                fabrics.push(*fp);
+                costs.push((fabric, *cost));
+            }
+            Outcome::Infeasible(fp, e) => {
                 push_unique(
                     &mut warnings,
                     format!(
-                        "{}: the catalog price of {} is a placeholder (grade P) — get a quote or set prices.overrides",
+                        "{}: infeasible for this request — {}",
                         fabric.as_str(),
-                        it.line.sku
+                        fp.infeasible_reason.clone().unwrap_or_default()
                     ),
                 );
-            }
-            if it.placeholder_power {
-                push_unique(
-                    &mut warnings,
-                    format!(
-                        "{}: the power figure of {} is a placeholder (not published)",
-                        fabric.as_str(),
-                        it.line.sku
-                    ),
-                );
+                fabrics.push(*fp);
+                first_error.get_or_insert(e);
             }
         }
-
-        // 3. Performance.
-        let performance = perf::evaluate(&perf::PerfInput {
-            gpus: r.gpus,
-            gpus_per_node: r.gpus_per_node,
-            nics_per_node: r.nics_per_node,
-            gpu: perf::GpuSpec {
-                nvlink_ring_busbw_gbytes_per_s: r.gpu.nvlink_ring_busbw_gbytes_per_s,
-                nvls_busbw_gbytes_per_s: r.gpu.nvls_busbw_gbytes_per_s,
-                gpus_per_node_max: r.gpu.gpus_per_node.max(r.gpus_per_node),
-            },
-            nic: perf::NicSpec {
-                speed_gbps: r.nic_speed_gbps,
-                pcie_gen: nic.pcie_gen.min(r.gpu.pcie_gen),
-                pcie_lanes: nic.pcie_lanes,
-            },
-            path: perf::FabricPath {
-                fabric,
-                tiers: topology.tiers,
-                planes: topology.planes,
-                oversubscription: r.oversubscription,
-                rail_optimized: r.rail_optimized,
-                nodes_per_leaf: topology.nodes_per_leaf.max(1),
-                leaf_uplinks: topology.leaf_uplinks.max(1),
-                switch_latency_ns: f64::from(switch.latency_ns),
-                roce_tuning: r.roce_tuning,
-                in_network_reduction: r.in_network_reduction,
-            },
-            workload: r.workload,
-        })
-        .map_err(perf_error)?;
-
-        // 4. Cost.
-        let endpoints = topology.links.node_leaf;
-        let switches = topology
-            .leaf_switches
-            .checked_add(topology.spine_switches)
-            .and_then(|s| s.checked_add(topology.core_switches))
-            .ok_or_else(|| {
-                PlanError::field("/gpus", ErrorCode::TooLarge, "too many switches to count")
-            })?;
-        let cost = cost::fabric_cost(
-            &FabricCostInput {
-                fabric,
-                gpus: r.gpus,
-                endpoints,
-                switches,
-                lines: items.iter().map(|i| i.line.clone()).collect(),
-                gpu_idle_fraction: performance.gpu_idle_fraction,
-            },
-            &r.adjustments,
-            &r.economics,
-        )?;
-        for w in &cost.warnings {
-            push_unique(&mut warnings, w.clone());
-        }
-        let bom = items
-            .iter()
-            .zip(&cost.bom)
-            .map(|(it, p)| BomLineOut {
-                sku: p.sku.clone(),
-                vendor: p.vendor.clone(),
-                category: p.category,
-                description: p.description.clone(),
-                quantity: p.quantity,
-                unit: it.unit.clone(),
-                derivation: it.derivation.clone(),
-                list_unit_price_usd: p.list_unit_price_usd,
-                unit_price_usd: p.unit_price_usd,
-                extended_price_usd: p.extended_price_usd,
-                power_w: p.power_w,
-                extended_power_w: p.extended_power_w,
-                price_overridden: p.price_overridden,
-                // An overridden price is the buyer's own: no longer a placeholder.
-                placeholder_price: it.placeholder_price && !p.price_overridden,
-                source: it.source.clone(),
-            })
-            .collect();
-        fabrics.push(FabricPlan {
-            fabric,
-            nic_sku: nic.sku.clone(),
-            topology,
-            bom,
-            capex: cost.capex.clone(),
-            opex_per_year: cost.opex_per_year.clone(),
-            tco: cost.tco.clone(),
-            performance,
-            gpu_idle: cost.gpu_idle.clone(),
-            total_cost_usd: cost.total_cost_usd,
-            cost_per_useful_gpu_hour_usd: cost.cost_per_useful_gpu_hour_usd,
-        });
-        costs.push((fabric, cost));
+    }
+    if costs.is_empty()
+        && let Some(e) = first_error
+    {
+        return Err(e);
     }
 
     let pairs: Vec<(Fabric, &cost::FabricCost)> = costs.iter().map(|(f, c)| (*f, c)).collect();
@@ -425,6 +302,401 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
         fabrics,
         comparison,
     })
+}
+
+fn switch_spec(sw: &crate::catalog::Switch) -> sizing::SwitchSpec {
+    sizing::SwitchSpec {
+        sku: sw.sku.clone(),
+        ports: sw.ports,
+        port_speed_gbps: sw.port_speed_gbps,
+        link_speeds_gbps: sw.link_speeds_gbps.clone(),
+        ports_per_cage: sw.ports_per_cage,
+    }
+}
+
+/// Sizes, prices and costs one fabric (docs/sizing.md "Designs", "Feasibility").
+fn plan_fabric(
+    r: &inputs::Resolved,
+    fabric: Fabric,
+    warnings: &mut Vec<String>,
+) -> Result<Outcome, PlanError> {
+    let catalog = &r.catalog;
+    let profile = match catalog.profile(fabric) {
+        Some(p) => p,
+        None => {
+            return Ok(infeasible(
+                fabric,
+                PlanError::field(
+                    "/fabrics",
+                    ErrorCode::NoProfile,
+                    format!(
+                        "catalog '{}' has no {} profile",
+                        catalog.id(),
+                        fabric.as_str()
+                    ),
+                ),
+                Vec::new(),
+            ));
+        }
+    };
+    let link_speed = r.nic_speed_gbps / r.planes.max(1);
+    let switch_sku = match &r.switch_sku {
+        Some(s) => s.clone(),
+        None => match profile.switch_by_link_speed.get(&link_speed.to_string()) {
+            Some(s) => s.clone(),
+            None => {
+                let e = PlanError::field(
+                    "/nic_speed_gbps",
+                    ErrorCode::NoSwitchForSpeed,
+                    format!(
+                        "{}: the profile has no switch for {link_speed} Gb/s links ({} Gb/s NIC over {} plane(s)); it has: {}",
+                        fabric.as_str(),
+                        r.nic_speed_gbps,
+                        r.planes,
+                        profile
+                            .switch_by_link_speed
+                            .keys()
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+                let hint = profile
+                    .switch_by_link_speed
+                    .keys()
+                    .filter_map(|k| k.parse::<u32>().ok())
+                    .filter(|&l| l > 0 && r.nic_speed_gbps.is_multiple_of(l))
+                    .map(|l| {
+                        format!(
+                            "run {} plane(s) of {l}G (topology.planes = {})",
+                            r.nic_speed_gbps / l,
+                            r.nic_speed_gbps / l
+                        )
+                    })
+                    .collect();
+                return Ok(infeasible(fabric, e, hint));
+            }
+        },
+    };
+    let switch = catalog.switch(&switch_sku).ok_or_else(|| {
+        PlanError::field(
+            "/topology/switch_sku",
+            ErrorCode::UnknownSku,
+            format!("no switch '{switch_sku}'"),
+        )
+    })?;
+    let nic_sku = match profile.nic_by_speed.get(&r.nic_speed_gbps.to_string()) {
+        Some(n) => n,
+        None => {
+            return Ok(infeasible(
+                fabric,
+                PlanError::field(
+                    "/nic_speed_gbps",
+                    ErrorCode::NoNicForSpeed,
+                    format!(
+                        "{}: the profile has no {} Gb/s NIC",
+                        fabric.as_str(),
+                        r.nic_speed_gbps
+                    ),
+                ),
+                vec![format!(
+                    "a NIC speed the profile lists: {}",
+                    profile
+                        .nic_by_speed
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )],
+            ));
+        }
+    };
+    let nic = catalog.nic(nic_sku).ok_or_else(|| {
+        PlanError::field(
+            "/nic_speed_gbps",
+            ErrorCode::UnknownSku,
+            format!("no NIC '{nic_sku}'"),
+        )
+    })?;
+
+    // 1. Sizing: every design, each priced; the cheapest that meets the request wins.
+    let cluster = sizing::ClusterSpec {
+        gpus: r.gpus,
+        gpus_per_node: r.gpus_per_node,
+        nics_per_node: r.nics_per_node,
+        nic_speed_gbps: r.nic_speed_gbps,
+    };
+    let sw_spec = switch_spec(switch);
+    let opts = sizing::TopologyOptions {
+        planes: r.planes,
+        oversubscription: r.oversubscription,
+        rail_optimized: r.rail_optimized,
+        max_tiers: r.max_tiers,
+    };
+    let profile_cabling = profile
+        .cabling
+        .iter()
+        .find(|c| c.link_speed_gbps == link_speed);
+    let pick = |over: &Option<TierCabling>,
+                from_profile: Option<&TierCabling>,
+                tier: &str|
+     -> Result<TierCabling, PlanError> {
+        over.clone().or_else(|| from_profile.cloned()).ok_or_else(|| {
+            PlanError::field(
+                "/nic_speed_gbps",
+                ErrorCode::NoCablingForSpeed,
+                format!(
+                    "{}: the profile has no {tier} cabling for {link_speed} Gb/s links; give topology.cabling.{tier}",
+                    fabric.as_str(),
+                ),
+            )
+        })
+    };
+    let cabling = (|| -> Result<[TierCabling; 3], PlanError> {
+        Ok([
+            pick(
+                &r.cabling.node_leaf,
+                profile_cabling.map(|c| &c.node_leaf),
+                "node_leaf",
+            )?,
+            pick(
+                &r.cabling.leaf_spine,
+                profile_cabling.map(|c| &c.leaf_spine),
+                "leaf_spine",
+            )?,
+            pick(
+                &r.cabling.spine_core,
+                profile_cabling.map(|c| &c.spine_core),
+                "spine_core",
+            )?,
+        ])
+    })();
+    let cabling = match cabling {
+        Ok(c) => c,
+        Err(e) => return Ok(infeasible(fabric, e, Vec::new())),
+    };
+    let ctx = bom::BomContext {
+        catalog,
+        switch,
+        nic,
+        cabling: [&cabling[0], &cabling[1], &cabling[2]],
+        nics_per_node: r.nics_per_node,
+        pointer_for_cabling: "/topology/cabling",
+    };
+
+    let mut sized: Vec<(Design, Topology, Vec<bom::BomItem>, Decimal)> = Vec::new();
+    let mut not_fitting: Vec<(Design, sizing::SizingError)> = Vec::new();
+    for (design, res) in sizing::alternatives(&cluster, &sw_spec, &opts) {
+        match res {
+            Ok(t) => {
+                let items = bom::bill_of_materials(&t, &ctx)?;
+                let lines: Vec<cost::BomLine> = items.iter().map(|i| i.line.clone()).collect();
+                let priced = cost::price_lines(&lines, &r.adjustments)?;
+                let (capex, _) = cost::capex(&priced)?;
+                sized.push((design, t, items, capex.total_usd));
+            }
+            Err(e) if sizing::feasibility::is_infeasibility(&e) => not_fitting.push((design, e)),
+            Err(e) => return Err(sizing_error(&e, fabric)),
+        }
+    }
+    let meets = |d: Design, t: &Topology| {
+        r.design.accepts(d)
+            && t.tiers <= r.max_tiers
+            && t.oversubscription_realised <= r.oversubscription + 1e-9
+    };
+    // Cheapest that meets; ties go to the earlier design (fewer tiers).
+    let chosen = sized
+        .iter()
+        .enumerate()
+        .filter(|(_, (d, t, _, _))| meets(*d, t))
+        .min_by(|(i, a), (j, b)| a.3.cmp(&b.3).then(i.cmp(j)))
+        .map(|(i, _)| i);
+    let Some(chosen) = chosen else {
+        // Report the named design's error, else the SU design's (the one with ceilings).
+        let want = r.design.named().unwrap_or(Design::SuClos);
+        let e = not_fitting
+            .iter()
+            .find(|(d, _)| *d == want)
+            .or_else(|| not_fitting.first())
+            .map(|(_, e)| sizing_error(e, fabric))
+            .unwrap_or_else(|| {
+                PlanError::field(
+                    "/topology/design",
+                    ErrorCode::DesignDoesNotFit,
+                    format!(
+                        "{}: no design meets the request (design {:?})",
+                        fabric.as_str(),
+                        r.design
+                    ),
+                )
+            });
+        let others: Vec<sizing::SwitchSpec> = catalog
+            .data
+            .switches
+            .iter()
+            .filter(|s| s.fabrics.contains(&fabric))
+            .map(switch_spec)
+            .collect();
+        let suggestions = sizing::feasibility::suggestions(&cluster, &sw_spec, &opts, &others);
+        return Ok(infeasible(fabric, e, suggestions));
+    };
+    let design_alternatives: Vec<DesignAlternative> = sized
+        .iter()
+        .enumerate()
+        .map(|(i, (d, t, _, capex))| DesignAlternative {
+            design: *d,
+            tiers: t.tiers,
+            leaf_switches: t.leaf_switches,
+            spine_switches: t.spine_switches,
+            core_switches: t.core_switches,
+            capex_usd: *capex,
+            meets_request: meets(*d, t),
+            chosen: i == chosen,
+        })
+        .collect();
+    let Some((_, topology, items, _)) = sized.into_iter().nth(chosen) else {
+        return Err(PlanError::field(
+            "/gpus",
+            ErrorCode::InternalError,
+            "chosen design lost",
+        ));
+    };
+    if topology.leaf_uplinks > 0
+        && (topology.oversubscription_realised - r.oversubscription).abs() > 1e-9
+    {
+        push_unique(
+            warnings,
+            format!(
+                "{}: oversubscription {}:1 cannot be realised exactly on {}-port leaves; using the nearest ratio below, {}:{} = {:.3}:1",
+                fabric.as_str(),
+                r.oversubscription,
+                topology.radix,
+                topology.leaf_downlinks,
+                topology.leaf_uplinks,
+                topology.oversubscription_realised
+            ),
+        );
+    }
+
+    // 2. Bill of materials (already built for the chosen design): warnings.
+    for it in &items {
+        if it.placeholder_price && !r.adjustments.overrides.contains_key(&it.line.sku) {
+            push_unique(
+                warnings,
+                format!(
+                    "{}: the catalog price of {} is a placeholder (grade P) — get a quote or set prices.overrides",
+                    fabric.as_str(),
+                    it.line.sku
+                ),
+            );
+        }
+        if it.placeholder_power {
+            push_unique(
+                warnings,
+                format!(
+                    "{}: the power figure of {} is a placeholder (not published)",
+                    fabric.as_str(),
+                    it.line.sku
+                ),
+            );
+        }
+    }
+
+    // 3. Performance. The leaves' realised ratio is the one traffic sees (1 without spines).
+    let performance = perf::evaluate(&perf::PerfInput {
+        gpus: r.gpus,
+        gpus_per_node: r.gpus_per_node,
+        nics_per_node: r.nics_per_node,
+        gpu: perf::GpuSpec {
+            nvlink_ring_busbw_gbytes_per_s: r.gpu.nvlink_ring_busbw_gbytes_per_s,
+            nvls_busbw_gbytes_per_s: r.gpu.nvls_busbw_gbytes_per_s,
+            gpus_per_node_max: r.gpu.gpus_per_node.max(r.gpus_per_node),
+        },
+        nic: perf::NicSpec {
+            speed_gbps: r.nic_speed_gbps,
+            pcie_gen: nic.pcie_gen.min(r.gpu.pcie_gen),
+            pcie_lanes: nic.pcie_lanes,
+        },
+        path: perf::FabricPath {
+            fabric,
+            tiers: topology.tiers,
+            planes: topology.planes,
+            oversubscription: topology.oversubscription_realised.max(1.0),
+            rail_optimized: r.rail_optimized,
+            nodes_per_leaf: topology.nodes_per_leaf.max(1),
+            leaf_uplinks: topology.leaf_uplinks.max(1),
+            switch_latency_ns: f64::from(switch.latency_ns),
+            roce_tuning: r.roce_tuning,
+            in_network_reduction: r.in_network_reduction,
+        },
+        workload: r.workload,
+    })
+    .map_err(perf_error)?;
+
+    // 4. Cost.
+    let endpoints = topology.links.node_leaf;
+    let switches = topology
+        .leaf_switches
+        .checked_add(topology.spine_switches)
+        .and_then(|s| s.checked_add(topology.core_switches))
+        .ok_or_else(|| {
+            PlanError::field("/gpus", ErrorCode::TooLarge, "too many switches to count")
+        })?;
+    let cost = cost::fabric_cost(
+        &FabricCostInput {
+            fabric,
+            gpus: r.gpus,
+            endpoints,
+            switches,
+            lines: items.iter().map(|i| i.line.clone()).collect(),
+            gpu_idle_fraction: performance.gpu_idle_fraction,
+        },
+        &r.adjustments,
+        &r.economics,
+    )?;
+    for w in &cost.warnings {
+        push_unique(warnings, w.clone());
+    }
+    let bom = items
+        .iter()
+        .zip(&cost.bom)
+        .map(|(it, p)| BomLineOut {
+            sku: p.sku.clone(),
+            vendor: p.vendor.clone(),
+            category: p.category,
+            description: p.description.clone(),
+            quantity: p.quantity,
+            unit: it.unit.clone(),
+            derivation: it.derivation.clone(),
+            list_unit_price_usd: p.list_unit_price_usd,
+            unit_price_usd: p.unit_price_usd,
+            extended_price_usd: p.extended_price_usd,
+            power_w: p.power_w,
+            extended_power_w: p.extended_power_w,
+            price_overridden: p.price_overridden,
+            // An overridden price is the buyer's own: no longer a placeholder.
+            placeholder_price: it.placeholder_price && !p.price_overridden,
+            source: it.source.clone(),
+        })
+        .collect();
+    let fp = FabricPlan {
+        fabric,
+        feasible: true,
+        infeasible_reason: None,
+        suggestions: Vec::new(),
+        nic_sku: Some(nic.sku.clone()),
+        topology: Some(topology),
+        design_alternatives,
+        bom: Some(bom),
+        capex: Some(cost.capex.clone()),
+        opex_per_year: Some(cost.opex_per_year.clone()),
+        tco: Some(cost.tco.clone()),
+        performance: Some(performance),
+        gpu_idle: Some(cost.gpu_idle.clone()),
+        total_cost_usd: Some(cost.total_cost_usd),
+        cost_per_useful_gpu_hour_usd: Some(cost.cost_per_useful_gpu_hour_usd),
+    };
+    Ok(Outcome::Planned(Box::new(fp), Box::new(cost)))
 }
 
 /// SHA-256 over the normalized request's JSON and the catalog hash; 32 hex characters.

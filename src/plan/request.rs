@@ -208,15 +208,11 @@ fn identifier(v: &str) -> Result<(), ValidationError> {
 pub struct PlanRequest {
     /// GPUs in the cluster (required).
     pub gpus: Gpus,
-    /// Catalog GPU id (`a100`, `h100`, `h200`, `b200`). Default `h100`.
+    /// Catalog GPU id (`a100`, `h100`, `h200`, `b200`, `b300`, `gb200-nvl72`, `gb300-nvl72`;
+    /// matched case-insensitively). Default `h100`.
     #[serde(default)]
     #[validate(length(min = 1, max = 32), custom(function = "identifier"))]
-    #[schema(
-        min_length = 1,
-        max_length = 32,
-        pattern = "^[A-Za-z0-9._-]+$",
-        example = "h100"
-    )]
+    #[schema(value_type = Option<crate::catalog::GpuModelId>, example = "h100")]
     pub gpu_model: Option<String>,
     /// GPUs per server. Default: the GPU model's (8 for HGX/DGX).
     #[serde(default)]
@@ -280,6 +276,11 @@ pub struct TopologyRequest {
     /// Most switch tiers allowed (2 = leaf–spine, 3 = with core). Default 3.
     #[serde(default)]
     pub max_tiers: Option<MaxTiers>,
+    /// Fabric design: `auto` (default: size every design that fits and keep the cheapest that
+    /// meets the oversubscription and tiers) or one named design (`single_switch`,
+    /// `collapsed_rails`, `rail_only`, `su_clos`). See docs/sizing.md "Designs".
+    #[serde(default)]
+    pub design: Option<crate::sizing::DesignChoice>,
     /// Switch SKU from the catalog for every requested fabric, instead of each fabric's profile.
     #[serde(default)]
     #[validate(length(min = 1, max = 64), custom(function = "identifier"))]

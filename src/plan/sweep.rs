@@ -317,18 +317,21 @@ pub fn run<E>(
         for &v in &first.values {
             let p = plan(v, v2)?;
             let win = cheapest(&p);
-            rows.extend(p.fabrics.iter().map(|f| SweepRow {
-                value: v,
-                value2: v2,
-                fabric: f.fabric,
-                total_cost_usd: f.total_cost_usd,
-                capex_usd: f.capex.total_usd,
-                tco_usd: f.tco.total_usd,
-                gpu_idle_fraction: f.performance.gpu_idle_fraction,
-                gpu_idle_cost_usd: f.gpu_idle.cost_total_usd,
-                cheapest: win.is_none_or(|w| w == f.fabric),
-                plan_id: p.plan_id.clone(),
-                warnings: p.warnings.clone(),
+            // Infeasible fabrics have no cost: no row.
+            rows.extend(p.fabrics.iter().filter_map(|f| {
+                Some(SweepRow {
+                    value: v,
+                    value2: v2,
+                    fabric: f.fabric,
+                    total_cost_usd: f.total_cost_usd?,
+                    capex_usd: f.capex.as_ref()?.total_usd,
+                    tco_usd: f.tco.as_ref()?.total_usd,
+                    gpu_idle_fraction: f.performance.as_ref()?.gpu_idle_fraction,
+                    gpu_idle_cost_usd: f.gpu_idle.as_ref()?.cost_total_usd,
+                    cheapest: win.is_none_or(|w| w == f.fabric),
+                    plan_id: p.plan_id.clone(),
+                    warnings: p.warnings.clone(),
+                })
             }));
             winners.push(win);
         }
@@ -532,7 +535,7 @@ mod tests {
             Axis {
                 name: "gpus".into(),
                 bisect: true,
-                values: vec![200.0, 300.0],
+                values: vec![16.0, 40.0],
             },
             None,
         )
@@ -543,7 +546,7 @@ mod tests {
         let c = out
             .crossovers
             .first()
-            .expect("a crossover between 200 and 300");
+            .expect("a crossover between 16 and 40");
         let at = |g: f64| {
             plan_for(g)
                 .expect("plan")
@@ -556,7 +559,7 @@ mod tests {
         assert!(out.plans_computed > 2, "bisection ran");
         assert!(
             out.plans_computed <= 2 + 7,
-            "log2(100) bisection steps at most"
+            "log2(24) bisection steps at most"
         );
         assert!(c.exact);
         assert!(plans_bisected > 2);
@@ -565,14 +568,82 @@ mod tests {
             Axis {
                 name: "gpus".into(),
                 bisect: false,
-                values: vec![200.0, 300.0],
+                values: vec![16.0, 40.0],
             },
             None,
         )
         .expect("spec");
         let out = run(&coarse, |v, _| plan_for(v)).expect("sweep");
         assert_eq!(out.plans_computed, 2);
-        assert_eq!(out.crossovers[0].value, 300.0);
+        assert_eq!(out.crossovers[0].value, 40.0);
         assert!(!out.crossovers[0].exact);
+    }
+
+    /// Issue #10: the sizing rule must not make a crossover. Over 16 → 2,048 GPUs every fabric's
+    /// chosen design is the cheapest that meets the request; print the crossovers for review.
+    #[test]
+    fn gpu_sweep_has_no_sizing_artifact() {
+        let cats = CatalogSet::embedded().expect("catalog");
+        let plan_for = |g: f64| {
+            let req: PlanRequest = serde_json::from_value(serde_json::json!({
+                "gpus": g as u64, "fabrics": ["infiniband", "roce", "roce_adaptive"]
+            }))
+            .expect("request");
+            build_plan(&req, &cats)
+        };
+        let values: Vec<f64> = (2..=256).map(|n| f64::from(n * 8)).collect();
+        let spec = Spec::new(
+            Axis {
+                name: "gpus".into(),
+                bisect: false,
+                values,
+            },
+            None,
+        )
+        .expect("spec");
+        let out = run(&spec, |v, _| plan_for(v)).expect("sweep");
+        // A crossover the sizing rule causes shows as a fabric changing design between the
+        // two sides; none may.
+        let design_of = |g: f64| -> Vec<(crate::fabric::Fabric, Option<crate::sizing::Design>)> {
+            plan_for(g)
+                .expect("plan")
+                .fabrics
+                .iter()
+                .map(|f| (f.fabric, f.topology.as_ref().map(|t| t.design)))
+                .collect()
+        };
+        for c in &out.crossovers {
+            let [a, b] = c.between;
+            assert_eq!(
+                design_of(a),
+                design_of(b),
+                "crossover {:?} -> {:?} between {a} and {b} GPUs coincides with a design change",
+                c.from_fabric,
+                c.to_fabric
+            );
+        }
+        // Above one switch's reach the Ethernet network is the cheaper one at every size up to
+        // 512 GPUs (the seeds' "up to 512 GPUs, Ethernet" band); the old full-SU rule made RoCE
+        // dearer than InfiniBand there.
+        for r in out
+            .rows
+            .iter()
+            .filter(|r| r.value > 64.0 && r.value <= 512.0)
+        {
+            if r.fabric == crate::fabric::Fabric::Roce {
+                let ib = out
+                    .rows
+                    .iter()
+                    .find(|x| x.value == r.value && x.fabric == crate::fabric::Fabric::Infiniband)
+                    .expect("ib row");
+                assert!(
+                    r.capex_usd < ib.capex_usd,
+                    "{} GPUs: RoCE {} >= IB {}",
+                    r.value,
+                    r.capex_usd,
+                    ib.capex_usd
+                );
+            }
+        }
     }
 }

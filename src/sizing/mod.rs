@@ -23,8 +23,17 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use utoipa::ToSchema;
 
+pub mod design;
+pub mod feasibility;
+pub mod oversubscription;
 #[cfg(test)]
 mod tests;
+
+pub use design::{Design, DesignChoice, alternatives, size_design};
+#[cfg(test)]
+use oversubscription::smallest_divisor_at_least;
+use oversubscription::two_tier_spines;
+pub use oversubscription::{LeafSplit, leaf_split};
 
 /// One switch model, as sizing needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,7 +82,11 @@ pub struct TopologyOptions {
 /// says `per_plane`.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct Topology {
-    /// Switch tiers built: 2 (leaf–spine) or 3 (leaf–spine–core).
+    /// The design built (`single_switch`, `collapsed_rails`, `rail_only`, `su_clos`); see
+    /// docs/sizing.md "Designs".
+    pub design: Design,
+    /// Switch tiers built: 1 (one switch layer, no spine), 2 (leaf–spine) or 3
+    /// (leaf–spine–core).
     pub tiers: u8,
     /// Independent fabric planes; every switch count is per-plane count × planes.
     pub planes: u32,
@@ -85,8 +98,12 @@ pub struct Topology {
     pub radix: u32,
     /// Leaf ports facing nodes (d = floor(k·o/(1+o))), ports per leaf.
     pub leaf_downlinks: u32,
-    /// Leaf ports facing spines (u = k − d), ports per leaf.
+    /// Leaf ports facing spines (u), ports per leaf; d + u ≤ k (an exact ratio may leave ports
+    /// unused). 0 when there is no spine tier.
     pub leaf_uplinks: u32,
+    /// Oversubscription the leaves realise, d : u (1 without a spine tier). Equal to the asked
+    /// ratio, or the nearest realisable one below it (the plan then warns naming both).
+    pub oversubscription_realised: f64,
     /// Nodes (servers) = ceil(gpus / gpus_per_node).
     pub nodes: u32,
     /// Node-side link ends in one plane = nodes × NIC ports per node.
@@ -192,6 +209,9 @@ pub enum SizingError {
         scalable_unit_nodes: u64,
         formula: String,
     },
+    /// A named design cannot connect this cluster (e.g. one switch with fewer ports than NIC
+    /// ports); `why` says which limit.
+    DesignDoesNotFit { design: Design, why: String },
     /// An intermediate count does not fit the integer type (absurd inputs).
     Overflow { what: &'static str },
 }
@@ -210,6 +230,7 @@ impl SizingError {
             SizingError::NodeExceedsLeaf { .. } => ErrorCode::NodeExceedsLeaf,
             SizingError::ExceedsTierCeiling { .. } => ErrorCode::ExceedsTierCeiling,
             SizingError::LeavesExceedTierLimit { .. } => ErrorCode::ExceedsTierLeafLimit,
+            SizingError::DesignDoesNotFit { .. } => ErrorCode::DesignDoesNotFit,
             SizingError::Overflow { .. } => ErrorCode::Overflow,
         }
     }
@@ -227,6 +248,7 @@ impl SizingError {
             SizingError::PlanesDoNotDivideNicSpeed { .. } => Some("planes"),
             SizingError::UnsupportedLinkSpeed { .. } => Some("nic_speed_gbps"),
             SizingError::NodeExceedsLeaf { .. } => Some("rail_optimized"),
+            SizingError::DesignDoesNotFit { .. } => Some("design"),
             SizingError::Overflow { .. } => None,
         }
     }
@@ -317,6 +339,9 @@ impl fmt::Display for SizingError {
                 tier_word(*max_tiers),
                 thousands(*max_leaves_per_plane)
             ),
+            SizingError::DesignDoesNotFit { design, why } => {
+                write!(f, "the {} design does not fit: {why}", design.as_str())
+            }
             SizingError::Overflow { what } => write!(f, "{what} is too large to compute"),
         }
     }
@@ -357,30 +382,10 @@ fn to_u32(v: u64, what: &'static str) -> Result<u32, SizingError> {
     u32::try_from(v).map_err(|_| SizingError::Overflow { what })
 }
 
-/// Smallest S ≥ `at_least` with S dividing `u` (each leaf then has u/S links to every spine).
-/// Searches divisor pairs up to √u. `None` when `at_least` > u.
-fn smallest_divisor_at_least(u: u64, at_least: u64) -> Option<u64> {
-    let mut best: Option<u64> = None;
-    let mut i: u64 = 1;
-    while i.checked_mul(i).is_some_and(|sq| sq <= u) {
-        if u.is_multiple_of(i) {
-            for s in [Some(i), u.checked_div(i)].into_iter().flatten() {
-                if s >= at_least && best.is_none_or(|b| s < b) {
-                    best = Some(s);
-                }
-            }
-        }
-        i = i.checked_add(1)?;
-    }
-    best
-}
-
-/// Leaf downlinks d = floor(k·o/(1+o)) (sizing.md "Rules"; 1:1 ⇒ k/2, 3:1 on k = 64 ⇒ 48).
-/// A 1e-9 margin keeps exact ratios exact in floating point.
+/// Leaf downlinks for asked ratio `o` on a `k`-port leaf (see [`leaf_split`]).
+#[cfg(test)]
 fn leaf_downlinks(k: u64, o: f64) -> u64 {
-    let d = (k as f64 * o / (1.0 + o) + 1e-9).floor();
-    // `as` saturates; d ≤ k in exact arithmetic, min() guards the float.
-    (d as u64).min(k)
+    leaf_split(k, o).downlinks
 }
 
 /// Cages used on `switches` switches sharing `links` ports evenly (the first `links mod switches`
@@ -401,15 +406,27 @@ fn cages_even(links: u64, switches: u64, extra: u64, per_cage: u64) -> Result<u6
     add(mul(r, big, W)?, mul(sub(switches, r, W)?, small, W)?, W)
 }
 
-/// Sizes the scale-out fabric for `cluster` built from `switch` (same model in every tier).
-///
-/// Rules and sources: see the module docs and `docs/sizing.md`. Never panics; every invalid or
-/// unbuildable request is a [`SizingError`].
-pub fn size(
+/// What every design needs: validated inputs, link speed, effective radix, nodes, endpoints.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Basics {
+    pub planes: u64,
+    pub link: u32,
+    pub breakout: u64,
+    pub k: u64,
+    pub radix: u32,
+    pub nodes: u64,
+    pub r: u64,
+    pub endpoints: u64,
+    pub per_cage: u64,
+    pub cages_per_switch: u64,
+}
+
+/// Steps 0–2 and 4 of [`size`], shared by every design.
+pub(crate) fn basics(
     cluster: &ClusterSpec,
     switch: &SwitchSpec,
     opts: &TopologyOptions,
-) -> Result<Topology, SizingError> {
+) -> Result<Basics, SizingError> {
     // ---- 0. Inputs.
     for (field, v) in [
         ("gpus", cluster.gpus),
@@ -468,17 +485,6 @@ pub fn size(
     let k = mul(u64::from(switch.ports), breakout, "radix")?;
     let radix = to_u32(k, "radix")?;
 
-    // ---- 3. Leaf split d = floor(k·o/(1+o)), u = k − d (sizing.md "Rules").
-    let d = leaf_downlinks(k, o);
-    let u = k.saturating_sub(d);
-    if d == 0 || u == 0 {
-        return Err(SizingError::LeafSplit {
-            radix: k,
-            leaf_downlinks: d,
-            oversubscription: o,
-        });
-    }
-
     // ---- 4. Nodes and endpoints. nodes = ceil(gpus / gpus_per_node); R = NIC ports per node;
     // each plane sees R link ends per node.
     let r = u64::from(cluster.nics_per_node);
@@ -488,6 +494,61 @@ pub fn size(
         "nodes",
     )?;
     let endpoints = mul(nodes, r, "endpoints per plane")?;
+    let per_cage = mul(u64::from(switch.ports_per_cage), breakout, "cages")?;
+    let cages_per_switch = ceil_div(
+        u64::from(switch.ports),
+        u64::from(switch.ports_per_cage),
+        "cages",
+    )?;
+    Ok(Basics {
+        planes,
+        link,
+        breakout,
+        k,
+        radix,
+        nodes,
+        r,
+        endpoints,
+        per_cage,
+        cages_per_switch,
+    })
+}
+
+/// Sizes the scale-out fabric for `cluster` built from `switch` (same model in every tier) with
+/// the scalable-unit Clos design of NVIDIA's SuperPOD reference architectures (`su_clos`).
+///
+/// Rules and sources: see the module docs and `docs/sizing.md`. Never panics; every invalid or
+/// unbuildable request is a [`SizingError`].
+pub fn size(
+    cluster: &ClusterSpec,
+    switch: &SwitchSpec,
+    opts: &TopologyOptions,
+) -> Result<Topology, SizingError> {
+    let b = basics(cluster, switch, opts)?;
+    let Basics {
+        planes,
+        link,
+        breakout,
+        k,
+        radix,
+        nodes,
+        r,
+        endpoints,
+        ..
+    } = b;
+    let o = opts.oversubscription;
+
+    // ---- 3. Leaf split (sizing.md "Oversubscription"): an exact d : u when the radix allows
+    // it, else the nearest ratio below the asked one.
+    let split = leaf_split(k, o);
+    let (d, u) = (split.downlinks, split.uplinks);
+    if d == 0 || u == 0 {
+        return Err(SizingError::LeafSplit {
+            radix: k,
+            leaf_downlinks: d,
+            oversubscription: o,
+        });
+    }
 
     // ---- 5. Scalable unit and leaves per plane (sizing.md "Leaves", NVIDIA SuperPOD RA: "the
     // fabric should be designed to support the full SU, including leaf switches and leaf-spine
@@ -570,9 +631,7 @@ pub fn size(
     let (spines, cores, spine_core) = if tiers == 2 {
         // Two tiers: smallest S ≥ ceil(L·u/k) dividing u, so each leaf has the same number of
         // links to every spine (sizing.md "Two tiers"; H100 3 SU: 12 → 16).
-        let at_least = ceil_div(leaf_spine, k, "spines")?;
-        let s = smallest_divisor_at_least(u, at_least)
-            .ok_or(SizingError::Overflow { what: "spines" })?;
+        let s = two_tier_spines(leaves, u, k).ok_or(SizingError::Overflow { what: "spines" })?;
         (s, 0, 0)
     } else {
         // Three tiers: spines are non-blocking (⌊k/2⌋ down, ⌊k/2⌋ up), so spines =
@@ -590,12 +649,8 @@ pub fn size(
 
     // ---- 9. Cages (sizing.md "Cables and optics"): a cage holds ports_per_cage physical ports,
     // each `breakout` links. Leaves fill SU by SU; the last SU's leaves carry the remainder.
-    let per_cage = mul(u64::from(switch.ports_per_cage), breakout, "cages")?;
-    let cages_per_switch = ceil_div(
-        u64::from(switch.ports),
-        u64::from(switch.ports_per_cage),
-        "cages",
-    )?;
+    let (per_cage, cages_per_switch) = (b.per_cage, b.cages_per_switch);
+    let _ = breakout;
     let last_su_nodes = sub(
         nodes,
         mul(sub(sus, 1, "cages")?, su_nodes, "cages")?,
@@ -626,6 +681,7 @@ pub fn size(
 
     let total = |v: u64, what: &'static str| mul(v, planes, what);
     Ok(Topology {
+        design: Design::SuClos,
         tiers,
         planes: opts.planes,
         switch_sku: switch.sku.clone(),
@@ -633,6 +689,7 @@ pub fn size(
         radix,
         leaf_downlinks: to_u32(d, "leaf downlinks")?,
         leaf_uplinks: to_u32(u, "leaf uplinks")?,
+        oversubscription_realised: split.realised(),
         nodes: to_u32(nodes, "nodes")?,
         endpoints_per_plane: endpoints,
         scalable_unit_nodes: to_u32(su_nodes, "scalable unit")?,

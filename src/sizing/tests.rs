@@ -2,6 +2,7 @@
 //! by the same rules that the rules were not tuned on (expected values hand-computed in the
 //! comments), error cases, and properties over random clusters.
 
+use super::oversubscription::two_tier_spines;
 use super::*;
 use proptest::prelude::*;
 use serde::Deserialize;
@@ -25,6 +26,9 @@ struct Case {
     switch: String,
     cluster: ClusterSpec,
     options: TopologyOptions,
+    /// The design the published case uses (default: the SU Clos).
+    #[serde(default)]
+    design: Option<Design>,
     expect: BTreeMap<String, u64>,
     bom: Option<Bom>,
 }
@@ -143,7 +147,8 @@ fn published_cases_reproduce() {
         );
         assert!(!case.expect.is_empty(), "{}: nothing to check", case.name);
         let switch = &data.switches[&case.switch];
-        let t = size(&case.cluster, switch, &case.options)
+        let design = case.design.unwrap_or(Design::SuClos);
+        let t = size_design(&case.cluster, switch, &case.options, design)
             .unwrap_or_else(|e| panic!("{}: {e}", case.name));
         for (key, want) in &case.expect {
             assert_eq!(
@@ -327,17 +332,27 @@ fn not_rail_optimized_puts_a_node_on_one_leaf() {
 }
 
 #[test]
-fn oversubscribed_can_need_more_spines() {
-    // Why the oversubscribed-vs-non-blocking property only holds for exact ratios: at 2:1 a
-    // 64-port leaf splits d = floor(64·2/3) = 42, u = 22. One SU (8 leaves) needs
-    // ceil(8·22/64) = 3 spines, but 3 does not divide 22; the smallest divisor ≥ 3 is 11. So
-    // 8 + 11 = 19 switches, against 8 + 4 = 12 at 1:1. This is the sizing.md spine rule applied
-    // as written; a 2:1 design should use an exact split instead (e.g. 48:16 = 3:1).
+fn two_to_one_is_exact_and_never_adds_spines() {
+    // 2:1 on a 64-port leaf: ⌈64/3⌉ = 22 uplinks would give 42:22 (not 2:1), so the exact split
+    // 42:21 is used (one port unused). One SU (31 nodes ≤ 42) = 8 rail leaves;
+    // ⌈8·21/64⌉ = 3 spines, 3 divides 21 → 3 spines: 11 switches against 12 at 1:1.
+    // (The old rule, d = ⌊k·o/(1+o)⌋ = 42 with u = 22, needed 11 spines: 22 has no divisor
+    // between 3 and 10.)
     let t = size(&cluster(248, 8, 400), &qm9700(), &opts(1, 2.0, 3)).expect("sizes");
-    assert_eq!((t.leaf_downlinks, t.leaf_uplinks), (42, 22));
-    assert_eq!(summary(&t), (2, 8, 11, 0, 248, 176, 0));
+    assert_eq!((t.leaf_downlinks, t.leaf_uplinks), (42, 21));
+    assert_eq!(t.oversubscription_realised, 2.0);
+    assert_eq!(summary(&t), (2, 8, 3, 0, 248, 168, 0));
     let nb = size(&cluster(248, 8, 400), &qm9700(), &opts(1, 1.0, 3)).expect("sizes");
     assert_eq!(summary(&nb), (2, 8, 4, 0, 248, 256, 0));
+    // 2:1 on 128 × 400G (64 × 800G Ethernet): 84:42, two ports unused.
+    let s = leaf_split(128, 2.0);
+    assert_eq!((s.downlinks, s.uplinks, s.exact), (84, 42, true));
+    // A ratio no split realises exactly falls to the nearest one below, flagged.
+    let s = leaf_split(64, 1.0 + 1.0 / 3.0 + 1e-4);
+    assert!(!s.exact);
+    assert!(s.realised() <= 1.0 + 1.0 / 3.0 + 1e-4);
+    // u prime: the divisor rule would take all 13 spines; capped at the 1:1 count.
+    assert_eq!(two_tier_spines(8, 13, 64), Some(4));
 }
 
 // --------------------------------------------------------------------------------- errors
@@ -506,6 +521,7 @@ fn helpers() {
     assert_eq!(smallest_divisor_at_least(16, 17), None);
     assert_eq!(leaf_downlinks(64, 1.0), 32);
     assert_eq!(leaf_downlinks(64, 3.0), 48);
+    assert_eq!(leaf_downlinks(128, 2.0), 84);
     assert_eq!(leaf_downlinks(144, 1.0), 72);
 }
 
@@ -588,16 +604,22 @@ proptest! {
         prop_assert_eq!(t.links.node_leaf, ends);
         prop_assert_eq!(t.ports.nic_ports, ends);
         prop_assert!(t.leaf_switches * u64::from(t.leaf_downlinks) >= ends);
-        // Leaves: d + u = k.
-        prop_assert_eq!(u64::from(t.leaf_downlinks + t.leaf_uplinks), k);
+        // Leaves: d + u ≤ k (an exact ratio may leave ports unused), and never more
+        // oversubscribed than asked.
+        prop_assert!(u64::from(t.leaf_downlinks + t.leaf_uplinks) <= k);
+        prop_assert!(t.oversubscription_realised <= o.oversubscription + 1e-9);
         prop_assert_eq!(t.links.leaf_spine, t.leaf_switches * u64::from(t.leaf_uplinks));
         // Spines and core: links spread evenly, so the fullest switch has ceil(total/count).
         prop_assert!(t.spine_switches > 0);
         prop_assert!(t.ports.spine_ports_used.div_ceil(t.spine_switches) <= k);
         if t.tiers == 2 {
-            // Each leaf has the same number of links to every spine.
+            // Each leaf has the same number of links to every spine, except where that would
+            // need more spines than 1:1 (then links spread as evenly as they go).
             let per_plane = t.spine_switches / p;
-            prop_assert_eq!(u64::from(t.leaf_uplinks) % per_plane, 0);
+            if u64::from(t.leaf_uplinks) % per_plane != 0 {
+                prop_assert!(o.oversubscription > 1.0);
+                prop_assert!(per_plane <= (t.leaf_switches / p).div_ceil(2).next_power_of_two().max(1) * 2);
+            }
             prop_assert_eq!(t.core_switches, 0);
             prop_assert_eq!(t.links.spine_core, 0);
         } else {
@@ -636,15 +658,35 @@ proptest! {
     }
 
     #[test]
-    fn oversubscribed_never_needs_more_switches((c, sw, o) in arb_case(true)) {
+    fn oversubscribed_never_needs_more_switches((c, sw, o) in arb_case(false)) {
         let blocking = TopologyOptions { oversubscription: 1.0, ..o.clone() };
         if let Ok(nb) = size(&c, &sw, &blocking) {
             let over = size(&c, &sw, &o);
             prop_assert!(over.is_ok(), "fits non-blocking, so fits oversubscribed");
             if let Ok(ov) = over {
                 prop_assert!(switches(&ov) <= switches(&nb));
+                prop_assert!(ov.spine_switches <= nb.spine_switches, "a cheaper ratio never adds spines");
                 prop_assert!(ov.leaf_switches <= nb.leaf_switches);
                 prop_assert!(ov.tiers <= nb.tiers);
+            }
+        }
+    }
+
+    /// Every design that fits connects every NIC port, overfills no switch and stays within its
+    /// tiers; designs other than the SU Clos never need more switches than it.
+    #[test]
+    fn every_design_is_consistent_and_no_dearer_in_switches_than_su((c, sw, o) in arb_case(false)) {
+        let su = size(&c, &sw, &o);
+        for (d, t) in alternatives(&c, &sw, &o) {
+            let Ok(t) = t else { continue };
+            prop_assert_eq!(t.design, d);
+            let k = u64::from(t.radix);
+            prop_assert_eq!(t.links.node_leaf, t.endpoints_per_plane * u64::from(t.planes));
+            prop_assert!(t.ports.leaf_ports_used <= t.leaf_switches * k);
+            prop_assert!(t.ports.switch_cages_used <= t.ports.switch_cages_total);
+            prop_assert!(t.tiers <= o.max_tiers);
+            if let (Ok(su), Design::SingleSwitch | Design::CollapsedRails) = (&su, d) {
+                prop_assert!(switches(&t) <= switches(su), "{d:?} {} > su {}", switches(&t), switches(su));
             }
         }
     }

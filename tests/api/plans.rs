@@ -523,6 +523,93 @@ async fn repeated_plans_come_from_the_memo_and_equal_the_first() {
     assert_eq!(get, first);
 }
 
+/// Issue #10: 100,000 GPUs is a plan (200) in which InfiniBand is infeasible with a reason and
+/// suggestions and no cost fields, and both Ethernet fabrics are priced; the CSV row of the
+/// infeasible fabric has empty cost cells and the reason.
+#[tokio::test]
+async fn hundred_thousand_gpus_plans_with_infiniband_infeasible() {
+    let app = spawn_app().await;
+    let res = app
+        .post_json("/v1/plans", &serde_json::json!({"gpus": 100000}))
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let plan: serde_json::Value = res.json().await.unwrap();
+    let fabrics = plan["fabrics"].as_array().unwrap();
+    let ib = fabrics
+        .iter()
+        .find(|f| f["fabric"] == "infiniband")
+        .unwrap();
+    assert_eq!(ib["feasible"], false);
+    assert!(
+        ib["infeasible_reason"]
+            .as_str()
+            .unwrap()
+            .contains("ceiling")
+    );
+    assert!(!ib["suggestions"].as_array().unwrap().is_empty());
+    assert!(ib.get("capex").is_none() && ib.get("total_cost_usd").is_none());
+    for f in fabrics.iter().filter(|f| f["fabric"] != "infiniband") {
+        assert_eq!(f["feasible"], true);
+        assert!(f["capex"]["total_usd"].is_string());
+        assert!(f["topology"]["design"].is_string());
+        assert!(
+            f["design_alternatives"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|a| a["capex_usd"].is_string())
+        );
+    }
+    let res = app.get("/v1/plans?gpus=100000&format=csv").await;
+    assert_eq!(res.status().as_u16(), 200);
+    let csv = res.text().await.unwrap();
+    let ib_row = csv.lines().find(|l| l.starts_with("infiniband,")).unwrap();
+    assert!(ib_row.starts_with("infiniband,false,"), "{ib_row}");
+    assert!(ib_row.contains("ceiling"), "{ib_row}");
+    // Upper-case GPU ids are accepted.
+    let res = app
+        .post_json(
+            "/v1/plans",
+            &serde_json::json!({"gpus": 144, "gpu_model": "GB200-NVL72"}),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+}
+
+/// `topology.design` forces a design, from JSON and from a GET parameter alike.
+#[tokio::test]
+async fn a_named_design_is_forced_and_listed_as_chosen() {
+    let app = spawn_app().await;
+    let v: Value = app
+        .get("/v1/plans?gpus=128&fabrics=infiniband&topology.design=su_clos")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let f = &v["fabrics"][0];
+    assert_eq!(f["topology"]["design"], "su_clos");
+    assert_eq!(f["topology"]["leaf_switches"], 8);
+    let chosen: Vec<&Value> = f["design_alternatives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["chosen"] == true)
+        .collect();
+    assert_eq!(chosen.len(), 1);
+    assert_eq!(chosen[0]["design"], "su_clos");
+    let auto: Value = app
+        .post_json(
+            "/v1/plans",
+            &json!({"gpus": 128, "fabrics": ["infiniband"]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(auto["fabrics"][0]["topology"]["design"], "collapsed_rails");
+    assert_eq!(auto["inputs"]["topology"]["design"], "auto");
+}
+
 #[tokio::test]
 async fn an_overridden_placeholder_is_no_longer_flagged_and_a_given_gpu_hour_has_no_basis() {
     let app = spawn_app().await;

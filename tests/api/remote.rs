@@ -126,6 +126,7 @@ fn catalog_bytes(version: &str, qm9700_usd: &str) -> Vec<u8> {
         .find(|s| s["sku"] == "nvidia-qm9700")
         .unwrap();
     sw["price_usd"] = qm9700_usd.into();
+    sw["price_range_usd"] = serde_json::json!({"low": "0", "high": qm9700_usd});
     serde_json::to_vec_pretty(&v).unwrap()
 }
 

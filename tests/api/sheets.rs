@@ -510,7 +510,7 @@ async fn sweep_rows_and_crossovers_agree_with_single_plans() {
     let app = spawn_app().await;
     let (s, _, text) = get_text(
         &app,
-        "/v1/sweeps?vary=gpus&from=256&to=16384&steps=8&scale=geometric\
+        "/v1/sweeps?vary=gpus&from=16&to=1024&steps=8&scale=geometric\
          &fabrics=infiniband,roce_adaptive&economics.years=5",
     )
     .await;
@@ -521,12 +521,12 @@ async fn sweep_rows_and_crossovers_agree_with_single_plans() {
     // Each row is the single plan's figures.
     let first = &rows[0];
     let single: Value = app
-        .get("/v1/plans?gpus=256&fabrics=infiniband,roce_adaptive&economics.years=5")
+        .get("/v1/plans?gpus=16&fabrics=infiniband,roce_adaptive&economics.years=5")
         .await
         .json()
         .await
         .unwrap();
-    assert_eq!(first["gpus"], 256);
+    assert_eq!(first["gpus"], 16);
     assert_eq!(first["plan_id"], single["plan_id"]);
     assert_eq!(
         first["total_cost_usd"],
@@ -552,7 +552,7 @@ async fn sweep_rows_and_crossovers_agree_with_single_plans() {
         .post_json(
             "/v1/sweeps",
             &json!({"base": {"gpus": 1, "fabrics": ["infiniband", "roce_adaptive"], "economics": {"years": 5}},
-                    "vary": "gpus", "from": 256, "to": 16384, "steps": 8, "scale": "geometric"}),
+                    "vary": "gpus", "from": 16, "to": 1024, "steps": 8, "scale": "geometric"}),
         )
         .await
         .json()
@@ -611,7 +611,7 @@ async fn grid_sweep_rows_and_crossovers_agree_with_single_plans() {
     let (s, _, text) = get_text(
         &app,
         &format!(
-            "/v1/sweeps?vary=gpus&from=200&to=3000&steps=4&scale=geometric\
+            "/v1/sweeps?vary=gpus&from=16&to=512&steps=4&scale=geometric\
              &vary2=economics.gpu_hour_usd&values2=1,12&{base}"
         ),
     )

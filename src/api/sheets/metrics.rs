@@ -58,6 +58,7 @@ pub const VALUE_METRICS: &[&str] = &[
     "topology.links.spine_core",
     "topology.nodes",
     "topology.nodes_per_leaf",
+    "topology.oversubscription_realised",
     "topology.planes",
     "topology.ports.core_ports_used",
     "topology.ports.leaf_ports_used",

@@ -147,7 +147,10 @@ fn to_value<T: Serialize>(v: &T) -> Result<Value, ApiError> {
 /// takes as `metric`), then the plan-level columns.
 pub const PLAN_COLUMNS: &[&str] = &[
     "fabric",
+    "feasible",
+    "infeasible_reason",
     "nic_sku",
+    "topology.design",
     "topology.tiers",
     "topology.planes",
     "topology.switch_sku",
@@ -199,7 +202,10 @@ pub fn plan_csv(plan: &Plan) -> Result<String, ApiError> {
             .iter()
             .map(|c| csv::dig(&v, c).cloned().unwrap_or(Value::Null))
             .collect();
-        row.push(Value::Bool(cheapest.is_none_or(|c| c == f.fabric)));
+        // An infeasible fabric has empty cost cells, its reason, and is never the cheapest.
+        row.push(Value::Bool(
+            f.feasible && cheapest.is_none_or(|c| c == f.fabric),
+        ));
         row.push(Value::String(plan.catalog.id.clone()));
         row.push(Value::String(plan.catalog.version.clone()));
         row.push(Value::String(plan.plan_id.clone()));
@@ -364,7 +370,7 @@ fn bom_sheet(plan: &Plan) -> BomSheet {
         .fabrics
         .iter()
         .flat_map(|f| {
-            f.bom.iter().map(move |l| BomRow {
+            f.bom.iter().flatten().map(move |l| BomRow {
                 fabric: f.fabric,
                 sku: l.sku.clone(),
                 vendor: l.vendor.clone(),

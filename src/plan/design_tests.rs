@@ -1,0 +1,284 @@
+//! Plan-level tests for issue #10: designs chosen by capex, per-fabric feasibility, new GPUs,
+//! oversubscription, optics that fit the NIC.
+
+use super::*;
+use crate::catalog::CatalogSet;
+use crate::fabric::Fabric;
+use rust_decimal::Decimal;
+
+fn plan(v: serde_json::Value) -> Result<Plan, PlanError> {
+    let cats = CatalogSet::embedded().expect("catalog");
+    let req: PlanRequest = serde_json::from_value(v).expect("request");
+    build_plan(&req, &cats)
+}
+
+fn fab(p: &Plan, f: Fabric) -> &FabricPlan {
+    p.fabrics
+        .iter()
+        .find(|x| x.fabric == f)
+        .expect("fabric in plan")
+}
+
+fn counts(f: &FabricPlan) -> (Design, u8, u64, u64, u64) {
+    let t = f.topology.as_ref().expect("topology");
+    (
+        t.design,
+        t.tiers,
+        t.leaf_switches,
+        t.spine_switches,
+        t.core_switches,
+    )
+}
+
+#[test]
+fn small_clusters_get_one_switch_not_a_scalable_unit() {
+    // 16, 32, 64 GPUs of HGX H100 (8 x 400G per node): 16-64 NIC ports fit one 64-port QM9700
+    // (InfiniBand) and one 128 x 400G Ethernet switch: one switch, no spine, on every fabric.
+    for gpus in [16, 32, 64] {
+        let p = plan(serde_json::json!({"gpus": gpus})).expect("plan");
+        for f in &p.fabrics {
+            assert_eq!(
+                counts(f),
+                (Design::SingleSwitch, 1, 1, 0, 0),
+                "{gpus} {:?}",
+                f.fabric
+            );
+            let t = f.topology.as_ref().expect("t");
+            assert_eq!(t.links.node_leaf, u64::from(gpus as u32));
+            assert_eq!(t.links.leaf_spine, 0);
+        }
+    }
+}
+
+#[test]
+fn below_one_su_rails_collapse_and_at_su_scale_the_reference_holds() {
+    // 128 GPUs = 16 nodes on QM9700 (d = 32): 128 ports > 64, so not one switch; the SU rule
+    // would build 8 rail leaves + 4 spines; rails collapsed: 16 nodes x 2 rails = 32 ports per
+    // leaf -> 4 leaves, ceil(4*32/64) = 2 spines.
+    let p = plan(serde_json::json!({"gpus": 128, "fabrics": ["infiniband"]})).expect("plan");
+    let ib = fab(&p, Fabric::Infiniband);
+    assert_eq!(counts(ib), (Design::CollapsedRails, 2, 4, 2, 0));
+    let su = ib
+        .design_alternatives
+        .iter()
+        .find(|a| a.design == Design::SuClos)
+        .expect("su alternative listed");
+    assert_eq!((su.leaf_switches, su.spine_switches), (8, 4));
+    // Forcing the SU design reproduces it.
+    let p = plan(serde_json::json!({"gpus": 128, "fabrics": ["infiniband"],
+        "topology": {"design": "su_clos"}}))
+    .expect("plan");
+    assert_eq!(
+        counts(fab(&p, Fabric::Infiniband)),
+        (Design::SuClos, 2, 8, 4, 0)
+    );
+    // H100 SuperPOD 4 SU (1,016 GPUs, 127 nodes): 32 leaves, 16 spines, as published.
+    let p = plan(serde_json::json!({"gpus": 1016, "fabrics": ["infiniband"]})).expect("plan");
+    let (_, tiers, l, s, c) = counts(fab(&p, Fabric::Infiniband));
+    assert_eq!((tiers, l, s, c), (2, 32, 16, 0));
+}
+
+#[test]
+fn chosen_design_is_never_dearer_than_an_alternative_that_meets_the_request() {
+    for gpus in (8..=2048).step_by(56) {
+        let p = plan(serde_json::json!({"gpus": gpus})).expect("plan");
+        for f in &p.fabrics {
+            let chosen: Vec<_> = f.design_alternatives.iter().filter(|a| a.chosen).collect();
+            assert_eq!(chosen.len(), 1, "{gpus} {:?}", f.fabric);
+            let c = chosen[0];
+            assert!(c.meets_request);
+            assert_eq!(Some(c.capex_usd), f.capex.as_ref().map(|x| x.total_usd));
+            assert_eq!(c.design, f.topology.as_ref().expect("t").design);
+            for a in f.design_alternatives.iter().filter(|a| a.meets_request) {
+                assert!(
+                    c.capex_usd <= a.capex_usd,
+                    "{gpus} {:?}: {c:?} vs {a:?}",
+                    f.fabric
+                );
+            }
+        }
+    }
+}
+
+/// Price of one switch of the fabric plus a module in each of its cages (its optics).
+fn switch_and_optics(p: &Plan, f: &FabricPlan) -> Decimal {
+    let _ = p;
+    let bom = f.bom.as_ref().expect("bom");
+    let sw = bom
+        .iter()
+        .find(|l| l.category == crate::cost::Category::Switch)
+        .expect("switch line");
+    let module = bom
+        .iter()
+        .filter(|l| l.category == crate::cost::Category::Optic)
+        .map(|l| l.unit_price_usd)
+        .max()
+        .unwrap_or_default();
+    let t = f.topology.as_ref().expect("t");
+    sw.unit_price_usd + module * Decimal::from(t.radix)
+}
+
+#[test]
+fn capex_per_gpu_never_jumps_by_more_than_a_switch_and_its_optics_per_node_added() {
+    // Issue #10 property: adding one node never raises capex per GPU by more than one switch
+    // plus its optics. (Total capex can rise by several switches at a tier change, e.g. one
+    // switch -> leaves + spines; per GPU the step stays bounded.)
+    for fabric in ["infiniband", "roce", "roce_adaptive"] {
+        let mut prev: Option<Decimal> = None;
+        for nodes in 1..=160u32 {
+            let p =
+                plan(serde_json::json!({"gpus": nodes * 8, "fabrics": [fabric]})).expect("plan");
+            let f = &p.fabrics[0];
+            let per_gpu = f.capex.as_ref().expect("capex").total_usd / Decimal::from(nodes * 8);
+            if let Some(prev) = prev {
+                let bound = switch_and_optics(&p, f);
+                assert!(
+                    per_gpu - prev <= bound,
+                    "{fabric}: {nodes} nodes: capex/GPU {prev} -> {per_gpu} (bound {bound})"
+                );
+            }
+            prev = Some(per_gpu);
+        }
+    }
+}
+
+#[test]
+fn hundred_thousand_gpus_infiniband_infeasible_ethernet_priced() {
+    let p = plan(serde_json::json!({"gpus": 100000})).expect("a plan, not an error");
+    let ib = fab(&p, Fabric::Infiniband);
+    assert!(!ib.feasible);
+    assert!(ib.capex.is_none() && ib.total_cost_usd.is_none() && ib.topology.is_none());
+    let reason = ib.infeasible_reason.as_deref().expect("reason");
+    assert!(reason.contains("three-tier ceiling"), "{reason}");
+    assert!(
+        ib.suggestions
+            .iter()
+            .any(|s| s.contains("topology.planes = 2")),
+        "{:?}",
+        ib.suggestions
+    );
+    assert!(
+        ib.suggestions.iter().any(|s| s.contains("nvidia-q3400-ra")),
+        "{:?}",
+        ib.suggestions
+    );
+    assert!(
+        ib.suggestions
+            .iter()
+            .any(|s| s.starts_with("at most 65536 GPUs")),
+        "{:?}",
+        ib.suggestions
+    );
+    let json = serde_json::to_value(ib).expect("json");
+    assert!(json.get("capex").is_none() && json.get("cost_per_useful_gpu_hour_usd").is_none());
+    for f in [Fabric::Roce, Fabric::RoceAdaptive] {
+        let e = fab(&p, f);
+        assert!(e.feasible && e.capex.is_some(), "{f:?}");
+    }
+    let cmp = p.comparison.expect("comparison over the feasible fabrics");
+    assert_ne!(cmp.cheapest_fabric, Fabric::Infiniband);
+    // Only InfiniBand asked: nothing feasible, so the request is an error naming the limit.
+    let e = plan(serde_json::json!({"gpus": 100000, "fabrics": ["infiniband"]})).expect_err("422");
+    assert_eq!(e.code.as_str(), "exceeds_tier_ceiling");
+}
+
+#[test]
+fn two_to_one_on_roce_never_adds_spines() {
+    for gpus in [256, 512, 1024, 2048, 4096, 8192] {
+        let nb = plan(serde_json::json!({"gpus": gpus, "fabrics": ["roce"]})).expect("plan");
+        let ov = plan(serde_json::json!({"gpus": gpus, "fabrics": ["roce"],
+            "topology": {"oversubscription": 2}}))
+        .expect("plan");
+        let (a, b) = (counts(&nb.fabrics[0]), counts(&ov.fabrics[0]));
+        assert!(
+            b.3 <= a.3,
+            "{gpus}: spines {} at 2:1 vs {} at 1:1",
+            b.3,
+            a.3
+        );
+        assert!(b.2 + b.3 + b.4 <= a.2 + a.3 + a.4, "{gpus}");
+        let t = ov.fabrics[0].topology.as_ref().expect("t");
+        assert_eq!(t.oversubscription_realised, 2.0, "{gpus}: exact 84:42");
+    }
+}
+
+#[test]
+fn new_gpus_plan_on_every_fabric_and_ids_are_case_insensitive() {
+    for id in ["b300", "gb200-nvl72", "gb300-nvl72", "GB200-NVL72", "B300"] {
+        let p = plan(serde_json::json!({"gpus": 1152, "gpu_model": id})).expect(id);
+        assert_eq!(p.fabrics.len(), 3);
+        for f in &p.fabrics {
+            assert!(f.feasible, "{id} {:?}: {:?}", f.fabric, f.infeasible_reason);
+        }
+        assert_eq!(
+            p.inputs.gpu_model.as_deref(),
+            Some(id.to_ascii_lowercase().as_str())
+        );
+    }
+    // NVL72: 4 GPUs per compute tray, one NIC per GPU.
+    let p = plan(serde_json::json!({"gpus": 72, "gpu_model": "gb200-nvl72"})).expect("plan");
+    assert_eq!(p.inputs.gpus_per_node.map(|g| g.get()), Some(4));
+    assert_eq!(p.inputs.nic_speed_gbps.map(|n| n.get()), Some(400));
+    let ib = fab(&p, Fabric::Infiniband);
+    assert_eq!(ib.topology.as_ref().expect("t").nodes, 18);
+    // GB300 NVL72 and B300: ConnectX-8 800G.
+    for id in ["gb300-nvl72", "b300"] {
+        let p = plan(serde_json::json!({"gpus": 576, "gpu_model": id})).expect("plan");
+        assert_eq!(p.inputs.nic_speed_gbps.map(|n| n.get()), Some(800));
+        assert_eq!(
+            fab(&p, Fabric::Infiniband).nic_sku.as_deref(),
+            Some("nvidia-cx8-800g")
+        );
+    }
+    // Ethernet multi-plane: an 800G ConnectX-8 as two 400G planes.
+    let p = plan(
+        serde_json::json!({"gpus": 1024, "gpu_model": "b300", "fabrics": ["roce"],
+        "topology": {"planes": 2}}),
+    )
+    .expect("plan");
+    let t = p.fabrics[0].topology.as_ref().expect("t");
+    assert_eq!((t.planes, t.link_speed_gbps, t.radix), (2, 400, 128));
+}
+
+#[test]
+fn adaptive_ethernet_nic_optics_fit_bluefield3() {
+    let p = plan(serde_json::json!({"gpus": 256, "fabrics": ["roce_adaptive"]})).expect("plan");
+    let f = &p.fabrics[0];
+    assert_eq!(f.nic_sku.as_deref(), Some("nvidia-bf3-supernic-400g"));
+    let cats = CatalogSet::embedded().expect("catalog");
+    let cat = cats.newest();
+    let nic_side: Vec<_> = f
+        .bom
+        .as_ref()
+        .expect("bom")
+        .iter()
+        .filter(|l| l.description.ends_with("NIC side"))
+        .collect();
+    assert_eq!(nic_side.len(), 1);
+    let t = cat.transceiver(&nic_side[0].sku).expect("module");
+    assert_eq!(t.form_factor, "QSFP112");
+    // No switch price copied from another vendor's product: SN5600's source says so.
+    let sn = cat.switch("nvidia-sn5600").expect("sn5600");
+    assert!(
+        !sn.provenance
+            .source
+            .contains("same per-400G-port cost as QM9700")
+    );
+}
+
+#[test]
+fn tomahawk6_runs_800g_links_at_radix_128() {
+    let p = plan(
+        serde_json::json!({"gpus": 2048, "gpu_model": "b300", "fabrics": ["roce"],
+        "topology": {"switch_sku": "th6-whitebox-128x800g"}}),
+    )
+    .expect("plan");
+    let t = p.fabrics[0].topology.as_ref().expect("t");
+    assert_eq!((t.link_speed_gbps, t.radix), (800, 128));
+    // Against the 64 x 800G Tomahawk 5 at 800G (radix 64): fewer switches.
+    let p5 = plan(serde_json::json!({"gpus": 2048, "gpu_model": "b300", "fabrics": ["roce"]}))
+        .expect("plan");
+    let t5 = p5.fabrics[0].topology.as_ref().expect("t");
+    assert_eq!(t5.radix, 64);
+    assert!(t.leaf_switches + t.spine_switches < t5.leaf_switches + t5.spine_switches);
+}

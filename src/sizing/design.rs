@@ -1,0 +1,324 @@
+//! Designs: the ways a fabric can connect a cluster, each sized by its own rule
+//! (docs/sizing.md "Designs"). The plan sizes every design that fits, prices each and keeps the
+//! cheapest that meets the request; this module only sizes.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::oversubscription::{leaf_split, two_tier_spines};
+use super::{
+    Basics, ClusterSpec, Links, PortUsage, SizingError, SwitchSpec, Topology, TopologyOptions, add,
+    basics, ceil_div, mul, size, sub, to_u32,
+};
+
+/// A fabric design.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Design {
+    /// One switch per plane takes every NIC port (no spine): when NIC ports per plane ≤ radix.
+    SingleSwitch,
+    /// Below one scalable unit: several rails share a leaf (every node's rails i..j on one
+    /// leaf), leaves joined by spines.
+    CollapsedRails,
+    /// One leaf per rail and no spine; traffic between rails crosses NVLink inside the node
+    /// (PXN). Only when asked: it does not give full bisection between rails.
+    RailOnly,
+    /// NVIDIA SuperPOD scalable-unit leaf–spine(–core) Clos.
+    SuClos,
+}
+
+impl Design {
+    /// Every design, in tie-break order (fewest tiers first).
+    pub const ALL: [Design; 4] = [
+        Design::SingleSwitch,
+        Design::CollapsedRails,
+        Design::RailOnly,
+        Design::SuClos,
+    ];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Design::SingleSwitch => "single_switch",
+            Design::CollapsedRails => "collapsed_rails",
+            Design::RailOnly => "rail_only",
+            Design::SuClos => "su_clos",
+        }
+    }
+}
+
+/// `topology.design` in a request: `auto` (the cheapest design that meets the request) or one
+/// named design.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DesignChoice {
+    #[default]
+    Auto,
+    SingleSwitch,
+    CollapsedRails,
+    RailOnly,
+    SuClos,
+}
+
+impl DesignChoice {
+    /// The named design, `None` for `auto`.
+    pub fn named(self) -> Option<Design> {
+        match self {
+            DesignChoice::Auto => None,
+            DesignChoice::SingleSwitch => Some(Design::SingleSwitch),
+            DesignChoice::CollapsedRails => Some(Design::CollapsedRails),
+            DesignChoice::RailOnly => Some(Design::RailOnly),
+            DesignChoice::SuClos => Some(Design::SuClos),
+        }
+    }
+
+    /// Whether `design` meets a request with this choice: a named design always (it was asked
+    /// for); under `auto` every design but rail-only (no full bisection between rails).
+    pub fn accepts(self, design: Design) -> bool {
+        match self.named() {
+            Some(d) => d == design,
+            None => design != Design::RailOnly,
+        }
+    }
+}
+
+/// Sizes every design for the cluster, in [`Design::ALL`] order.
+pub fn alternatives(
+    cluster: &ClusterSpec,
+    switch: &SwitchSpec,
+    opts: &TopologyOptions,
+) -> Vec<(Design, Result<Topology, SizingError>)> {
+    Design::ALL
+        .iter()
+        .map(|&d| (d, size_design(cluster, switch, opts, d)))
+        .collect()
+}
+
+/// Sizes one design.
+pub fn size_design(
+    cluster: &ClusterSpec,
+    switch: &SwitchSpec,
+    opts: &TopologyOptions,
+    design: Design,
+) -> Result<Topology, SizingError> {
+    match design {
+        Design::SuClos => size(cluster, switch, opts),
+        Design::SingleSwitch => single_layer(cluster, switch, opts, design),
+        Design::RailOnly => single_layer(cluster, switch, opts, design),
+        Design::CollapsedRails => collapsed_rails(cluster, switch, opts),
+    }
+}
+
+fn ceilings(b: &Basics, o: f64) -> Result<(u64, u64), SizingError> {
+    let d = leaf_split(b.k, o).downlinks;
+    let two = mul(b.k, d, "two-tier ceiling")?;
+    let three = mul(
+        mul(b.k, b.k / 2, "three-tier ceiling")?,
+        d,
+        "three-tier ceiling",
+    )?;
+    Ok((two, three))
+}
+
+/// One switch layer, no spine. `single_switch`: one switch per plane takes all NIC ports
+/// (endpoints ≤ k). `rail_only`: one switch per rail per plane takes that rail of every node
+/// (nodes ≤ k).
+fn single_layer(
+    cluster: &ClusterSpec,
+    switch: &SwitchSpec,
+    opts: &TopologyOptions,
+    design: Design,
+) -> Result<Topology, SizingError> {
+    let b = basics(cluster, switch, opts)?;
+    let (switches_per_plane, ports_per_switch) = if design == Design::SingleSwitch {
+        if b.endpoints > b.k {
+            return Err(SizingError::DesignDoesNotFit {
+                design,
+                why: format!(
+                    "{} NIC ports per plane exceed the {} ports of one {} at {}G",
+                    b.endpoints, b.k, switch.sku, b.link
+                ),
+            });
+        }
+        (1, b.endpoints)
+    } else {
+        if b.nodes > b.k {
+            return Err(SizingError::DesignDoesNotFit {
+                design,
+                why: format!(
+                    "{} nodes exceed the {} ports of one rail switch ({} at {}G)",
+                    b.nodes, b.k, switch.sku, b.link
+                ),
+            });
+        }
+        (b.r, b.nodes)
+    };
+    let (two_max, three_max) = ceilings(&b, opts.oversubscription)?;
+    let p = b.planes;
+    let total = |v: u64, what: &'static str| mul(v, p, what);
+    let node_leaf = total(b.endpoints, "node-leaf links")?;
+    let cages = mul(
+        switches_per_plane,
+        ceil_div(ports_per_switch, b.per_cage, "cages")?,
+        "cages",
+    )?;
+    Ok(Topology {
+        design,
+        tiers: 1,
+        planes: opts.planes,
+        switch_sku: switch.sku.clone(),
+        link_speed_gbps: b.link,
+        radix: b.radix,
+        leaf_downlinks: b.radix,
+        leaf_uplinks: 0,
+        oversubscription_realised: 1.0,
+        nodes: to_u32(b.nodes, "nodes")?,
+        endpoints_per_plane: b.endpoints,
+        scalable_unit_nodes: to_u32(b.nodes, "scalable unit")?,
+        scalable_units: 1,
+        nodes_per_leaf: to_u32(b.nodes, "nodes per leaf")?,
+        leaf_switches: total(switches_per_plane, "leaves")?,
+        spine_switches: 0,
+        core_switches: 0,
+        links: Links {
+            node_leaf,
+            leaf_spine: 0,
+            spine_core: 0,
+        },
+        ports: PortUsage {
+            nic_ports: node_leaf,
+            leaf_ports_used: node_leaf,
+            spine_ports_used: 0,
+            core_ports_used: 0,
+            switch_ports_total: total(mul(switches_per_plane, b.k, "ports")?, "ports")?,
+            switch_cages_used: total(cages, "cages")?,
+            switch_cages_total: total(
+                mul(switches_per_plane, b.cages_per_switch, "cages")?,
+                "cages",
+            )?,
+        },
+        two_tier_max_endpoints_per_plane: two_max,
+        three_tier_max_endpoints_per_plane: three_max,
+    })
+}
+
+/// Rails collapsed onto shared leaves in the partly filled scalable unit: whole SUs get their R
+/// rail leaves as in `su_clos`; the last, partial SU of `rem` nodes (rem < d) gets
+/// ⌈rem·R / d⌉ leaves instead of R, its ports packed rail-major (a leaf takes ⌊d / rem⌋ whole
+/// rails when rem ≤ d/2; a rail spans at most two adjacent leaves). Below one SU that is the whole fabric. Leaves are joined by the
+/// two-tier spine rule (two tiers only: at most k leaves). Not applicable when the cluster is
+/// whole SUs (identical to `su_clos`) or fits one switch.
+fn collapsed_rails(
+    cluster: &ClusterSpec,
+    switch: &SwitchSpec,
+    opts: &TopologyOptions,
+) -> Result<Topology, SizingError> {
+    let design = Design::CollapsedRails;
+    let b = basics(cluster, switch, opts)?;
+    let o = opts.oversubscription;
+    let split = leaf_split(b.k, o);
+    let (d, u) = (split.downlinks, split.uplinks);
+    if d == 0 || u == 0 {
+        return Err(SizingError::LeafSplit {
+            radix: b.k,
+            leaf_downlinks: d,
+            oversubscription: o,
+        });
+    }
+    let full_sus = b.nodes.checked_div(d).unwrap_or(0);
+    let rem = b.nodes.checked_rem(d).unwrap_or(0);
+    if rem == 0 {
+        return Err(SizingError::DesignDoesNotFit {
+            design,
+            why: format!(
+                "{} nodes are whole scalable units of {d}; use su_clos",
+                b.nodes
+            ),
+        });
+    }
+    // The partial SU's rem·R ports packed rail-major onto ⌈rem·R / d⌉ leaves: a leaf holds
+    // whole rails when d ≥ rem, and a rail spans at most two adjacent leaves otherwise.
+    let partial_ports = mul(rem, b.r, "endpoints")?;
+    let partial_leaves = ceil_div(partial_ports, d, "leaves")?;
+    let full_leaves = mul(full_sus, b.r, "leaves")?;
+    let leaves = add(full_leaves, partial_leaves, "leaves")?;
+    if leaves < 2 {
+        return Err(SizingError::DesignDoesNotFit {
+            design,
+            why: format!(
+                "all {} NIC ports fit on one leaf's {d} downlinks; use single_switch",
+                b.endpoints
+            ),
+        });
+    }
+    if leaves > b.k {
+        return Err(SizingError::DesignDoesNotFit {
+            design,
+            why: format!(
+                "{leaves} leaves exceed the two-tier limit of {} leaves per plane; use su_clos",
+                b.k
+            ),
+        });
+    }
+    let spines = two_tier_spines(leaves, u, b.k).ok_or(SizingError::Overflow { what: "spines" })?;
+    let leaf_spine = mul(leaves, u, "leaf-spine links")?;
+    // Cages: whole-SU leaves and all but the last partial-SU leaf carry d node links; the last
+    // carries what is left of the partial SU's ports.
+    let cages_of = |down: u64| -> Result<u64, SizingError> {
+        ceil_div(add(down, u, "cages")?, b.per_cage, "cages")
+    };
+    let before_last = sub(partial_leaves, 1, "cages")?;
+    let last_down = sub(partial_ports, mul(before_last, d, "cages")?, "cages")?;
+    let leaf_cages = add(
+        mul(
+            add(full_leaves, before_last, "cages")?,
+            cages_of(d)?,
+            "cages",
+        )?,
+        cages_of(last_down)?,
+        "cages",
+    )?;
+    let spine_cages = super::cages_even(leaf_spine, spines, 0, b.per_cage)?;
+    let (two_max, three_max) = ceilings(&b, o)?;
+    let p = b.planes;
+    let total = |v: u64, what: &'static str| mul(v, p, what);
+    let node_leaf = total(b.endpoints, "node-leaf links")?;
+    let switches = add(leaves, spines, "switches")?;
+    Ok(Topology {
+        design,
+        tiers: 2,
+        planes: opts.planes,
+        switch_sku: switch.sku.clone(),
+        link_speed_gbps: b.link,
+        radix: b.radix,
+        leaf_downlinks: to_u32(d, "leaf downlinks")?,
+        leaf_uplinks: to_u32(u, "leaf uplinks")?,
+        oversubscription_realised: split.realised(),
+        nodes: to_u32(b.nodes, "nodes")?,
+        endpoints_per_plane: b.endpoints,
+        scalable_unit_nodes: to_u32(d, "scalable unit")?,
+        scalable_units: to_u32(add(full_sus, 1, "scalable units")?, "scalable units")?,
+        // Same-rail traffic stays on one leaf within an SU (d nodes), or within the partial SU
+        // when there is no whole one.
+        nodes_per_leaf: to_u32(if full_sus > 0 { d } else { rem }, "nodes per leaf")?,
+        leaf_switches: total(leaves, "leaves")?,
+        spine_switches: total(spines, "spines")?,
+        core_switches: 0,
+        links: Links {
+            node_leaf,
+            leaf_spine: total(leaf_spine, "leaf-spine links")?,
+            spine_core: 0,
+        },
+        ports: PortUsage {
+            nic_ports: node_leaf,
+            leaf_ports_used: total(add(b.endpoints, leaf_spine, "ports")?, "ports")?,
+            spine_ports_used: total(leaf_spine, "ports")?,
+            core_ports_used: 0,
+            switch_ports_total: total(mul(switches, b.k, "ports")?, "ports")?,
+            switch_cages_used: total(add(leaf_cages, spine_cages, "cages")?, "cages")?,
+            switch_cages_total: total(mul(switches, b.cages_per_switch, "cages")?, "cages")?,
+        },
+        two_tier_max_endpoints_per_plane: two_max,
+        three_tier_max_endpoints_per_plane: three_max,
+    })
+}

@@ -1,0 +1,98 @@
+//! What would make an unbuildable fabric buildable (docs/sizing.md "Feasibility"): more planes,
+//! a larger-radix switch, or fewer GPUs. Pure: the plan passes the candidate switches in.
+
+use super::{ClusterSpec, SizingError, SwitchSpec, TopologyOptions, alternatives};
+
+/// True when the error says the fabric cannot be built for this request (over a ceiling, no
+/// design fits, the switch cannot run the link speed), as opposed to an invalid request.
+pub fn is_infeasibility(e: &SizingError) -> bool {
+    matches!(
+        e,
+        SizingError::ExceedsTierCeiling { .. }
+            | SizingError::LeavesExceedTierLimit { .. }
+            | SizingError::UnsupportedLinkSpeed { .. }
+            | SizingError::NodeExceedsLeaf { .. }
+            | SizingError::LeafSplit { .. }
+            | SizingError::DesignDoesNotFit { .. }
+    )
+}
+
+fn fits(cluster: &ClusterSpec, switch: &SwitchSpec, opts: &TopologyOptions) -> bool {
+    alternatives(cluster, switch, opts)
+        .iter()
+        .any(|(d, t)| opts_accepts(*d) && t.is_ok())
+}
+
+fn opts_accepts(d: super::Design) -> bool {
+    d != super::Design::RailOnly
+}
+
+/// Suggestions, most direct first: the fewest planes (≤ 8) that fit with the same switch; each
+/// `other_switches` entry that fits; three tiers when two were asked; the most GPUs that fit.
+pub fn suggestions(
+    cluster: &ClusterSpec,
+    switch: &SwitchSpec,
+    opts: &TopologyOptions,
+    other_switches: &[SwitchSpec],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for planes in 2..=8u32 {
+        if planes <= opts.planes || !cluster.nic_speed_gbps.is_multiple_of(planes) {
+            continue;
+        }
+        let o = TopologyOptions {
+            planes,
+            ..opts.clone()
+        };
+        if fits(cluster, switch, &o) {
+            out.push(format!(
+                "split each {}G NIC port into {planes} planes of {}G (topology.planes = {planes}) on {}",
+                cluster.nic_speed_gbps,
+                cluster.nic_speed_gbps.checked_div(planes).unwrap_or(0),
+                switch.sku
+            ));
+            break;
+        }
+    }
+    for sw in other_switches {
+        if sw.sku != switch.sku && fits(cluster, sw, opts) {
+            out.push(format!(
+                "a larger-radix switch: topology.switch_sku = {} ({} x {}G)",
+                sw.sku, sw.ports, sw.port_speed_gbps
+            ));
+        }
+    }
+    if opts.max_tiers < 3 {
+        let o = TopologyOptions {
+            max_tiers: 3,
+            ..opts.clone()
+        };
+        if fits(cluster, switch, &o) {
+            out.push("allow three tiers (topology.max_tiers = 3)".to_string());
+        }
+    }
+    // Most GPUs that fit: bisect on whole nodes (feasibility is monotone in cluster size).
+    let gpn = cluster.gpus_per_node.max(1);
+    let mut lo: u32 = 0;
+    let mut hi: u32 = cluster.gpus.div_ceil(gpn);
+    while hi.saturating_sub(lo) > 1 {
+        let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
+        let c = ClusterSpec {
+            gpus: mid.saturating_mul(gpn),
+            ..cluster.clone()
+        };
+        if fits(&c, switch, opts) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo > 0 {
+        out.push(format!(
+            "at most {} GPUs ({lo} nodes of {gpn}) on {} with these options",
+            lo.saturating_mul(gpn),
+            switch.sku
+        ));
+    }
+    out
+}
