@@ -5,6 +5,7 @@
 //! knows about HTTP; the rest are plain functions over plain data.
 
 pub mod api;
+pub mod charts;
 pub mod catalog;
 pub mod clock;
 pub mod config;
@@ -13,6 +14,7 @@ pub mod fabric;
 pub mod logging;
 pub mod perf;
 pub mod plan;
+pub mod report;
 pub mod sizing;
 
 use std::net::TcpListener;

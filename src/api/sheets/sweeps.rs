@@ -741,3 +741,17 @@ fn prefix_base(e: ApiError) -> ApiError {
             .collect(),
     )
 }
+
+/// The sweep `GET /v1/sweeps` answers for this query, without rendering it (the `sweep`
+/// chart draws it).
+pub async fn sweep_from_query(q: &Query, state: &AppState) -> Result<SweepResult, ApiError> {
+    let first = axis_from_query(q, "")?.ok_or_else(|| {
+        bad(
+            "vary",
+            "query parameter 'vary' is required (e.g. vary=gpus)",
+        )
+    })?;
+    let spec = spec(first, axis_from_query(q, "2")?)?;
+    let base = q.plan_json()?;
+    run_blocking(base, spec, state).await.map_err(name_params)
+}
