@@ -5,8 +5,8 @@
 //! knows about HTTP; the rest are plain functions over plain data.
 
 pub mod api;
-pub mod charts;
 pub mod catalog;
+pub mod charts;
 pub mod clock;
 pub mod config;
 pub mod cost;

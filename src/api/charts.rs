@@ -129,8 +129,7 @@ fn sweep_query(q: &Query, gpus: u32) -> Result<(Query, bool), ApiError> {
         }
     }
     let mut out = q.clone();
-    let geometric;
-    if q.single("vary")?.is_none() {
+    let geometric = if q.single("vary")?.is_none() {
         for n in SWEEP_NAMES {
             if q.single(n)?.is_some() {
                 return Err(ApiError::field(
@@ -151,10 +150,10 @@ fn sweep_query(q: &Query, gpus: u32) -> Result<(Query, bool), ApiError> {
             ("scale".to_string(), "geometric".to_string()),
             ("gpus".to_string(), gpus.to_string()),
         ]);
-        geometric = true;
+        true
     } else {
-        geometric = q.single("scale")? == Some("geometric");
-    }
+        q.single("scale")? == Some("geometric")
+    };
     Ok((out, geometric))
 }
 

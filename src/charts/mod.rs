@@ -2,3 +2,6 @@
 //! Pure: no HTTP here.
 pub mod data;
 pub mod render;
+
+#[cfg(test)]
+mod tests;

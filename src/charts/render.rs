@@ -118,12 +118,8 @@ fn draw_marker<DB: DrawingBackend>(
 ) -> Result<(), RenderError> {
     let style = c.filled();
     match shape % 3 {
-        0 => area
-            .draw(&Circle::new(at, 4, style))
-            .map_err(err)?,
-        1 => area
-            .draw(&TriangleMarker::new(at, 5, style))
-            .map_err(err)?,
+        0 => area.draw(&Circle::new(at, 4, style)).map_err(err)?,
+        1 => area.draw(&TriangleMarker::new(at, 5, style)).map_err(err)?,
         _ => area
             .draw(&Rectangle::new(
                 [(at.0 - 4, at.1 - 4), (at.0 + 4, at.1 + 4)],
@@ -348,7 +344,11 @@ impl Ranged for Ticks {
 
     fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
         let span = self.hi - self.lo;
-        let t = if span > 0.0 { (v - self.lo) / span } else { 0.0 };
+        let t = if span > 0.0 {
+            (v - self.lo) / span
+        } else {
+            0.0
+        };
         limit.0 + (t * f64::from(limit.1 - limit.0)).round() as i32
     }
 
@@ -380,11 +380,7 @@ fn draw_lines<DB: DrawingBackend>(
 ) -> Result<(), RenderError> {
     // A log axis is drawn as log10(x) on a linear axis, labelled with x.
     let tx = |x: f64| {
-        if axes.x_log && x > 0.0 {
-            x.log10()
-        } else {
-            x
-        }
+        if axes.x_log && x > 0.0 { x.log10() } else { x }
     };
     let xs = lines
         .iter()
@@ -410,7 +406,9 @@ fn draw_lines<DB: DrawingBackend>(
     ticks.sort_by(f64::total_cmp);
     ticks.dedup();
     if ticks.len() > 11 {
-        ticks = (0..=8).map(|i| x0 + (x1 - x0) * f64::from(i) / 8.0).collect();
+        ticks = (0..=8)
+            .map(|i| x0 + (x1 - x0) * f64::from(i) / 8.0)
+            .collect();
     }
     let mut c = ChartBuilder::on(area)
         .caption(&chart.title, (FAMILY, 20).into_font())
@@ -474,15 +472,15 @@ fn draw_lines<DB: DrawingBackend>(
                 pts.iter()
                     .map(|p| EmptyElement::at(*p) + TriangleMarker::new((0, 0), 5, style)),
             ),
-            _ => c.draw_series(pts.iter().map(|p| {
-                EmptyElement::at(*p) + Rectangle::new([(-4, -4), (4, 4)], style)
-            })),
+            _ => c.draw_series(
+                pts.iter()
+                    .map(|p| EmptyElement::at(*p) + Rectangle::new([(-4, -4), (4, 4)], style)),
+            ),
         }
         .map_err(err)?;
     }
     Ok(())
 }
-
 
 fn render_options() -> &'static usvg::Options<'static> {
     static OPTS: OnceLock<usvg::Options<'static>> = OnceLock::new();

@@ -35,7 +35,10 @@ pub struct Field {
     pub min: String,
     pub max: String,
     pub step: &'static str,
+    /// As typed in the query (empty = the default applies).
     pub value: String,
+    /// The value the plan used, shown when the field is empty.
+    pub placeholder: String,
     pub options: Vec<Opt>,
     pub help: &'static str,
 }
@@ -60,20 +63,20 @@ pub enum FieldSpec {
 
 /// The form's inputs, in order: (name, label, step, help).
 pub const FORM: &[FieldSpec] = &[
-    FieldSpec::Number("gpus", "GPUs", "1", "Cluster size, GPUs."),
+    FieldSpec::Number("gpus", "GPUs", "1", "Cluster size, GPUs (default 1,024)."),
     FieldSpec::GpuModel("gpu_model", "GPU model"),
     FieldSpec::Fabrics("fabrics", "Fabrics to compare"),
     FieldSpec::Number("economics.years", "Years", "1", "Horizon of the TCO."),
     FieldSpec::Number(
         "economics.gpu_hour_usd",
         "GPU-hour value (USD)",
-        "0.01",
+        "any",
         "What an hour of one GPU is worth; blank = the catalog's owned cost.",
     ),
     FieldSpec::Number(
         "utilization.busy_fraction",
         "Utilization (0–1)",
-        "0.01",
+        "any",
         "Share of hours the cluster runs jobs.",
     ),
 ];
@@ -110,7 +113,9 @@ fn at(tree: Option<&Value>, path: &str) -> Option<String> {
     }
 }
 
-/// The form, filled from the query (as typed) or else from the plan's resolved inputs.
+/// The form, filled from the query as typed; an empty field shows the value the plan used
+/// (its default) as a placeholder, so submitting it keeps the default (which may depend on
+/// another input, as the GPU-hour value depends on the GPU model).
 pub fn form(pairs: &[(String, String)], inputs: Option<&Value>, gpus: &[String]) -> Vec<Field> {
     FORM.iter()
         .map(|spec| {
@@ -124,18 +129,14 @@ pub fn form(pairs: &[(String, String)], inputs: Option<&Value>, gpus: &[String])
                     min,
                     max,
                     step,
-                    value: raw(pairs, name)
-                        .map(str::to_string)
-                        .or_else(|| at(inputs, name))
-                        .unwrap_or_default(),
+                    value: raw(pairs, name).map(str::to_string).unwrap_or_default(),
+                    placeholder: at(inputs, name).unwrap_or_default(),
                     options: Vec::new(),
                     help,
                 }
             };
             match *spec {
-                FieldSpec::Number(name, label, step, help) => {
-                    mk(name, label, "number", step, help)
-                }
+                FieldSpec::Number(name, label, step, help) => mk(name, label, "number", step, help),
                 FieldSpec::Select(name, label, opts, help) => {
                     let mut f = mk(name, label, "select", "", help);
                     f.options = opts
@@ -155,7 +156,7 @@ pub fn form(pairs: &[(String, String)], inputs: Option<&Value>, gpus: &[String])
                         .map(|g| Opt {
                             value: g.clone(),
                             label: g.to_uppercase(),
-                            selected: *g == f.value,
+                            selected: *g == f.value || (f.value.is_empty() && *g == f.placeholder),
                         })
                         .collect();
                     f
@@ -357,12 +358,18 @@ fn rows(plan: &Plan) -> Vec<Row> {
         ("Capex total".into(), "capex.total_usd", true, |f| {
             f.capex.total_usd
         }),
-        ("Opex per year".into(), "opex_per_year.total_usd", false, |f| {
-            f.opex_per_year.total_usd
-        }),
-        (format!("Network TCO ({years} years)"), "tco.total_usd", true, |f| {
-            f.tco.total_usd
-        }),
+        (
+            "Opex per year".into(),
+            "opex_per_year.total_usd",
+            false,
+            |f| f.opex_per_year.total_usd,
+        ),
+        (
+            format!("Network TCO ({years} years)"),
+            "tco.total_usd",
+            true,
+            |f| f.tco.total_usd,
+        ),
         (
             format!("GPU idle cost ({years} years)"),
             "gpu_idle.cost_total_usd",
@@ -512,20 +519,18 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
             total: usd(f.capex.total_usd),
         })
         .collect();
-    let mut assumptions = catalog
-        .map(|c| figure_rows(c, pairs))
-        .unwrap_or_default();
+    let mut assumptions = catalog.map(|c| figure_rows(c, pairs)).unwrap_or_default();
     if let Some(g) = catalog.and_then(|c| c.gpu(&plan.inputs.gpu_model.clone().unwrap_or_default()))
     {
         assumptions.insert(
             0,
             Assumption {
-                name: format!("GPU {}", g.id),
-                value: g.description.clone(),
+                name: "gpu_model".into(),
+                value: g.id.clone(),
                 unit: String::new(),
                 source: format!(
-                    "{} ({}, grade {:?})",
-                    g.provenance.source, g.provenance.date, g.provenance.grade
+                    "{}: {} ({}, grade {:?})",
+                    g.description, g.provenance.source, g.provenance.date, g.provenance.grade
                 ),
                 given: false,
             },
