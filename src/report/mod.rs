@@ -536,6 +536,24 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
             },
         );
     }
+    if let Some(e) = &plan.inputs.economics
+        && let Some(v) = e.gpu_hour_usd
+    {
+        let given = raw(pairs, "economics.gpu_hour_usd").is_some();
+        assumptions.push(Assumption {
+            name: "economics.gpu_hour_usd".into(),
+            value: v.normalize().to_string(),
+            unit: "USD per GPU-hour".into(),
+            source: if given {
+                "your input".into()
+            } else if e.gpu_hour_basis == Some(crate::plan::request::GpuHourBasis::Rental) {
+                "the GPU's on-demand rental rate, from the GPU entry above".into()
+            } else {
+                "the GPU's owned cost per hour: (purchase + server share) ÷ depreciation hours + power, from the GPU entry above; see docs/cost.md".into()
+            },
+            given,
+        });
+    }
     let (recommendation, reasons, cheapest) = match &plan.comparison {
         Some(c) => (
             c.recommendation.clone(),
