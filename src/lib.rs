@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod catalog;
+pub mod charts;
 pub mod clock;
 pub mod config;
 pub mod cost;
@@ -14,6 +15,7 @@ pub mod fabric;
 pub mod logging;
 pub mod perf;
 pub mod plan;
+pub mod report;
 pub mod sizing;
 
 use std::net::TcpListener;

@@ -64,7 +64,13 @@ pub async fn problem_bodies(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with(PROBLEM_JSON));
-    if is_problem {
+    // The report page answers invalid input with an HTML page describing the problem.
+    let is_html_page = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    if is_problem || is_html_page {
         return Ok(res.map_into_left_body());
     }
     let allow = res.headers().get(header::ALLOW).cloned();

@@ -1,11 +1,13 @@
 //! HTTP only: handlers translate between HTTP and the pure core (`plan`), nothing else.
 
 pub mod catalogs;
+pub mod charts;
 pub mod error;
 pub mod extract;
 pub mod health;
 pub mod middleware;
 pub mod plans;
+pub mod report;
 pub mod shape;
 pub mod sheets;
 pub mod wire;
@@ -57,6 +59,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(catalogs::list_catalogs)
         .service(catalogs::get_catalog)
         .service(plans::post_plan)
+        .service(charts::get_chart)
+        .service(report::index)
+        .service(report::report_page)
         .configure(sheets::configure);
 }
 
@@ -74,9 +79,11 @@ pointer of each bad field.",
     tags(
         (name = "plans", description = "Fabric plans: sizing, bill of materials, performance, cost."),
         (name = "catalogs", description = "Pricing catalogs: SKUs, prices, power, sources."),
-        (name = "health", description = "Liveness and readiness probes.")
+        (name = "health", description = "Liveness and readiness probes."),
+        (name = "charts", description = "Plans drawn as SVG or PNG images."),
+        (name = "report", description = "The report page (HTML) for people.")
     ),
-    components(schemas(error::Problem, error::FieldError))
+    components(schemas(error::Problem, error::FieldError, crate::charts::data::ChartId))
 )]
 struct ApiDoc;
 

@@ -184,6 +184,49 @@ pub struct FabricPlan {
     pub cost_per_useful_gpu_hour_usd: Option<Option<Decimal>>,
 }
 
+/// A feasible fabric's results, borrowed without the `Option`s (every field is present when
+/// the fabric can be built).
+#[derive(Debug, Clone, Copy)]
+pub struct Built<'a> {
+    pub fabric: Fabric,
+    pub nic_sku: &'a str,
+    pub topology: &'a Topology,
+    pub bom: &'a [BomLineOut],
+    pub capex: &'a Capex,
+    pub opex_per_year: &'a OpexPerYear,
+    pub tco: &'a Tco,
+    pub performance: &'a PerfResult,
+    pub gpu_idle: &'a GpuIdle,
+    pub total_cost_usd: Decimal,
+    pub cost_per_useful_gpu_hour_usd: Option<Decimal>,
+}
+
+impl FabricPlan {
+    /// The results of a feasible fabric (`None` when it cannot be built).
+    pub fn built(&self) -> Option<Built<'_>> {
+        Some(Built {
+            fabric: self.fabric,
+            nic_sku: self.nic_sku.as_deref()?,
+            topology: self.topology.as_ref()?,
+            bom: self.bom.as_deref()?,
+            capex: self.capex.as_ref()?,
+            opex_per_year: self.opex_per_year.as_ref()?,
+            tco: self.tco.as_ref()?,
+            performance: self.performance.as_ref()?,
+            gpu_idle: self.gpu_idle.as_ref()?,
+            total_cost_usd: self.total_cost_usd?,
+            cost_per_useful_gpu_hour_usd: self.cost_per_useful_gpu_hour_usd.flatten(),
+        })
+    }
+}
+
+impl Plan {
+    /// The feasible fabrics' results, in plan order.
+    pub fn built(&self) -> impl Iterator<Item = Built<'_>> {
+        self.fabrics.iter().filter_map(FabricPlan::built)
+    }
+}
+
 impl FabricPlan {
     fn infeasible(fabric: Fabric, reason: String, suggestions: Vec<String>) -> FabricPlan {
         FabricPlan {

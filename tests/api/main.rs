@@ -2,6 +2,7 @@
 //! One integration-test binary (modules below) so it links once.
 
 mod catalogs;
+mod charts;
 mod errors;
 mod health;
 mod openapi;

@@ -700,22 +700,7 @@ pub async fn get_sweep(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
-    let first = axis_from_query(&q, "")?.ok_or_else(|| {
-        bad(
-            "vary",
-            "query parameter 'vary' is required (e.g. vary=gpus)",
-        )
-    })?;
-    let spec = spec(first, axis_from_query(&q, "2")?)?;
-    let pairs = q
-        .pairs
-        .into_iter()
-        .filter(|(k, _)| !k.starts_with('_') && !SWEEP_PARAMS.contains(&k.as_str()))
-        .collect();
-    let base = Base::new(pairs, &spec)?;
-    let result = run_blocking(base, spec, &state)
-        .await
-        .map_err(name_params)?;
+    let result = sweep_from_query(&q, SWEEP_PARAMS, &state).await?;
     render(&req, format, &result)
 }
 
@@ -831,4 +816,28 @@ fn prefix_base(e: ApiError) -> ApiError {
             })
             .collect(),
     )
+}
+
+/// The sweep `GET /v1/sweeps` answers for this query, without rendering it (the `sweep`
+/// chart draws it); `own`: the calling endpoint's own parameters (not plan inputs).
+pub async fn sweep_from_query(
+    q: &Query,
+    own: &[&str],
+    state: &AppState,
+) -> Result<SweepResult, ApiError> {
+    let first = axis_from_query(q, "")?.ok_or_else(|| {
+        bad(
+            "vary",
+            "query parameter 'vary' is required (e.g. vary=gpus)",
+        )
+    })?;
+    let spec = spec(first, axis_from_query(q, "2")?)?;
+    let pairs = q
+        .pairs
+        .iter()
+        .filter(|(k, _)| !k.starts_with('_') && !own.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    let base = Base::new(pairs, &spec)?;
+    run_blocking(base, spec, state).await.map_err(name_params)
 }

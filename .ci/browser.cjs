@@ -1,0 +1,137 @@
+// Run by .ci/browser.sh: node .ci/browser.cjs <base-url> <artifacts-dir> (PW_DIR = where
+// playwright-core is installed). Exits 1 on any failed check.
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { chromium } = require(require.resolve('playwright-core', { paths: [process.env.PW_DIR || '.'] }));
+
+const [base, out] = process.argv.slice(2);
+const failures = [];
+let passed = 0;
+const check = (ok, what) => {
+  if (ok) passed += 1;
+  else failures.push(what);
+};
+
+// Decimal strings compared exactly: "1234.50" and "1234.5" are equal.
+const norm = (s) => {
+  s = String(s);
+  if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
+  return s === '-0' ? '0' : s;
+};
+// Whole dollars with thousands separators, as the page shows them (half away from zero).
+const dollars = (s) => {
+  const n = Number(s);
+  const whole = Math.sign(n) * Math.round(Math.abs(n));
+  return (whole < 0 ? '-$' : '$') + Math.abs(whole).toLocaleString('en-US');
+};
+const dig = (obj, dotted) => dotted.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
+
+(async () => {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'fabric-tco-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run',
+    ],
+  });
+  const origin = new URL(base).origin;
+  const offsite = [];
+  // Anything not for the service (or an inline data: URL) is recorded and refused.
+  await context.route('**/*', (route) => {
+    const u = route.request().url();
+    if (u.startsWith(origin + '/') || u.startsWith('data:')) return route.continue();
+    offsite.push(u);
+    return route.abort();
+  });
+  context.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.protocol !== 'data:' && u.hostname !== '127.0.0.1') offsite.push(r.url());
+  });
+  const page = context.pages()[0] || (await context.newPage());
+
+  // 1. The default page.
+  let res = await page.goto(base + '/', { waitUntil: 'load' });
+  check(res && res.status() === 200, `GET / answered ${res && res.status()}`);
+  check((await page.locator('form').count()) === 1, 'GET / has no form');
+  check((await page.locator('#comparison').count()) === 1, 'GET / has no comparison table');
+
+  // 2. Submit the form with another GPU count.
+  const gpus = '2048';
+  await page.fill('#f-gpus', gpus);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form button[type=submit]')]);
+  const url = new URL(page.url());
+  check(url.pathname === '/report', `the form went to ${url.pathname}`);
+  check(url.searchParams.get('gpus') === gpus, `the submitted URL has gpus=${url.searchParams.get('gpus')}`);
+  check((await page.locator('h2#rec-title').innerText()).includes('2,048 GPUs'), 'the heading does not say 2,048 GPUs');
+
+  // 3. Every table figure equals the JSON plan's for the same parameters.
+  const api = await page.request.get(base + '/v1/plans' + url.search);
+  check(api.status() === 200, `GET /v1/plans${url.search} answered ${api.status()}`);
+  const plan = await api.json();
+  const cells = await page.$$eval('#comparison td[data-metric]', (tds) =>
+    tds.map((td) => ({ metric: td.dataset.metric, fabric: td.dataset.fabric, value: td.dataset.value, text: td.textContent.trim() })));
+  const fabrics = plan.fabrics.map((f) => f.fabric);
+  const headers = await page.$$eval('#comparison thead th[data-fabric]', (ths) => ths.map((t) => t.dataset.fabric));
+  check(JSON.stringify(headers) === JSON.stringify(fabrics), `table fabrics ${headers} ≠ plan fabrics ${fabrics}`);
+  let compared = 0;
+  for (const c of cells) {
+    const f = plan.fabrics.find((x) => x.fabric === c.fabric);
+    if (!f) { check(false, `table has fabric ${c.fabric} not in the plan`); continue; }
+    if (c.metric.startsWith('per_gpu.')) {
+      const total = Number(dig(f, c.metric.slice(8)));
+      const want = Math.round((total / plan.inputs.gpus) * 100) / 100;
+      check(Math.abs(Number(c.value) - want) < 0.0051, `${c.fabric} ${c.metric}: page ${c.value}, plan ${want}`);
+    } else {
+      const want = dig(f, c.metric);
+      if (want == null) { check(c.value === '', `${c.fabric} ${c.metric}: page ${c.value}, plan null`); continue; }
+      check(norm(c.value) === norm(want), `${c.fabric} ${c.metric}: page ${c.value}, plan ${want}`);
+      if (c.metric.endsWith('_usd') && !c.metric.startsWith('cost_per_useful')) {
+        check(c.text === dollars(want), `${c.fabric} ${c.metric}: page shows ${c.text}, plan ${dollars(want)}`);
+      }
+    }
+    compared += 1;
+  }
+  check(compared >= 10 * fabrics.length, `only ${compared} table figures compared`);
+  const rec = await page.locator('.recommendation').innerText();
+  check(!plan.comparison || rec.includes(plan.comparison.recommendation), 'the recommendation differs from the plan');
+  const warnings = await page.$$eval('#warnings li', (lis) => lis.map((l) => l.textContent.trim()));
+  check(JSON.stringify(warnings) === JSON.stringify(plan.warnings), 'the warnings differ from the plan');
+  check((await page.textContent('body')).includes(plan.plan_id), 'the plan id is not on the page');
+
+  // 4. Every image loaded.
+  await page.waitForFunction(() => Array.from(document.images).every((i) => i.complete), null, { timeout: 30000 });
+  const imgs = await page.$$eval('img', (is) => is.map((i) => ({ src: i.getAttribute('src'), w: i.naturalWidth })));
+  check(imgs.length >= 3, `only ${imgs.length} images`);
+  for (const i of imgs) check(i.w > 0, `image did not load: ${i.src}`);
+
+  // 5. Artifacts: a screenshot and a printed PDF.
+  await page.screenshot({ path: path.join(out, 'report.png'), fullPage: true });
+  await page.screenshot({ path: path.join(out, 'report-top.png') });
+  await page.emulateMedia({ media: 'print' });
+  await page.pdf({ path: path.join(out, 'report.pdf'), format: 'A4', printBackground: true });
+  await page.emulateMedia({ media: 'screen' });
+
+  // 6. Invalid input: an HTML page naming the problem, with a 4xx status.
+  res = await page.goto(base + '/report?gpus=0', { waitUntil: 'load' });
+  check(res.status() === 422, `/report?gpus=0 answered ${res.status()}`);
+  check((res.headers()['content-type'] || '').startsWith('text/html'), 'the problem page is not HTML');
+  check((await page.locator('.problem').innerText()).includes('gpus'), 'the problem page does not name gpus');
+  check((await page.locator('form').count()) === 1, 'the problem page has no form');
+
+  check(offsite.length === 0, `requests left 127.0.0.1: ${offsite.join(', ')}`);
+  await context.close();
+  fs.rmSync(profile, { recursive: true, force: true });
+
+  for (const f of failures) console.error('FAIL: ' + f);
+  console.log(`browser: ${passed} passed, ${failures.length} failed`);
+  console.log(`artifacts: ${path.join(out, 'report.png')}, ${path.join(out, 'report.pdf')}`);
+  process.exit(failures.length ? 1 : 0);
+})().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Drives the report page in real headless Chromium (Debian's package) through Playwright:
+# loads /, submits the form with another GPU count, checks every table figure against the JSON
+# plan for the same parameters, that every image loaded and that no request left 127.0.0.1,
+# then saves a screenshot and a printed PDF under target/ci-artifacts/. Fails on any mismatch.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+art=target/ci-artifacts
+pw=target/ci-browser
+mkdir -p "$art" "$pw"
+
+if ! command -v chromium >/dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+if ! command -v node >/dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
+# Playwright's library only (no browser download): it drives /usr/bin/chromium.
+if [ ! -d "$pw/node_modules/playwright-core" ]; then
+  (cd "$pw" && npm install --no-audit --no-fund --silent 'playwright-core@1.65')
+fi
+
+cargo build --release --quiet
+bin="${FABRIC_TCO_BIN:-./target/release/fabric-tco}"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+FABRIC_TCO_BIND="127.0.0.1:${port}" RUST_LOG=warn "$bin" >"$art/browser-server.log" 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  if python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:${port}/healthz', timeout=1)" 2>/dev/null; then break; fi
+  sleep 0.2
+done
+
+PW_DIR="$pw" node .ci/browser.cjs "http://127.0.0.1:${port}" "$art"

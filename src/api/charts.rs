@@ -1,0 +1,288 @@
+//! `GET /v1/charts/{chart}`: a plan (or a sweep) drawn as SVG or PNG, from the same query
+//! parameters as `GET /v1/plans`.
+
+use std::sync::Arc;
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use sha2::{Digest, Sha256};
+use utoipa::IntoParams;
+use utoipa::openapi::path::{Parameter, ParameterIn};
+
+use super::AppState;
+use super::error::{ApiError, ErrorCode, Problem};
+use super::middleware::with_plan_id;
+use super::sheets::query::{self, Kind, Query};
+use super::sheets::{etag, respond, sweeps};
+use crate::charts::data::{self, ChartId, SweepInput};
+use crate::charts::render;
+use crate::plan::cache::CachedPlan;
+
+// ---- the adapter: every plan and sweep the charts and the report page draw comes from here ----
+
+/// The plan for a query, exactly as `GET /v1/plans` makes it (the one place the charts and
+/// the report page reach into the query layer).
+/// `own`: the endpoint's own (non-plan) parameters.
+pub fn plan_from_query(
+    q: &Query,
+    own: &[&str],
+    state: &AppState,
+) -> Result<Arc<CachedPlan>, ApiError> {
+    query::plan_from_query(q, own, state)
+}
+
+/// The chart endpoint's own parameters (everything else is a plan input).
+pub const CHART_PARAMS: &[&str] = &[
+    "format", "width", "vary", "from", "to", "steps", "scale", "values", "vary2", "from2", "to2",
+    "steps2", "scale2", "values2",
+];
+
+/// The sweep for a query, exactly as `GET /v1/sweeps` makes it.
+pub async fn sweep_from_query(
+    q: &Query,
+    state: &AppState,
+) -> Result<sweeps::SweepResult, ApiError> {
+    sweeps::sweep_from_query(q, CHART_PARAMS, state).await
+}
+
+/// The OpenAPI parameters of a plan (the same as `GET /v1/plans`).
+pub fn plan_parameters() -> Vec<Parameter> {
+    query::plan_parameters()
+}
+
+// ---- format ----
+
+/// An image format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageFormat {
+    Svg,
+    Png,
+}
+
+/// `format=svg|png` wins; otherwise `Accept` (`image/png` preferred only with the higher
+/// q-value); otherwise SVG.
+pub fn negotiate(req: &HttpRequest, q: &Query) -> Result<ImageFormat, ApiError> {
+    if let Some(f) = q.single("format")? {
+        return match f.to_ascii_lowercase().as_str() {
+            "svg" => Ok(ImageFormat::Svg),
+            "png" => Ok(ImageFormat::Png),
+            other => Err(ApiError::field(
+                "/format",
+                ErrorCode::UnknownValue,
+                format!("query parameter 'format' must be 'svg' or 'png' (got '{other}')"),
+            )),
+        };
+    }
+    let accept = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let (mut svg_q, mut png_q) = (0.0_f64, 0.0_f64);
+    for range in accept.split(',') {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let qv = parts
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .find_map(|v| v.trim().parse::<f64>().ok())
+            .unwrap_or(1.0);
+        match media.as_str() {
+            "image/svg+xml" => svg_q = svg_q.max(qv + 0.001),
+            "image/png" => png_q = png_q.max(qv + 0.001),
+            _ => {}
+        }
+    }
+    Ok(if png_q > svg_q {
+        ImageFormat::Png
+    } else {
+        ImageFormat::Svg
+    })
+}
+
+fn width(q: &Query) -> Result<u32, ApiError> {
+    let bad = || {
+        ApiError::field(
+            "/width",
+            ErrorCode::Range,
+            format!(
+                "query parameter 'width' must be an integer from {} to {} (pixels)",
+                render::PNG_MIN_WIDTH,
+                render::PNG_MAX_WIDTH
+            ),
+        )
+    };
+    match q.single("width")? {
+        None => Ok(render::WIDTH),
+        Some(s) => {
+            let w: u32 = s.parse().map_err(|_| bad())?;
+            if (render::PNG_MIN_WIDTH..=render::PNG_MAX_WIDTH).contains(&w) {
+                Ok(w)
+            } else {
+                Err(bad())
+            }
+        }
+    }
+}
+
+/// Sweep parameters the `sweep` chart takes (the rest of `GET /v1/sweeps`'s are refused).
+const SWEEP_NAMES: &[&str] = &["vary", "from", "to", "steps", "scale", "values"];
+
+/// The sweep query for the `sweep` chart: as given, or by default the cluster size from a
+/// quarter to four times the plan's (geometric, 9 values).
+fn sweep_query(q: &Query, gpus: u32) -> Result<(Query, bool), ApiError> {
+    for n in ["vary2", "from2", "to2", "steps2", "scale2", "values2"] {
+        if q.single(n)?.is_some() {
+            return Err(ApiError::field(
+                &format!("/{n}"),
+                ErrorCode::InvalidSweep,
+                "the sweep chart draws one varied input; a grid (vary2) is available as data from /v1/sweeps",
+            ));
+        }
+    }
+    let mut out = q.clone();
+    let geometric = if q.single("vary")?.is_none() {
+        for n in SWEEP_NAMES {
+            if q.single(n)?.is_some() {
+                return Err(ApiError::field(
+                    "/vary",
+                    ErrorCode::InvalidSweep,
+                    format!("'{n}' is given but 'vary' is not: name the input to vary"),
+                ));
+            }
+        }
+        let from = (gpus / 4).max(1);
+        let to = gpus.saturating_mul(4).clamp(from + 1, 1_000_000);
+        out.pairs.retain(|(k, _)| k != "gpus");
+        out.pairs.extend([
+            ("vary".to_string(), "gpus".to_string()),
+            ("from".to_string(), from.to_string()),
+            ("to".to_string(), to.to_string()),
+            ("steps".to_string(), "9".to_string()),
+            ("scale".to_string(), "geometric".to_string()),
+            ("gpus".to_string(), gpus.to_string()),
+        ]);
+        true
+    } else {
+        q.single("scale")? == Some("geometric")
+    };
+    Ok((out, geometric))
+}
+
+/// Query parameters of `GET /v1/charts/{chart}`.
+pub struct ChartParams;
+
+impl IntoParams for ChartParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let mut v = vec![
+            query::extra_param(
+                "format",
+                false,
+                "`svg` (default; also `Accept: image/svg+xml`) or `png` (also `Accept: image/png`).",
+                Kind::Enum(&["svg", "png"]),
+            ),
+            query::extra_param(
+                "width",
+                false,
+                "PNG width in pixels, 320–2400 (default 720); the height is width × 5/8. The SVG is always 720 × 450 and scales.",
+                Kind::Int(320, 2400),
+            ),
+        ];
+        let sweep_params = <sweeps::SweepParams as IntoParams>::into_params(|| None);
+        for mut p in sweep_params {
+            if SWEEP_NAMES.contains(&p.name.as_str()) {
+                p.required = utoipa::openapi::Required::False;
+                p.description = Some(format!(
+                    "`sweep` chart only: {} Default: `vary=gpus` from a quarter to four times `gpus`, 9 geometric steps.",
+                    p.description.unwrap_or_default()
+                ));
+                v.push(p);
+            }
+        }
+        v.extend(plan_parameters());
+        v
+    }
+}
+
+/// Draw a plan as a chart (SVG or PNG).
+///
+/// `cost`: per fabric, capex by category (NICs, switches, optics, cables, licences), opex over
+/// the horizon and GPU-idle cost, stacked; the bar's total is `total_cost_usd`. `cumulative`:
+/// per fabric, network TCO plus GPU-idle cost paid by the end of each year (year 0 = capex);
+/// where lines cross is the break-even year. `sweep`: total cost against a swept input
+/// (`vary`, `from`, `to`, `steps`, `scale` or `values` as in `GET /v1/sweeps`; default the
+/// cluster size from a quarter to four times `gpus`), crossovers marked. Every plan input as in
+/// `GET /v1/plans`. Okabe–Ito colours, axis units, the catalog version and plan id in the
+/// footer. `format=png` (or `Accept: image/png`) for spreadsheets' `IMAGE()`.
+#[utoipa::path(
+    tag = "charts",
+    params(
+        ("chart" = ChartId, Path, description = "Which chart: `cost`, `cumulative` or `sweep`."),
+        ChartParams
+    ),
+    responses(
+        (status = 200, description = "The chart.", content(
+            (String = "image/svg+xml"),
+            (Vec<u8> = "image/png")
+        )),
+        (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
+        (status = 400, description = "The query string cannot be decoded.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No chart with that name.", body = Problem, content_type = "application/problem+json"),
+        (status = 414, description = "The query string exceeds 8 KiB.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A parameter is invalid, missing (`gpus`) or given twice, or the cluster cannot be built as asked; `errors[].pointer` names it.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`sweep` only: four sweeps are already running, or this one overran its time budget.", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/charts/{chart}")]
+pub async fn get_chart(
+    req: HttpRequest,
+    path: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let name = path.into_inner();
+    let Some(id) = ChartId::parse(&name) else {
+        return Err(ApiError::not_found(format!(
+            "no chart named '{name}'; charts: cost, cumulative, sweep"
+        )));
+    };
+    let q = Query::from_request(&req)?;
+    let format = negotiate(&req, &q)?;
+    let width = width(&q)?;
+    let cached = plan_from_query(&q, CHART_PARAMS, &state)?;
+    let plan = &cached.plan;
+    let chart = match id {
+        ChartId::Cost => data::cost_breakdown(plan),
+        ChartId::Cumulative => data::cumulative(plan),
+        ChartId::Sweep => {
+            let (sq, geometric) = sweep_query(&q, plan.inputs.gpus.get())?;
+            let s = sweep_from_query(&sq, &state).await?;
+            data::sweep(
+                plan,
+                &SweepInput {
+                    vary: &s.vary,
+                    rows: &s.rows,
+                    crossovers: &s.crossovers,
+                    geometric,
+                },
+            )
+        }
+    };
+    let (body, ct) = web::block(move || -> Result<(Vec<u8>, &'static str), ApiError> {
+        let svg = render::svg(&chart).map_err(|e| ApiError::internal(&e))?;
+        Ok(match format {
+            ImageFormat::Svg => (svg.into_bytes(), "image/svg+xml"),
+            ImageFormat::Png => (
+                render::png(&svg, width).map_err(|e| ApiError::internal(&e))?,
+                "image/png",
+            ),
+        })
+    })
+    .await
+    .map_err(|e| ApiError::internal(&e))??;
+    let hash: String = Sha256::digest(&body)
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let res = respond(&req, &etag(&format!("chart-{hash}")), ct, body);
+    Ok(with_plan_id(res, &plan.plan_id))
+}

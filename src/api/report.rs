@@ -1,0 +1,151 @@
+//! `GET /` and `GET /report`: the report page (server-rendered HTML, no JavaScript).
+
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use askama::Template;
+use utoipa::IntoParams;
+use utoipa::openapi::path::{Parameter, ParameterIn};
+
+use super::AppState;
+use super::charts::{plan_from_query, plan_parameters};
+
+/// The report page takes plan inputs only.
+const REPORT_PARAMS: &[&str] = &[];
+use super::error::ApiError;
+use super::middleware::with_plan_id;
+use super::sheets::query::Query;
+use crate::report::{self, DEFAULT_GPUS, Page, ProblemLine};
+
+/// Query parameters of the report page: every plan input, all optional (`gpus` defaults to
+/// 1024 here).
+pub struct ReportParams;
+
+impl IntoParams for ReportParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        plan_parameters()
+            .into_iter()
+            .map(|mut p| {
+                p.required = utoipa::openapi::Required::False;
+                p
+            })
+            .collect()
+    }
+}
+
+const HTML: &str = "text/html; charset=utf-8";
+
+fn html(status: StatusCode, body: String) -> HttpResponse {
+    HttpResponse::build(status)
+        .insert_header((header::CONTENT_TYPE, HTML))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(body)
+}
+
+fn problem_page(e: &ApiError, pairs: &[(String, String)], gpus: &[String]) -> HttpResponse {
+    let p = e.problem();
+    let status = StatusCode::from_u16(p.status).unwrap_or(StatusCode::BAD_REQUEST);
+    let lines = p
+        .errors
+        .iter()
+        .map(|f| ProblemLine {
+            param: f.pointer.trim_start_matches('/').replace('/', "."),
+            detail: f.detail.clone(),
+        })
+        .collect();
+    let page = Page {
+        fields: report::form(pairs, None, gpus),
+        report: None,
+        problem: Some((p.status, p.title.clone(), p.detail.clone(), lines)),
+    };
+    match page.render() {
+        Ok(body) => html(status, body),
+        Err(e) => ApiError::internal(&e).into_response(),
+    }
+}
+
+trait IntoResponse {
+    fn into_response(self) -> HttpResponse;
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> HttpResponse {
+        actix_web::ResponseError::error_response(&self)
+    }
+}
+
+/// The page for this request: the plan from the query (`gpus` defaults to 1024), or the
+/// problem with the form to correct it.
+fn page(req: &HttpRequest, state: &AppState) -> HttpResponse {
+    let set = state.catalogs.current();
+    let mut q = match Query::from_request(req) {
+        Ok(q) => q,
+        Err(e) => return problem_page(&e, &[], &gpu_ids(set.newest())),
+    };
+    if !q
+        .pairs
+        .iter()
+        .any(|(k, v)| k == "gpus" && !v.trim().is_empty())
+    {
+        q.pairs.retain(|(k, _)| k != "gpus");
+        q.pairs.push(("gpus".into(), DEFAULT_GPUS.to_string()));
+    }
+    let cached = match plan_from_query(&q, REPORT_PARAMS, state) {
+        Ok(c) => c,
+        Err(e) => return problem_page(&e, &q.pairs, &gpu_ids(set.newest())),
+    };
+    let plan = &cached.plan;
+    let catalog = set.get(&plan.catalog.id).cloned();
+    let gpus = gpu_ids(catalog.as_ref().unwrap_or(set.newest()));
+    let tree = cached.tree().ok().and_then(|t| t.get("inputs"));
+    let page = Page {
+        fields: report::form(&q.pairs, tree, &gpus),
+        report: Some(report::report(plan, catalog.as_deref(), &q.pairs)),
+        problem: None,
+    };
+    match page.render() {
+        Ok(body) => with_plan_id(html(StatusCode::OK, body), &plan.plan_id),
+        Err(e) => ApiError::internal(&e).into_response(),
+    }
+}
+
+fn gpu_ids(c: &crate::catalog::Catalog) -> Vec<String> {
+    c.data.gpus.iter().map(|g| g.id.clone()).collect()
+}
+
+/// The report page for the default plan (1,024 GPUs, every other input at its default).
+///
+/// Server-rendered HTML: a form with the main inputs (a GET to `/report`), the recommendation
+/// and its reasons, the fabrics side by side, the charts, the BOM per fabric, the warnings and
+/// the assumptions with their sources. Plan inputs may be given as in `GET /v1/plans`.
+#[utoipa::path(
+    tag = "report",
+    params(ReportParams),
+    responses(
+        (status = 200, description = "The report page.", content_type = "text/html", body = String),
+        (status = 400, description = "The query string cannot be decoded: the page shows the problem.", content_type = "text/html", body = String),
+        (status = 414, description = "The query string exceeds 8 KiB: the page shows the problem.", content_type = "text/html", body = String),
+        (status = 422, description = "An input is invalid: the page shows the problem and the form.", content_type = "text/html", body = String)
+    )
+)]
+#[get("/")]
+pub async fn index(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    page(&req, &state)
+}
+
+/// The report page for a plan given by query parameters (the form submits here).
+///
+/// Same page as `GET /`; the URL reproduces it (share it, bookmark it, print it).
+#[utoipa::path(
+    tag = "report",
+    params(ReportParams),
+    responses(
+        (status = 200, description = "The report page.", content_type = "text/html", body = String),
+        (status = 400, description = "The query string cannot be decoded: the page shows the problem.", content_type = "text/html", body = String),
+        (status = 414, description = "The query string exceeds 8 KiB: the page shows the problem.", content_type = "text/html", body = String),
+        (status = 422, description = "An input is invalid: the page shows the problem and the form.", content_type = "text/html", body = String)
+    )
+)]
+#[get("/report")]
+pub async fn report_page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
+    page(&req, &state)
+}

@@ -1,0 +1,360 @@
+//! The numbers a chart draws, taken from a plan (or a sweep) and nothing else: tests compare
+//! them with the plan's own fields, and the renderer draws exactly these.
+
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::fabric::Fabric;
+use crate::plan::Plan;
+use crate::plan::sweep::Crossover;
+
+/// The charts the service draws (`GET /v1/charts/{chart}`).
+///
+/// Extension point: the uncertainty charts (tornado, probability that each fabric is
+/// cheapest) will be new variants here, each with a builder in this module and a drawing
+/// function in `render`; nothing else needs to change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ChartId {
+    /// Per fabric: capex by category, opex over the horizon and GPU-idle cost, stacked.
+    Cost,
+    /// Per fabric: cumulative cost (network TCO + GPU-idle cost) by year.
+    Cumulative,
+    /// Total cost against a swept input (default: cluster size), crossovers marked.
+    Sweep,
+}
+
+impl ChartId {
+    pub const ALL: [ChartId; 3] = [ChartId::Cost, ChartId::Cumulative, ChartId::Sweep];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChartId::Cost => "cost",
+            ChartId::Cumulative => "cumulative",
+            ChartId::Sweep => "sweep",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ChartId> {
+        ChartId::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+/// One stacked segment of a cost bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    /// Legend label.
+    pub label: &'static str,
+    /// Amount, USD.
+    pub usd: Decimal,
+}
+
+/// One fabric's stacked bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CostBar {
+    pub fabric: Fabric,
+    /// Bottom to top: capex categories, opex over the horizon, GPU-idle cost.
+    pub segments: Vec<Segment>,
+    /// The plan's `total_cost_usd` (the segments add up to it).
+    pub total_usd: Decimal,
+}
+
+/// One fabric's line: (x, USD) points in x order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub fabric: Fabric,
+    pub points: Vec<(f64, Decimal)>,
+}
+
+/// A vertical marker (a crossover).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    pub x: f64,
+    pub label: String,
+}
+
+/// What a chart draws.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Series {
+    /// Stacked bars, one per fabric.
+    Bars(Vec<CostBar>),
+    /// Lines, one per fabric, over a numeric x axis.
+    Lines {
+        /// X-axis label, with its unit.
+        x_label: String,
+        /// Integer x values (years, GPUs) are labelled without decimals.
+        x_integer: bool,
+        /// Logarithmic x axis (geometric sweeps).
+        x_log: bool,
+        lines: Vec<Line>,
+        markers: Vec<Marker>,
+    },
+}
+
+/// A chart: title, data, footer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    pub id: ChartId,
+    pub title: String,
+    /// Y-axis label, with its unit.
+    pub y_label: String,
+    pub series: Series,
+    /// Catalog version and plan id.
+    pub footer: String,
+}
+
+fn footer(plan: &Plan) -> String {
+    format!(
+        "catalog {} {} · plan {} · fabric-tco",
+        plan.catalog.id, plan.catalog.version, plan.plan_id
+    )
+}
+
+/// `cost`: per fabric, the capex categories, opex over the horizon and GPU-idle cost.
+/// The segments add up to the fabric's `total_cost_usd` (capex + years × opex + idle).
+pub fn cost_breakdown(plan: &Plan) -> Chart {
+    let years = plan.built().next().map(|f| f.tco.years).unwrap_or(0);
+    let bars = plan
+        .built()
+        .map(|f| CostBar {
+            fabric: f.fabric,
+            segments: vec![
+                Segment {
+                    label: "NICs",
+                    usd: f.capex.nics_usd,
+                },
+                Segment {
+                    label: "Switches",
+                    usd: f.capex.switches_usd,
+                },
+                Segment {
+                    label: "Optics",
+                    usd: f.capex.optics_usd,
+                },
+                Segment {
+                    label: "Cables",
+                    usd: f.capex.cables_usd,
+                },
+                Segment {
+                    label: "Licences (capex)",
+                    usd: f.capex.licenses_usd,
+                },
+                Segment {
+                    label: "Opex over the years",
+                    usd: f.tco.total_usd - f.capex.total_usd,
+                },
+                Segment {
+                    label: "GPU idle cost",
+                    usd: f.gpu_idle.cost_total_usd,
+                },
+            ],
+            total_usd: f.total_cost_usd,
+        })
+        .collect();
+    Chart {
+        id: ChartId::Cost,
+        title: format!("Cost per fabric over {years} years"),
+        y_label: "Cost (USD)".into(),
+        series: Series::Bars(bars),
+        footer: footer(plan),
+    }
+}
+
+/// `cumulative`: per fabric, network TCO plus GPU-idle cost paid by the end of each year
+/// (year 0 = capex). The last point is the fabric's `total_cost_usd`; where lines cross is the
+/// break-even year.
+pub fn cumulative(plan: &Plan) -> Chart {
+    let lines = plan
+        .built()
+        .map(|f| {
+            let mut points = vec![(0.0, f.capex.total_usd)];
+            for y in &f.tco.by_year {
+                let idle = f.gpu_idle.cost_per_year_usd * Decimal::from(y.year);
+                points.push((f64::from(y.year), y.cumulative_usd + idle));
+            }
+            Line {
+                fabric: f.fabric,
+                points,
+            }
+        })
+        .collect();
+    Chart {
+        id: ChartId::Cumulative,
+        title: "Cumulative cost by year (network TCO + GPU idle)".into(),
+        y_label: "Cumulative cost (USD)".into(),
+        series: Series::Lines {
+            x_label: "Year".into(),
+            x_integer: true,
+            x_log: false,
+            lines,
+            markers: Vec::new(),
+        },
+        footer: footer(plan),
+    }
+}
+
+/// A sweep's rows and crossovers, as the chart needs them.
+#[derive(Debug, Clone)]
+pub struct SweepInput<'a> {
+    /// The varied input's query-parameter name.
+    pub vary: &'a str,
+    /// The rows as `GET /v1/sweeps` returns them (`value`, `fabric`, `total_cost_usd`).
+    pub rows: &'a [Value],
+    pub crossovers: &'a [Crossover],
+    /// Geometric spacing (drawn on a log axis).
+    pub geometric: bool,
+}
+
+/// A readable axis label for a plan input, with its unit.
+pub fn input_label(name: &str) -> String {
+    match name {
+        "gpus" => "Cluster size (GPUs)".into(),
+        "economics.years" => "Horizon (years)".into(),
+        "economics.gpu_hour_usd" => "GPU-hour value (USD)".into(),
+        "utilization.busy_fraction" => "Utilization (busy fraction)".into(),
+        "economics.electricity_usd_per_kwh" => "Electricity (USD/kWh)".into(),
+        "economics.discount_rate" => "Discount rate (fraction)".into(),
+        "topology.oversubscription" => "Oversubscription (ratio)".into(),
+        other => other.to_string(),
+    }
+}
+
+/// `sweep`: total cost against the swept input per fabric, crossovers marked. Rows that are
+/// not one-input rows (a grid's) are refused by the caller; rows missing a field are skipped.
+pub fn sweep(plan: &Plan, s: &SweepInput<'_>) -> Chart {
+    let mut lines: Vec<Line> = Vec::new();
+    for row in s.rows {
+        let (Some(x), Some(fabric), Some(total)) = (
+            row.get("value").and_then(Value::as_f64),
+            row.get("fabric")
+                .and_then(Value::as_str)
+                .and_then(Fabric::parse),
+            row.get("total_cost_usd")
+                .and_then(Value::as_str)
+                .and_then(|t| t.parse::<Decimal>().ok()),
+        ) else {
+            continue;
+        };
+        match lines.iter_mut().find(|l| l.fabric == fabric) {
+            Some(l) => l.points.push((x, total)),
+            None => lines.push(Line {
+                fabric,
+                points: vec![(x, total)],
+            }),
+        }
+    }
+    let integer = s.rows.iter().all(|r| {
+        r.get("value")
+            .and_then(Value::as_f64)
+            .is_some_and(|v| v.fract() == 0.0)
+    });
+    let markers = s
+        .crossovers
+        .iter()
+        .map(|c| Marker {
+            x: c.value,
+            label: format!(
+                "{} → {} at {}",
+                c.from_fabric.display_name(),
+                c.to_fabric.display_name(),
+                if integer || c.value.fract() == 0.0 {
+                    group_thousands(c.value.round() as i128)
+                } else {
+                    format!("{:.3}", c.value)
+                }
+            ),
+        })
+        .collect();
+    Chart {
+        id: ChartId::Sweep,
+        title: format!("Total cost vs. {}", lower_first(&input_label(s.vary))),
+        y_label: "Total cost over the horizon (USD)".into(),
+        series: Series::Lines {
+            x_label: input_label(s.vary),
+            x_integer: integer,
+            x_log: s.geometric,
+            lines,
+            markers,
+        },
+        footer: footer(plan),
+    }
+}
+
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// `1234567` → `1,234,567`.
+pub fn group_thousands(n: i128) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if n < 0 {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A USD amount rounded to whole dollars with thousands separators: `$1,234,567`.
+pub fn usd(d: Decimal) -> String {
+    let whole = d.round().to_i128().unwrap_or(0);
+    if whole < 0 {
+        format!("-${}", group_thousands(-whole))
+    } else {
+        format!("${}", group_thousands(whole))
+    }
+}
+
+/// An axis tick in USD: whole dollars with separators (`$12,500,000`).
+pub fn usd_tick(v: f64) -> String {
+    let whole = v.round();
+    if !whole.is_finite() || whole.abs() > 1e30 {
+        return String::new();
+    }
+    let w = whole as i128;
+    if w < 0 {
+        format!("-${}", group_thousands(-w))
+    } else {
+        format!("${}", group_thousands(w))
+    }
+}
+
+/// Decimal → f64 for drawing (the exact numbers stay in the series).
+pub fn f(d: Decimal) -> f64 {
+    d.to_f64().unwrap_or(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(group_thousands(0), "0");
+        assert_eq!(group_thousands(999), "999");
+        assert_eq!(group_thousands(1000), "1,000");
+        assert_eq!(group_thousands(-1234567), "-1,234,567");
+        assert_eq!(usd(Decimal::new(123456789, 2)), "$1,234,568");
+        assert_eq!(usd_tick(12_500_000.0), "$12,500,000");
+    }
+
+    #[test]
+    fn chart_ids_round_trip() {
+        for c in ChartId::ALL {
+            assert_eq!(ChartId::parse(c.as_str()), Some(c));
+        }
+        assert_eq!(ChartId::parse("tornado"), None);
+    }
+}

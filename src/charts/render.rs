@@ -1,0 +1,524 @@
+//! Draws a [`Chart`] as SVG (plotters' SVG backend) and rasterises it to PNG (resvg, with an
+//! embedded font: no system fonts are read at run time).
+
+use std::sync::{Arc, OnceLock};
+
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use resvg::{tiny_skia, usvg};
+
+use super::data::{Chart, Series, f, group_thousands, usd, usd_tick};
+use crate::fabric::Fabric;
+
+/// Logical size of every chart, px (the SVG's size; PNG scales it to the requested width).
+pub const WIDTH: u32 = 720;
+pub const HEIGHT: u32 = 450;
+
+/// Font family every text element asks for (the embedded DejaVu Sans renders it).
+const FAMILY: &str = "DejaVu Sans";
+
+/// DejaVu Sans 2.37 from Debian's `fonts-dejavu-core` (licence beside it: Bitstream Vera /
+/// public-domain changes).
+static FONT: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
+
+/// Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008,
+/// <https://jfly.uni-koeln.de/color/>).
+pub mod okabe_ito {
+    use plotters::style::RGBColor;
+    pub const BLACK: RGBColor = RGBColor(0, 0, 0);
+    pub const ORANGE: RGBColor = RGBColor(230, 159, 0);
+    pub const SKY_BLUE: RGBColor = RGBColor(86, 180, 233);
+    pub const BLUISH_GREEN: RGBColor = RGBColor(0, 158, 115);
+    pub const YELLOW: RGBColor = RGBColor(240, 228, 66);
+    pub const BLUE: RGBColor = RGBColor(0, 114, 178);
+    pub const VERMILLION: RGBColor = RGBColor(213, 94, 0);
+    pub const REDDISH_PURPLE: RGBColor = RGBColor(204, 121, 167);
+}
+use okabe_ito as oi;
+
+const SEGMENT_COLOURS: [RGBColor; 7] = [
+    oi::BLUE,
+    oi::SKY_BLUE,
+    oi::BLUISH_GREEN,
+    oi::YELLOW,
+    oi::REDDISH_PURPLE,
+    oi::ORANGE,
+    oi::VERMILLION,
+];
+
+fn fabric_colour(f: Fabric) -> RGBColor {
+    match f {
+        Fabric::Infiniband => oi::BLUE,
+        Fabric::Roce => oi::VERMILLION,
+        Fabric::RoceAdaptive => oi::BLUISH_GREEN,
+    }
+}
+
+/// Short fabric names that fit under a bar at 720 px.
+pub fn short_name(f: Fabric) -> &'static str {
+    match f {
+        Fabric::Infiniband => "InfiniBand",
+        Fabric::Roce => "RoCE (ECMP)",
+        Fabric::RoceAdaptive => "Adaptive Ethernet",
+    }
+}
+
+/// Why a chart could not be drawn (a bug, not bad input).
+#[derive(Debug)]
+pub struct RenderError(pub String);
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "chart rendering failed: {}", self.0)
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+fn err<E: std::fmt::Debug>(e: E) -> RenderError {
+    RenderError(format!("{e:?}"))
+}
+
+/// A legend entry: a filled box (bars) or a line with a marker (lines).
+enum Key {
+    Box(RGBColor),
+    Line(RGBColor, usize),
+    Dashed,
+}
+
+/// Roughly how wide `text` is at `size` px in DejaVu Sans (average advance ≈ 0.6 em).
+fn text_width(text: &str, size: u32) -> i32 {
+    (text.chars().count() as f64 * f64::from(size) * 0.6).ceil() as i32
+}
+
+/// Lays legend entries left to right, wrapping; returns each entry's top-left corner and
+/// the height used.
+fn legend_layout(entries: &[(Key, String)], width: i32) -> (Vec<(i32, i32)>, i32) {
+    let (mut x, mut y) = (12, 6);
+    let mut out = Vec::with_capacity(entries.len());
+    for (_, label) in entries {
+        let w = 30 + text_width(label, 14) + 18;
+        if x + w > width - 8 && x > 12 {
+            x = 12;
+            y += 22;
+        }
+        out.push((x, y));
+        x += w;
+    }
+    let h = if entries.is_empty() { 0 } else { y + 24 };
+    (out, h)
+}
+
+fn draw_marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    c: RGBColor,
+    shape: usize,
+    at: (i32, i32),
+) -> Result<(), RenderError> {
+    let style = c.filled();
+    match shape % 3 {
+        0 => area.draw(&Circle::new(at, 4, style)).map_err(err)?,
+        1 => area.draw(&TriangleMarker::new(at, 5, style)).map_err(err)?,
+        _ => area
+            .draw(&Rectangle::new(
+                [(at.0 - 4, at.1 - 4), (at.0 + 4, at.1 + 4)],
+                style,
+            ))
+            .map_err(err)?,
+    }
+    Ok(())
+}
+
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[(Key, String)],
+    places: &[(i32, i32)],
+) -> Result<(), RenderError> {
+    let font = (FAMILY, 14).into_font().color(&oi::BLACK);
+    for ((key, label), &(x, y)) in entries.iter().zip(places) {
+        let mid = y + 8;
+        match key {
+            Key::Box(c) => area
+                .draw(&Rectangle::new([(x, y + 1), (x + 22, y + 15)], c.filled()))
+                .map_err(err)?,
+            Key::Line(c, shape) => {
+                area.draw(&PathElement::new(
+                    vec![(x, mid), (x + 24, mid)],
+                    c.stroke_width(3),
+                ))
+                .map_err(err)?;
+                draw_marker(area, *c, *shape, (x + 12, mid))?;
+            }
+            Key::Dashed => {
+                for i in 0..3 {
+                    area.draw(&PathElement::new(
+                        vec![(x + 11, y + i * 6), (x + 11, y + i * 6 + 3)],
+                        oi::BLACK.stroke_width(2),
+                    ))
+                    .map_err(err)?;
+                }
+            }
+        }
+        area.draw_text(label, &font, (x + 30, y)).map_err(err)?;
+    }
+    Ok(())
+}
+
+/// The chart as an SVG document, [`WIDTH`] × [`HEIGHT`] px.
+pub fn svg(chart: &Chart) -> Result<String, RenderError> {
+    let mut buf = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buf, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let entries = legend_entries(chart);
+        let (places, legend_h) = legend_layout(&entries, WIDTH as i32);
+        let footer_h = 24;
+        let plot_h = HEIGHT as i32 - legend_h - footer_h;
+        let (plot, rest) = root.split_vertically(plot_h);
+        let (legend, foot) = rest.split_vertically(legend_h);
+        draw_legend(&legend, &entries, &places)?;
+        foot.draw_text(
+            &chart.footer,
+            &(FAMILY, 12).into_font().color(&RGBColor(68, 68, 68)),
+            (12, 4),
+        )
+        .map_err(err)?;
+        match &chart.series {
+            Series::Bars(bars) => draw_bars(&plot, chart, bars)?,
+            Series::Lines {
+                x_label,
+                x_integer,
+                x_log,
+                lines,
+                markers,
+            } => draw_lines(
+                &plot,
+                chart,
+                LineAxes {
+                    x_label,
+                    x_integer: *x_integer,
+                    x_log: *x_log,
+                },
+                lines,
+                markers,
+            )?,
+        }
+        root.present().map_err(err)?;
+    }
+    Ok(buf)
+}
+
+fn legend_entries(chart: &Chart) -> Vec<(Key, String)> {
+    match &chart.series {
+        Series::Bars(bars) => {
+            let Some(first) = bars.first() else {
+                return Vec::new();
+            };
+            first
+                .segments
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| {
+                    bars.iter()
+                        .any(|b| b.segments.get(*i).is_some_and(|s| !s.usd.is_zero()))
+                })
+                .map(|(i, s)| {
+                    (
+                        Key::Box(SEGMENT_COLOURS[i % SEGMENT_COLOURS.len()]),
+                        s.label.to_string(),
+                    )
+                })
+                .collect()
+        }
+        Series::Lines { lines, markers, .. } => {
+            let mut v: Vec<(Key, String)> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    (
+                        Key::Line(fabric_colour(l.fabric), i),
+                        short_name(l.fabric).to_string(),
+                    )
+                })
+                .collect();
+            v.extend(
+                markers
+                    .iter()
+                    .map(|m| (Key::Dashed, format!("cheapest changes: {}", m.label))),
+            );
+            v
+        }
+    }
+}
+
+fn y_max(max: f64) -> f64 {
+    if max > 0.0 { max * 1.12 } else { 1.0 }
+}
+
+fn draw_bars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    chart: &Chart,
+    bars: &[super::data::CostBar],
+) -> Result<(), RenderError> {
+    let n = bars.len().max(1) as i32;
+    let top = bars.iter().map(|b| f(b.total_usd)).fold(0.0, f64::max);
+    let mut c = ChartBuilder::on(area)
+        .caption(&chart.title, (FAMILY, 20).into_font())
+        .margin(10)
+        .margin_right(20)
+        .x_label_area_size(36)
+        .y_label_area_size(118)
+        .build_cartesian_2d((0..n - 1).into_segmented(), 0f64..y_max(top))
+        .map_err(err)?;
+    let names: Vec<&str> = bars.iter().map(|b| short_name(b.fabric)).collect();
+    let x_fmt = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(i) => usize::try_from(*i)
+            .ok()
+            .and_then(|i| names.get(i))
+            .map(|s| s.to_string())
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    let y_fmt = |v: &f64| usd_tick(*v);
+    c.configure_mesh()
+        .disable_x_mesh()
+        .y_desc(&chart.y_label)
+        .x_labels(bars.len() + 1)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .label_style((FAMILY, 14))
+        .axis_desc_style((FAMILY, 15))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(err)?;
+    let segments = bars.first().map(|b| b.segments.len()).unwrap_or(0);
+    let mut base = vec![0.0_f64; bars.len()];
+    for s in 0..segments {
+        let colour = SEGMENT_COLOURS[s % SEGMENT_COLOURS.len()];
+        let mut rects = Vec::with_capacity(bars.len());
+        for (i, b) in bars.iter().enumerate() {
+            let v = b.segments.get(s).map(|x| f(x.usd)).unwrap_or(0.0);
+            if v <= 0.0 {
+                continue;
+            }
+            let i32i = i as i32;
+            let mut r = Rectangle::new(
+                [
+                    (SegmentValue::Exact(i32i), base[i]),
+                    (SegmentValue::Exact(i32i + 1), base[i] + v),
+                ],
+                colour.filled(),
+            );
+            r.set_margin(0, 0, 28, 28);
+            rects.push(r);
+            base[i] += v;
+        }
+        c.draw_series(rects).map_err(err)?;
+    }
+    let label_font = (FAMILY, 14)
+        .into_font()
+        .color(&oi::BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Bottom));
+    c.draw_series(bars.iter().enumerate().map(|(i, b)| {
+        Text::new(
+            usd(b.total_usd),
+            (SegmentValue::CenterOf(i as i32), f(b.total_usd)),
+            label_font.clone(),
+        )
+    }))
+    .map_err(err)?;
+    Ok(())
+}
+
+/// A linear f64 axis with ticks at the given values (the data's x values when few).
+struct Ticks {
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for Ticks {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let span = self.hi - self.lo;
+        let t = if span > 0.0 {
+            (v - self.lo) / span
+        } else {
+            0.0
+        };
+        limit.0 + (t * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.max_num_points() >= self.ticks.len() {
+            self.ticks.clone()
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+struct LineAxes<'a> {
+    x_label: &'a str,
+    x_integer: bool,
+    x_log: bool,
+}
+
+fn draw_lines<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    chart: &Chart,
+    axes: LineAxes<'_>,
+    lines: &[super::data::Line],
+    markers: &[super::data::Marker],
+) -> Result<(), RenderError> {
+    // A log axis is drawn as log10(x) on a linear axis, labelled with x.
+    let tx = |x: f64| {
+        if axes.x_log && x > 0.0 { x.log10() } else { x }
+    };
+    let xs = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| tx(p.0)))
+        .chain(markers.iter().map(|m| tx(m.x)));
+    let (mut x0, mut x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
+    if !x0.is_finite() || !x1.is_finite() {
+        (x0, x1) = (0.0, 1.0);
+    }
+    if x1 <= x0 {
+        x1 = x0 + 1.0;
+    }
+    let top = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| f(p.1)))
+        .fold(0.0, f64::max);
+    let mut ticks: Vec<f64> = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| tx(p.0)))
+        .collect();
+    ticks.sort_by(f64::total_cmp);
+    ticks.dedup();
+    if ticks.len() > 11 {
+        ticks = (0..=8)
+            .map(|i| x0 + (x1 - x0) * f64::from(i) / 8.0)
+            .collect();
+    }
+    let mut c = ChartBuilder::on(area)
+        .caption(&chart.title, (FAMILY, 20).into_font())
+        .margin(10)
+        .margin_right(24)
+        .x_label_area_size(48)
+        .y_label_area_size(118)
+        .build_cartesian_2d(
+            Ticks {
+                lo: x0,
+                hi: x1,
+                ticks,
+            },
+            0f64..y_max(top),
+        )
+        .map_err(err)?;
+    let x_fmt = |v: &f64| {
+        let x = if axes.x_log { 10f64.powf(*v) } else { *v };
+        if axes.x_integer || axes.x_log {
+            if (x - x.round()).abs() > 1e-6 && !axes.x_log {
+                return String::new();
+            }
+            group_thousands(x.round() as i128)
+        } else {
+            format!("{x:.2}")
+        }
+    };
+    let y_fmt = |v: &f64| usd_tick(*v);
+    c.configure_mesh()
+        .x_desc(axes.x_label)
+        .y_desc(&chart.y_label)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .label_style((FAMILY, 14))
+        .axis_desc_style((FAMILY, 15))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(err)?;
+    for m in markers {
+        let x = tx(m.x);
+        c.draw_series(DashedLineSeries::new(
+            vec![(x, 0.0), (x, y_max(top))],
+            6,
+            5,
+            oi::BLACK.stroke_width(2),
+        ))
+        .map_err(err)?;
+    }
+    for (i, l) in lines.iter().enumerate() {
+        let colour = fabric_colour(l.fabric);
+        let pts: Vec<(f64, f64)> = l.points.iter().map(|p| (tx(p.0), f(p.1))).collect();
+        c.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(3)))
+            .map_err(err)?;
+        let style = colour.filled();
+        match i % 3 {
+            0 => c.draw_series(
+                pts.iter()
+                    .map(|p| EmptyElement::at(*p) + Circle::new((0, 0), 4, style)),
+            ),
+            1 => c.draw_series(
+                pts.iter()
+                    .map(|p| EmptyElement::at(*p) + TriangleMarker::new((0, 0), 5, style)),
+            ),
+            _ => c.draw_series(
+                pts.iter()
+                    .map(|p| EmptyElement::at(*p) + Rectangle::new([(-4, -4), (4, 4)], style)),
+            ),
+        }
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+fn render_options() -> &'static usvg::Options<'static> {
+    static OPTS: OnceLock<usvg::Options<'static>> = OnceLock::new();
+    OPTS.get_or_init(|| {
+        let mut db = usvg::fontdb::Database::new();
+        db.load_font_data(FONT.to_vec());
+        db.set_sans_serif_family(FAMILY);
+        let mut o = usvg::Options {
+            font_family: FAMILY.to_string(),
+            ..usvg::Options::default()
+        };
+        o.fontdb = Arc::new(db);
+        o
+    })
+}
+
+/// PNG widths accepted (the height follows the 16:10 aspect ratio).
+pub const PNG_MIN_WIDTH: u32 = 320;
+pub const PNG_MAX_WIDTH: u32 = 2400;
+
+/// The PNG height for a width (16:10, like the SVG).
+pub fn png_height(width: u32) -> u32 {
+    (u64::from(width) * u64::from(HEIGHT) / u64::from(WIDTH)) as u32
+}
+
+/// Rasterises an SVG made by [`svg`] to a PNG `width` px wide.
+pub fn png(svg: &str, width: u32) -> Result<Vec<u8>, RenderError> {
+    let width = width.clamp(PNG_MIN_WIDTH, PNG_MAX_WIDTH);
+    let tree = usvg::Tree::from_str(svg, render_options()).map_err(err)?;
+    let height = png_height(width);
+    let scale = width as f32 / WIDTH as f32;
+    let mut pixmap =
+        tiny_skia::Pixmap::new(width, height).ok_or_else(|| RenderError("pixmap".into()))?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    pixmap.encode_png().map_err(err)
+}

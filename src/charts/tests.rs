@@ -1,0 +1,201 @@
+//! The charts draw the plan's numbers: the data series against the plan's fields, the SVG
+//! against the series, the PNG's size.
+
+use rust_decimal::Decimal;
+use serde_json::json;
+
+use super::data::{self, Series, SweepInput, usd};
+use super::render;
+use crate::catalog::CatalogSet;
+use crate::fabric::Fabric;
+use crate::plan::sweep::Crossover;
+use crate::plan::{Plan, PlanRequest, build_plan};
+
+fn plan(v: serde_json::Value) -> Plan {
+    let req: PlanRequest = serde_json::from_value(v).expect("request");
+    build_plan(&req, &CatalogSet::embedded().expect("catalog")).expect("plan")
+}
+
+#[test]
+fn cost_segments_are_the_plans_figures_and_add_up_to_the_total() {
+    let p = plan(json!({"gpus": 2048, "economics": {"years": 4}}));
+    let c = data::cost_breakdown(&p);
+    let Series::Bars(bars) = &c.series else {
+        panic!("bars expected")
+    };
+    assert_eq!(bars.len(), p.built().count());
+    for (b, f) in bars.iter().zip(p.built()) {
+        assert_eq!(b.fabric, f.fabric);
+        let get = |label: &str| {
+            b.segments
+                .iter()
+                .find(|s| s.label == label)
+                .map(|s| s.usd)
+                .expect(label)
+        };
+        assert_eq!(get("NICs"), f.capex.nics_usd);
+        assert_eq!(get("Switches"), f.capex.switches_usd);
+        assert_eq!(get("Optics"), f.capex.optics_usd);
+        assert_eq!(get("Cables"), f.capex.cables_usd);
+        assert_eq!(get("Licences (capex)"), f.capex.licenses_usd);
+        assert_eq!(
+            get("Opex over the years"),
+            f.opex_per_year.total_usd * Decimal::from(4u32)
+        );
+        assert_eq!(get("GPU idle cost"), f.gpu_idle.cost_total_usd);
+        let sum: Decimal = b.segments.iter().map(|s| s.usd).sum();
+        assert_eq!(sum, f.total_cost_usd, "{:?}", f.fabric);
+        assert_eq!(b.total_usd, f.total_cost_usd);
+    }
+    assert!(c.footer.contains(&p.plan_id) && c.footer.contains(&p.catalog.version));
+}
+
+#[test]
+fn cumulative_starts_at_capex_and_ends_at_the_total() {
+    let p = plan(json!({"gpus": 512, "economics": {"years": 6}}));
+    let c = data::cumulative(&p);
+    let Series::Lines { lines, .. } = &c.series else {
+        panic!("lines expected")
+    };
+    for (l, f) in lines.iter().zip(p.built()) {
+        assert_eq!(l.fabric, f.fabric);
+        assert_eq!(l.points.len(), 7);
+        assert_eq!(l.points[0], (0.0, f.capex.total_usd));
+        for (pt, y) in l.points[1..].iter().zip(&f.tco.by_year) {
+            assert_eq!(pt.0, f64::from(y.year));
+            assert_eq!(
+                pt.1,
+                y.cumulative_usd + f.gpu_idle.cost_per_year_usd * Decimal::from(y.year)
+            );
+        }
+        assert_eq!(l.points[6].1, f.total_cost_usd);
+    }
+}
+
+#[test]
+fn sweep_lines_and_markers_come_from_the_rows_and_crossovers() {
+    let p = plan(json!({"gpus": 1024}));
+    let rows = vec![
+        json!({"value": 256.0, "fabric": "infiniband", "total_cost_usd": "100.50"}),
+        json!({"value": 256.0, "fabric": "roce", "total_cost_usd": "120"}),
+        json!({"value": 512.0, "fabric": "infiniband", "total_cost_usd": "300"}),
+        json!({"value": 512.0, "fabric": "roce", "total_cost_usd": "250.25"}),
+    ];
+    let cross = vec![Crossover {
+        input: "gpus".into(),
+        between: [256.0, 512.0],
+        value: 400.0,
+        exact: true,
+        from_fabric: Fabric::Infiniband,
+        to_fabric: Fabric::Roce,
+        input2: None,
+        value2: None,
+    }];
+    let c = data::sweep(
+        &p,
+        &SweepInput {
+            vary: "gpus",
+            rows: &rows,
+            crossovers: &cross,
+            geometric: true,
+        },
+    );
+    let Series::Lines {
+        lines,
+        markers,
+        x_integer,
+        ..
+    } = &c.series
+    else {
+        panic!("lines expected")
+    };
+    assert!(*x_integer);
+    assert_eq!(lines.len(), 2);
+    assert_eq!(
+        lines[0].points,
+        vec![(256.0, Decimal::new(10050, 2)), (512.0, Decimal::from(300))]
+    );
+    assert_eq!(
+        lines[1].points,
+        vec![(256.0, Decimal::from(120)), (512.0, Decimal::new(25025, 2))]
+    );
+    assert_eq!(markers.len(), 1);
+    assert_eq!(markers[0].x, 400.0);
+    assert!(markers[0].label.contains("InfiniBand → RoCE (ECMP) at 400"));
+    let svg = render::svg(&c).expect("svg");
+    assert!(svg.contains("at 400"), "crossover label drawn");
+}
+
+/// The SVG is what the series says: each bar's total as its label, the footer, the palette.
+#[test]
+fn the_svg_carries_the_plans_totals_footer_and_palette() {
+    let p = plan(json!({"gpus": 1024}));
+    let svg = render::svg(&data::cost_breakdown(&p)).expect("svg");
+    assert!(svg.starts_with("<svg"));
+    assert!(svg.contains(&format!(
+        "width=\"{}\" height=\"{}\"",
+        render::WIDTH,
+        render::HEIGHT
+    )));
+    for f in p.built() {
+        assert!(
+            svg.contains(&format!(">{}<", usd(f.total_cost_usd)))
+                || svg.contains(&format!(">\n{}\n<", usd(f.total_cost_usd))),
+            "bar label {} for {:?} missing",
+            usd(f.total_cost_usd),
+            f.fabric
+        );
+    }
+    assert!(svg.contains(&p.plan_id) && svg.contains(&p.catalog.version));
+    // Okabe–Ito blue (#0072B2) and vermillion (#D55E00).
+    assert!(svg.to_ascii_uppercase().contains("#0072B2"));
+    assert!(svg.to_ascii_uppercase().contains("#D55E00"));
+    // Axis labels carry units and thousands separators.
+    assert!(svg.contains("Cost (USD)"));
+    assert!(svg.contains(",000,000"));
+}
+
+#[test]
+fn png_decodes_at_the_stated_size() {
+    let p = plan(json!({"gpus": 256, "fabrics": ["infiniband", "roce"]}));
+    let svg = render::svg(&data::cumulative(&p)).expect("svg");
+    for w in [render::PNG_MIN_WIDTH, 600, render::WIDTH, 1200] {
+        let png = render::png(&svg, w).expect("png");
+        let img = resvg::tiny_skia::Pixmap::decode_png(&png).expect("decodes");
+        assert_eq!((img.width(), img.height()), (w, render::png_height(w)));
+        // Something is drawn: more than 2% of the pixels are not near-white.
+        let inked = img
+            .pixels()
+            .iter()
+            .filter(|px| px.red() < 200 || px.green() < 200 || px.blue() < 200)
+            .count();
+        let area = (img.width() * img.height()) as usize;
+        assert!(inked * 50 > area, "only {inked} inked pixels at width {w}");
+    }
+    assert_eq!(render::png_height(600), 375);
+}
+
+#[test]
+fn text_renders_without_system_fonts() {
+    // The same SVG with and without its text: the text must change pixels, so glyphs came
+    // from the embedded font (fontdb holds no other).
+    let p = plan(json!({"gpus": 64}));
+    let svg = render::svg(&data::cost_breakdown(&p)).expect("svg");
+    let stripped: String = {
+        let mut out = String::new();
+        let mut rest = svg.as_str();
+        while let Some(i) = rest.find("<text") {
+            out.push_str(&rest[..i]);
+            match rest[i..].find("</text>") {
+                Some(j) => rest = &rest[i + j + 7..],
+                None => break,
+            }
+        }
+        out.push_str(rest);
+        out
+    };
+    assert_ne!(stripped, svg, "the SVG has text elements");
+    let a = render::png(&svg, 720).expect("png");
+    let b = render::png(&stripped, 720).expect("png");
+    assert_ne!(a, b, "text drew nothing");
+}

@@ -1,0 +1,623 @@
+//! The report page (`GET /`, `GET /report`): a view of a plan for people — the form, the
+//! recommendation, the side-by-side table, the charts, the BOM, the warnings and the
+//! assumptions with their sources. Pure: built from a plan, the catalog and the query pairs;
+//! the HTML comes from the compiled template `templates/report.html` (escaped).
+
+use askama::Template;
+use rust_decimal::Decimal;
+use serde_json::Value;
+
+use crate::catalog::Catalog;
+use crate::charts::data::{ChartId, usd};
+use crate::plan::Plan;
+
+/// GPUs in the page's default plan (when the query does not say).
+pub const DEFAULT_GPUS: u32 = 1024;
+
+/// Parameters that belong to a representation, not to the plan (dropped from chart links).
+const NOT_PLAN: &[&str] = &["format", "width"];
+
+/// One option of a select or a checkbox group.
+#[derive(Debug, Clone)]
+pub struct Opt {
+    pub value: String,
+    pub label: String,
+    pub selected: bool,
+}
+
+/// One form input. `input` is `number`, `select` or `checkboxes`.
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub name: &'static str,
+    pub id: String,
+    pub label: &'static str,
+    pub input: &'static str,
+    pub min: String,
+    pub max: String,
+    pub step: &'static str,
+    /// As typed in the query (empty = the default applies).
+    pub value: String,
+    /// The value the plan used, shown when the field is empty.
+    pub placeholder: String,
+    pub options: Vec<Opt>,
+    pub help: &'static str,
+}
+
+/// How a form field is declared: adding an input to the form is one entry in [`FORM`].
+#[derive(Debug, Clone, Copy)]
+pub enum FieldSpec {
+    /// A number input; bounds come from the plan's query-parameter table.
+    Number(&'static str, &'static str, &'static str, &'static str),
+    /// A select over a fixed list of (value, label); empty value = "default".
+    Select(
+        &'static str,
+        &'static str,
+        &'static [(&'static str, &'static str)],
+        &'static str,
+    ),
+    /// The GPU model select (options from the catalog).
+    GpuModel(&'static str, &'static str),
+    /// The fabrics checkboxes.
+    Fabrics(&'static str, &'static str),
+}
+
+/// The form's inputs, in order: (name, label, step, help).
+pub const FORM: &[FieldSpec] = &[
+    FieldSpec::Number("gpus", "GPUs", "1", "Cluster size, GPUs (default 1,024)."),
+    FieldSpec::GpuModel("gpu_model", "GPU model"),
+    FieldSpec::Fabrics("fabrics", "Fabrics to compare"),
+    FieldSpec::Number("economics.years", "Years", "1", "Horizon of the TCO."),
+    FieldSpec::Number(
+        "economics.gpu_hour_usd",
+        "GPU-hour value (USD)",
+        "any",
+        "What an hour of one GPU is worth; blank = the catalog's owned cost.",
+    ),
+    FieldSpec::Number(
+        "utilization.busy_fraction",
+        "Utilization (0–1)",
+        "any",
+        "Share of hours the cluster runs jobs.",
+    ),
+];
+
+fn bounds(name: &str) -> (String, String) {
+    // The bounds of the input's one declaration (its schema), as the form's min/max.
+    match crate::api::sheets::query::plan_params()
+        .iter()
+        .find(|s| s.name == name)
+        .and_then(|s| s.numeric.as_ref())
+    {
+        Some(n) if n.one_of.is_none() => (n.min.to_string(), n.max.to_string()),
+        _ => (String::new(), String::new()),
+    }
+}
+
+/// The raw value of a query parameter (last non-empty one).
+fn raw<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    pairs
+        .iter()
+        .rev()
+        .find(|(k, v)| k == name && !v.trim().is_empty())
+        .map(|(_, v)| v.trim())
+}
+
+/// The value at a dotted path of a JSON tree, as text.
+fn at(tree: Option<&Value>, path: &str) -> Option<String> {
+    let mut cur = tree?;
+    for seg in path.split('.') {
+        cur = cur.get(seg)?;
+    }
+    match cur {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// The form, filled from the query as typed; an empty field shows the value the plan used
+/// (its default) as a placeholder, so submitting it keeps the default (which may depend on
+/// another input, as the GPU-hour value depends on the GPU model).
+pub fn form(pairs: &[(String, String)], inputs: Option<&Value>, gpus: &[String]) -> Vec<Field> {
+    FORM.iter()
+        .map(|spec| {
+            let mk = |name: &'static str, label, input, step, help| {
+                let (min, max) = bounds(name);
+                Field {
+                    name,
+                    id: format!("f-{}", name.replace('.', "-")),
+                    label,
+                    input,
+                    min,
+                    max,
+                    step,
+                    value: raw(pairs, name).map(str::to_string).unwrap_or_default(),
+                    placeholder: at(inputs, name).unwrap_or_default(),
+                    options: Vec::new(),
+                    help,
+                }
+            };
+            match *spec {
+                FieldSpec::Number(name, label, step, help) => mk(name, label, "number", step, help),
+                FieldSpec::Select(name, label, opts, help) => {
+                    let mut f = mk(name, label, "select", "", help);
+                    f.options = opts
+                        .iter()
+                        .map(|(v, l)| Opt {
+                            value: v.to_string(),
+                            label: l.to_string(),
+                            selected: *v == f.value,
+                        })
+                        .collect();
+                    f
+                }
+                FieldSpec::GpuModel(name, label) => {
+                    let mut f = mk(name, label, "select", "", "");
+                    f.options = gpus
+                        .iter()
+                        .map(|g| Opt {
+                            value: g.clone(),
+                            label: g.to_uppercase(),
+                            selected: *g == f.value || (f.value.is_empty() && *g == f.placeholder),
+                        })
+                        .collect();
+                    f
+                }
+                FieldSpec::Fabrics(name, label) => {
+                    let mut f = mk(name, label, "checkboxes", "", "");
+                    let asked: Vec<String> = pairs
+                        .iter()
+                        .filter(|(k, _)| k == name)
+                        .flat_map(|(_, v)| v.split(',').map(|s| s.trim().to_string()))
+                        .filter(|s| !s.is_empty())
+                        .collect();
+                    let resolved: Vec<String> = inputs
+                        .and_then(|t| t.get("fabrics"))
+                        .and_then(Value::as_array)
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_string)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    f.options = crate::fabric::Fabric::ALL
+                        .iter()
+                        .map(|fab| {
+                            let v = fab.as_str().to_string();
+                            let on = if asked.is_empty() {
+                                resolved.is_empty() || resolved.contains(&v)
+                            } else {
+                                asked.contains(&v)
+                            };
+                            Opt {
+                                label: fab.display_name().to_string(),
+                                value: v,
+                                selected: on,
+                            }
+                        })
+                        .collect();
+                    f
+                }
+            }
+        })
+        .collect()
+}
+
+/// Percent-encodes a query component (RFC 3986 unreserved characters kept).
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The plan's query string: the non-empty plan parameters as given (representation
+/// parameters dropped), `gpus` added when absent.
+pub fn plan_query(pairs: &[(String, String)]) -> String {
+    let mut parts: Vec<String> = pairs
+        .iter()
+        .filter(|(k, v)| !v.trim().is_empty() && !NOT_PLAN.contains(&k.as_str()))
+        .map(|(k, v)| format!("{}={}", encode(k), encode(v.trim())))
+        .collect();
+    if raw(pairs, "gpus").is_none() {
+        parts.insert(0, format!("gpus={DEFAULT_GPUS}"));
+    }
+    parts.join("&")
+}
+
+/// One cell of the side-by-side table.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    /// Exact value (decimal string) for machines; `data-value`.
+    pub exact: String,
+    /// Shown text.
+    pub text: String,
+}
+
+/// One row of the side-by-side table.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub label: String,
+    /// Dotted path in a fabric's plan JSON (`capex.total_usd`), or `per_gpu.<path>` for the
+    /// figure divided by the GPU count.
+    pub metric: String,
+    pub total: bool,
+    pub cells: Vec<Cell>,
+}
+
+/// One BOM line, formatted.
+#[derive(Debug, Clone)]
+pub struct BomLine {
+    pub sku: String,
+    pub description: String,
+    pub quantity: String,
+    pub unit: String,
+    pub unit_price: String,
+    pub extended: String,
+    pub placeholder: bool,
+    pub source: String,
+}
+
+/// One fabric's BOM.
+#[derive(Debug, Clone)]
+pub struct Bom {
+    pub fabric: String,
+    pub name: String,
+    pub lines: Vec<BomLine>,
+    pub total: String,
+}
+
+/// One assumption: a figure, its value, unit and source.
+#[derive(Debug, Clone)]
+pub struct Assumption {
+    pub name: String,
+    pub value: String,
+    pub unit: String,
+    pub source: String,
+    pub given: bool,
+}
+
+/// A chart on the page.
+#[derive(Debug, Clone)]
+pub struct ChartLink {
+    pub id: &'static str,
+    pub svg: String,
+    pub png: String,
+    pub alt: String,
+    pub caption: &'static str,
+}
+
+/// One error of an invalid query, for people.
+#[derive(Debug, Clone)]
+pub struct ProblemLine {
+    pub param: String,
+    pub detail: String,
+}
+
+/// The page.
+#[derive(Template)]
+#[template(path = "report.html")]
+pub struct Page {
+    pub fields: Vec<Field>,
+    pub report: Option<Report>,
+    pub problem: Option<(u16, String, String, Vec<ProblemLine>)>,
+}
+
+/// Everything shown about a plan.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub plan_id: String,
+    pub catalog: String,
+    pub catalog_sha256: String,
+    pub gpus: String,
+    pub years: u32,
+    pub fabrics: Vec<(String, String)>,
+    pub recommendation: String,
+    pub reasons: Vec<String>,
+    pub cheapest: String,
+    pub rows: Vec<Row>,
+    pub charts: Vec<ChartLink>,
+    pub boms: Vec<Bom>,
+    pub warnings: Vec<String>,
+    pub assumptions: Vec<Assumption>,
+    pub json_url: String,
+}
+
+fn money_cell(d: Decimal) -> Cell {
+    Cell {
+        exact: d.normalize().to_string(),
+        text: usd(d),
+    }
+}
+
+/// The side-by-side rows: exact value plus whole-dollar text, per fabric.
+fn rows(plan: &Plan) -> Vec<Row> {
+    let years = plan.built().next().map(|f| f.tco.years).unwrap_or(0);
+    let gpus = Decimal::from(plan.inputs.gpus.get());
+    type Get = fn(&crate::plan::Built) -> Decimal;
+    let spec: Vec<(String, &str, bool, Get)> = vec![
+        ("Capex: NICs".into(), "capex.nics_usd", false, |f| {
+            f.capex.nics_usd
+        }),
+        ("Capex: switches".into(), "capex.switches_usd", false, |f| {
+            f.capex.switches_usd
+        }),
+        ("Capex: optics".into(), "capex.optics_usd", false, |f| {
+            f.capex.optics_usd
+        }),
+        ("Capex: cables".into(), "capex.cables_usd", false, |f| {
+            f.capex.cables_usd
+        }),
+        ("Capex: licences".into(), "capex.licenses_usd", false, |f| {
+            f.capex.licenses_usd
+        }),
+        ("Capex total".into(), "capex.total_usd", true, |f| {
+            f.capex.total_usd
+        }),
+        (
+            "Opex per year".into(),
+            "opex_per_year.total_usd",
+            false,
+            |f| f.opex_per_year.total_usd,
+        ),
+        (
+            format!("Network TCO ({years} years)"),
+            "tco.total_usd",
+            true,
+            |f| f.tco.total_usd,
+        ),
+        (
+            format!("GPU idle cost ({years} years)"),
+            "gpu_idle.cost_total_usd",
+            false,
+            |f| f.gpu_idle.cost_total_usd,
+        ),
+        ("Total cost".into(), "total_cost_usd", true, |f| {
+            f.total_cost_usd
+        }),
+    ];
+    let mut out: Vec<Row> = spec
+        .iter()
+        .map(|(label, metric, total, get)| Row {
+            label: label.clone(),
+            metric: metric.to_string(),
+            total: *total,
+            cells: plan.built().map(|f| money_cell(get(&f))).collect(),
+        })
+        .collect();
+    if !gpus.is_zero() {
+        for (label, metric, get) in [
+            (
+                "Capex per GPU",
+                "capex.total_usd",
+                (|f| f.capex.total_usd) as Get,
+            ),
+            (
+                "Total cost per GPU",
+                "total_cost_usd",
+                (|f| f.total_cost_usd) as Get,
+            ),
+        ] {
+            out.push(Row {
+                label: label.into(),
+                metric: format!("per_gpu.{metric}"),
+                total: false,
+                cells: plan
+                    .built()
+                    .map(|f| money_cell((get(&f) / gpus).round_dp(2)))
+                    .collect(),
+            });
+        }
+    }
+    out.push(Row {
+        label: "Total cost per useful GPU-hour".into(),
+        metric: "cost_per_useful_gpu_hour_usd".into(),
+        total: false,
+        cells: plan
+            .built()
+            .map(|f| match f.cost_per_useful_gpu_hour_usd {
+                Some(d) => Cell {
+                    exact: d.normalize().to_string(),
+                    text: format!("${}", d.round_dp(4)),
+                },
+                None => Cell {
+                    exact: String::new(),
+                    text: "—".into(),
+                },
+            })
+            .collect(),
+    });
+    out
+}
+
+fn figure_rows(catalog: &Catalog, pairs: &[(String, String)]) -> Vec<Assumption> {
+    let mut out = Vec::new();
+    let ops = serde_json::to_value(&catalog.data.operations).unwrap_or(Value::Null);
+    if let Value::Object(m) = ops {
+        for (name, fig) in m {
+            let param = match name.as_str() {
+                "busy_fraction" => "utilization.busy_fraction".to_string(),
+                other => format!("economics.{other}"),
+            };
+            let given = raw(pairs, &param);
+            out.push(Assumption {
+                name: param.clone(),
+                value: given
+                    .map(str::to_string)
+                    .or_else(|| at(Some(&fig), "value"))
+                    .unwrap_or_default(),
+                unit: at(Some(&fig), "unit").unwrap_or_default(),
+                source: if given.is_some() {
+                    "your input".into()
+                } else {
+                    format!(
+                        "{} ({}, grade {})",
+                        at(Some(&fig), "source").unwrap_or_default(),
+                        at(Some(&fig), "date").unwrap_or_default(),
+                        at(Some(&fig), "grade").unwrap_or_default()
+                    )
+                },
+                given: given.is_some(),
+            });
+        }
+    }
+    out
+}
+
+/// The report for a plan.
+pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]) -> Report {
+    let qs = plan_query(pairs);
+    let charts = [
+        (
+            ChartId::Cost,
+            "Cost per fabric: capex by category, opex over the years and GPU idle cost, stacked.",
+        ),
+        (
+            ChartId::Cumulative,
+            "Cumulative cost by year; where lines cross is the break-even year.",
+        ),
+        (
+            ChartId::Sweep,
+            "Total cost against cluster size (a quarter to four times this plan's); dashed lines mark where the cheapest fabric changes.",
+        ),
+    ]
+    .into_iter()
+    .map(|(id, caption)| ChartLink {
+        id: id.as_str(),
+        svg: format!("/v1/charts/{}?{qs}&format=svg", id.as_str()),
+        png: format!("/v1/charts/{}?{qs}&format=png", id.as_str()),
+        alt: caption.to_string(),
+        caption,
+    })
+    .collect();
+    let boms = plan
+        .built()
+        .map(|f| Bom {
+            fabric: f.fabric.as_str().into(),
+            name: f.fabric.display_name().into(),
+            lines: f
+                .bom
+                .iter()
+                .map(|l| BomLine {
+                    sku: l.sku.clone(),
+                    description: l.description.clone(),
+                    quantity: crate::charts::data::group_thousands(i128::from(l.quantity)),
+                    unit: l.unit.clone(),
+                    unit_price: usd(l.unit_price_usd),
+                    extended: usd(l.extended_price_usd),
+                    placeholder: l.placeholder_price,
+                    source: l.source.clone(),
+                })
+                .collect(),
+            total: usd(f.capex.total_usd),
+        })
+        .collect();
+    let mut assumptions = catalog.map(|c| figure_rows(c, pairs)).unwrap_or_default();
+    if let Some(g) = catalog.and_then(|c| c.gpu(&plan.inputs.gpu_model.clone().unwrap_or_default()))
+    {
+        assumptions.insert(
+            0,
+            Assumption {
+                name: "gpu_model".into(),
+                value: g.id.clone(),
+                unit: String::new(),
+                source: format!(
+                    "{}: {} ({}, grade {:?})",
+                    g.description, g.provenance.source, g.provenance.date, g.provenance.grade
+                ),
+                given: false,
+            },
+        );
+    }
+    if let Some(e) = &plan.inputs.economics
+        && let Some(v) = e.gpu_hour_usd
+    {
+        let given = raw(pairs, "economics.gpu_hour_usd").is_some();
+        assumptions.push(Assumption {
+            name: "economics.gpu_hour_usd".into(),
+            value: v.get().normalize().to_string(),
+            unit: "USD per GPU-hour".into(),
+            source: if given {
+                "your input".into()
+            } else if e.gpu_hour_basis == Some(crate::plan::request::GpuHourBasis::Rental) {
+                "the GPU's on-demand rental rate, from the GPU entry above".into()
+            } else {
+                "the GPU's owned cost per hour: (purchase + server share) ÷ depreciation hours + power, from the GPU entry above; see docs/cost.md".into()
+            },
+            given,
+        });
+    }
+    let (recommendation, reasons, cheapest) = match &plan.comparison {
+        Some(c) => (
+            c.recommendation.clone(),
+            c.reasons.clone(),
+            c.cheapest_fabric.display_name().to_string(),
+        ),
+        None => (
+            "One fabric was asked for: nothing to compare.".into(),
+            Vec::new(),
+            String::new(),
+        ),
+    };
+    Report {
+        plan_id: plan.plan_id.clone(),
+        catalog: format!("{} {}", plan.catalog.id, plan.catalog.version),
+        catalog_sha256: plan.catalog.sha256.clone(),
+        gpus: crate::charts::data::group_thousands(i128::from(plan.inputs.gpus.get())),
+        years: plan.built().next().map(|f| f.tco.years).unwrap_or(0),
+        fabrics: plan
+            .built()
+            .map(|f| (f.fabric.as_str().into(), f.fabric.display_name().into()))
+            .collect(),
+        recommendation,
+        reasons,
+        cheapest,
+        rows: rows(plan),
+        charts,
+        boms,
+        warnings: plan.warnings.clone(),
+        assumptions,
+        json_url: format!("/v1/plans?{qs}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn plan_query_adds_gpus_and_drops_format_and_blanks() {
+        assert_eq!(plan_query(&[]), "gpus=1024");
+        assert_eq!(
+            plan_query(&pairs(&[
+                ("gpus", "64"),
+                ("format", "png"),
+                ("economics.years", ""),
+                ("fabrics", "roce"),
+                ("x", "a b&c")
+            ])),
+            "gpus=64&fabrics=roce&x=a%20b%26c"
+        );
+    }
+
+    #[test]
+    fn the_form_has_a_field_per_spec_with_the_tables_bounds() {
+        let f = form(&pairs(&[("gpus", "64")]), None, &["h100".into()]);
+        assert_eq!(f.len(), FORM.len());
+        assert_eq!(f[0].value, "64");
+        assert_eq!((f[0].min.as_str(), f[0].max.as_str()), ("1", "1000000"));
+    }
+}
