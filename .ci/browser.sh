@@ -22,15 +22,8 @@ if [ ! -d "$pw/node_modules/playwright-core" ]; then
   (cd "$pw" && npm install --no-audit --no-fund --silent 'playwright-core@1.65')
 fi
 
-cargo build --release --quiet
-bin="${FABRIC_TCO_BIN:-./target/release/fabric-tco}"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-FABRIC_TCO_BIND="127.0.0.1:${port}" RUST_LOG=warn "$bin" >"$art/browser-server.log" 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-  if python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:${port}/healthz', timeout=1)" 2>/dev/null; then break; fi
-  sleep 0.2
-done
+# shellcheck source=scripts/serve.sh
+source scripts/serve.sh
+SERVE_LOG="$art/browser-server.log" RUST_LOG=warn,fabric_tco=info serve_start "$(serve_release_bin)"
 
-PW_DIR="$pw" node .ci/browser.cjs "http://127.0.0.1:${port}" "$art"
+PW_DIR="$pw" node .ci/browser.cjs "$SERVE_URL" "$art"
