@@ -4,6 +4,7 @@
 mod catalogs;
 mod errors;
 mod health;
+mod healthcheck;
 mod openapi;
 mod plans;
 mod remote;
