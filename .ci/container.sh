@@ -68,6 +68,8 @@ export DOCKER_HOST="unix://$sock"
 
 cleanup() {
   local rc=$?
+  local t_clean
+  t_clean=$(date +%s)
   set +e
   if [ -n "$dockerd_pid" ] && kill -0 "$dockerd_pid" 2>/dev/null; then
     if [ "$rc" != 0 ] && [ -f "$work/dockerd.log" ]; then
@@ -97,11 +99,14 @@ cleanup() {
     umount -l "$m" 2>/dev/null
   done
   ip link delete "$bridge" 2>/dev/null
+  local t_rm
+  t_rm=$(date +%s)
   if [ "${CONTAINER_KEEP_WORKDIR:-0}" = 1 ]; then
     echo "container: work directory kept: $work" >&2
   else
     rm -rf "$work"
   fi
+  log "cleaned up in $(($(date +%s) - t_clean)) s (dockerd stop $((t_rm - t_clean)) s, work directory $(($(date +%s) - t_rm)) s); total $(($(date +%s) - t_start)) s"
   exit "$rc"
 }
 trap cleanup EXIT
@@ -310,6 +315,7 @@ docker history --format '  {{.Size}}\t{{.CreatedBy}}' "$image" | cut -c1-120
 final_cas=$(docker run --rm --entrypoint /bin/sh "$image" -c 'cat /etc/ssl/certs/ca-certificates.crt' | grep -c BEGIN)
 host_cas=$(grep -c BEGIN /etc/ssl/certs/ca-certificates.crt)
 echo "  CA certificates: final image ${final_cas} (Debian's ca-certificates), builder ${host_cas} (this machine's bundle)"
+[ "$final_cas" -gt 0 ] || fail "the final image has no CA bundle (https catalog URLs could not verify)"
 if docker run --rm --entrypoint /bin/sh "$image" -c 'command -v curl' >/dev/null 2>&1; then
   fail "curl is in the final image"
 fi
