@@ -25,7 +25,6 @@
 # Environment: CONTAINER_KEEP_WORKDIR=1 keeps the work directory (dockerd log) for debugging.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root_dir=$(pwd)
 t_start=$(date +%s)
 
 log() { printf '%s container: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
@@ -163,8 +162,9 @@ for f in "${froms[@]}"; do
     *) fail "Dockerfile FROM '$f': no stand-in recipe for it here" ;;
   esac
 done
-[ -n "$rust_image" ] && [ -n "$slim_image" ] ||
+if [ -z "$rust_image" ] || [ -z "$slim_image" ]; then
   fail "expected FROM rust:<version>-slim-bookworm and FROM debian:bookworm-slim in the Dockerfile"
+fi
 
 log "debian:bookworm-slim stand-in: debootstrap --variant=minbase bookworm"
 t0=$(date +%s)
@@ -355,7 +355,7 @@ docker run -d --name "$c_port" -e FABRIC_TCO_BIND=0.0.0.0:9090 "$image" >/dev/nu
 
 ip_default=$(ip_of "$c_default")
 ip_port=$(ip_of "$c_port")
-[ -n "$ip_default" ] && [ -n "$ip_port" ] || fail "no bridge address for the containers"
+if [ -z "$ip_default" ] || [ -z "$ip_port" ]; then fail "no bridge address for the containers"; fi
 base="http://$ip_default:8080"
 for _ in $(seq 1 100); do
   curl -fsS -m 2 "$base/healthz" >/dev/null 2>&1 && break
