@@ -1,7 +1,10 @@
-//! `fabric-tco`: serve the API (default), or `fabric-tco openapi` to print the OpenAPI document.
+//! `fabric-tco`: serve the API (default), `fabric-tco openapi` to print the OpenAPI document, or
+//! `fabric-tco healthcheck` to probe a running service's `/healthz` (the container's HEALTHCHECK).
 
-use std::net::TcpListener;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use fabric_tco::ServerOptions;
 use fabric_tco::config::Settings;
@@ -19,6 +22,10 @@ async fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         };
+    }
+
+    if std::env::args().nth(1).as_deref() == Some("healthcheck") {
+        return healthcheck();
     }
 
     let settings = match Settings::from_env() {
@@ -80,5 +87,62 @@ async fn main() -> ExitCode {
             eprintln!("fabric-tco: server error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `fabric-tco healthcheck`: `GET /healthz` on the address the service listens on
+/// (`FABRIC_TCO_BIND`, read like the server reads it; a wildcard address is probed on loopback).
+/// Exit status 0 on a 200 answer, 1 otherwise, so a container needs no HTTP client of its own.
+fn healthcheck() -> ExitCode {
+    let bind = match Settings::from_env() {
+        Ok(s) => s.bind,
+        Err(e) => {
+            eprintln!("fabric-tco healthcheck: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match probe_healthz(bind, Duration::from_secs(2)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fabric-tco healthcheck: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One HTTP/1.1 `GET /healthz` to `bind` within `timeout` per step; `Ok` only on status 200.
+fn probe_healthz(bind: SocketAddr, timeout: Duration) -> Result<(), String> {
+    let mut addr = bind;
+    if addr.ip().is_unspecified() {
+        addr.set_ip(match addr {
+            SocketAddr::V4(_) => Ipv4Addr::LOCALHOST.into(),
+            SocketAddr::V6(_) => Ipv6Addr::LOCALHOST.into(),
+        });
+    }
+    let url = format!("http://{addr}/healthz");
+    let mut stream = TcpStream::connect_timeout(&addr, timeout)
+        .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
+    stream
+        .set_read_timeout(Some(timeout))
+        .and_then(|()| stream.set_write_timeout(Some(timeout)))
+        .map_err(|e| format!("{url}: {e}"))?;
+    stream
+        .write_all(
+            format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .map_err(|e| format!("{url}: cannot send the request: {e}"))?;
+    // The status line is all we need; the answer is small and the connection closes after it.
+    let mut head = Vec::new();
+    stream
+        .take(4096)
+        .read_to_end(&mut head)
+        .map_err(|e| format!("{url}: cannot read the answer: {e}"))?;
+    let text = String::from_utf8_lossy(&head);
+    let status_line = text.lines().next().unwrap_or("").trim();
+    if status_line.starts_with("HTTP/1.") && status_line.split_whitespace().nth(1) == Some("200") {
+        Ok(())
+    } else {
+        Err(format!("{url} answered '{status_line}', not 200"))
     }
 }

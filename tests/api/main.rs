@@ -5,6 +5,7 @@ mod catalogs;
 mod charts;
 mod errors;
 mod health;
+mod healthcheck;
 mod openapi;
 mod plans;
 mod remote;
