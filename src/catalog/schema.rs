@@ -211,6 +211,12 @@ pub struct Gpu {
     pub nvls_busbw_gbytes_per_s: Option<f64>,
     /// PCIe generation of the host-NIC path.
     pub pcie_gen: u8,
+    /// Dense BF16 tensor-core throughput per GPU, TFLOPS (10^12 FLOP/s), without sparsity
+    /// (NVIDIA datasheets quote sparse figures with an asterisk: dense is half of those).
+    pub dense_bf16_tflops: f64,
+    /// GPUs in one NVLink domain, count: 8 on HGX/DGX, 72 on NVL72 racks. Tensor- and
+    /// expert-parallel groups that fit in it stay on NVLink.
+    pub nvlink_domain_gpus: u32,
     /// The GPU's share of server power (system max ÷ GPUs per node), W: what an owned
     /// GPU-hour pays for electricity.
     pub power_w: Decimal,

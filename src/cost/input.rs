@@ -141,6 +141,8 @@ pub struct FabricCostInput {
     pub lines: Vec<BomLine>,
     /// Share of busy GPU time lost waiting on the network, from the performance model, [0, 1].
     pub gpu_idle_fraction: f64,
+    /// GPU-hours per year lost to network failures (`failure::failure_gpu_hours_per_year`), ≥ 0.
+    pub failure_gpu_hours_per_year: f64,
 }
 
 const FRACTION: &str = "must be between 0 and 1";

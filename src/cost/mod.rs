@@ -9,6 +9,7 @@
 mod capex;
 mod compare;
 mod error;
+pub mod failure;
 mod idle;
 mod input;
 pub mod money;
@@ -110,6 +111,7 @@ pub fn fabric_cost(
         econ.busy_fraction,
         econ.gpu_hour_usd,
         econ.years,
+        input.failure_gpu_hours_per_year,
     )?;
     let total_blame = if tco.total_usd >= gpu_idle.cost_total_usd {
         blame

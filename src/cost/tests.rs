@@ -75,6 +75,7 @@ fn hand_input(fabric: Fabric, idle: f64) -> FabricCostInput {
         switches: 1,
         lines: hand_lines(),
         gpu_idle_fraction: idle,
+        failure_gpu_hours_per_year: 0.0,
     }
 }
 
@@ -529,6 +530,7 @@ fn arb_input() -> impl Strategy<Value = FabricCostInput> {
                 switches,
                 lines,
                 gpu_idle_fraction: idle,
+                failure_gpu_hours_per_year: 0.0,
             },
         )
 }

@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 use super::PlanError;
 use super::request::*;
 use crate::catalog::{Catalog, CatalogSet, Gpu};
-use crate::cost::{Economics, PriceAdjustments};
+use crate::cost::{Economics, PriceAdjustments, failure};
 use crate::fabric::Fabric;
 use crate::perf::{self, RoceTuning, Workload};
 
@@ -41,6 +41,7 @@ pub struct Resolved {
     pub roce_tuning: RoceTuning,
     pub cabling: CablingRequest,
     pub workload: Workload,
+    pub reliability: failure::Reliability,
     pub economics: Economics,
     pub gpu_hour_basis: GpuHourBasis,
     pub adjustments: PriceAdjustments,
@@ -123,30 +124,81 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         }
     }
 
-    // Workload: the default job needs TP·PP GPUs; on a smaller cluster the defaults shrink to
-    // fit (TP within the node, PP to what is left) unless the user set them.
+    // Workload: a preset, else the default job; explicit fields override either. The default
+    // job needs TP·PP GPUs; on a smaller cluster its TP/PP shrink to fit (TP within the node,
+    // PP to what is left) unless the user set them. A preset keeps its published shape.
     let w = req.workload.clone().unwrap_or_default();
+    let base = w.preset.map(|p| p.workload()).unwrap_or_default();
     let tensor_parallel = w.tensor_parallel.unwrap_or_else(|| {
-        perf::DEFAULT_TENSOR_PARALLEL
-            .min(gpus_per_node)
-            .min(gpus)
-            .max(1)
+        if w.preset.is_some() {
+            base.tensor_parallel
+        } else {
+            perf::DEFAULT_TENSOR_PARALLEL
+                .min(gpus_per_node)
+                .min(gpus)
+                .max(1)
+        }
     });
     let pipeline_parallel = w.pipeline_parallel.unwrap_or_else(|| {
-        perf::DEFAULT_PIPELINE_PARALLEL.min((gpus / tensor_parallel.max(1)).max(1))
+        if w.preset.is_some() {
+            base.pipeline_parallel
+        } else {
+            perf::DEFAULT_PIPELINE_PARALLEL.min((gpus / tensor_parallel.max(1)).max(1))
+        }
     });
     let workload = Workload {
         message_bytes: w.message_bytes,
-        model_params_billion: w
-            .model_params_billion
-            .unwrap_or(perf::DEFAULT_MODEL_PARAMS_BILLION),
-        bytes_per_gradient: w
-            .bytes_per_gradient
-            .unwrap_or(perf::DEFAULT_BYTES_PER_GRADIENT),
+        preset: w.preset,
+        model_params_billion: w.model_params_billion.unwrap_or(base.model_params_billion),
+        active_params_billion: w.active_params_billion.or(base.active_params_billion),
+        bytes_per_gradient: w.bytes_per_gradient.unwrap_or(base.bytes_per_gradient),
         tensor_parallel,
         pipeline_parallel,
-        step_compute_ms: w.step_compute_ms.unwrap_or(perf::DEFAULT_STEP_COMPUTE_MS),
-        bucket_mb: w.bucket_mb.unwrap_or(perf::DEFAULT_BUCKET_MB),
+        context_parallel: w.context_parallel.unwrap_or(base.context_parallel),
+        expert_parallel: w.expert_parallel.unwrap_or(base.expert_parallel),
+        moe_top_k: w.moe_top_k.unwrap_or(base.moe_top_k),
+        data_parallel: w.data_parallel,
+        data_parallel_mode: w.data_parallel_mode.unwrap_or(base.data_parallel_mode),
+        sequence_length: w.sequence_length.unwrap_or(base.sequence_length),
+        global_batch_tokens: w.global_batch_tokens.or(base.global_batch_tokens),
+        hidden_size: w.hidden_size.or(base.hidden_size),
+        precision: w.precision.unwrap_or(base.precision),
+        mfu: w.mfu.unwrap_or(base.mfu),
+        step_compute_ms: w.step_compute_ms.or(base.step_compute_ms),
+        bucket_mb: w.bucket_mb.unwrap_or(base.bucket_mb),
+        background_load: w.background_load.unwrap_or(base.background_load),
+    };
+    if let Some(a) = workload.active_params_billion
+        && a > workload.model_params_billion
+    {
+        return Err(PlanError::field(
+            "/workload/active_params_billion",
+            "out_of_range",
+            format!(
+                "{a} active billions exceed model_params_billion {}",
+                workload.model_params_billion
+            ),
+        ));
+    }
+    let rel = req.reliability.clone().unwrap_or_default();
+    let defaults = failure::Reliability::default();
+    let reliability = failure::Reliability {
+        nic_failures_per_year: rel
+            .nic_failures_per_year
+            .unwrap_or(defaults.nic_failures_per_year),
+        switch_failures_per_year: rel
+            .switch_failures_per_year
+            .unwrap_or(defaults.switch_failures_per_year),
+        transceiver_failures_per_year: rel
+            .transceiver_failures_per_year
+            .unwrap_or(defaults.transceiver_failures_per_year),
+        cable_failures_per_year: rel
+            .cable_failures_per_year
+            .unwrap_or(defaults.cable_failures_per_year),
+        checkpoint_interval_minutes: rel
+            .checkpoint_interval_minutes
+            .unwrap_or(defaults.checkpoint_interval_minutes),
+        restart_minutes: rel.restart_minutes.unwrap_or(defaults.restart_minutes),
     };
 
     // Economics: request, else catalog operating figures.
@@ -258,8 +310,29 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             bytes_per_gradient: Some(workload.bytes_per_gradient),
             tensor_parallel: Some(workload.tensor_parallel),
             pipeline_parallel: Some(workload.pipeline_parallel),
-            step_compute_ms: Some(workload.step_compute_ms),
+            step_compute_ms: workload.step_compute_ms,
             bucket_mb: Some(workload.bucket_mb),
+            preset: workload.preset,
+            active_params_billion: workload.active_params_billion,
+            context_parallel: Some(workload.context_parallel),
+            expert_parallel: Some(workload.expert_parallel),
+            moe_top_k: Some(workload.moe_top_k),
+            data_parallel: workload.data_parallel,
+            data_parallel_mode: Some(workload.data_parallel_mode),
+            sequence_length: Some(workload.sequence_length),
+            global_batch_tokens: workload.global_batch_tokens,
+            hidden_size: workload.hidden_size,
+            precision: Some(workload.precision),
+            mfu: Some(workload.mfu),
+            background_load: Some(workload.background_load),
+        }),
+        reliability: Some(ReliabilityRequest {
+            nic_failures_per_year: Some(reliability.nic_failures_per_year),
+            switch_failures_per_year: Some(reliability.switch_failures_per_year),
+            transceiver_failures_per_year: Some(reliability.transceiver_failures_per_year),
+            cable_failures_per_year: Some(reliability.cable_failures_per_year),
+            checkpoint_interval_minutes: Some(reliability.checkpoint_interval_minutes),
+            restart_minutes: Some(reliability.restart_minutes),
         }),
         utilization: Some(UtilizationRequest {
             busy_fraction: Some(dec(busy_fraction)),
@@ -320,6 +393,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         roce_tuning,
         cabling,
         workload,
+        reliability,
         economics,
         gpu_hour_basis,
         adjustments,

@@ -313,7 +313,7 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
         }
 
         // 3. Performance.
-        let performance = perf::evaluate(&perf::PerfInput {
+        let perf_input = perf::PerfInput {
             gpus: r.gpus,
             gpus_per_node: r.gpus_per_node,
             nics_per_node: r.nics_per_node,
@@ -321,6 +321,8 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
                 nvlink_ring_busbw_gbytes_per_s: r.gpu.nvlink_ring_busbw_gbytes_per_s,
                 nvls_busbw_gbytes_per_s: r.gpu.nvls_busbw_gbytes_per_s,
                 gpus_per_node_max: r.gpu.gpus_per_node.max(r.gpus_per_node),
+                dense_bf16_tflops: r.gpu.dense_bf16_tflops,
+                nvlink_domain_gpus: r.gpu.nvlink_domain_gpus,
             },
             nic: perf::NicSpec {
                 speed_gbps: r.nic_speed_gbps,
@@ -340,8 +342,38 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
                 in_network_reduction: r.in_network_reduction,
             },
             workload: r.workload,
-        })
-        .map_err(perf_error)?;
+        };
+        let mut performance = perf::evaluate(&perf_input).map_err(perf_error)?;
+        if fabric == Fabric::Roce {
+            // Both RoCE tunings side by side: the same job with the other setting.
+            let other = match r.roce_tuning {
+                perf::RoceTuning::Default => perf::RoceTuning::Tuned,
+                perf::RoceTuning::Tuned => perf::RoceTuning::Default,
+            };
+            let mut alt_input = perf_input;
+            alt_input.path.roce_tuning = other;
+            let alt = perf::evaluate(&alt_input).map_err(perf_error)?;
+            let (d, t) = match r.roce_tuning {
+                perf::RoceTuning::Default => (&performance, &alt),
+                perf::RoceTuning::Tuned => (&alt, &performance),
+            };
+            let row = |tuning: perf::RoceTuning, p: &perf::PerfResult| perf::RoceTuningRow {
+                roce_tuning: tuning,
+                busbw_gbytes_per_s: p.busbw_gbytes_per_s,
+                exposed_comm_ms: p.exposed_comm_ms,
+                gpu_idle_fraction: p.gpu_idle_fraction,
+            };
+            let rows = vec![
+                row(perf::RoceTuning::Default, d),
+                row(perf::RoceTuning::Tuned, t),
+            ];
+            performance.roce_tuning_side_by_side = rows;
+        }
+        let parts = failure_parts(&items);
+        let busy =
+            rust_decimal::prelude::ToPrimitive::to_f64(&r.economics.busy_fraction).unwrap_or(1.0);
+        let failure_gpu_hours =
+            cost::failure::failure_gpu_hours_per_year(&parts, &r.reliability, r.gpus, busy);
 
         // 4. Cost.
         let endpoints = topology.links.node_leaf;
@@ -358,6 +390,7 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
                 switches,
                 lines: items.iter().map(|i| i.line.clone()).collect(),
                 gpu_idle_fraction: performance.gpu_idle_fraction,
+                failure_gpu_hours_per_year: failure_gpu_hours,
             },
             &r.adjustments,
             &r.economics,
@@ -460,7 +493,17 @@ fn perf_error(e: perf::PerfError) -> PlanError {
                 | "tensor_parallel"
                 | "pipeline_parallel"
                 | "step_compute_ms"
-                | "bucket_mb" => format!("/workload/{last}"),
+                | "bucket_mb"
+                | "context_parallel"
+                | "expert_parallel"
+                | "moe_top_k"
+                | "data_parallel"
+                | "sequence_length"
+                | "global_batch_tokens"
+                | "hidden_size"
+                | "active_params_billion"
+                | "mfu"
+                | "background_load" => format!("/workload/{last}"),
                 "oversubscription" | "planes" => format!("/topology/{last}"),
                 "gpus" | "gpus_per_node" | "nics_per_node" => format!("/{last}"),
                 _ => "/workload".to_string(),
@@ -468,4 +511,20 @@ fn perf_error(e: perf::PerfError) -> PlanError {
         }
     };
     PlanError::field(&pointer, "performance_model", e.to_string())
+}
+
+/// Failure-prone parts of a fabric from its BOM lines: NICs, switches, optics, cables.
+fn failure_parts(items: &[bom::BomItem]) -> cost::failure::PartCounts {
+    let mut p = cost::failure::PartCounts::default();
+    for it in items {
+        let q = it.line.quantity;
+        match it.line.category {
+            Category::Nic => p.nics = p.nics.saturating_add(q),
+            Category::Switch => p.switches = p.switches.saturating_add(q),
+            Category::Optic => p.transceivers = p.transceivers.saturating_add(q),
+            Category::Cable => p.cables = p.cables.saturating_add(q),
+            _ => {}
+        }
+    }
+    p
 }

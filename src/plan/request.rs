@@ -12,7 +12,7 @@ use validator::{Validate, ValidationError};
 use crate::catalog::TierCabling;
 use crate::cost::Category;
 use crate::fabric::Fabric;
-use crate::perf::RoceTuning;
+use crate::perf::{DataParallelMode, Precision, RoceTuning, WorkloadPreset};
 
 /// Checks a decimal against an inclusive range (validator's `range` does not take Decimal).
 fn in_range(v: &Decimal, min: i64, max: i64) -> Result<(), ValidationError> {
@@ -190,6 +190,10 @@ pub struct PlanRequest {
     #[serde(default)]
     #[validate(nested)]
     pub workload: Option<WorkloadRequest>,
+    /// Network failures that interrupt the job (rates per part, checkpointing, restart).
+    #[serde(default)]
+    #[validate(nested)]
+    pub reliability: Option<ReliabilityRequest>,
     /// How much the cluster is used.
     #[serde(default)]
     #[validate(nested)]
@@ -304,6 +308,112 @@ pub struct WorkloadRequest {
     #[validate(range(min = 0.001, max = 1000000.0))]
     #[schema(minimum = 0.001, maximum = 1000000, example = 25)]
     pub bucket_mb: Option<f64>,
+    /// A documented, sourced job (docs/model.md#presets); the fields below override it.
+    /// Default: none — the 70B TP 8 × PP 4 DDP job above.
+    #[serde(default)]
+    pub preset: Option<WorkloadPreset>,
+    /// Parameters active per token, billions (mixture of experts), at most
+    /// `model_params_billion`. Default: all parameters (dense).
+    #[serde(default)]
+    #[validate(range(min = 0.001, max = 100000.0))]
+    #[schema(minimum = 0.001, maximum = 100000, example = 37)]
+    pub active_params_billion: Option<f64>,
+    /// Context-parallel degree. Default 1.
+    #[serde(default)]
+    #[validate(range(min = 1, max = 4096))]
+    #[schema(minimum = 1, maximum = 4096, example = 1)]
+    pub context_parallel: Option<u32>,
+    /// Expert-parallel degree (1 = dense), carved out of data parallelism. Default 1.
+    #[serde(default)]
+    #[validate(range(min = 1, max = 4096))]
+    #[schema(minimum = 1, maximum = 4096, example = 1)]
+    pub expert_parallel: Option<u32>,
+    /// Experts per token (MoE top-k). Default 2.
+    #[serde(default)]
+    #[validate(range(min = 1, max = 64))]
+    #[schema(minimum = 1, maximum = 64, example = 2)]
+    pub moe_top_k: Option<u32>,
+    /// Data-parallel degree; must equal GPUs ÷ (TP × PP × CP). Default: that quotient.
+    #[serde(default)]
+    #[validate(range(min = 1, max = 1000000))]
+    #[schema(minimum = 1, maximum = 1000000, example = 32)]
+    pub data_parallel: Option<u32>,
+    /// `ddp` (gradient all-reduce) or `fsdp` (ZeRO-3: parameter all-gathers and gradient
+    /// reduce-scatter). Default `ddp`.
+    #[serde(default)]
+    pub data_parallel_mode: Option<DataParallelMode>,
+    /// Tokens per sequence. Default 4,096.
+    #[serde(default)]
+    #[validate(range(min = 1, max = 10000000))]
+    #[schema(minimum = 1, maximum = 10000000, example = 4096)]
+    pub sequence_length: Option<u32>,
+    /// Tokens per optimizer step over the whole job. Default: 16 sequences per data-parallel
+    /// replica.
+    #[serde(default)]
+    #[validate(range(min = 1, max = 1_000_000_000_000_u64))]
+    #[schema(minimum = 1, maximum = 1000000000000_u64, example = 4194304)]
+    pub global_batch_tokens: Option<u64>,
+    /// Model hidden size. Default: derived from the active parameters (params ≈ 12 · layers ·
+    /// hidden², layers ≈ hidden / 128).
+    #[serde(default)]
+    #[validate(range(min = 64, max = 1000000))]
+    #[schema(minimum = 64, maximum = 1000000, example = 8192)]
+    pub hidden_size: Option<u32>,
+    /// Activation precision on the wire: `bf16` (2 bytes) or `fp8` (1 byte). Default `bf16`.
+    #[serde(default)]
+    pub precision: Option<Precision>,
+    /// Model FLOPs utilization against the GPU's dense BF16 peak, 0.01–1. Default 0.40 (Llama 3
+    /// paper: 38–43% on H100). Sets the step compute when `step_compute_ms` is not given.
+    #[serde(default)]
+    #[validate(range(min = 0.01, max = 1.0))]
+    #[schema(minimum = 0.01, maximum = 1, example = 0.4)]
+    pub mfu: Option<f64>,
+    /// Share of every scale-out link's bandwidth used by other jobs on a shared fabric,
+    /// 0–0.95, applied to every fabric. Default 0.
+    #[serde(default)]
+    #[validate(range(min = 0.0, max = 0.95))]
+    #[schema(minimum = 0, maximum = 0.95, example = 0)]
+    pub background_load: Option<f64>,
+}
+
+/// Network faults that interrupt the job: yearly failure rates per part and what each
+/// interruption costs. Defaults and sources in docs/cost.md#failures.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Validate, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReliabilityRequest {
+    /// Job-interrupting failures per NIC per year, 0–10. Default 0.00289 (Llama 3: 7 NIC
+    /// interruptions in 54 days on 16,384 NICs).
+    #[serde(default)]
+    #[validate(range(min = 0.0, max = 10.0))]
+    #[schema(minimum = 0, maximum = 10, example = 0.00289)]
+    pub nic_failures_per_year: Option<f64>,
+    /// Job-interrupting failures per switch per year, 0–10. Default 0.00159.
+    #[serde(default)]
+    #[validate(range(min = 0.0, max = 10.0))]
+    #[schema(minimum = 0, maximum = 10, example = 0.00159)]
+    pub switch_failures_per_year: Option<f64>,
+    /// Job-interrupting failures per transceiver per year, 0–10. Default 0.00159.
+    #[serde(default)]
+    #[validate(range(min = 0.0, max = 10.0))]
+    #[schema(minimum = 0, maximum = 10, example = 0.00159)]
+    pub transceiver_failures_per_year: Option<f64>,
+    /// Job-interrupting failures per cable per year, 0–10. Default 0.00159.
+    #[serde(default)]
+    #[validate(range(min = 0.0, max = 10.0))]
+    #[schema(minimum = 0, maximum = 10, example = 0.00159)]
+    pub cable_failures_per_year: Option<f64>,
+    /// Minutes between checkpoints, 0–10,080; an interruption loses half of it on average.
+    /// Default 30.
+    #[serde(default)]
+    #[validate(range(min = 0.0, max = 10080.0))]
+    #[schema(minimum = 0, maximum = 10080, example = 30)]
+    pub checkpoint_interval_minutes: Option<f64>,
+    /// Minutes from an interruption to training again (detect, replace or cordon, reload),
+    /// 0–10,080. Default 15.
+    #[serde(default)]
+    #[validate(range(min = 0.0, max = 10080.0))]
+    #[schema(minimum = 0, maximum = 10080, example = 15)]
+    pub restart_minutes: Option<f64>,
 }
 
 /// Cluster utilization.
