@@ -76,6 +76,7 @@ fn hand_input(fabric: Fabric, idle: f64) -> FabricCostInput {
         lines: hand_lines(),
         gpu_idle_fraction: idle,
         failure_gpu_hours_per_year: 0.0,
+        traffic: Vec::new(),
     }
 }
 
@@ -531,6 +532,7 @@ fn arb_input() -> impl Strategy<Value = FabricCostInput> {
                 lines,
                 gpu_idle_fraction: idle,
                 failure_gpu_hours_per_year: 0.0,
+                traffic: Vec::new(),
             },
         )
 }

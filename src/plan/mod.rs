@@ -391,6 +391,20 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
                 lines: items.iter().map(|i| i.line.clone()).collect(),
                 gpu_idle_fraction: performance.gpu_idle_fraction,
                 failure_gpu_hours_per_year: failure_gpu_hours,
+                traffic: performance
+                    .collectives
+                    .iter()
+                    .map(|c| cost::TrafficShare {
+                        label: format!(
+                            "the {} {} over {} GPUs ({})",
+                            c.parallelism,
+                            c.kind.replace('_', "-"),
+                            c.group_size,
+                            c.placement
+                        ),
+                        exposed_ms: c.exposed_ms,
+                    })
+                    .collect(),
             },
             &r.adjustments,
             &r.economics,
@@ -528,3 +542,6 @@ fn failure_parts(items: &[bom::BomItem]) -> cost::failure::PartCounts {
     }
     p
 }
+
+#[cfg(test)]
+mod workload_tests;
