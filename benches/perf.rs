@@ -57,7 +57,10 @@ fn bench(c: &mut Criterion) {
     }
     // Every collective of a preset job: still closed form, so 1,024 and 1,000,000 GPUs cost
     // the same.
-    for preset in [WorkloadPreset::MoeDeepseekV3, WorkloadPreset::FsdpLlama2_70b] {
+    for preset in [
+        WorkloadPreset::MoeDeepseekV3,
+        WorkloadPreset::FsdpLlama2_70b,
+    ] {
         for gpus in [1024u32, 1_000_000] {
             let mut i = input(gpus, Fabric::Roce, h100);
             i.workload = preset.workload();

@@ -82,7 +82,7 @@ pub enum PerfError {
         /// What is wrong.
         detail: String,
     },
-    /// Fewer GPUs than one model replica needs (TP · PP).
+    /// Fewer GPUs than one model replica needs (TP · PP · CP).
     ModelDoesNotFit {
         /// GPUs in the job.
         gpus: u32,
@@ -100,7 +100,7 @@ impl std::fmt::Display for PerfError {
                 gpus_per_replica,
             } => write!(
                 f,
-                "{gpus} GPUs cannot hold one replica of tensor_parallel x pipeline_parallel = {gpus_per_replica} GPUs"
+                "{gpus} GPUs cannot hold one replica of tensor_parallel x pipeline_parallel x context_parallel = {gpus_per_replica} GPUs"
             ),
         }
     }

@@ -129,3 +129,19 @@ fn reasons_name_the_traffic_when_idle_matters() {
         c.reasons
     );
 }
+
+#[test]
+fn presets_that_do_not_fit_are_4xx_naming_the_workload() {
+    let cats = CatalogSet::embedded().expect("embedded catalog");
+    for body in [
+        serde_json::json!({"gpus": 64, "workload": {"preset": "moe-deepseek-v3"}}),
+        serde_json::json!({"gpus": 512, "workload": {"preset": "moe-deepseek-v3"}}),
+        serde_json::json!({"gpus": 1024, "workload": {"data_parallel": 7}}),
+        serde_json::json!({"gpus": 1024, "workload": {"model_params_billion": 10, "active_params_billion": 20}}),
+    ] {
+        let req: PlanRequest = serde_json::from_value(body.clone()).expect("request");
+        let err = build_plan(&req, &cats).expect_err("must not fit");
+        let text = format!("{err:?}");
+        assert!(text.contains("/workload/"), "{body}: {text}");
+    }
+}
