@@ -429,7 +429,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
             placement: if nodes > 1 { "network" } else { "nvlink" }.to_string(),
             bytes_per_step: message_bytes as u64,
             time_ms: comm_time_ms,
-            exposed_ms: dp_exposed_ms.min(comm_time_ms.max(dp_exposed_ms)),
+            exposed_ms: dp_exposed_ms,
             algorithm: bucket.map_or("none", |c| c.algorithm.as_str()).to_string(),
         });
     }
