@@ -5,7 +5,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use fabric_tco::fabric::Fabric;
 use fabric_tco::perf::{
-    FabricPath, GpuSpec, NicSpec, PerfInput, RoceTuning, Workload, evaluate, gpu_default,
+    FabricPath, GpuSpec, NicSpec, PerfInput, RoceTuning, Workload, WorkloadPreset, evaluate,
+    gpu_default,
 };
 use std::hint::black_box;
 
@@ -50,6 +51,20 @@ fn bench(c: &mut Criterion) {
                 i.workload.message_bytes = Some(1 << 30);
             }
             group.bench_function(format!("{name}/{}", fabric.as_str()), |b| {
+                b.iter(|| evaluate(black_box(&i)))
+            });
+        }
+    }
+    // Every collective of a preset job: still closed form, so 1,024 and 1,000,000 GPUs cost
+    // the same.
+    for preset in [
+        WorkloadPreset::MoeDeepseekV3,
+        WorkloadPreset::FsdpLlama2_70b,
+    ] {
+        for gpus in [1024u32, 1_000_000] {
+            let mut i = input(gpus, Fabric::Roce, h100);
+            i.workload = preset.workload();
+            group.bench_function(format!("{}/{gpus}_gpus", preset.as_str()), |b| {
                 b.iter(|| evaluate(black_box(&i)))
             });
         }

@@ -264,10 +264,11 @@ pub struct Gpu {
     pub description: String,
     /// GPUs per server (node) in the reference system: 8 for HGX/DGX, 4 per NVL72 compute tray.
     pub gpus_per_node: u32,
-    /// Dense BF16 tensor throughput per GPU, TFLOPS (without sparsity), as the vendor datasheet
-    /// gives it.
+    /// Dense BF16 tensor-core throughput per GPU, TFLOPS (10^12 FLOP/s), without sparsity
+    /// (NVIDIA datasheets quote sparse figures with an asterisk: dense is half of those).
     pub dense_bf16_tflops: f64,
-    /// GPUs in one NVLink domain, count: 8 for HGX/DGX, 72 for NVL72.
+    /// GPUs in one NVLink domain, count: 8 on HGX/DGX, 72 on NVL72 racks. Tensor- and
+    /// expert-parallel groups that fit in it stay on NVLink.
     pub nvlink_domain_gpus: u32,
     /// Scale-out NIC speed per GPU in the reference system, Gb/s (one NIC per GPU): the default
     /// `nic_speed_gbps` for this GPU.

@@ -337,6 +337,12 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         if !(3..=6).contains(&g.pcie_gen) {
             k.fail(&e, "pcie_gen", "must be 3..=6");
         }
+        if !(g.dense_bf16_tflops.is_finite() && (1.0..=100_000.0).contains(&g.dense_bf16_tflops)) {
+            k.fail(&e, "dense_bf16_tflops", "must be a number in 1..=100000");
+        }
+        if !(1..=576).contains(&g.nvlink_domain_gpus) {
+            k.fail(&e, "nvlink_domain_gpus", "must be 1..=576");
+        }
         k.positive(&e, "power_w", g.power_w);
         if g.id != g.id.to_ascii_lowercase() {
             k.fail(

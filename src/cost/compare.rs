@@ -188,6 +188,9 @@ pub fn compare(
             format_percent(best.gpu_idle.idle_fraction),
             format_percent(other.gpu_idle.idle_fraction),
         ));
+        if let Some(r) = traffic_reason(best, other, a, f, idle_d) {
+            reasons.push(r);
+        }
         reasons.push(format!(
             "Over {years} {year_word} {a} totals {} against {} for {f} (network TCO plus idle GPU time).",
             format_usd_short(best.total_cost_usd),
@@ -281,4 +284,60 @@ fn break_even(
         idle_fraction_gap: round_fraction(idle_gap),
         break_even_idle_fraction_gap: gap_star,
     })
+}
+
+/// Names the traffic behind an idle-cost difference when it matters: the difference is at
+/// least 1% of the cheaper fabric's total. Picks the traffic whose exposed time differs most
+/// between the two fabrics, and the failure line when that is the larger part.
+fn traffic_reason(
+    best: &FabricCost,
+    other: &FabricCost,
+    a: &str,
+    f: &str,
+    idle_d: Decimal,
+) -> Option<String> {
+    let matters = match mul(best.total_cost_usd, Decimal::new(1, 2), "fabrics") {
+        Ok(limit) => idle_d.abs() >= limit && idle_d != Decimal::ZERO,
+        Err(_) => false,
+    };
+    if !matters {
+        return None;
+    }
+    let fail_d =
+        best.gpu_idle.failure_gpu_hours_per_year - other.gpu_idle.failure_gpu_hours_per_year;
+    let comm_d = sub(
+        best.gpu_idle.gpu_hours_per_year,
+        other.gpu_idle.gpu_hours_per_year,
+        "fabrics",
+    )
+    .ok()
+    .and_then(|d| rust_decimal::prelude::ToPrimitive::to_f64(&d))
+    .unwrap_or(0.0);
+    if fail_d.abs() > comm_d.abs() {
+        return Some(format!(
+            "Most of the idle difference is network failures: {a} loses {:.0} GPU-hours a year to \
+             interruptions (NIC, switch, optics and cable faults) against {:.0} on {f}.",
+            best.gpu_idle.failure_gpu_hours_per_year, other.gpu_idle.failure_gpu_hours_per_year
+        ));
+    }
+    let mut top: Option<(&str, f64, f64)> = None;
+    for t in &best.traffic {
+        let theirs = other
+            .traffic
+            .iter()
+            .find(|o| o.label == t.label)
+            .map_or(0.0, |o| o.exposed_ms);
+        let d = (theirs - t.exposed_ms).abs();
+        if d.is_finite() && top.is_none_or(|(_, x, y)| d > (y - x).abs()) {
+            top = Some((t.label.as_str(), t.exposed_ms, theirs));
+        }
+    }
+    let (label, mine, theirs) = top?;
+    if (theirs - mine).abs() <= 0.0 {
+        return None;
+    }
+    Some(format!(
+        "The idle difference comes from {label}: {mine:.1} ms exposed per step on {a} against \
+         {theirs:.1} ms on {f}."
+    ))
 }

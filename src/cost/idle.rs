@@ -21,6 +21,13 @@ pub struct GpuIdle {
     pub cost_per_year_usd: Decimal,
     /// cost_per_year_usd × years (undiscounted, like `tco.total_usd`), USD.
     pub cost_total_usd: Decimal,
+    /// GPU-hours lost per year to network failures (interruptions × (checkpoint/2 + restart) ×
+    /// job GPUs), a number. Not part of `gpu_hours_per_year` (the communication wait).
+    pub failure_gpu_hours_per_year: f64,
+    /// `failure_gpu_hours_per_year` × the GPU-hour value, USD per year; included in
+    /// `cost_per_year_usd` and `cost_total_usd`.
+    #[schema(value_type = String)]
+    pub failure_cost_per_year_usd: Decimal,
 }
 
 /// Converts the performance model's `f64` idle fraction to `Decimal` at [`FRACTION_DP`] places
@@ -63,6 +70,7 @@ pub fn gpu_idle(
     busy_fraction: Decimal,
     gpu_hour_usd: Decimal,
     years: u32,
+    failure_gpu_hours_per_year: f64,
 ) -> Result<GpuIdle, CostError> {
     let hours = mul(
         idle_fraction,
@@ -70,13 +78,29 @@ pub fn gpu_idle(
         "gpus",
     )?;
     let input = "economics.gpu_hour_usd";
-    let per_year = money(mul(hours, gpu_hour_usd, input)?, input)?;
+    let bad_failure = CostError::Invalid {
+        input: "reliability",
+        reason: "failure GPU-hours must be a finite number of at most 10^15",
+    };
+    if !failure_gpu_hours_per_year.is_finite()
+        || !(0.0..=1e15).contains(&failure_gpu_hours_per_year)
+    {
+        return Err(bad_failure);
+    }
+    let failure_hours = Decimal::from_f64_retain(failure_gpu_hours_per_year)
+        .ok_or(bad_failure)?
+        .round_dp_with_strategy(FRACTION_DP, ROUNDING);
+    let failure_per_year = money(mul(failure_hours, gpu_hour_usd, input)?, input)?;
+    let comm_per_year = money(mul(hours, gpu_hour_usd, input)?, input)?;
+    let per_year = money(add(comm_per_year, failure_per_year, input)?, input)?;
     let total = money(mul(per_year, Decimal::from(years), input)?, input)?;
     Ok(GpuIdle {
         idle_fraction,
         gpu_hours_per_year: round_hours(hours),
         cost_per_year_usd: per_year,
         cost_total_usd: total,
+        failure_gpu_hours_per_year,
+        failure_cost_per_year_usd: failure_per_year,
     })
 }
 

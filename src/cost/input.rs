@@ -141,6 +141,20 @@ pub struct FabricCostInput {
     pub lines: Vec<BomLine>,
     /// Share of busy GPU time lost waiting on the network, from the performance model, [0, 1].
     pub gpu_idle_fraction: f64,
+    /// GPU-hours per year lost to network failures (`failure::failure_gpu_hours_per_year`), ≥ 0.
+    pub failure_gpu_hours_per_year: f64,
+    /// Exposed communication per step by traffic (from the performance model), for the
+    /// comparison's reasons. Empty = not named.
+    pub traffic: Vec<TrafficShare>,
+}
+
+/// One kind of traffic and the time per step it leaves exposed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrafficShare {
+    /// Plain name, e.g. `expert all-to-all over 64 GPUs`.
+    pub label: String,
+    /// Exposed ms per step.
+    pub exposed_ms: f64,
 }
 
 const FRACTION: &str = "must be between 0 and 1";

@@ -9,6 +9,7 @@
 mod capex;
 mod compare;
 mod error;
+pub mod failure;
 mod idle;
 mod input;
 pub mod money;
@@ -26,7 +27,7 @@ pub use capex::{Capex, PricedLine, capex, price_lines};
 pub use compare::{BreakEven, Comparison, FabricDelta, compare};
 pub use error::CostError;
 pub use idle::{GpuIdle, gpu_idle, idle_fraction_to_decimal, owned_gpu_hour_usd};
-pub use input::{BomLine, Category, Economics, FabricCostInput, PriceAdjustments};
+pub use input::{BomLine, Category, Economics, FabricCostInput, PriceAdjustments, TrafficShare};
 pub use money::{HOURS_PER_YEAR, format_usd_short};
 pub use opex::{OpexPerYear, opex_per_year};
 pub use tco::{Tco, TcoYear, tco};
@@ -71,6 +72,9 @@ pub struct FabricCost {
     pub cost_per_useful_gpu_hour_usd: Option<Decimal>,
     /// Caveats for this fabric's numbers (e.g. UFM "quote required").
     pub warnings: Vec<String>,
+    /// Exposed time per step by traffic, copied from the input (for the reasons).
+    #[serde(skip)]
+    pub traffic: Vec<TrafficShare>,
 }
 
 /// Prices and costs one fabric: adjusted BOM → capex → yearly opex → TCO → GPU-idle → total.
@@ -110,6 +114,7 @@ pub fn fabric_cost(
         econ.busy_fraction,
         econ.gpu_hour_usd,
         econ.years,
+        input.failure_gpu_hours_per_year,
     )?;
     let total_blame = if tco.total_usd >= gpu_idle.cost_total_usd {
         blame
@@ -153,5 +158,6 @@ pub fn fabric_cost(
         total_cost_usd: total,
         cost_per_useful_gpu_hour_usd,
         warnings,
+        traffic: input.traffic.clone(),
     })
 }

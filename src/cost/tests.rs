@@ -75,6 +75,8 @@ fn hand_input(fabric: Fabric, idle: f64) -> FabricCostInput {
         switches: 1,
         lines: hand_lines(),
         gpu_idle_fraction: idle,
+        failure_gpu_hours_per_year: 0.0,
+        traffic: Vec::new(),
     }
 }
 
@@ -529,6 +531,8 @@ fn arb_input() -> impl Strategy<Value = FabricCostInput> {
                 switches,
                 lines,
                 gpu_idle_fraction: idle,
+                failure_gpu_hours_per_year: 0.0,
+                traffic: Vec::new(),
             },
         )
 }

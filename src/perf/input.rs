@@ -1,5 +1,6 @@
 //! Inputs of the performance model: plain data, with published defaults and valid ranges.
 
+use super::presets::WorkloadPreset;
 use crate::fabric::Fabric;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -29,6 +30,10 @@ pub struct GpuSpec {
     pub nvls_busbw_gbytes_per_s: Option<f64>,
     /// Largest number of GPUs in one NVLink domain (node).
     pub gpus_per_node_max: u32,
+    /// Dense BF16 tensor throughput per GPU, TFLOPS (datasheet, no sparsity).
+    pub dense_bf16_tflops: f64,
+    /// GPUs in one NVLink domain (8 on HGX/DGX, 72 on NVL72).
+    pub nvlink_domain_gpus: u32,
 }
 
 /// Per-GPU defaults the catalog can copy: `(name, spec, source)`.
@@ -47,6 +52,8 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
             nvlink_ring_busbw_gbytes_per_s: 230.0,
             nvls_busbw_gbytes_per_s: None,
             gpus_per_node_max: 8,
+            dense_bf16_tflops: 312.0,
+            nvlink_domain_gpus: 8,
         },
         "NCCL tuning.cc compCap80 cap 235 GB/s; DGX A100 nccl-tests ≈ 230 GB/s",
     ),
@@ -56,6 +63,8 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
             nvlink_ring_busbw_gbytes_per_s: 365.0,
             nvls_busbw_gbytes_per_s: Some(480.0),
             gpus_per_node_max: 8,
+            dense_bf16_tflops: 989.0,
+            nvlink_domain_gpus: 8,
         },
         "nccl-tests#212: H100 ring busbw 365-370 GB/s, NVLS ~480 GB/s in one node",
     ),
@@ -65,6 +74,8 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
             nvlink_ring_busbw_gbytes_per_s: 365.0,
             nvls_busbw_gbytes_per_s: Some(480.0),
             gpus_per_node_max: 8,
+            dense_bf16_tflops: 989.0,
+            nvlink_domain_gpus: 8,
         },
         "same NVLink 4 / NVSwitch as H100 (nccl-tests#212)",
     ),
@@ -74,6 +85,8 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
             nvlink_ring_busbw_gbytes_per_s: 730.0,
             nvls_busbw_gbytes_per_s: Some(960.0),
             gpus_per_node_max: 8,
+            dense_bf16_tflops: 2250.0,
+            nvlink_domain_gpus: 8,
         },
         "NVLink 5 = 2x NVLink 4; NCCL tuning.cc scales Blackwell as 2x Hopper",
     ),
@@ -123,24 +136,85 @@ pub struct FabricPath {
     pub in_network_reduction: bool,
 }
 
+/// How data parallelism keeps the model state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DataParallelMode {
+    /// Replicated weights, gradient all-reduce in buckets (PyTorch DDP, Megatron DP).
+    #[default]
+    Ddp,
+    /// Fully sharded (ZeRO-3 / FSDP): parameters all-gathered in forward and backward,
+    /// gradients reduce-scattered — 1.5× the DDP volume (Rajbhandari et al., ZeRO, SC20).
+    Fsdp,
+}
+
+/// Element width of activations on the wire (tensor, pipeline, context and expert traffic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Precision {
+    /// 2 bytes per activation element.
+    #[default]
+    Bf16,
+    /// 1 byte per activation element (FP8 dispatch, as in DeepSeek-V3). Compute is still
+    /// counted against the BF16 peak times `mfu`.
+    Fp8,
+}
+
+impl Precision {
+    /// Bytes per activation element.
+    pub fn bytes(self) -> f64 {
+        match self {
+            Precision::Bf16 => 2.0,
+            Precision::Fp8 => 1.0,
+        }
+    }
+}
+
 /// The training job (or a single collective when `message_bytes` is set).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Workload {
     /// Explicit message size for one all-reduce over all GPUs, bytes (nccl-tests style). When
     /// set, the model fields below except `step_compute_ms` are ignored.
     pub message_bytes: Option<u64>,
-    /// Model parameters, billions.
+    /// Preset the job came from (informational; the fields below are what is evaluated).
+    pub preset: Option<WorkloadPreset>,
+    /// Model parameters, billions (all experts for a mixture of experts).
     pub model_params_billion: f64,
-    /// Bytes per gradient element in the data-parallel all-reduce (2 bf16, 4 fp32).
+    /// Parameters active per token, billions (MoE); `None` = dense (all parameters).
+    pub active_params_billion: Option<f64>,
+    /// Bytes per gradient element in the data-parallel reduction (2 bf16, 4 fp32).
     pub bytes_per_gradient: u32,
-    /// Tensor-parallel degree (inside the node when ≤ GPUs per node).
+    /// Tensor-parallel degree (inside the NVLink domain when it fits).
     pub tensor_parallel: u32,
     /// Pipeline-parallel degree.
     pub pipeline_parallel: u32,
-    /// Compute time of one training step (forward + backward), ms.
-    pub step_compute_ms: f64,
+    /// Context-parallel degree (1 = none).
+    pub context_parallel: u32,
+    /// Expert-parallel degree (1 = dense model); carved out of data parallelism.
+    pub expert_parallel: u32,
+    /// Experts each token is routed to (MoE top-k).
+    pub moe_top_k: u32,
+    /// Data-parallel degree; `None` = GPUs ÷ (TP·PP·CP).
+    pub data_parallel: Option<u32>,
+    /// DDP or FSDP/ZeRO-3.
+    pub data_parallel_mode: DataParallelMode,
+    /// Tokens per sequence.
+    pub sequence_length: u32,
+    /// Tokens per optimizer step over the whole job; `None` = 16 sequences per replica.
+    pub global_batch_tokens: Option<u64>,
+    /// Model hidden size; `None` = derived from the active parameters (see docs/model.md).
+    pub hidden_size: Option<u32>,
+    /// Activation precision on the wire.
+    pub precision: Precision,
+    /// Model FLOPs utilization against the dense BF16 peak, (0, 1].
+    pub mfu: f64,
+    /// Compute time of one training step (forward + backward), ms; `None` = from FLOPs:
+    /// 6 × active params × tokens ÷ (GPUs × dense BF16 TFLOPS × MFU).
+    pub step_compute_ms: Option<f64>,
     /// DDP gradient bucket size, MB (10^6 bytes).
     pub bucket_mb: f64,
+    /// Share of every scale-out link's bandwidth taken by other jobs (shared fabrics), [0, 0.95].
+    pub background_load: f64,
 }
 
 /// Default model size: 70 B parameters (Llama 2/3 70B class).
@@ -153,10 +227,19 @@ pub const DEFAULT_TENSOR_PARALLEL: u32 = 8;
 pub const DEFAULT_PIPELINE_PARALLEL: u32 = 4;
 /// Default DDP bucket: 25 MB (PyTorch DDP `bucket_cap_mb` default).
 pub const DEFAULT_BUCKET_MB: f64 = 25.0;
-/// Default step compute time, ms. One replica (TP·PP = 32 H100) processes 16 sequences of 4,096
-/// tokens (65,536 tokens; Llama 2 70B used a 4 M-token global batch, i.e. 64 replicas) at
-/// 6·P FLOPs/token and 40% MFU of 989 dense bf16 TFLOPS (Llama 3: 38–43% MFU on H100):
-/// 6 · 70e9 · 65,536 / (32 · 989e12 · 0.40) = 2.17 s.
+/// Default sequence length, tokens (Llama 2: 4k context).
+pub const DEFAULT_SEQUENCE_LENGTH: u32 = 4096;
+/// Default sequences per data-parallel replica per step when `global_batch_tokens` is unset.
+/// One replica (TP·PP = 32 H100) processes 16 sequences of 4,096 tokens (65,536 tokens; Llama 2
+/// 70B used a 4 M-token global batch, i.e. 64 replicas).
+pub const DEFAULT_SEQUENCES_PER_REPLICA: u64 = 16;
+/// Default MFU: 0.40 (Llama 3 paper, Table 4: 38–43% BF16 MFU on 8,192–16,384 H100).
+pub const DEFAULT_MFU: f64 = 0.40;
+/// Default MoE top-k (used only when expert_parallel > 1): 2 (Mixtral 8x7B/8x22B, GShard).
+pub const DEFAULT_MOE_TOP_K: u32 = 2;
+/// Step compute of the default job on H100, ms, as the FLOPs rule gives it:
+/// 6 · 70e9 · 65,536 / (32 · 989e12 · 0.40) = 2.175 s. Also the step used for an explicit
+/// `message_bytes` when no `step_compute_ms` is given.
 pub const DEFAULT_STEP_COMPUTE_MS: f64 = 2175.0;
 
 impl Default for Workload {
@@ -164,12 +247,25 @@ impl Default for Workload {
     fn default() -> Self {
         Workload {
             message_bytes: None,
+            preset: None,
             model_params_billion: DEFAULT_MODEL_PARAMS_BILLION,
+            active_params_billion: None,
             bytes_per_gradient: DEFAULT_BYTES_PER_GRADIENT,
             tensor_parallel: DEFAULT_TENSOR_PARALLEL,
             pipeline_parallel: DEFAULT_PIPELINE_PARALLEL,
-            step_compute_ms: DEFAULT_STEP_COMPUTE_MS,
+            context_parallel: 1,
+            expert_parallel: 1,
+            moe_top_k: DEFAULT_MOE_TOP_K,
+            data_parallel: None,
+            data_parallel_mode: DataParallelMode::Ddp,
+            sequence_length: DEFAULT_SEQUENCE_LENGTH,
+            global_batch_tokens: None,
+            hidden_size: None,
+            precision: Precision::Bf16,
+            mfu: DEFAULT_MFU,
+            step_compute_ms: None,
             bucket_mb: DEFAULT_BUCKET_MB,
+            background_load: 0.0,
         }
     }
 }
@@ -271,3 +367,21 @@ pub const MAX_STEP_COMPUTE_MS: f64 = 3_600_000.0;
 pub const MIN_BUCKET_MB: f64 = 0.001;
 /// Largest bucket, MB.
 pub const MAX_BUCKET_MB: f64 = 1_000_000.0;
+/// Highest context / expert parallel degree.
+pub const MAX_CP_EP: u32 = 4096;
+/// Highest MoE top-k.
+pub const MAX_TOP_K: u32 = 64;
+/// Longest sequence, tokens.
+pub const MAX_SEQUENCE_LENGTH: u32 = 10_000_000;
+/// Largest global batch, tokens.
+pub const MAX_GLOBAL_BATCH_TOKENS: u64 = 1_000_000_000_000;
+/// Smallest / largest hidden size.
+pub const MIN_HIDDEN_SIZE: u32 = 64;
+/// Largest hidden size.
+pub const MAX_HIDDEN_SIZE: u32 = 1_000_000;
+/// Lowest MFU.
+pub const MIN_MFU: f64 = 0.01;
+/// Highest MFU.
+pub const MAX_MFU: f64 = 1.0;
+/// Highest background load share.
+pub const MAX_BACKGROUND_LOAD: f64 = 0.95;

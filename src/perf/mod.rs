@@ -7,6 +7,8 @@ pub mod collective;
 pub mod congestion;
 pub mod constants;
 pub mod input;
+pub mod job;
+pub mod presets;
 pub mod result;
 pub mod workload;
 
@@ -27,7 +29,14 @@ pub use input::{
     MIN_STEP_COMPUTE_MS, MIN_SWITCH_LATENCY_NS, MIN_TIERS, NicSpec, PerfInput, RoceTuning,
     Workload, gpu_default,
 };
-pub use result::{PerfError, PerfResult};
+pub use input::{
+    DEFAULT_MFU, DEFAULT_MOE_TOP_K, DEFAULT_SEQUENCE_LENGTH, DataParallelMode, MAX_BACKGROUND_LOAD,
+    MAX_CP_EP, MAX_GLOBAL_BATCH_TOKENS, MAX_HIDDEN_SIZE, MAX_MFU, MAX_SEQUENCE_LENGTH, MAX_TOP_K,
+    MIN_HIDDEN_SIZE, MIN_MFU, Precision,
+};
+pub use job::CollectiveResult;
+pub use presets::WorkloadPreset;
+pub use result::{PerfError, PerfResult, RoceTuningRow};
 
 use crate::fabric::Fabric;
 use collective::{Communicator, protocol_name};
@@ -150,12 +159,32 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
         MIN_SWITCH_LATENCY_NS,
         MAX_SWITCH_LATENCY_NS,
     )?;
-    let w = &input.workload;
     check_f64(
-        "workload.step_compute_ms",
-        w.step_compute_ms,
-        MIN_STEP_COMPUTE_MS,
-        MAX_STEP_COMPUTE_MS,
+        "gpu.dense_bf16_tflops",
+        input.gpu.dense_bf16_tflops,
+        1.0,
+        100_000.0,
+    )?;
+    check_u32(
+        "gpu.nvlink_domain_gpus",
+        input.gpu.nvlink_domain_gpus,
+        1,
+        MAX_GPUS,
+    )?;
+    let w = &input.workload;
+    if let Some(ms) = w.step_compute_ms {
+        check_f64(
+            "workload.step_compute_ms",
+            ms,
+            MIN_STEP_COMPUTE_MS,
+            MAX_STEP_COMPUTE_MS,
+        )?;
+    }
+    check_f64(
+        "workload.background_load",
+        w.background_load,
+        0.0,
+        MAX_BACKGROUND_LOAD,
     )?;
     match w.message_bytes {
         Some(bytes) => {
@@ -197,21 +226,62 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
                 MIN_BUCKET_MB,
                 MAX_BUCKET_MB,
             )?;
+            check_u32(
+                "workload.context_parallel",
+                w.context_parallel,
+                MIN_PARALLEL,
+                MAX_CP_EP,
+            )?;
+            check_u32(
+                "workload.expert_parallel",
+                w.expert_parallel,
+                MIN_PARALLEL,
+                MAX_CP_EP,
+            )?;
+            check_u32("workload.moe_top_k", w.moe_top_k, 1, MAX_TOP_K)?;
+            check_u32(
+                "workload.sequence_length",
+                w.sequence_length,
+                1,
+                MAX_SEQUENCE_LENGTH,
+            )?;
+            if let Some(t) = w.global_batch_tokens
+                && !(1..=MAX_GLOBAL_BATCH_TOKENS).contains(&t)
+            {
+                return Err(out_of_range(
+                    "workload.global_batch_tokens",
+                    format!("{t} is outside [1, {MAX_GLOBAL_BATCH_TOKENS}]"),
+                ));
+            }
+            if let Some(h) = w.hidden_size {
+                check_u32("workload.hidden_size", h, MIN_HIDDEN_SIZE, MAX_HIDDEN_SIZE)?;
+            }
+            if let Some(a) = w.active_params_billion {
+                check_f64(
+                    "workload.active_params_billion",
+                    a,
+                    MIN_MODEL_PARAMS_BILLION,
+                    w.model_params_billion,
+                )?;
+            }
+            check_f64("workload.mfu", w.mfu, MIN_MFU, MAX_MFU)?;
         }
     }
     Ok(())
 }
 
-/// Ranks, ranks per node, nodes of the all-reduce communicator.
-fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64), PerfError> {
+/// Ranks, ranks per node, nodes of the all-reduce communicator, and the data-parallel degree.
+fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfError> {
     let gpus = u64::from(input.gpus);
     let g_node = u64::from(input.gpus_per_node.min(input.gpus).max(1));
-    let (ranks, per_node) = match input.workload.message_bytes {
-        Some(_) => (gpus, g_node),
+    let (ranks, per_node, dp) = match input.workload.message_bytes {
+        Some(_) => (gpus, g_node, gpus),
         None => {
-            let tp = u64::from(input.workload.tensor_parallel.max(1));
-            let pp = u64::from(input.workload.pipeline_parallel.max(1));
-            let replica = tp * pp;
+            let w = &input.workload;
+            let tp = u64::from(w.tensor_parallel.max(1));
+            let pp = u64::from(w.pipeline_parallel.max(1));
+            let cp = u64::from(w.context_parallel.max(1));
+            let replica = tp * pp * cp;
             if gpus < replica {
                 return Err(PerfError::ModelDoesNotFit {
                     gpus: input.gpus,
@@ -219,21 +289,38 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64), PerfError> {
                 });
             }
             let dp = gpus / replica;
-            // TP fills the node first (Megatron order tp → dp → pp): a node holds G/TP ranks
-            // of each data-parallel group.
-            let per_node = (g_node / tp).clamp(1, dp.max(1));
-            (dp, per_node)
+            if let Some(want) = w.data_parallel
+                && u64::from(want) != dp
+            {
+                return Err(out_of_range(
+                    "workload.data_parallel",
+                    format!(
+                        "{want} does not match GPUs / (TP x PP x CP) = {gpus} / {replica} = {dp}"
+                    ),
+                ));
+            }
+            let ep = u64::from(w.expert_parallel.max(1));
+            if ep > dp {
+                return Err(out_of_range(
+                    "workload.expert_parallel",
+                    format!("{ep} exceeds the data-parallel degree {dp} it is carved from"),
+                ));
+            }
+            // TP (then CP) fills the node first (Megatron order tp → cp → dp → pp): a node
+            // holds G/(TP·CP) ranks of each data-parallel group.
+            let per_node = (g_node / (tp * cp)).clamp(1, dp.max(1));
+            (dp, per_node, dp)
         }
     };
     let per_node = per_node.max(1);
     let nodes = ranks.div_ceil(per_node).max(1);
-    Ok((ranks, per_node, nodes))
+    Ok((ranks, per_node, nodes, dp))
 }
 
 /// Evaluates the model for one fabric.
 pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     validate(input)?;
-    let (ranks, per_node, nodes) = communicator_shape(input)?;
+    let (ranks, per_node, nodes, dp) = communicator_shape(input)?;
     let path = &input.path;
     let nic_gbytes_per_s = bandwidth::nic_effective_gbytes_per_s(
         path.fabric,
@@ -242,7 +329,14 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         input.nic.pcie_lanes,
     );
     let gpn = f64::from(input.gpus_per_node.max(1));
-    let node_net = f64::from(input.nics_per_node) * nic_gbytes_per_s;
+    // Other jobs' traffic on a shared fabric takes its share of every scale-out link.
+    let node_net = f64::from(input.nics_per_node)
+        * nic_gbytes_per_s
+        * (1.0
+            - input
+                .workload
+                .background_load
+                .clamp(0.0, MAX_BACKGROUND_LOAD));
     // Every GPU's data-parallel group runs at once: each communicator gets its GPUs' share.
     let net_node_raw = node_net * (per_node as f64 / gpn).min(1.0);
     let nodes_f = nodes as f64;
@@ -268,12 +362,33 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     let message_bytes = match w.message_bytes {
         Some(b) => b as f64,
         None => workload::gradient_bytes(
-            w.model_params_billion,
-            w.tensor_parallel,
-            w.pipeline_parallel,
+            job::params_per_model_shard(w) / constants::PARAMS_PER_BILLION,
+            1,
+            1,
             w.bytes_per_gradient,
         ),
     };
+    let dp_f = dp as f64;
+    let job_gpus = match w.message_bytes {
+        Some(_) => f64::from(input.gpus),
+        None => {
+            f64::from(w.tensor_parallel.max(1))
+                * f64::from(w.pipeline_parallel.max(1))
+                * f64::from(w.context_parallel.max(1))
+                * dp_f
+        }
+    };
+    let step_compute_ms = match (w.step_compute_ms, w.message_bytes) {
+        (Some(ms), _) => ms,
+        (None, Some(_)) => DEFAULT_STEP_COMPUTE_MS,
+        (None, None) => job::step_compute_ms(w, dp_f, job_gpus, input.gpu.dense_bf16_tflops),
+    };
+    if !(step_compute_ms.is_finite() && step_compute_ms > 0.0) {
+        return Err(out_of_range(
+            "workload.mfu",
+            "the job has no finite compute time".to_string(),
+        ));
+    }
     let buckets = match w.message_bytes {
         Some(_) => 1.0,
         None => workload::bucket_count(message_bytes, w.bucket_mb * BYTES_PER_MB),
@@ -296,16 +411,70 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     };
     let bucket_ms = bucket_us / US_PER_MS;
     let comm_time_ms = buckets * bucket_ms;
-    let (hidden, exposed_ms) = match w.message_bytes {
+    let (hidden, dp_exposed_ms) = match w.message_bytes {
         Some(_) => (0.0, bucket_ms),
         None if bucket_us > 0.0 => (
             workload::hidden_share(buckets),
-            workload::exposed_comm_ms(bucket_ms, buckets, w.step_compute_ms),
+            workload::exposed_comm_ms(bucket_ms, buckets, step_compute_ms),
         ),
         None => (0.0, 0.0),
     };
-    let step_ms = w.step_compute_ms + exposed_ms;
-    let idle = workload::idle_fraction(exposed_ms, w.step_compute_ms);
+    let mut collectives = Vec::new();
+    let fsdp = w.message_bytes.is_none() && w.data_parallel_mode == DataParallelMode::Fsdp;
+    if !fsdp && ranks >= 2 {
+        collectives.push(CollectiveResult {
+            kind: "all_reduce".to_string(),
+            parallelism: "data".to_string(),
+            group_size: u32::try_from(ranks).unwrap_or(u32::MAX),
+            placement: if nodes > 1 { "network" } else { "nvlink" }.to_string(),
+            bytes_per_step: message_bytes as u64,
+            time_ms: comm_time_ms,
+            exposed_ms: dp_exposed_ms,
+            algorithm: bucket.map_or("none", |c| c.algorithm.as_str()).to_string(),
+        });
+    }
+    if w.message_bytes.is_none() {
+        let gpn_f = f64::from(input.gpus_per_node.max(1));
+        let total_nodes = (f64::from(input.gpus) / gpn_f).ceil().max(1.0);
+        let per_gpu_net = node_net / gpn_f;
+        let domain = f64::from(input.gpu.nvlink_domain_gpus.max(input.gpus_per_node))
+            .min(f64::from(input.gpus))
+            .max(1.0);
+        let make = |k: f64, per_domain: f64, stride: f64| -> Communicator {
+            let span = (k * stride / gpn_f).ceil().clamp(1.0, total_nodes);
+            let crossing_g = congestion::crossing_share(span, npl);
+            Communicator {
+                ranks: k,
+                nodes: (k / per_domain.max(1.0)).ceil().max(1.0),
+                ranks_per_node: per_domain.max(1.0),
+                nvlink_ring_gbytes_per_s: input.gpu.nvlink_ring_busbw_gbytes_per_s,
+                nvls_gbytes_per_s: input.gpu.nvls_busbw_gbytes_per_s,
+                net_node_raw_gbytes_per_s: per_gpu_net * per_domain.max(1.0),
+                congestion_factor: congestion::congestion_factor(path, crossing_g),
+                path_latency_us: congestion::switch_hops(span, npl, path.tiers)
+                    * path.switch_latency_ns
+                    / 1000.0,
+                incast_tail_us: congestion::incast_tail_us(path),
+                collnet: false,
+                channels: CHANNELS_PER_NIC * f64::from(input.nics_per_node),
+            }
+        };
+        let ctx = job::JobContext {
+            workload: w,
+            gpus: f64::from(input.gpus),
+            gpus_per_node: gpn_f,
+            domain_gpus: domain,
+            step_compute_ms,
+            comm: &make,
+        };
+        collectives.extend(job::other_collectives(&ctx, dp_f));
+    }
+    let exposed_ms: f64 = match w.message_bytes {
+        Some(_) => dp_exposed_ms,
+        None => collectives.iter().map(|c| c.exposed_ms).sum(),
+    };
+    let step_ms = step_compute_ms + exposed_ms;
+    let idle = workload::idle_fraction(exposed_ms, step_compute_ms);
 
     let result = PerfResult {
         message_bytes: message_bytes as u64,
@@ -328,6 +497,9 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         exposed_comm_ms: exposed_ms,
         step_time_ms: step_ms,
         gpu_idle_fraction: idle,
+        step_compute_ms,
+        collectives,
+        roce_tuning_side_by_side: Vec::new(),
     };
     let numbers = [
         result.allreduce_time_us,
@@ -340,8 +512,18 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         result.exposed_comm_ms,
         result.step_time_ms,
         result.gpu_idle_fraction,
+        result.step_compute_ms,
     ];
-    if numbers.iter().any(|v| !v.is_finite()) {
+    let collective_numbers = result
+        .collectives
+        .iter()
+        .flat_map(|c| [c.time_ms, c.exposed_ms]);
+    if numbers
+        .iter()
+        .copied()
+        .chain(collective_numbers)
+        .any(|v| !v.is_finite())
+    {
         return Err(out_of_range(
             "input",
             "the combination of inputs has no finite prediction".to_string(),

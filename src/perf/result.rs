@@ -42,14 +42,36 @@ pub struct PerfResult {
     pub comm_time_ms: f64,
     /// Share of the backward pass that can hide communication, ρ = 1 − 1/buckets, in [0, 1).
     pub hidden_share: f64,
-    /// Communication not hidden behind compute, per step, ms.
+    /// Communication not hidden behind compute, per step, ms (sum over `collectives`).
     pub exposed_comm_ms: f64,
     /// Step time = compute + exposed communication, ms.
     pub step_time_ms: f64,
     /// Fraction of the step the GPU waits on the network, exposed / step, in [0, 1).
     pub gpu_idle_fraction: f64,
+    /// Compute of one step, ms: the request's `step_compute_ms`, else 6 × active params ×
+    /// tokens ÷ (GPUs × dense BF16 TFLOPS × MFU).
+    pub step_compute_ms: f64,
+    /// Every collective of the step (data-parallel reduction first), with its exposed time:
+    /// `exposed_comm_ms` is their sum. Empty for an explicit `message_bytes` on one rank.
+    pub collectives: Vec<super::job::CollectiveResult>,
+    /// RoCE only: the same job with `roce_tuning` `default` and `tuned`, side by side (two
+    /// rows; absent on other fabrics).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub roce_tuning_side_by_side: Vec<RoceTuningRow>,
 }
 
+/// A RoCE fabric's prediction under one tuning.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct RoceTuningRow {
+    /// `default` or `tuned`.
+    pub roce_tuning: super::input::RoceTuning,
+    /// Headline data-parallel all-reduce busbw, GB/s.
+    pub busbw_gbytes_per_s: f64,
+    /// Exposed communication per step, ms.
+    pub exposed_comm_ms: f64,
+    /// GPU idle fraction.
+    pub gpu_idle_fraction: f64,
+}
 /// Why an input cannot be evaluated.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PerfError {
@@ -60,7 +82,7 @@ pub enum PerfError {
         /// What is wrong.
         detail: String,
     },
-    /// Fewer GPUs than one model replica needs (TP · PP).
+    /// Fewer GPUs than one model replica needs (TP · PP · CP).
     ModelDoesNotFit {
         /// GPUs in the job.
         gpus: u32,
@@ -78,7 +100,7 @@ impl std::fmt::Display for PerfError {
                 gpus_per_replica,
             } => write!(
                 f,
-                "{gpus} GPUs cannot hold one replica of tensor_parallel x pipeline_parallel = {gpus_per_replica} GPUs"
+                "{gpus} GPUs cannot hold one replica of tensor_parallel x pipeline_parallel x context_parallel = {gpus_per_replica} GPUs"
             ),
         }
     }

@@ -10,7 +10,7 @@ use rust_decimal::Decimal;
 use super::PlanError;
 use super::request::*;
 use crate::catalog::{Catalog, CatalogSet, Gpu};
-use crate::cost::{Economics, PriceAdjustments};
+use crate::cost::{Economics, PriceAdjustments, failure};
 use crate::fabric::Fabric;
 use crate::perf::{self, RoceTuning, Workload};
 
@@ -44,6 +44,7 @@ pub struct Resolved {
     pub roce_tuning: RoceTuning,
     pub cabling: CablingRequest,
     pub workload: Workload,
+    pub reliability: failure::Reliability,
     pub economics: Economics,
     pub gpu_hour_basis: GpuHourBasis,
     pub adjustments: PriceAdjustments,
@@ -136,44 +137,121 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         }
     }
 
-    // Workload: the default job needs TP·PP GPUs; on a smaller cluster the defaults shrink to
-    // fit (TP within the node, PP to what is left) unless the user set them.
+    // Workload: a preset, else the default job; explicit fields override either. The default
+    // job needs TP·PP GPUs; on a smaller cluster its TP/PP shrink to fit (TP within the node,
+    // PP to what is left) unless the user set them. A preset keeps its published shape.
     let w = req.workload.clone().unwrap_or_default();
+    let base = w.preset.map(|p| p.workload()).unwrap_or_default();
     let tensor_parallel = w
         .tensor_parallel
         .map(ParallelDegree::get)
         .unwrap_or_else(|| {
-            perf::DEFAULT_TENSOR_PARALLEL
-                .min(gpus_per_node)
-                .min(gpus)
-                .max(1)
+            if w.preset.is_some() {
+                base.tensor_parallel
+            } else {
+                perf::DEFAULT_TENSOR_PARALLEL
+                    .min(gpus_per_node)
+                    .min(gpus)
+                    .max(1)
+            }
         });
     let pipeline_parallel = w
         .pipeline_parallel
         .map(ParallelDegree::get)
         .unwrap_or_else(|| {
-            perf::DEFAULT_PIPELINE_PARALLEL.min((gpus / tensor_parallel.max(1)).max(1))
+            if w.preset.is_some() {
+                base.pipeline_parallel
+            } else {
+                perf::DEFAULT_PIPELINE_PARALLEL.min((gpus / tensor_parallel.max(1)).max(1))
+            }
         });
     let workload = Workload {
         message_bytes: w.message_bytes.map(MessageBytes::get),
+        preset: w.preset,
         model_params_billion: w
             .model_params_billion
             .map(ModelParamsBillion::get)
-            .unwrap_or(perf::DEFAULT_MODEL_PARAMS_BILLION),
+            .unwrap_or(base.model_params_billion),
+        active_params_billion: w
+            .active_params_billion
+            .map(ModelParamsBillion::get)
+            .or(base.active_params_billion),
         bytes_per_gradient: w
             .bytes_per_gradient
             .map(BytesPerGradient::get)
-            .unwrap_or(perf::DEFAULT_BYTES_PER_GRADIENT),
+            .unwrap_or(base.bytes_per_gradient),
         tensor_parallel,
         pipeline_parallel,
+        context_parallel: w
+            .context_parallel
+            .map(ParallelDegree::get)
+            .unwrap_or(base.context_parallel),
+        expert_parallel: w
+            .expert_parallel
+            .map(ParallelDegree::get)
+            .unwrap_or(base.expert_parallel),
+        moe_top_k: w.moe_top_k.map(MoeTopK::get).unwrap_or(base.moe_top_k),
+        data_parallel: w.data_parallel.map(DataParallelDegree::get),
+        data_parallel_mode: w.data_parallel_mode.unwrap_or(base.data_parallel_mode),
+        sequence_length: w
+            .sequence_length
+            .map(SequenceLength::get)
+            .unwrap_or(base.sequence_length),
+        global_batch_tokens: w
+            .global_batch_tokens
+            .map(GlobalBatchTokens::get)
+            .or(base.global_batch_tokens),
+        hidden_size: w.hidden_size.map(HiddenSize::get).or(base.hidden_size),
+        precision: w.precision.unwrap_or(base.precision),
+        mfu: w.mfu.map(Mfu::get).unwrap_or(base.mfu),
         step_compute_ms: w
             .step_compute_ms
             .map(StepComputeMs::get)
-            .unwrap_or(perf::DEFAULT_STEP_COMPUTE_MS),
-        bucket_mb: w
-            .bucket_mb
-            .map(BucketMb::get)
-            .unwrap_or(perf::DEFAULT_BUCKET_MB),
+            .or(base.step_compute_ms),
+        bucket_mb: w.bucket_mb.map(BucketMb::get).unwrap_or(base.bucket_mb),
+        background_load: w
+            .background_load
+            .map(BackgroundLoad::get)
+            .unwrap_or(base.background_load),
+    };
+    if let Some(a) = workload.active_params_billion
+        && a > workload.model_params_billion
+    {
+        return Err(PlanError::field(
+            "/workload/active_params_billion",
+            ErrorCode::Range,
+            format!(
+                "{a} active billions exceed model_params_billion {}",
+                workload.model_params_billion
+            ),
+        ));
+    }
+    let rel = req.reliability.clone().unwrap_or_default();
+    let defaults = failure::Reliability::default();
+    let rate =
+        |v: Option<FailuresPerPartYear>, d: f64| v.map(FailuresPerPartYear::get).unwrap_or(d);
+    let reliability = failure::Reliability {
+        nic_failures_per_year: rate(rel.nic_failures_per_year, defaults.nic_failures_per_year),
+        switch_failures_per_year: rate(
+            rel.switch_failures_per_year,
+            defaults.switch_failures_per_year,
+        ),
+        transceiver_failures_per_year: rate(
+            rel.transceiver_failures_per_year,
+            defaults.transceiver_failures_per_year,
+        ),
+        cable_failures_per_year: rate(
+            rel.cable_failures_per_year,
+            defaults.cable_failures_per_year,
+        ),
+        checkpoint_interval_minutes: rel
+            .checkpoint_interval_minutes
+            .map(Minutes::get)
+            .unwrap_or(defaults.checkpoint_interval_minutes),
+        restart_minutes: rel
+            .restart_minutes
+            .map(Minutes::get)
+            .unwrap_or(defaults.restart_minutes),
     };
 
     // Economics: request, else catalog operating figures.
@@ -323,8 +401,39 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             bytes_per_gradient: Some(BytesPerGradient::echo(workload.bytes_per_gradient)),
             tensor_parallel: Some(ParallelDegree::echo(workload.tensor_parallel)),
             pipeline_parallel: Some(ParallelDegree::echo(workload.pipeline_parallel)),
-            step_compute_ms: Some(StepComputeMs::echo(workload.step_compute_ms)),
+            step_compute_ms: workload.step_compute_ms.map(StepComputeMs::echo),
             bucket_mb: Some(BucketMb::echo(workload.bucket_mb)),
+            preset: workload.preset,
+            active_params_billion: workload.active_params_billion.map(ModelParamsBillion::echo),
+            context_parallel: Some(ParallelDegree::echo(workload.context_parallel)),
+            expert_parallel: Some(ParallelDegree::echo(workload.expert_parallel)),
+            moe_top_k: Some(MoeTopK::echo(workload.moe_top_k)),
+            data_parallel: workload.data_parallel.map(DataParallelDegree::echo),
+            data_parallel_mode: Some(workload.data_parallel_mode),
+            sequence_length: Some(SequenceLength::echo(workload.sequence_length)),
+            global_batch_tokens: workload.global_batch_tokens.map(GlobalBatchTokens::echo),
+            hidden_size: workload.hidden_size.map(HiddenSize::echo),
+            precision: Some(workload.precision),
+            mfu: Some(Mfu::echo(workload.mfu)),
+            background_load: Some(BackgroundLoad::echo(workload.background_load)),
+        }),
+        reliability: Some(ReliabilityRequest {
+            nic_failures_per_year: Some(FailuresPerPartYear::echo(
+                reliability.nic_failures_per_year,
+            )),
+            switch_failures_per_year: Some(FailuresPerPartYear::echo(
+                reliability.switch_failures_per_year,
+            )),
+            transceiver_failures_per_year: Some(FailuresPerPartYear::echo(
+                reliability.transceiver_failures_per_year,
+            )),
+            cable_failures_per_year: Some(FailuresPerPartYear::echo(
+                reliability.cable_failures_per_year,
+            )),
+            checkpoint_interval_minutes: Some(Minutes::echo(
+                reliability.checkpoint_interval_minutes,
+            )),
+            restart_minutes: Some(Minutes::echo(reliability.restart_minutes)),
         }),
         utilization: Some(UtilizationRequest {
             busy_fraction: Some(Fraction::echo(busy_fraction)),
@@ -402,6 +511,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         roce_tuning,
         cabling,
         workload,
+        reliability,
         economics,
         gpu_hour_basis,
         adjustments,

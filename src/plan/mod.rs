@@ -646,7 +646,7 @@ fn plan_fabric(
     }
 
     // 3. Performance. The leaves' realised ratio is the one traffic sees (1 without spines).
-    let performance = perf::evaluate(&perf::PerfInput {
+    let perf_input = perf::PerfInput {
         gpus: r.gpus,
         gpus_per_node: r.gpus_per_node,
         nics_per_node: r.nics_per_node,
@@ -654,6 +654,8 @@ fn plan_fabric(
             nvlink_ring_busbw_gbytes_per_s: r.gpu.nvlink_ring_busbw_gbytes_per_s,
             nvls_busbw_gbytes_per_s: r.gpu.nvls_busbw_gbytes_per_s,
             gpus_per_node_max: r.gpu.gpus_per_node.max(r.gpus_per_node),
+            dense_bf16_tflops: r.gpu.dense_bf16_tflops,
+            nvlink_domain_gpus: r.gpu.nvlink_domain_gpus,
         },
         nic: perf::NicSpec {
             speed_gbps: r.nic_speed_gbps,
@@ -673,8 +675,16 @@ fn plan_fabric(
             in_network_reduction: r.in_network_reduction,
         },
         workload: r.workload,
-    })
-    .map_err(perf_error)?;
+    };
+    let mut performance = perf::evaluate(&perf_input).map_err(perf_error)?;
+    if fabric == Fabric::Roce {
+        performance.roce_tuning_side_by_side = roce_tunings(&perf_input, &performance)?;
+    }
+    let parts = failure_parts(&items);
+    let busy =
+        rust_decimal::prelude::ToPrimitive::to_f64(&r.economics.busy_fraction).unwrap_or(1.0);
+    let failure_gpu_hours =
+        cost::failure::failure_gpu_hours_per_year(&parts, &r.reliability, r.gpus, busy);
 
     // 4. Cost.
     let endpoints = topology.links.node_leaf;
@@ -693,6 +703,21 @@ fn plan_fabric(
             switches,
             lines: items.iter().map(|i| i.line.clone()).collect(),
             gpu_idle_fraction: performance.gpu_idle_fraction,
+            failure_gpu_hours_per_year: failure_gpu_hours,
+            traffic: performance
+                .collectives
+                .iter()
+                .map(|c| cost::TrafficShare {
+                    label: format!(
+                        "the {} {} over {} GPUs ({})",
+                        c.parallelism,
+                        c.kind.replace('_', "-"),
+                        c.group_size,
+                        c.placement
+                    ),
+                    exposed_ms: c.exposed_ms,
+                })
+                .collect(),
         },
         &r.adjustments,
         &r.economics,
@@ -742,6 +767,34 @@ fn plan_fabric(
     Ok(Outcome::Planned(Box::new(fp), Box::new(cost)))
 }
 
+/// Both RoCE tunings side by side: the same job with each setting.
+fn roce_tunings(
+    input: &perf::PerfInput,
+    asked: &PerfResult,
+) -> Result<Vec<perf::RoceTuningRow>, PlanError> {
+    let other = match input.path.roce_tuning {
+        perf::RoceTuning::Default => perf::RoceTuning::Tuned,
+        perf::RoceTuning::Tuned => perf::RoceTuning::Default,
+    };
+    let mut alt_input = *input;
+    alt_input.path.roce_tuning = other;
+    let alt = perf::evaluate(&alt_input).map_err(perf_error)?;
+    let (d, t) = match input.path.roce_tuning {
+        perf::RoceTuning::Default => (asked, &alt),
+        perf::RoceTuning::Tuned => (&alt, asked),
+    };
+    let row = |tuning: perf::RoceTuning, p: &PerfResult| perf::RoceTuningRow {
+        roce_tuning: tuning,
+        busbw_gbytes_per_s: p.busbw_gbytes_per_s,
+        exposed_comm_ms: p.exposed_comm_ms,
+        gpu_idle_fraction: p.gpu_idle_fraction,
+    };
+    Ok(vec![
+        row(perf::RoceTuning::Default, d),
+        row(perf::RoceTuning::Tuned, t),
+    ])
+}
+
 /// SHA-256 over the normalized request's JSON and the catalog hash; 32 hex characters.
 pub fn plan_id(normalized: &PlanRequest, catalog_sha256: &str) -> String {
     let mut h = Sha256::new();
@@ -781,7 +834,17 @@ fn perf_error(e: perf::PerfError) -> PlanError {
                 | "tensor_parallel"
                 | "pipeline_parallel"
                 | "step_compute_ms"
-                | "bucket_mb" => format!("/workload/{last}"),
+                | "bucket_mb"
+                | "context_parallel"
+                | "expert_parallel"
+                | "moe_top_k"
+                | "data_parallel"
+                | "sequence_length"
+                | "global_batch_tokens"
+                | "hidden_size"
+                | "active_params_billion"
+                | "mfu"
+                | "background_load" => format!("/workload/{last}"),
                 "oversubscription" | "planes" => format!("/topology/{last}"),
                 "gpus" | "gpus_per_node" | "nics_per_node" => format!("/{last}"),
                 _ => "/workload".to_string(),
@@ -790,3 +853,22 @@ fn perf_error(e: perf::PerfError) -> PlanError {
     };
     PlanError::field(&pointer, ErrorCode::PerformanceModel, e.to_string())
 }
+
+/// Failure-prone parts of a fabric from its BOM lines: NICs, switches, optics, cables.
+fn failure_parts(items: &[bom::BomItem]) -> cost::failure::PartCounts {
+    let mut p = cost::failure::PartCounts::default();
+    for it in items {
+        let q = it.line.quantity;
+        match it.line.category {
+            Category::Nic => p.nics = p.nics.saturating_add(q),
+            Category::Switch => p.switches = p.switches.saturating_add(q),
+            Category::Optic => p.transceivers = p.transceivers.saturating_add(q),
+            Category::Cable => p.cables = p.cables.saturating_add(q),
+            _ => {}
+        }
+    }
+    p
+}
+
+#[cfg(test)]
+mod workload_tests;

@@ -11,7 +11,7 @@ use validator::{Validate, ValidationError};
 use crate::catalog::TierCabling;
 use crate::cost::Category;
 use crate::fabric::Fabric;
-use crate::perf::RoceTuning;
+use crate::perf::{DataParallelMode, Precision, RoceTuning, WorkloadPreset};
 
 // ---- The bounded inputs: each declared once (type, unit, bounds, default, doc). ----
 
@@ -62,6 +62,42 @@ crate::bounded_float!(
 crate::bounded_float!(
     /// DDP gradient bucket size (PyTorch `bucket_cap_mb`).
     BucketMb, 0.001..=1000000.0, "MB (10^6 bytes)", default 25
+);
+crate::bounded_int!(
+    /// Experts each token is routed to (mixture of experts).
+    MoeTopK: u32, 1..=64, "experts per token", default 2
+);
+crate::bounded_int!(
+    /// Data-parallel degree (model replicas).
+    DataParallelDegree: u32, 1..=1_000_000, "replicas"
+);
+crate::bounded_int!(
+    /// Tokens per training sequence.
+    SequenceLength: u32, 1..=10_000_000, "tokens", default 4096
+);
+crate::bounded_int!(
+    /// Tokens per optimizer step over the whole job.
+    GlobalBatchTokens: u64, 1..=1_000_000_000_000, "tokens"
+);
+crate::bounded_int!(
+    /// Model hidden size.
+    HiddenSize: u32, 64..=1_000_000, "model dimension"
+);
+crate::bounded_float!(
+    /// Model FLOPs utilization against the GPU's dense BF16 peak.
+    Mfu, 0.01..=1.0, "fraction of peak", default 0.4
+);
+crate::bounded_float!(
+    /// Share of every scale-out link's bandwidth other jobs use.
+    BackgroundLoad, 0.0..=0.95, "fraction of link bandwidth", default 0
+);
+crate::bounded_float!(
+    /// Job-interrupting failures per part and year.
+    FailuresPerPartYear, 0.0..=10.0, "failures per part-year"
+);
+crate::bounded_float!(
+    /// A duration in minutes (up to a week).
+    Minutes, 0.0..=10080.0, "minutes"
 );
 crate::bounded_int!(
     /// TCO horizon.
@@ -246,6 +282,10 @@ pub struct PlanRequest {
     #[serde(default)]
     #[validate(nested)]
     pub workload: Option<WorkloadRequest>,
+    /// Network failures that interrupt the job (rates per part, checkpointing, restart).
+    #[serde(default)]
+    #[validate(nested)]
+    pub reliability: Option<ReliabilityRequest>,
     /// How much the cluster is used.
     #[serde(default)]
     #[validate(nested)]
@@ -345,6 +385,79 @@ pub struct WorkloadRequest {
     /// DDP gradient bucket. Default 25.
     #[serde(default)]
     pub bucket_mb: Option<BucketMb>,
+    /// A documented, sourced job (docs/model.md#presets); the fields below override it.
+    /// Default: none — the 70B TP 8 × PP 4 DDP job above.
+    #[serde(default)]
+    pub preset: Option<WorkloadPreset>,
+    /// Parameters active per token, billions (mixture of experts), at most
+    /// `model_params_billion`. Default: all parameters (dense).
+    #[serde(default)]
+    pub active_params_billion: Option<ModelParamsBillion>,
+    /// Context-parallel degree. Default 1.
+    #[serde(default)]
+    pub context_parallel: Option<ParallelDegree>,
+    /// Expert-parallel degree (1 = dense), carved out of data parallelism. Default 1.
+    #[serde(default)]
+    pub expert_parallel: Option<ParallelDegree>,
+    /// Experts per token (MoE top-k). Default 2.
+    #[serde(default)]
+    pub moe_top_k: Option<MoeTopK>,
+    /// Data-parallel degree; must equal GPUs ÷ (TP × PP × CP). Default: that quotient.
+    #[serde(default)]
+    pub data_parallel: Option<DataParallelDegree>,
+    /// `ddp` (gradient all-reduce) or `fsdp` (ZeRO-3: parameter all-gathers and gradient
+    /// reduce-scatter). Default `ddp`.
+    #[serde(default)]
+    pub data_parallel_mode: Option<DataParallelMode>,
+    /// Tokens per sequence. Default 4,096.
+    #[serde(default)]
+    pub sequence_length: Option<SequenceLength>,
+    /// Tokens per optimizer step over the whole job. Default: 16 sequences per data-parallel
+    /// replica.
+    #[serde(default)]
+    pub global_batch_tokens: Option<GlobalBatchTokens>,
+    /// Model hidden size. Default: derived from the active parameters (params ≈ 12 · layers ·
+    /// hidden², layers ≈ hidden / 128).
+    #[serde(default)]
+    pub hidden_size: Option<HiddenSize>,
+    /// Activation precision on the wire: `bf16` (2 bytes) or `fp8` (1 byte). Default `bf16`.
+    #[serde(default)]
+    pub precision: Option<Precision>,
+    /// Model FLOPs utilization against the GPU's dense BF16 peak. Default 0.40 (Llama 3
+    /// paper: 38–43% on H100). Sets the step compute when `step_compute_ms` is not given.
+    #[serde(default)]
+    pub mfu: Option<Mfu>,
+    /// Share of every scale-out link's bandwidth used by other jobs on a shared fabric applied to every fabric. Default 0.
+    #[serde(default)]
+    pub background_load: Option<BackgroundLoad>,
+}
+
+/// Network faults that interrupt the job: yearly failure rates per part and what each
+/// interruption costs. Defaults and sources in docs/cost.md#failures.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Validate, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReliabilityRequest {
+    /// Job-interrupting failures per NIC per year. Default 0.00289 (Llama 3: 7 NIC
+    /// interruptions in 54 days on 16,384 NICs).
+    #[serde(default)]
+    pub nic_failures_per_year: Option<FailuresPerPartYear>,
+    /// Job-interrupting failures per switch per year. Default 0.00159.
+    #[serde(default)]
+    pub switch_failures_per_year: Option<FailuresPerPartYear>,
+    /// Job-interrupting failures per transceiver per year. Default 0.00159.
+    #[serde(default)]
+    pub transceiver_failures_per_year: Option<FailuresPerPartYear>,
+    /// Job-interrupting failures per cable per year. Default 0.00159.
+    #[serde(default)]
+    pub cable_failures_per_year: Option<FailuresPerPartYear>,
+    /// Minutes between checkpoints; an interruption loses half of it on average.
+    /// Default 30.
+    #[serde(default)]
+    pub checkpoint_interval_minutes: Option<Minutes>,
+    /// Minutes from an interruption to training again (detect, replace or cordon, reload).
+    /// Default 15.
+    #[serde(default)]
+    pub restart_minutes: Option<Minutes>,
 }
 
 /// Cluster utilization.

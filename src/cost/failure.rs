@@ -1,0 +1,118 @@
+//! Network faults as GPU idle time: every failure of a NIC, switch, transceiver or cable
+//! interrupts the job; each interruption loses the work since the last checkpoint (half the
+//! interval on average) plus the restart, on every GPU of the job. Pure arithmetic over plain
+//! data; sources of the default rates in docs/cost.md#failures.
+
+/// Yearly job-interrupting failure rates per part, and what one interruption costs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reliability {
+    /// Failures per NIC per year.
+    pub nic_failures_per_year: f64,
+    /// Failures per switch per year.
+    pub switch_failures_per_year: f64,
+    /// Failures per transceiver per year.
+    pub transceiver_failures_per_year: f64,
+    /// Failures per cable per year.
+    pub cable_failures_per_year: f64,
+    /// Minutes between checkpoints.
+    pub checkpoint_interval_minutes: f64,
+    /// Minutes from interruption to training again.
+    pub restart_minutes: f64,
+}
+
+/// Llama 3 paper (Meta 2024, §3.3.4, Table 5): 419 unexpected interruptions in 54 days on
+/// 16,384 H100; 7 attributed to NICs (one 400G NIC per GPU): 7 / 16,384 / (54/365) per NIC-year.
+pub const DEFAULT_NIC_FAILURES_PER_YEAR: f64 = 0.00289;
+/// Same table: 35 interruptions from "network switch/cable" in 54 days = 236.6 per year. The
+/// paper does not split switches, optics and cables, so the rate is spread equally over the
+/// parts of a non-blocking three-tier 400G fabric for 16,384 GPUs built from 64-port switches
+/// (1,280 switches, 49,152 links, 98,304 transceivers: 148,736 parts): 236.6 / 148,736 per
+/// part-year. An estimate (equal per-part split is an assumption), not a measured AFR.
+pub const DEFAULT_NETWORK_PART_FAILURES_PER_YEAR: f64 = 0.00159;
+/// Default checkpoint interval, minutes (assumption: 30 minutes, the order Meta reports for
+/// large jobs; set your own).
+pub const DEFAULT_CHECKPOINT_INTERVAL_MINUTES: f64 = 30.0;
+/// Default restart, minutes (assumption: detect, cordon and reload a checkpoint in 15 minutes).
+pub const DEFAULT_RESTART_MINUTES: f64 = 15.0;
+
+impl Default for Reliability {
+    fn default() -> Self {
+        Reliability {
+            nic_failures_per_year: DEFAULT_NIC_FAILURES_PER_YEAR,
+            switch_failures_per_year: DEFAULT_NETWORK_PART_FAILURES_PER_YEAR,
+            transceiver_failures_per_year: DEFAULT_NETWORK_PART_FAILURES_PER_YEAR,
+            cable_failures_per_year: DEFAULT_NETWORK_PART_FAILURES_PER_YEAR,
+            checkpoint_interval_minutes: DEFAULT_CHECKPOINT_INTERVAL_MINUTES,
+            restart_minutes: DEFAULT_RESTART_MINUTES,
+        }
+    }
+}
+
+/// Parts of a fabric that can fail, from its bill of materials.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PartCounts {
+    /// NICs.
+    pub nics: u64,
+    /// Switches.
+    pub switches: u64,
+    /// Transceivers (optical modules).
+    pub transceivers: u64,
+    /// Cables (fibre or copper).
+    pub cables: u64,
+}
+
+/// Expected job interruptions per year from the fabric's parts while the cluster is busy.
+pub fn interruptions_per_year(parts: &PartCounts, r: &Reliability, busy_fraction: f64) -> f64 {
+    let raw = parts.nics as f64 * r.nic_failures_per_year
+        + parts.switches as f64 * r.switch_failures_per_year
+        + parts.transceivers as f64 * r.transceiver_failures_per_year
+        + parts.cables as f64 * r.cable_failures_per_year;
+    raw * busy_fraction.clamp(0.0, 1.0)
+}
+
+/// GPU-hours lost per year: interruptions × (checkpoint/2 + restart) × job GPUs.
+pub fn failure_gpu_hours_per_year(
+    parts: &PartCounts,
+    r: &Reliability,
+    gpus: u32,
+    busy_fraction: f64,
+) -> f64 {
+    let lost_hours = (r.checkpoint_interval_minutes / 2.0 + r.restart_minutes) / 60.0;
+    let v = interruptions_per_year(parts, r, busy_fraction) * lost_hours * f64::from(gpus);
+    if v.is_finite() { v.max(0.0) } else { 0.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn by_hand_and_zero_rates() {
+        let parts = PartCounts {
+            nics: 1024,
+            switches: 48,
+            transceivers: 4096,
+            cables: 2048,
+        };
+        let r = Reliability::default();
+        // (1024·0.00289 + (48 + 4096 + 2048)·0.00159) = 12.80 interruptions/year at busy 1;
+        // × (15 + 15)/60 h × 1024 GPUs = 6,555 GPU-hours.
+        let h = failure_gpu_hours_per_year(&parts, &r, 1024, 1.0);
+        let want = (1024.0 * 0.00289 + 6192.0 * 0.00159) * 0.5 * 1024.0;
+        assert!((h - want).abs() < 1e-6, "{h} vs {want}");
+        let zero = Reliability {
+            nic_failures_per_year: 0.0,
+            switch_failures_per_year: 0.0,
+            transceiver_failures_per_year: 0.0,
+            cable_failures_per_year: 0.0,
+            ..r
+        };
+        assert_eq!(failure_gpu_hours_per_year(&parts, &zero, 1024, 1.0), 0.0);
+        // More transceivers, more lost hours.
+        let more = PartCounts {
+            transceivers: 8192,
+            ..parts
+        };
+        assert!(failure_gpu_hours_per_year(&more, &r, 1024, 1.0) > h);
+    }
+}

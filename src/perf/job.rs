@@ -1,0 +1,372 @@
+//! Every collective a training step runs, from the job's parallelism: group sizes, placement
+//! (inside the NVLink domain or across the fabric), bytes, time through the same α-β
+//! communicator model, and how much of it compute hides. Closed form: no loops over ranks.
+
+use super::collective::{Algorithm, Communicator};
+use super::constants::{
+    BACKWARD_SHARE, BYTES_PER_US_PER_GBYTES_PER_S, PARAMS_PER_BILLION, RING_BASE_US,
+    RING_NET_HOP_US, SIMPLE, US_PER_MS,
+};
+use super::input::{DataParallelMode, Workload};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// Parameters ≈ 12 · layers · hidden² for a decoder-only transformer (Kaplan et al. 2020), with
+/// layers ≈ hidden / 128 in the Llama family (Llama 2 70B 8,192/80, Llama 3 405B 16,384/126):
+/// hidden ≈ (params · 128 / 12)^(1/3) when the job does not give it.
+pub const HIDDEN_PER_LAYER: f64 = 128.0;
+
+/// One collective of a training step.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct CollectiveResult {
+    /// `all_reduce`, `reduce_scatter`, `all_gather`, `all_to_all` or `send_recv`.
+    pub kind: String,
+    /// Which parallelism sends it: `data`, `tensor`, `pipeline`, `context`, `expert`.
+    pub parallelism: String,
+    /// Ranks in one group.
+    pub group_size: u32,
+    /// `nvlink` when the whole group sits in one NVLink domain, else `network`.
+    pub placement: String,
+    /// Bytes each GPU sends into this collective per step (buffer sizes summed over calls).
+    pub bytes_per_step: u64,
+    /// Time of all calls per step, ms.
+    pub time_ms: f64,
+    /// Part of `time_ms` not hidden behind compute, ms.
+    pub exposed_ms: f64,
+    /// Algorithm (`ring`, `tree`, `nvls`, … for reductions; `direct` for all-to-all and
+    /// point-to-point).
+    pub algorithm: String,
+}
+
+/// What a step's collectives need besides the workload.
+pub struct JobContext<'a> {
+    /// The workload.
+    pub workload: &'a Workload,
+    /// GPUs in the job.
+    pub gpus: f64,
+    /// GPUs per server.
+    pub gpus_per_node: f64,
+    /// GPUs per NVLink domain (≥ GPUs per server).
+    pub domain_gpus: f64,
+    /// Compute of one step, ms.
+    pub step_compute_ms: f64,
+    /// Builds the communicator of a group: (ranks, ranks per NVLink domain, stride).
+    pub comm: &'a dyn Fn(f64, f64, f64) -> Communicator,
+}
+
+/// Ranks of a group of `size` with rank stride `stride` that share one NVLink domain.
+pub fn ranks_per_domain(size: f64, stride: f64, domain: f64) -> f64 {
+    (domain / stride.max(1.0)).floor().clamp(1.0, size.max(1.0))
+}
+
+/// Hidden size: the job's, or derived from the active parameters (see [`HIDDEN_PER_LAYER`]).
+pub fn hidden_size(w: &Workload) -> f64 {
+    match w.hidden_size {
+        Some(h) => f64::from(h),
+        None => (active_params(w) * HIDDEN_PER_LAYER / 12.0).cbrt().max(1.0),
+    }
+}
+
+/// Active parameters per token (all of them for a dense model).
+pub fn active_params(w: &Workload) -> f64 {
+    w.active_params_billion
+        .unwrap_or(w.model_params_billion)
+        .min(w.model_params_billion)
+        * PARAMS_PER_BILLION
+}
+
+/// Transformer layers ≈ active params / (12 · hidden²), at least 1.
+pub fn layers(w: &Workload) -> f64 {
+    let h = hidden_size(w);
+    (active_params(w) / (12.0 * h * h)).round().max(1.0)
+}
+
+/// Parameters one GPU holds before data-parallel sharding: dense part plus its experts,
+/// divided over TP·PP.
+pub fn params_per_model_shard(w: &Workload) -> f64 {
+    let total = w.model_params_billion * PARAMS_PER_BILLION;
+    let active = active_params(w);
+    let ep = f64::from(w.expert_parallel.max(1));
+    let per_ep = active + (total - active).max(0.0) / ep;
+    per_ep / (f64::from(w.tensor_parallel.max(1)) * f64::from(w.pipeline_parallel.max(1)))
+}
+
+fn ring_half_us(c: &Communicator, bytes: f64) -> f64 {
+    // Reduce-scatter and all-gather are each half a ring all-reduce: n−1 of its 2(n−1) steps.
+    c.time_us(Algorithm::Ring, SIMPLE, bytes).unwrap_or(0.0) / 2.0
+}
+
+fn net_per_gpu(c: &Communicator) -> f64 {
+    c.net_node_raw_gbytes_per_s * c.congestion_factor / c.ranks_per_node.max(1.0)
+}
+
+/// All-to-all of `bytes` per rank: each rank sends (n−1)/n of it, the in-domain part over
+/// NVLink, the rest over its share of the network at the fabric's congestion; both at once.
+pub fn all_to_all_us(c: &Communicator, bytes: f64) -> f64 {
+    let n = c.ranks;
+    if n < 2.0 {
+        return 0.0;
+    }
+    let g = c.ranks_per_node.min(n);
+    let intra = bytes * (g - 1.0).max(0.0)
+        / n
+        / (c.nvlink_ring_gbytes_per_s * BYTES_PER_US_PER_GBYTES_PER_S);
+    let inter_bytes = bytes * (n - g).max(0.0) / n;
+    let (inter, hop) = if inter_bytes > 0.0 {
+        let bw = net_per_gpu(c) * BYTES_PER_US_PER_GBYTES_PER_S;
+        let t = if bw > 0.0 {
+            inter_bytes / bw
+        } else {
+            f64::INFINITY
+        };
+        (
+            t,
+            RING_NET_HOP_US[SIMPLE] + c.path_latency_us + c.incast_tail_us,
+        )
+    } else {
+        (0.0, 0.0)
+    };
+    RING_BASE_US[SIMPLE] + hop + intra.max(inter)
+}
+
+/// One point-to-point transfer of `bytes` between neighbours in different domains (or over
+/// NVLink when the group shares a domain).
+pub fn send_recv_us(c: &Communicator, bytes: f64) -> f64 {
+    if c.nodes <= 1.0 {
+        return RING_BASE_US[SIMPLE] + bytes / (c.nvlink_ring_gbytes_per_s * 1000.0);
+    }
+    let bw = net_per_gpu(c) * BYTES_PER_US_PER_GBYTES_PER_S;
+    let t = if bw > 0.0 { bytes / bw } else { f64::INFINITY };
+    RING_BASE_US[SIMPLE] + RING_NET_HOP_US[SIMPLE] + c.path_latency_us + t
+}
+
+fn placement(c: &Communicator) -> &'static str {
+    if c.nodes <= 1.0 { "nvlink" } else { "network" }
+}
+
+fn result(
+    kind: &str,
+    parallelism: &str,
+    c: &Communicator,
+    bytes: f64,
+    time_ms: f64,
+    exposed_ms: f64,
+    algorithm: &str,
+) -> CollectiveResult {
+    CollectiveResult {
+        kind: kind.to_string(),
+        parallelism: parallelism.to_string(),
+        group_size: c.ranks.min(f64::from(u32::MAX)) as u32,
+        placement: placement(c).to_string(),
+        bytes_per_step: bytes.max(0.0) as u64,
+        time_ms,
+        exposed_ms: exposed_ms.clamp(0.0, time_ms.max(0.0)),
+        algorithm: algorithm.to_string(),
+    }
+}
+
+/// Collectives other than the data-parallel gradient reduction (which `evaluate` models with
+/// its buckets): tensor, pipeline, context and expert traffic, and FSDP's parameter
+/// all-gathers and gradient reduce-scatter. Overlap rules (docs/model.md):
+/// - tensor all-reduce: exposed (on the critical path of every layer; Megatron-LM, Narayanan
+///   et al. SC21 §3.3 — why TP stays inside the NVLink domain);
+/// - pipeline send/recv: hidden behind other micro-batches except the fill and drain, 2·(PP−1)
+///   transfers (Narayanan et al. SC21, 1F1B schedule);
+/// - context all-gather: overlapped with attention, exposed beyond the forward share of compute;
+/// - expert all-to-all: exposed (dispatch and combine sit between attention and the expert
+///   MLP; DeepSeek-V3 needed its DualPipe schedule to hide it);
+/// - FSDP all-gather / reduce-scatter: prefetched one layer ahead, hidden behind the forward
+///   (1/3 of compute) and backward (2/3) except the first layer's gather.
+pub fn other_collectives(ctx: &JobContext<'_>, dp: f64) -> Vec<CollectiveResult> {
+    let w = ctx.workload;
+    let tp = f64::from(w.tensor_parallel.max(1));
+    let pp = f64::from(w.pipeline_parallel.max(1));
+    let cp = f64::from(w.context_parallel.max(1));
+    let ep = f64::from(w.expert_parallel.max(1));
+    let act = w.precision.bytes();
+    let h = hidden_size(w);
+    let layers_stage = (layers(w) / pp).max(1.0);
+    let seq = f64::from(w.sequence_length.max(1));
+    let tokens = global_tokens(w, dp);
+    // Tokens one data-parallel replica (TP·PP·CP GPUs) processes per step.
+    let tokens_replica = tokens / dp.max(1.0);
+    // Micro-batches of one sequence each.
+    let micro = (tokens_replica / seq).max(1.0);
+    let forward_ms = (1.0 - BACKWARD_SHARE) * ctx.step_compute_ms;
+    let backward_ms = BACKWARD_SHARE * ctx.step_compute_ms;
+    let mut out = Vec::new();
+
+    if tp >= 2.0 {
+        let c = (ctx.comm)(tp, ranks_per_domain(tp, 1.0, ctx.domain_gpus), 1.0);
+        // Per layer 2 all-reduces forward, 2 backward, each of one micro-batch's activations
+        // (seq/CP · hidden).
+        let msg = seq / cp * h * act;
+        let calls = 4.0 * layers_stage * micro;
+        let choice = c.choose(msg);
+        let t_ms = choice.map_or(0.0, |x| x.time_us) * calls / US_PER_MS;
+        let algo = choice.map_or("none", |x| x.algorithm.as_str());
+        out.push(result(
+            "all_reduce",
+            "tensor",
+            &c,
+            msg * calls,
+            t_ms,
+            t_ms,
+            algo,
+        ));
+    }
+    if cp >= 2.0 {
+        let c = (ctx.comm)(cp, ranks_per_domain(cp, tp, ctx.domain_gpus), tp);
+        // K and V of the whole sequence gathered per layer forward, their gradients
+        // reduce-scattered backward (Llama 3 all-gather context parallelism).
+        let msg = 2.0 * seq * h * act / tp;
+        let calls = 2.0 * layers_stage * micro;
+        let t_ms = ring_half_us(&c, msg) * calls / US_PER_MS;
+        let exposed = (t_ms - forward_ms).max(0.0);
+        out.push(result(
+            "all_gather",
+            "context",
+            &c,
+            msg * calls,
+            t_ms,
+            exposed,
+            "ring",
+        ));
+    }
+    if pp >= 2.0 {
+        let stride = tp * cp * dp;
+        let c = (ctx.comm)(pp, ranks_per_domain(pp, stride, ctx.domain_gpus), stride);
+        // One activation forward and one gradient backward per micro-batch, split over TP.
+        let msg = seq / cp * h * act / tp;
+        let calls = 2.0 * micro;
+        let one_ms = send_recv_us(&c, msg) / US_PER_MS;
+        let t_ms = one_ms * calls;
+        let exposed = one_ms * 2.0 * (pp - 1.0);
+        out.push(result(
+            "send_recv",
+            "pipeline",
+            &c,
+            msg * calls,
+            t_ms,
+            exposed,
+            "direct",
+        ));
+    }
+    if ep >= 2.0 {
+        let stride = tp * cp;
+        let c = (ctx.comm)(ep, ranks_per_domain(ep, stride, ctx.domain_gpus), stride);
+        // Dispatch and combine, forward and backward, per MoE layer: the GPU's tokens of one
+        // micro-batch × top-k × hidden.
+        let k = f64::from(w.moe_top_k.max(1));
+        let msg = seq / (cp * tp) * k * h * act;
+        let calls = 4.0 * layers_stage * micro;
+        let t_ms = all_to_all_us(&c, msg) * calls / US_PER_MS;
+        out.push(result(
+            "all_to_all",
+            "expert",
+            &c,
+            msg * calls,
+            t_ms,
+            t_ms,
+            "direct",
+        ));
+    }
+    if w.data_parallel_mode == DataParallelMode::Fsdp && dp >= 2.0 {
+        let stride = tp * cp;
+        let c = (ctx.comm)(dp, ranks_per_domain(dp, stride, ctx.domain_gpus), stride);
+        let shard = params_per_model_shard(w);
+        // Parameters gathered in the activation precision of the weights (bf16), gradients
+        // reduce-scattered at `bytes_per_gradient`.
+        let ag_bytes = shard * 2.0;
+        let rs_bytes = shard * f64::from(w.bytes_per_gradient);
+        let per_layer = layers_stage.max(1.0);
+        let ag_ms = ring_half_us(&c, ag_bytes / per_layer) * per_layer / US_PER_MS;
+        let rs_ms = ring_half_us(&c, rs_bytes / per_layer) * per_layer / US_PER_MS;
+        let first = ag_ms / per_layer;
+        let exposed_ag = (ag_ms - forward_ms).max(0.0) + first;
+        let exposed_bwd = (ag_ms + rs_ms - backward_ms).max(0.0);
+        out.push(result(
+            "all_gather",
+            "data",
+            &c,
+            2.0 * ag_bytes,
+            2.0 * ag_ms,
+            exposed_ag + exposed_bwd * ag_ms / (ag_ms + rs_ms).max(1e-12),
+            "ring",
+        ));
+        out.push(result(
+            "reduce_scatter",
+            "data",
+            &c,
+            rs_bytes,
+            rs_ms,
+            exposed_bwd * rs_ms / (ag_ms + rs_ms).max(1e-12),
+            "ring",
+        ));
+    }
+    out
+}
+
+/// Tokens per step over the whole job.
+pub fn global_tokens(w: &Workload, dp: f64) -> f64 {
+    match w.global_batch_tokens {
+        Some(t) => t as f64,
+        None => {
+            dp.max(1.0)
+                * super::input::DEFAULT_SEQUENCES_PER_REPLICA as f64
+                * f64::from(w.sequence_length.max(1))
+        }
+    }
+}
+
+/// Compute per step, ms: 6 · active params · tokens ÷ (GPUs · peak · MFU) (Kaplan et al. 2020
+/// 6N FLOPs per token; MFU as in the Llama 3 paper).
+pub fn step_compute_ms(w: &Workload, dp: f64, job_gpus: f64, dense_bf16_tflops: f64) -> f64 {
+    let flops = 6.0 * active_params(w) * global_tokens(w, dp);
+    let rate = job_gpus.max(1.0) * dense_bf16_tflops * 1e12 * w.mfu;
+    if rate > 0.0 {
+        flops / rate * US_PER_MS
+    } else {
+        f64::INFINITY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derived_shape_by_hand() {
+        let w = Workload {
+            hidden_size: None,
+            model_params_billion: 70.0,
+            ..Workload::default()
+        };
+        // (70e9 · 128 / 12)^(1/3) ≈ 9,072
+        assert!(
+            (hidden_size(&w) - 9072.0).abs() < 5.0,
+            "{}",
+            hidden_size(&w)
+        );
+        let w405 = Workload {
+            model_params_billion: 405.0,
+            hidden_size: Some(16_384),
+            ..Workload::default()
+        };
+        // 405e9 / (12 · 16384²) = 125.7 → 126 layers (Llama 3 405B has 126).
+        assert_eq!(layers(&w405), 126.0);
+        assert_eq!(ranks_per_domain(64.0, 1.0, 8.0), 8.0);
+        assert_eq!(ranks_per_domain(64.0, 1.0, 72.0), 64.0);
+        assert_eq!(ranks_per_domain(8.0, 8.0, 8.0), 1.0);
+    }
+
+    #[test]
+    fn default_step_compute_by_hand() {
+        // 6 · 70e9 · (64 · 65,536) / (2048 · 989e12 · 0.40) = 2,174.32 ms
+        let w = Workload::default();
+        let t = step_compute_ms(&w, 64.0, 2048.0, 989.0);
+        assert!((t - 2174.32).abs() < 0.01, "{t}");
+        // Twice the peak, half the time.
+        assert!((step_compute_ms(&w, 64.0, 2048.0, 1978.0) - t / 2.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,140 @@
+//! Plans with presets, failures and the reasons that name traffic (issue #11).
+
+use crate::catalog::CatalogSet;
+use crate::fabric::Fabric;
+use crate::plan::{Plan, PlanRequest, build_plan};
+
+fn plan(v: serde_json::Value) -> Plan {
+    let cats = CatalogSet::embedded().expect("embedded catalog");
+    let req: PlanRequest = serde_json::from_value(v).expect("request");
+    build_plan(&req, &cats).expect("plan")
+}
+
+fn fabric(p: &Plan, f: Fabric) -> crate::plan::Built<'_> {
+    p.built().find(|x| x.fabric == f).expect("feasible fabric")
+}
+
+#[test]
+fn moe_preset_at_1024_idles_more_than_dense_with_breakdown() {
+    let moe = plan(serde_json::json!({"gpus": 1024, "workload": {"preset": "moe-deepseek-v3"}}));
+    let dense =
+        plan(serde_json::json!({"gpus": 1024, "workload": {"preset": "dense-llama3-405b"}}));
+    for f in [Fabric::Infiniband, Fabric::Roce, Fabric::RoceAdaptive] {
+        let m = &fabric(&moe, f).performance;
+        let d = &fabric(&dense, f).performance;
+        assert!(m.gpu_idle_fraction > d.gpu_idle_fraction + 0.05, "{f:?}");
+        assert!(
+            m.collectives
+                .iter()
+                .any(|c| c.kind == "all_to_all" && c.exposed_ms > 0.0)
+        );
+        // The headline all-reduce stays the data-parallel gradient reduction.
+        assert_eq!(m.collectives[0].kind, "all_reduce");
+        assert_eq!(m.collectives[0].parallelism, "data");
+        assert_eq!(u64::from(m.communicator_ranks), 64);
+    }
+    // Posting the echoed inputs back gives the same plan.
+    let again = plan(serde_json::to_value(&moe.inputs).expect("json"));
+    assert_eq!(again.plan_id, moe.plan_id);
+}
+
+#[test]
+fn gpu_generations_give_different_idle() {
+    let h = plan(serde_json::json!({"gpus": 1024, "gpu_model": "h100"}));
+    let b = plan(serde_json::json!({"gpus": 1024, "gpu_model": "b200"}));
+    for f in [Fabric::Infiniband, Fabric::Roce, Fabric::RoceAdaptive] {
+        let hp = &fabric(&h, f).performance;
+        let bp = &fabric(&b, f).performance;
+        assert!(bp.step_compute_ms < hp.step_compute_ms);
+        assert!(bp.gpu_idle_fraction > hp.gpu_idle_fraction, "{f:?}");
+    }
+}
+
+#[test]
+fn failure_line_is_sourced_scales_with_optics_and_zeroes() {
+    let base = plan(serde_json::json!({"gpus": 1024, "fabrics": ["roce"]}));
+    let f = fabric(&base, Fabric::Roce);
+    assert!(f.gpu_idle.failure_gpu_hours_per_year > 0.0);
+    assert!(f.gpu_idle.failure_cost_per_year_usd > rust_decimal::Decimal::ZERO);
+    // Copper to the servers: fewer transceivers, fewer lost hours.
+    let dac = plan(
+        serde_json::json!({"gpus": 1024, "fabrics": ["roce"], "topology": {"cabling": {
+        "node_leaf": {"nic_module": null, "switch_module": null, "cable": "dac-800g-twin-2m"}}}}),
+    );
+    let d = fabric(&dac, Fabric::Roce);
+    let optics = |p: &crate::plan::Built| -> u64 {
+        p.bom
+            .iter()
+            .filter(|l| l.category == crate::cost::Category::Optic)
+            .map(|l| l.quantity)
+            .sum()
+    };
+    assert!(optics(&d) < optics(&f));
+    assert!(d.gpu_idle.failure_gpu_hours_per_year < f.gpu_idle.failure_gpu_hours_per_year);
+    // Rates at zero: no failure line, and the idle cost drops by exactly that line.
+    let zero = plan(
+        serde_json::json!({"gpus": 1024, "fabrics": ["roce"], "reliability": {
+        "nic_failures_per_year": 0, "switch_failures_per_year": 0,
+        "transceiver_failures_per_year": 0, "cable_failures_per_year": 0}}),
+    );
+    let z = fabric(&zero, Fabric::Roce);
+    assert_eq!(z.gpu_idle.failure_gpu_hours_per_year, 0.0);
+    assert_eq!(
+        z.gpu_idle.failure_cost_per_year_usd,
+        rust_decimal::Decimal::ZERO
+    );
+    assert_eq!(
+        f.gpu_idle.cost_per_year_usd - z.gpu_idle.cost_per_year_usd,
+        f.gpu_idle.failure_cost_per_year_usd
+    );
+    assert!(z.total_cost_usd < f.total_cost_usd);
+}
+
+#[test]
+fn roce_shows_both_tunings() {
+    let p = plan(serde_json::json!({"gpus": 4096, "workload": {"preset": "fsdp-llama2-70b"}}));
+    let r = &fabric(&p, Fabric::Roce).performance;
+    assert_eq!(r.roce_tuning_side_by_side.len(), 2);
+    assert!(
+        r.roce_tuning_side_by_side[1].gpu_idle_fraction
+            <= r.roce_tuning_side_by_side[0].gpu_idle_fraction
+    );
+    assert!(
+        fabric(&p, Fabric::Infiniband)
+            .performance
+            .roce_tuning_side_by_side
+            .is_empty()
+    );
+}
+
+#[test]
+fn reasons_name_the_traffic_when_idle_matters() {
+    let p = plan(
+        serde_json::json!({"gpus": 4096, "topology": {"oversubscription": 2},
+        "workload": {"preset": "fsdp-llama2-70b"}}),
+    );
+    let c = p.comparison.as_ref().expect("comparison");
+    assert!(
+        c.reasons
+            .iter()
+            .any(|r| r.contains("idle difference comes from the")),
+        "{:#?}",
+        c.reasons
+    );
+}
+
+#[test]
+fn presets_that_do_not_fit_are_4xx_naming_the_workload() {
+    let cats = CatalogSet::embedded().expect("embedded catalog");
+    for body in [
+        serde_json::json!({"gpus": 64, "workload": {"preset": "moe-deepseek-v3"}}),
+        serde_json::json!({"gpus": 512, "workload": {"preset": "moe-deepseek-v3"}}),
+        serde_json::json!({"gpus": 1024, "workload": {"data_parallel": 7}}),
+        serde_json::json!({"gpus": 1024, "workload": {"model_params_billion": 10, "active_params_billion": 20}}),
+    ] {
+        let req: PlanRequest = serde_json::from_value(body.clone()).expect("request");
+        let err = build_plan(&req, &cats).expect_err("must not fit");
+        let text = format!("{err:?}");
+        assert!(text.contains("/workload/"), "{body}: {text}");
+    }
+}
