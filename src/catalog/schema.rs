@@ -12,7 +12,8 @@ use utoipa::ToSchema;
 
 use crate::fabric::Fabric;
 
-/// Confidence grade of a figure (shared/reference/pricing.md).
+/// Confidence grade of a figure: A vendor specification or list, B analyst or government, C a
+/// reseller or derived, D rule of thumb, P placeholder (docs/catalog.md).
 ///
 /// `A` vendor specification or list; `B` analyst or government figure; `C` a single reseller or
 /// derived from sourced figures; `D` rule of thumb from a secondary source; `P` placeholder: no

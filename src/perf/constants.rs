@@ -9,8 +9,8 @@ pub const LL128: usize = 1;
 pub const SIMPLE: usize = 2;
 
 // ---------------------------------------------------------------------------------------------
-// NCCL latency model — NVIDIA/nccl src/graph/tuning.cc (`baseLat`, `hwLat`), v2.19–2.23 tables,
-// quoted in /work/shared/reference/performance.md §1. Microseconds, indexed [LL, LL128, Simple].
+// NCCL latency model — NVIDIA/nccl src/graph/tuning.cc (`baseLat`, `hwLat`), v2.19–2.23 tables
+// (github.com/NVIDIA/nccl; quoted in docs/model.md). Microseconds, indexed [LL, LL128, Simple].
 // ---------------------------------------------------------------------------------------------
 
 /// Tree base latency per protocol (tuning.cc `baseLat[TREE]`).
