@@ -56,3 +56,64 @@ async fn document_is_openapi_3_1_and_every_operation_is_documented() {
         }
     }
 }
+
+/// Every problem response shows a problem the service renders for that status, and the plan
+/// endpoints show a real plan, not schema stubs (`"plan_id": "string"`).
+#[tokio::test]
+async fn examples_are_real_responses() {
+    let app = spawn_app().await;
+    let doc: serde_json::Value = app.get("/openapi.json").await.json().await.unwrap();
+    let mut problems = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            for (status, r) in op["responses"].as_object().unwrap() {
+                let Some(ex) = r["content"]["application/problem+json"]["example"].as_object()
+                else {
+                    continue;
+                };
+                problems += 1;
+                assert_eq!(
+                    ex["status"].to_string(),
+                    *status,
+                    "{method} {path} {status}: example of another status"
+                );
+                assert!(ex["code"].is_string() && ex["detail"].is_string());
+            }
+        }
+    }
+    assert!(problems >= 15, "only {problems} problem examples");
+    let plan = &doc["paths"]["/v1/plans"]["post"]["responses"]["200"]["content"]["application/json"]
+        ["example"];
+    let id = plan["plan_id"].as_str().unwrap_or("");
+    assert!(
+        id.len() == 32 && id.chars().all(|c| c.is_ascii_hexdigit()),
+        "{id}"
+    );
+    assert!(plan["fabrics"].as_array().is_some_and(|f| f.len() == 2));
+}
+
+/// The repository cites public sources, never files outside it.
+#[test]
+fn no_file_cites_paths_outside_the_repository() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut stack = vec![
+        std::path::PathBuf::from(root).join("src"),
+        std::path::PathBuf::from(root).join("docs"),
+        std::path::PathBuf::from(root).join("pricing"),
+        std::path::PathBuf::from(root).join("README.md"),
+    ];
+    let mut read = 0;
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            for e in std::fs::read_dir(&p).unwrap().flatten() {
+                stack.push(e.path());
+            }
+        } else if let Ok(text) = std::fs::read_to_string(&p) {
+            read += 1;
+            for bad in ["shared/reference", "/work/"] {
+                assert!(!text.contains(bad), "{} cites '{bad}'", p.display());
+            }
+        }
+    }
+    assert!(read > 20);
+}
