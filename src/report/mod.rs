@@ -79,6 +79,17 @@ pub const FORM: &[FieldSpec] = &[
         "any",
         "Share of hours the cluster runs jobs.",
     ),
+    FieldSpec::Select(
+        "workload.preset",
+        "Training job",
+        &[
+            ("", "Default: 70B dense, TP 8 × PP 4, DDP"),
+            ("dense-llama3-405b", "Dense 405B (Llama 3), 3D parallel"),
+            ("fsdp-llama2-70b", "70B with FSDP / ZeRO-3"),
+            ("moe-deepseek-v3", "Mixture of experts (DeepSeek-V3), EP 64"),
+        ],
+        "The job whose traffic the network carries (docs/model.md, presets).",
+    ),
 ];
 
 fn bounds(name: &str) -> (String, String) {

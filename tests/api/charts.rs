@@ -227,3 +227,18 @@ async fn an_invalid_query_gives_an_html_page_naming_the_problem() {
     let res = app.client.post(app.url("/")).send().await.expect("post");
     assert_problem(res, 405).await;
 }
+
+#[tokio::test]
+async fn the_report_form_offers_the_workload_presets() {
+    let app = spawn_app().await;
+    let html = app
+        .text("/?gpus=1024&workload.preset=moe-deepseek-v3")
+        .await;
+    assert!(html.contains("name=\"workload.preset\""), "preset select");
+    assert!(
+        html.contains("value=\"moe-deepseek-v3\" selected"),
+        "selected preset"
+    );
+    let plan = plan_json(&app, "gpus=1024&workload.preset=moe-deepseek-v3").await;
+    assert!(html.contains(plan["plan_id"].as_str().expect("id")));
+}
