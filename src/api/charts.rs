@@ -78,20 +78,8 @@ pub fn negotiate(req: &HttpRequest, q: &Query) -> Result<ImageFormat, ApiError> 
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let (mut svg_q, mut png_q) = (0.0_f64, 0.0_f64);
-    for range in accept.split(',') {
-        let mut parts = range.split(';');
-        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let qv = parts
-            .filter_map(|p| p.trim().strip_prefix("q="))
-            .find_map(|v| v.trim().parse::<f64>().ok())
-            .unwrap_or(1.0);
-        match media.as_str() {
-            "image/svg+xml" => svg_q = svg_q.max(qv + 0.001),
-            "image/png" => png_q = png_q.max(qv + 0.001),
-            _ => {}
-        }
-    }
+    let svg_q = super::sheets::accept_q(accept, "image/svg+xml");
+    let png_q = super::sheets::accept_q(accept, "image/png");
     Ok(if png_q > svg_q {
         ImageFormat::Png
     } else {

@@ -112,21 +112,30 @@ fn gpu_ids(c: &crate::catalog::Catalog) -> Vec<String> {
     c.data.gpus.iter().map(|g| g.id.clone()).collect()
 }
 
+/// What the page answers: the page itself, or the page showing the problem with its status.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+enum PageResponses {
+    /// The report page.
+    #[response(status = 200, content_type = "text/html")]
+    Page(String),
+    /// The query string cannot be decoded: the page shows the problem.
+    #[response(status = 400, content_type = "text/html")]
+    Malformed(String),
+    /// The query string exceeds 8 KiB: the page shows the problem.
+    #[response(status = 414, content_type = "text/html")]
+    TooLong(String),
+    /// An input is invalid: the page shows the problem and the form.
+    #[response(status = 422, content_type = "text/html")]
+    Invalid(String),
+}
+
 /// The report page for the default plan (1,024 GPUs, every other input at its default).
 ///
 /// Server-rendered HTML: a form with the main inputs (a GET to `/report`), the recommendation
 /// and its reasons, the fabrics side by side, the charts, the BOM per fabric, the warnings and
 /// the assumptions with their sources. Plan inputs may be given as in `GET /v1/plans`.
-#[utoipa::path(
-    tag = "report",
-    params(ReportParams),
-    responses(
-        (status = 200, description = "The report page.", content_type = "text/html", body = String),
-        (status = 400, description = "The query string cannot be decoded: the page shows the problem.", content_type = "text/html", body = String),
-        (status = 414, description = "The query string exceeds 8 KiB: the page shows the problem.", content_type = "text/html", body = String),
-        (status = 422, description = "An input is invalid: the page shows the problem and the form.", content_type = "text/html", body = String)
-    )
-)]
+#[utoipa::path(tag = "report", params(ReportParams), responses(PageResponses))]
 #[get("/")]
 pub async fn index(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     page(&req, &state)
@@ -135,16 +144,7 @@ pub async fn index(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse
 /// The report page for a plan given by query parameters (the form submits here).
 ///
 /// Same page as `GET /`; the URL reproduces it (share it, bookmark it, print it).
-#[utoipa::path(
-    tag = "report",
-    params(ReportParams),
-    responses(
-        (status = 200, description = "The report page.", content_type = "text/html", body = String),
-        (status = 400, description = "The query string cannot be decoded: the page shows the problem.", content_type = "text/html", body = String),
-        (status = 414, description = "The query string exceeds 8 KiB: the page shows the problem.", content_type = "text/html", body = String),
-        (status = 422, description = "An input is invalid: the page shows the problem and the form.", content_type = "text/html", body = String)
-    )
-)]
+#[utoipa::path(tag = "report", params(ReportParams), responses(PageResponses))]
 #[get("/report")]
 pub async fn report_page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     page(&req, &state)

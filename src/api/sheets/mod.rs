@@ -74,28 +74,32 @@ pub fn negotiate(req: &HttpRequest, q: Option<&Query>) -> Result<Format, ApiErro
 }
 
 fn from_accept(accept: &str) -> Format {
-    let mut json_q = 0.0_f64;
-    let mut csv_q = 0.0_f64;
-    for range in accept.split(',') {
-        let mut parts = range.split(';');
-        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let qv = parts
-            .filter_map(|p| p.trim().strip_prefix("q="))
-            .find_map(|v| v.trim().parse::<f64>().ok())
-            .unwrap_or(1.0);
-        match media.as_str() {
-            "text/csv" => csv_q = csv_q.max(qv + 0.001),
-            "application/json" => json_q = json_q.max(qv + 0.001),
-            "text/*" => csv_q = csv_q.max(qv),
-            "application/*" | "*/*" => json_q = json_q.max(qv),
-            _ => {}
-        }
-    }
-    if csv_q > json_q {
+    if accept_q(accept, "text/csv") > accept_q(accept, "application/json") {
         Format::Csv
     } else {
         Format::Json
     }
+}
+
+/// How much an `Accept` header wants `media` (`type/subtype`): the highest q of a range that
+/// names it exactly (ranked a hair above wildcards), `type/*` or `*/*`; 0 when none does.
+pub fn accept_q(accept: &str, media: &str) -> f64 {
+    let family = media.split('/').next().unwrap_or("");
+    let mut best = 0.0_f64;
+    for range in accept.split(',') {
+        let mut parts = range.split(';');
+        let m = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let qv = parts
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .find_map(|v| v.trim().parse::<f64>().ok())
+            .unwrap_or(1.0);
+        if m == media {
+            best = best.max(qv + 0.001);
+        } else if m == format!("{family}/*") || (m == "*/*" && media == "application/json") {
+            best = best.max(qv);
+        }
+    }
+    best
 }
 
 /// A quoted entity tag.
