@@ -12,7 +12,7 @@ use utoipa::openapi::path::{Parameter, ParameterIn};
 use super::AppState;
 use super::error::{ApiError, ErrorCode, Problem};
 use super::middleware::with_plan_id;
-use super::sheets::query::{self, Kind, Query};
+use super::query::{self, Kind, Query};
 use super::sheets::{etag, respond, sweeps};
 use crate::charts::data::{self, ChartId, SweepInput};
 use crate::charts::render;

@@ -7,6 +7,7 @@ pub mod extract;
 pub mod health;
 pub mod middleware;
 pub mod plans;
+pub mod query;
 pub mod report;
 pub mod shape;
 pub mod sheets;

@@ -13,7 +13,7 @@ use super::charts::{plan_from_query, plan_parameters};
 const REPORT_PARAMS: &[&str] = &[];
 use super::error::ApiError;
 use super::middleware::with_plan_id;
-use super::sheets::query::Query;
+use super::query::Query;
 use crate::report::{self, DEFAULT_GPUS, Page, ProblemLine};
 
 /// Query parameters of the report page: every plan input, all optional (`gpus` defaults to

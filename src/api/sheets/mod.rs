@@ -6,8 +6,6 @@
 
 pub mod csv;
 pub mod metrics;
-pub mod query;
-pub mod query_de;
 pub mod sweeps;
 
 use crate::error_code::ErrorCode;
@@ -29,7 +27,9 @@ use csv::{Csv, TEXT_CSV};
 /// The own (non-plan) parameter of `GET /v1/plans` and `/v1/plans/bom`.
 const FORMAT_ONLY: &[&str] = &["format"];
 
-use query::{Kind, Query, extra_param, format_param, plan_from_query, plan_parameters};
+use super::query::{
+    self as query, Kind, Query, extra_param, format_param, plan_from_query, plan_parameters,
+};
 
 /// Registers the spreadsheet endpoints.
 pub fn configure(cfg: &mut ServiceConfig) {

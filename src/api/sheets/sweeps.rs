@@ -22,14 +22,14 @@ use utoipa::{IntoParams, ToSchema};
 use validator::Validate;
 
 use super::csv::{Csv, TEXT_CSV};
-use super::query::{
-    Kind, Numeric, ParamSpec, Query, enum_param, extra_param, format_param, name_params,
-    pattern_param, plan_parameters, plan_params, pointer_of, request_from_json,
-};
 use super::{Format, etag, negotiate, respond};
 use crate::api::AppState;
 use crate::api::error::{ApiError, BodyProblems, Problem, QueryProblems};
 use crate::api::extract::ValidJson;
+use crate::api::query::{
+    Kind, Numeric, ParamSpec, Query, enum_param, extra_param, format_param, name_params,
+    pattern_param, plan_parameters, plan_params, pointer_of, request_from_json,
+};
 use crate::catalog::CatalogSet;
 use crate::plan::sweep::{
     self, Axis, AxisInput, Crossover, Domain, RunError, Scale, Spec, SweepError, SweepRow,

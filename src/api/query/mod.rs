@@ -1,5 +1,5 @@
 //! Query string → plan request. The (name, value) pairs are deserialised straight into the typed
-//! [`PlanRequest`] by [`super::query_de`] (dotted names nest; values are typed by the field), so a
+//! [`PlanRequest`] by [`de`] (dotted names nest; values are typed by the field), so a
 //! GET goes through the same `Deserialize` impls, bounds, unknown-field rules and `validate` as
 //! a POST body.
 //!
@@ -16,12 +16,14 @@ use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn, ParameterS
 use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
 use utoipa::openapi::{RefOr, Required, Schema};
 
-use super::query_de::{GIVEN_TWICE, Node};
+pub mod de;
+
 use crate::api::AppState;
 use crate::api::error::{ApiError, ErrorCode, FieldError};
 use crate::api::extract::{data_error, from_value, validate};
 use crate::plan::PlanRequest;
 use crate::plan::cache::CachedPlan;
+use de::{GIVEN_TWICE, Node};
 
 /// Longest query string accepted, bytes (8 KiB; Excel caps whole URLs at 2,048 characters).
 pub const MAX_QUERY_BYTES: usize = 8 * 1024;
