@@ -79,7 +79,15 @@ pub fn failure_gpu_hours_per_year(
 ) -> f64 {
     let lost_hours = (r.checkpoint_interval_minutes / 2.0 + r.restart_minutes) / 60.0;
     let v = interruptions_per_year(parts, r, busy_fraction) * lost_hours * f64::from(gpus);
-    if v.is_finite() { v.max(0.0) } else { 0.0 }
+    // A job cannot lose more than the hours it runs: with absurd rates the line saturates at
+    // every busy GPU-hour of the year instead of exceeding it.
+    let busy_hours =
+        f64::from(gpus) * f64::from(super::money::HOURS_PER_YEAR) * busy_fraction.clamp(0.0, 1.0);
+    if v.is_finite() {
+        v.clamp(0.0, busy_hours)
+    } else {
+        busy_hours
+    }
 }
 
 #[cfg(test)]
@@ -108,6 +116,16 @@ mod tests {
             ..r
         };
         assert_eq!(failure_gpu_hours_per_year(&parts, &zero, 1024, 1.0), 0.0);
+        // Absurd rates saturate at every busy GPU-hour of the year.
+        let absurd = Reliability {
+            nic_failures_per_year: 10.0,
+            checkpoint_interval_minutes: 10080.0,
+            ..r
+        };
+        assert_eq!(
+            failure_gpu_hours_per_year(&parts, &absurd, 1024, 0.5),
+            1024.0 * 8760.0 * 0.5
+        );
         // More transceivers, more lost hours.
         let more = PartCounts {
             transceivers: 8192,
