@@ -18,21 +18,12 @@ fn line_input(overridden: bool) -> &'static str {
     }
 }
 
-/// One priced BOM line, as the plan's `bom[]` shows it.
+/// One priced BOM line: the sized line (at list price) and what the buyer pays for it.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct PricedLine {
-    /// Catalog SKU id.
-    pub sku: String,
-    /// Vendor id.
-    pub vendor: String,
-    /// Category (`nic`, `switch`, `optic`, `cable`, `license`).
-    pub category: Category,
-    /// Human description.
-    pub description: String,
-    /// Units.
-    pub quantity: u64,
-    /// Catalog price of one unit before adjustments, USD.
-    pub list_unit_price_usd: Decimal,
+    /// The line as sized: SKU, vendor, category, description, quantity, list price, power.
+    #[serde(flatten)]
+    pub line: BomLine,
     /// Net price of one unit after the override or discounts, USD, rounded to cents.
     pub unit_price_usd: Decimal,
     /// `quantity × unit_price_usd`, USD, exact (no further rounding).
@@ -41,8 +32,6 @@ pub struct PricedLine {
     pub price_overridden: bool,
     /// Effective discount off list, a fraction in [0, 1] (0 when overridden).
     pub discount_fraction: Decimal,
-    /// Typical power of one unit, watts.
-    pub power_w: Decimal,
     /// `quantity × power_w`, watts.
     pub extended_power_w: Decimal,
 }
@@ -85,18 +74,12 @@ pub fn price_lines(
         let qty = Decimal::from(line.quantity);
         let input = line_input(overridden);
         out.push(PricedLine {
-            sku: line.sku.clone(),
-            vendor: line.vendor.clone(),
-            category: line.category,
-            description: line.description.clone(),
-            quantity: line.quantity,
-            list_unit_price_usd: line.list_unit_price_usd,
             unit_price_usd: unit,
             extended_price_usd: money(mul(qty, unit, input)?, input)?,
             price_overridden: overridden,
             discount_fraction: discount,
-            power_w: line.power_w,
             extended_power_w: mul(qty, line.power_w, "gpus")?,
+            line: line.clone(),
         });
     }
     Ok(out)
@@ -132,7 +115,7 @@ pub fn capex(lines: &[PricedLine]) -> Result<(Capex, &'static str), CostError> {
         .collect();
     let blame = largest_input(&terms);
     for line in lines {
-        let i = match line.category {
+        let i = match line.line.category {
             Category::Nic => 0,
             Category::Switch => 1,
             Category::Optic => 2,

@@ -546,7 +546,7 @@ proptest! {
     fn totals_equal_the_sum_of_their_parts(i in arb_input(), a in arb_adj(), e in arb_econ()) {
         let c = fabric_cost(&i, &a, &e).unwrap();
         for cat in Category::ALL {
-            let lines = sum(c.bom.iter().filter(|l| l.category == cat).map(|l| l.extended_price_usd));
+            let lines = sum(c.bom.iter().filter(|l| l.line.category == cat).map(|l| l.extended_price_usd));
             let bucket = match cat {
                 Category::Nic => c.capex.nics_usd,
                 Category::Switch => c.capex.switches_usd,
@@ -557,7 +557,7 @@ proptest! {
             prop_assert_eq!(bucket, lines);
         }
         for l in &c.bom {
-            prop_assert_eq!(l.extended_price_usd, Decimal::from(l.quantity) * l.unit_price_usd);
+            prop_assert_eq!(l.extended_price_usd, Decimal::from(l.line.quantity) * l.unit_price_usd);
         }
         let k = &c.capex;
         prop_assert_eq!(k.hardware_usd, k.nics_usd + k.switches_usd + k.optics_usd + k.cables_usd);

@@ -106,16 +106,16 @@ fn switch_and_optics(p: &Plan, f: &FabricPlan) -> Decimal {
     let bom = f.bom.as_ref().expect("bom");
     let sw = bom
         .iter()
-        .find(|l| l.category == crate::cost::Category::Switch)
+        .find(|l| l.priced.line.category == crate::cost::Category::Switch)
         .expect("switch line");
     let module = bom
         .iter()
-        .filter(|l| l.category == crate::cost::Category::Optic)
-        .map(|l| l.unit_price_usd)
+        .filter(|l| l.priced.line.category == crate::cost::Category::Optic)
+        .map(|l| l.priced.unit_price_usd)
         .max()
         .unwrap_or_default();
     let t = f.topology.as_ref().expect("t");
-    sw.unit_price_usd + module * Decimal::from(t.radix)
+    sw.priced.unit_price_usd + module * Decimal::from(t.radix)
 }
 
 #[test]
@@ -252,10 +252,12 @@ fn adaptive_ethernet_nic_optics_fit_bluefield3() {
         .as_ref()
         .expect("bom")
         .iter()
-        .filter(|l| l.description.ends_with("NIC side"))
+        .filter(|l| l.priced.line.description.ends_with("NIC side"))
         .collect();
     assert_eq!(nic_side.len(), 1);
-    let t = cat.transceiver(&nic_side[0].sku).expect("module");
+    let t = cat
+        .transceiver(&nic_side[0].priced.line.sku)
+        .expect("module");
     assert_eq!(t.form_factor, "QSFP112");
     // No switch price copied from another vendor's product: SN5600's source says so.
     let sn = cat.switch("nvidia-sn5600").expect("sn5600");

@@ -70,35 +70,18 @@ pub struct CatalogRef {
     pub sha256: String,
 }
 
-/// One BOM line: a catalog SKU, its quantity and counting unit, its price and power.
+/// One BOM line of a plan: the priced line (SKU, quantity, list and net price, power) with its
+/// counting unit, how the quantity was derived and where the catalog figures come from. The
+/// one BOM line type: sizing's [`cost::BomLine`] inside [`cost::PricedLine`] inside this.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct BomLineOut {
-    /// Catalog SKU (see `GET /v1/catalogs/{id}`).
-    pub sku: String,
-    /// Vendor as in the catalog (the key of `prices.discounts.vendor`).
-    pub vendor: String,
-    /// `nic`, `switch`, `optic`, `cable` or `license`.
-    pub category: Category,
-    /// What the line is and where it sits.
-    pub description: String,
-    /// How many.
-    pub quantity: u64,
+    /// The line and its price.
+    #[serde(flatten)]
+    pub priced: cost::PricedLine,
     /// Counting unit of `quantity`.
     pub unit: String,
     /// How `quantity` follows from the topology's link and port counts.
     pub derivation: String,
-    /// Catalog list price per unit, USD.
-    pub list_unit_price_usd: Decimal,
-    /// Net price per unit after overrides and discounts, USD.
-    pub unit_price_usd: Decimal,
-    /// quantity × unit_price_usd, USD.
-    pub extended_price_usd: Decimal,
-    /// Typical power per unit, W.
-    pub power_w: Decimal,
-    /// quantity × power_w, W.
-    pub extended_power_w: Decimal,
-    /// True when the buyer overrode the price.
-    pub price_overridden: bool,
     /// True when the price used is a catalog placeholder (grade P): get a quote. False when
     /// `prices.overrides` sets this SKU's price.
     pub placeholder_price: bool,
@@ -729,21 +712,11 @@ fn plan_fabric(
         .iter()
         .zip(&cost.bom)
         .map(|(it, p)| BomLineOut {
-            sku: p.sku.clone(),
-            vendor: p.vendor.clone(),
-            category: p.category,
-            description: p.description.clone(),
-            quantity: p.quantity,
-            unit: it.unit.clone(),
-            derivation: it.derivation.clone(),
-            list_unit_price_usd: p.list_unit_price_usd,
-            unit_price_usd: p.unit_price_usd,
-            extended_price_usd: p.extended_price_usd,
-            power_w: p.power_w,
-            extended_power_w: p.extended_power_w,
-            price_overridden: p.price_overridden,
             // An overridden price is the buyer's own: no longer a placeholder.
             placeholder_price: it.placeholder_price && !p.price_overridden,
+            priced: p.clone(),
+            unit: it.unit.clone(),
+            derivation: it.derivation.clone(),
             source: it.source.clone(),
         })
         .collect();

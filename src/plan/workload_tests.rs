@@ -65,8 +65,8 @@ fn failure_line_is_sourced_scales_with_optics_and_zeroes() {
     let optics = |p: &crate::plan::Built| -> u64 {
         p.bom
             .iter()
-            .filter(|l| l.category == crate::cost::Category::Optic)
-            .map(|l| l.quantity)
+            .filter(|l| l.priced.line.category == crate::cost::Category::Optic)
+            .map(|l| l.priced.line.quantity)
             .sum()
     };
     assert!(optics(&d) < optics(&f));

@@ -517,12 +517,14 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
                 .bom
                 .iter()
                 .map(|l| BomLine {
-                    sku: l.sku.clone(),
-                    description: l.description.clone(),
-                    quantity: crate::charts::data::group_thousands(i128::from(l.quantity)),
+                    sku: l.priced.line.sku.clone(),
+                    description: l.priced.line.description.clone(),
+                    quantity: crate::charts::data::group_thousands(i128::from(
+                        l.priced.line.quantity,
+                    )),
                     unit: l.unit.clone(),
-                    unit_price: usd(l.unit_price_usd),
-                    extended: usd(l.extended_price_usd),
+                    unit_price: usd(l.priced.unit_price_usd),
+                    extended: usd(l.priced.extended_price_usd),
                     placeholder: l.placeholder_price,
                     source: l.source.clone(),
                 })

@@ -20,7 +20,6 @@ use utoipa_actix_web::service_config::ServiceConfig;
 use super::AppState;
 use super::error::{ApiError, Problem, QueryProblems};
 use super::middleware::with_plan_id;
-use crate::cost::Category;
 use crate::fabric::Fabric;
 use crate::plan::{CatalogRef, Plan};
 use csv::{Csv, TEXT_CSV};
@@ -310,35 +309,14 @@ pub async fn get_plan(
 
 // ---- GET /v1/plans/bom ----
 
-/// One bill-of-materials line of one fabric.
+/// One bill-of-materials line of one fabric: the plan's BOM line with its fabric.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct BomRow {
     /// The fabric this line belongs to.
     pub fabric: Fabric,
-    /// Catalog SKU.
-    pub sku: String,
-    /// Vendor as in the catalog.
-    pub vendor: String,
-    /// `nic`, `switch`, `optic`, `cable` or `license`.
-    pub category: Category,
-    /// What the line is and where it sits.
-    pub description: String,
-    /// How many.
-    pub quantity: u64,
-    /// Counting unit of `quantity`.
-    pub unit: String,
-    /// Net price per unit, USD.
-    pub unit_price_usd: rust_decimal::Decimal,
-    /// quantity × unit price, USD.
-    pub extended_price_usd: rust_decimal::Decimal,
-    /// Typical power per unit, W.
-    pub power_w: rust_decimal::Decimal,
-    /// quantity × power, W.
-    pub extended_power_w: rust_decimal::Decimal,
-    /// True when the catalog price is a placeholder (get a quote).
-    pub placeholder_price: bool,
-    /// Source of the catalog figures.
-    pub source: String,
+    /// The line, as the plan's `bom[]` holds it.
+    #[serde(flatten)]
+    pub line: crate::plan::BomLineOut,
 }
 
 /// The bill of materials of a plan, one row per fabric and line.
@@ -376,18 +354,7 @@ fn bom_sheet(plan: &Plan) -> BomSheet {
         .flat_map(|f| {
             f.bom.iter().flatten().map(move |l| BomRow {
                 fabric: f.fabric,
-                sku: l.sku.clone(),
-                vendor: l.vendor.clone(),
-                category: l.category,
-                description: l.description.clone(),
-                quantity: l.quantity,
-                unit: l.unit.clone(),
-                unit_price_usd: l.unit_price_usd,
-                extended_price_usd: l.extended_price_usd,
-                power_w: l.power_w,
-                extended_power_w: l.extended_power_w,
-                placeholder_price: l.placeholder_price,
-                source: l.source.clone(),
+                line: l.clone(),
             })
         })
         .collect();
