@@ -39,8 +39,10 @@ serve_start() {
   trap serve_stop EXIT
   SERVE_URL=""
   for _ in $(seq 1 300); do
-    SERVE_URL=$(grep -o 'listening on http://[0-9.:]*' "$SERVE_LOG" 2>/dev/null | head -n1 | sed 's/^listening on //')
-    if [[ -n "$SERVE_URL" ]] && curl -fs --max-time 1 -o /dev/null "$SERVE_URL/healthz"; then
+    # `|| true`: callers run with `set -euo pipefail`, and grep finds nothing until the
+    # service has logged its address (a failing substitution would end the caller silently).
+    SERVE_URL=$(grep -o 'listening on http://[0-9.:]*' "$SERVE_LOG" 2>/dev/null | head -n1 | sed 's/^listening on //' || true)
+    if [[ -n "$SERVE_URL" ]] && curl -fs --max-time 1 -o /dev/null "$SERVE_URL/healthz" 2>/dev/null; then
       export SERVE_URL SERVE_PID SERVE_LOG
       return 0
     fi
