@@ -121,7 +121,9 @@ pub fn build_server(
         routes: Arc::new(RouteTable::from_openapi(&doc)),
         plans: Arc::new(plan::cache::PlanCache::new(options.plan_cache)),
         request_deadline: options.request_deadline,
-        sweeps_running: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+        sweep_slots: Arc::new(tokio::sync::Semaphore::new(
+            api::sheets::sweeps::MAX_CONCURRENT_SWEEPS,
+        )),
     });
     let app = move || {
         App::new()

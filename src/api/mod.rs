@@ -34,8 +34,8 @@ pub struct AppState {
     pub plans: Arc<crate::plan::cache::PlanCache>,
     /// Longest a request may take, receipt of the body included.
     pub request_deadline: std::time::Duration,
-    /// Sweeps computing now (bounded by `sheets::sweeps::MAX_CONCURRENT_SWEEPS`).
-    pub sweeps_running: Arc<std::sync::atomic::AtomicUsize>,
+    /// Permits for sweeps computing at once (`sheets::sweeps::MAX_CONCURRENT_SWEEPS`).
+    pub sweep_slots: Arc<tokio::sync::Semaphore>,
 }
 
 /// The plan for `req` from the live catalogs (through the memo), with warnings about failing

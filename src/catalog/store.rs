@@ -10,7 +10,7 @@
 //! ([`CatalogStore::apply`]); fetching over HTTP lives in [`super::remote`].
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use serde::Serialize;
@@ -93,7 +93,8 @@ struct Source {
 pub struct CatalogStore {
     local: Vec<Arc<Catalog>>,
     sources: Mutex<Vec<Source>>,
-    active: RwLock<Arc<CatalogSet>>,
+    /// The set requests are priced from, swapped whole (lock-free reads).
+    active: arc_swap::ArcSwap<CatalogSet>,
     /// Show source URLs (host names), file paths and fetch error text to API clients
     /// (`FABRIC_TCO_EXPOSE_SOURCES`); off by default: clients see `source 1`, file names only
     /// and the kind of failure.
@@ -114,7 +115,7 @@ impl CatalogStore {
         CatalogStore {
             local: local.all().to_vec(),
             sources: Mutex::new(sources),
-            active: RwLock::new(Arc::new(local)),
+            active: arc_swap::ArcSwap::from_pointee(local),
             expose: std::sync::atomic::AtomicBool::new(false),
         }
     }
@@ -157,11 +158,7 @@ impl CatalogStore {
 
     /// The set to price one request with (take it once per request).
     pub fn current(&self) -> Arc<CatalogSet> {
-        match self.active.read() {
-            Ok(g) => Arc::clone(&g),
-            // A writer panicked mid-swap: the pointer itself is still a whole set.
-            Err(p) => Arc::clone(&p.into_inner()),
-        }
+        self.active.load_full()
     }
 
     /// The remote sources' states, in configuration order.
@@ -339,11 +336,7 @@ impl CatalogStore {
     }
 
     fn swap(&self, set: CatalogSet) {
-        let new = Arc::new(set);
-        match self.active.write() {
-            Ok(mut g) => *g = new,
-            Err(p) => *p.into_inner() = new,
-        }
+        self.active.store(Arc::new(set));
     }
 }
 

@@ -10,7 +10,6 @@
 
 use crate::error_code::ErrorCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
@@ -401,17 +400,16 @@ async fn run_blocking(
     checked: Checked,
     state: &AppState,
 ) -> Result<SweepResult, ApiError> {
-    let running = Arc::clone(&state.sweeps_running);
-    if running.fetch_add(1, Ordering::SeqCst) >= MAX_CONCURRENT_SWEEPS {
-        running.fetch_sub(1, Ordering::SeqCst);
-        return Err(ApiError::new(
-            ErrorCode::Busy,
-            format!("{MAX_CONCURRENT_SWEEPS} sweeps are running; retry in a second"),
-        )
-        .with_retry_after(1));
-    }
-    // Released when the blocking work ends, not when the request does.
-    let slot = SweepSlot(running);
+    // A permit, released when the blocking work ends (not when the request does).
+    let slot = Arc::clone(&state.sweep_slots)
+        .try_acquire_owned()
+        .map_err(|_| {
+            ApiError::new(
+                ErrorCode::Busy,
+                format!("{MAX_CONCURRENT_SWEEPS} sweeps are running; retry in a second"),
+            )
+            .with_retry_after(1)
+        })?;
     let set = state.catalogs.current();
     let limit = state.request_deadline.mul_f64(0.9);
     let until = Instant::now() + limit;
@@ -425,14 +423,6 @@ async fn run_blocking(
 
 /// Most sweeps computing at once (each can take a second of a core).
 pub const MAX_CONCURRENT_SWEEPS: usize = 4;
-
-struct SweepSlot(Arc<AtomicUsize>);
-
-impl Drop for SweepSlot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
 
 /// The varied value as the row shows it: integers as integers.
 fn json_value_out(kind: &Numeric, v: f64) -> Value {
