@@ -10,7 +10,7 @@ use utoipa::IntoParams;
 use utoipa::openapi::path::{Parameter, ParameterIn};
 
 use super::AppState;
-use super::error::{ApiError, ErrorCode, Problem};
+use super::error::{ApiError, ErrorCode, Problem, QueryProblems};
 use super::middleware::with_plan_id;
 use super::query::{self, Kind, Query};
 use super::sheets::{etag, respond, sweeps};
@@ -213,9 +213,8 @@ impl IntoParams for ChartParams {
             (Vec<u8> = "image/png")
         )),
         (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
-        (status = 400, description = "The query string cannot be decoded.", body = Problem, content_type = "application/problem+json"),
+        QueryProblems,
         (status = 404, description = "No chart with that name.", body = Problem, content_type = "application/problem+json"),
-        (status = 414, description = "The query string exceeds 8 KiB.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "A parameter is invalid, missing (`gpus`) or given twice, or the cluster cannot be built as asked; `errors[].pointer` names it.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`sweep` only: four sweeps are already running, or this one overran its time budget.", body = Problem, content_type = "application/problem+json")
     )

@@ -10,7 +10,6 @@
 //!
 //! Adding a numeric input = one `bounded!` declaration and one field that uses it.
 
-use std::borrow::Cow;
 use std::str::FromStr;
 
 use rust_decimal::Decimal;
@@ -83,9 +82,20 @@ pub fn number_schema(
     b.into()
 }
 
-/// The name of a bounded type in the OpenAPI components.
-pub fn schema_name(name: &'static str) -> Cow<'static, str> {
-    Cow::Borrowed(name)
+/// The OpenAPI impls of a bounded type: its schema (the block) under its own name.
+#[macro_export]
+macro_rules! bounded_schema {
+    ($name:ident, $schema:block) => {
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> $schema
+        }
+
+        impl utoipa::ToSchema for $name {
+            fn name() -> std::borrow::Cow<'static, str> {
+                std::borrow::Cow::Borrowed(stringify!($name))
+            }
+        }
+    };
 }
 
 /// Declares a bounded integer input: `bounded_int!(/// doc \n Years: u32, 1..=15, "years", default 5);`
@@ -150,8 +160,7 @@ macro_rules! bounded_int {
             }
         }
 
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        $crate::bounded_schema!($name, {
                 #[allow(unused_mut, unused_assignments)]
                 let mut default: Option<f64> = None;
                 $(default = Some($def as f64);)?
@@ -159,14 +168,7 @@ macro_rules! bounded_int {
                     true, false, $name::MIN as f64, $name::MAX as f64, false, default,
                     &format!("{} Unit: {}. Range {}–{}.", concat!($($doc),*), $unit, $name::MIN, $name::MAX),
                 )
-            }
-        }
-
-        impl utoipa::ToSchema for $name {
-            fn name() -> std::borrow::Cow<'static, str> {
-                $crate::plan::bounded::schema_name(stringify!($name))
-            }
-        }
+        });
     };
 }
 
@@ -220,8 +222,7 @@ macro_rules! bounded_float {
             }
         }
 
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        $crate::bounded_schema!($name, {
                 #[allow(unused_mut, unused_assignments)]
                 let mut default: Option<f64> = None;
                 $(default = Some($def as f64);)?
@@ -229,14 +230,7 @@ macro_rules! bounded_float {
                     false, false, $min, $max, false, default,
                     &format!("{} Unit: {}. Range {}–{}.", concat!($($doc),*), $unit, $min, $max),
                 )
-            }
-        }
-
-        impl utoipa::ToSchema for $name {
-            fn name() -> std::borrow::Cow<'static, str> {
-                $crate::plan::bounded::schema_name(stringify!($name))
-            }
-        }
+        });
     };
 }
 
@@ -320,21 +314,13 @@ macro_rules! bounded_decimal {
             }
         }
 
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        $crate::bounded_schema!($name, {
                 let close = if $excl { "below" } else { "to" };
                 $crate::plan::bounded::number_schema(
                     false, true, $min as f64, $max as f64, $excl, None,
                     &format!("{} Unit: {}. Range {} {close} {}; a decimal string (\"0.085\") or a number.", concat!($($doc),*), $unit, $min, $max),
                 )
-            }
-        }
-
-        impl utoipa::ToSchema for $name {
-            fn name() -> std::borrow::Cow<'static, str> {
-                $crate::plan::bounded::schema_name(stringify!($name))
-            }
-        }
+        });
     };
 }
 
