@@ -257,15 +257,37 @@ fn push_unique(warnings: &mut Vec<String>, w: String) {
     }
 }
 
-/// One fabric's result: planned (with its cost for the comparison) or infeasible (with the error
-/// a single-fabric request would have returned).
-enum Outcome {
-    Planned(Box<FabricPlan>, Box<cost::FabricCost>),
+/// A fabric sized for the request: the chosen design and its BOM quantities — everything that
+/// stays fixed while prices, economics, the job or failure rates change (an uncertainty sample
+/// re-prices and re-evaluates it without sizing again).
+#[derive(Debug, Clone)]
+pub struct SizedFabric {
+    pub fabric: Fabric,
+    pub nic_sku: String,
+    pub topology: Topology,
+    pub design_alternatives: Vec<DesignAlternative>,
+    pub items: Vec<bom::BomItem>,
+    /// Port-to-port latency of the chosen switch, ns.
+    pub switch_latency_ns: u32,
+    /// The NIC's PCIe generation and lanes.
+    pub nic_pcie_gen: u8,
+    pub nic_pcie_lanes: u8,
+    /// Failure-prone parts (NICs, switches, optics, cables).
+    pub parts: cost::failure::PartCounts,
+    /// NIC ports on the fabric.
+    pub endpoints: u64,
+    /// Switches on the fabric.
+    pub switches: u64,
+}
+
+/// One fabric sized, or infeasible (with the error a single-fabric request would have returned).
+enum Sizing {
+    Sized(Box<SizedFabric>),
     Infeasible(Box<FabricPlan>, PlanError),
 }
 
-fn infeasible(fabric: Fabric, e: PlanError, suggestions: Vec<String>) -> Outcome {
-    Outcome::Infeasible(
+fn infeasible(fabric: Fabric, e: PlanError, suggestions: Vec<String>) -> Sizing {
+    Sizing::Infeasible(
         Box::new(FabricPlan::infeasible(
             fabric,
             e.detail.clone(),
@@ -275,23 +297,39 @@ fn infeasible(fabric: Fabric, e: PlanError, suggestions: Vec<String>) -> Outcome
     )
 }
 
+/// The request resolved and every requested fabric sized: what a plan and each uncertainty
+/// sample start from.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub resolved: inputs::Resolved,
+    /// Sized fabrics, in request order (infeasible ones left out).
+    pub sized: Vec<SizedFabric>,
+}
+
 /// Makes a plan. A fabric that cannot be built for the request is returned as infeasible; only
 /// when no requested fabric is feasible is the request an error (the first fabric's reason).
 pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, PlanError> {
+    Ok(build(req, catalogs)?.0)
+}
+
+/// The plan and what it was made from (the uncertainty analysis re-prices `Prepared`).
+pub fn build(req: &PlanRequest, catalogs: &CatalogSet) -> Result<(Plan, Prepared), PlanError> {
     let r = inputs::resolve(req, catalogs)?;
-    let catalog = &r.catalog;
     let mut warnings = r.warnings.clone();
     let mut fabrics = Vec::with_capacity(r.fabrics.len());
     let mut costs = Vec::with_capacity(r.fabrics.len());
+    let mut sized_all = Vec::with_capacity(r.fabrics.len());
     let mut first_error = None;
 
     for &fabric in &r.fabrics {
-        match plan_fabric(&r, fabric, &mut warnings)? {
-            Outcome::Planned(fp, cost) => {
-                fabrics.push(*fp);
-                costs.push((fabric, *cost));
+        match size_fabric(&r, fabric, &mut warnings)? {
+            Sizing::Sized(sized) => {
+                let (fp, cost) = plan_sized(&r, &sized, &mut warnings)?;
+                fabrics.push(fp);
+                costs.push((fabric, cost));
+                sized_all.push(*sized);
             }
-            Outcome::Infeasible(fp, e) => {
+            Sizing::Infeasible(fp, e) => {
                 push_unique(
                     &mut warnings,
                     format!(
@@ -314,20 +352,28 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
     let pairs: Vec<(Fabric, &cost::FabricCost)> = costs.iter().map(|(f, c)| (*f, c)).collect();
     let comparison = cost::compare(&pairs, &r.economics, r.gpus)?;
 
+    let catalog = &r.catalog;
     let catalog_ref = CatalogRef {
         id: catalog.id().to_string(),
         version: catalog.data.version.clone(),
         sha256: catalog.sha256.clone(),
     };
     let plan_id = plan_id(&r.normalized, &catalog.sha256);
-    Ok(Plan {
+    let plan = Plan {
         plan_id,
         catalog: catalog_ref,
-        inputs: r.normalized,
+        inputs: r.normalized.clone(),
         warnings,
         fabrics,
         comparison,
-    })
+    };
+    Ok((
+        plan,
+        Prepared {
+            resolved: r,
+            sized: sized_all,
+        },
+    ))
 }
 
 fn switch_spec(sw: &crate::catalog::Switch) -> sizing::SwitchSpec {
@@ -340,12 +386,13 @@ fn switch_spec(sw: &crate::catalog::Switch) -> sizing::SwitchSpec {
     }
 }
 
-/// Sizes, prices and costs one fabric (docs/sizing.md "Designs", "Feasibility").
-fn plan_fabric(
+/// Sizes one fabric: every design, each priced at the plan's prices; the cheapest that meets
+/// the request wins (docs/sizing.md "Designs", "Feasibility").
+fn size_fabric(
     r: &inputs::Resolved,
     fabric: Fabric,
     warnings: &mut Vec<String>,
-) -> Result<Outcome, PlanError> {
+) -> Result<Sizing, PlanError> {
     let catalog = &r.catalog;
     let profile = match catalog.profile(fabric) {
         Some(p) => p,
@@ -628,8 +675,35 @@ fn plan_fabric(
         }
     }
 
-    // 3. Performance. The leaves' realised ratio is the one traffic sees (1 without spines).
-    let perf_input = perf::PerfInput {
+    let parts = failure_parts(&items);
+    let endpoints = topology.links.node_leaf;
+    let switches = topology
+        .leaf_switches
+        .checked_add(topology.spine_switches)
+        .and_then(|s| s.checked_add(topology.core_switches))
+        .ok_or_else(|| {
+            PlanError::field("/gpus", ErrorCode::TooLarge, "too many switches to count")
+        })?;
+    Ok(Sizing::Sized(Box::new(SizedFabric {
+        fabric,
+        nic_sku: nic.sku.clone(),
+        topology,
+        design_alternatives,
+        items,
+        switch_latency_ns: switch.latency_ns,
+        nic_pcie_gen: nic.pcie_gen,
+        nic_pcie_lanes: nic.pcie_lanes,
+        parts,
+        endpoints,
+        switches,
+    })))
+}
+
+/// The performance model's input for a sized fabric under the resolved request. The leaves'
+/// realised ratio is the one traffic sees (1 without spines).
+pub fn perf_input(r: &inputs::Resolved, s: &SizedFabric) -> perf::PerfInput {
+    let topology = &s.topology;
+    perf::PerfInput {
         gpus: r.gpus,
         gpus_per_node: r.gpus_per_node,
         nics_per_node: r.nics_per_node,
@@ -642,73 +716,91 @@ fn plan_fabric(
         },
         nic: perf::NicSpec {
             speed_gbps: r.nic_speed_gbps,
-            pcie_gen: nic.pcie_gen.min(r.gpu.pcie_gen),
-            pcie_lanes: nic.pcie_lanes,
+            pcie_gen: s.nic_pcie_gen.min(r.gpu.pcie_gen),
+            pcie_lanes: s.nic_pcie_lanes,
         },
         path: perf::FabricPath {
-            fabric,
+            fabric: s.fabric,
             tiers: topology.tiers,
             planes: topology.planes,
             oversubscription: topology.oversubscription_realised.max(1.0),
             rail_optimized: r.rail_optimized,
             nodes_per_leaf: topology.nodes_per_leaf.max(1),
             leaf_uplinks: topology.leaf_uplinks.max(1),
-            switch_latency_ns: f64::from(switch.latency_ns),
+            switch_latency_ns: f64::from(s.switch_latency_ns),
             roce_tuning: r.roce_tuning,
             in_network_reduction: r.in_network_reduction,
         },
         workload: r.workload,
-    };
+    }
+}
+
+/// GPU-hours lost per year to network failures on a sized fabric.
+pub fn failure_gpu_hours(r: &inputs::Resolved, s: &SizedFabric) -> f64 {
+    let busy =
+        rust_decimal::prelude::ToPrimitive::to_f64(&r.economics.busy_fraction).unwrap_or(1.0);
+    cost::failure::failure_gpu_hours_per_year(&s.parts, &r.reliability, r.gpus, busy)
+}
+
+/// The cost model's input for a sized fabric: its BOM at list price, the idle fraction and
+/// the failure hours (`traffic` names the exposed communication for the reasons).
+pub fn cost_input(
+    r: &inputs::Resolved,
+    s: &SizedFabric,
+    gpu_idle_fraction: f64,
+    traffic: Vec<cost::TrafficShare>,
+) -> FabricCostInput {
+    FabricCostInput {
+        fabric: s.fabric,
+        gpus: r.gpus,
+        endpoints: s.endpoints,
+        switches: s.switches,
+        lines: s.items.iter().map(|i| i.line.clone()).collect(),
+        gpu_idle_fraction,
+        failure_gpu_hours_per_year: failure_gpu_hours(r, s),
+        traffic,
+    }
+}
+
+/// Performance and cost of a sized fabric, with its plan entry.
+fn plan_sized(
+    r: &inputs::Resolved,
+    s: &SizedFabric,
+    warnings: &mut Vec<String>,
+) -> Result<(FabricPlan, cost::FabricCost), PlanError> {
+    let fabric = s.fabric;
+    // 3. Performance.
+    let perf_input = perf_input(r, s);
     let mut performance = perf::evaluate(&perf_input).map_err(perf_error)?;
     if fabric == Fabric::Roce {
         performance.roce_tuning_side_by_side = roce_tunings(&perf_input, &performance)?;
     }
-    let parts = failure_parts(&items);
-    let busy =
-        rust_decimal::prelude::ToPrimitive::to_f64(&r.economics.busy_fraction).unwrap_or(1.0);
-    let failure_gpu_hours =
-        cost::failure::failure_gpu_hours_per_year(&parts, &r.reliability, r.gpus, busy);
 
     // 4. Cost.
-    let endpoints = topology.links.node_leaf;
-    let switches = topology
-        .leaf_switches
-        .checked_add(topology.spine_switches)
-        .and_then(|s| s.checked_add(topology.core_switches))
-        .ok_or_else(|| {
-            PlanError::field("/gpus", ErrorCode::TooLarge, "too many switches to count")
-        })?;
+    let traffic = performance
+        .collectives
+        .iter()
+        .map(|c| cost::TrafficShare {
+            label: format!(
+                "the {} {} over {} GPUs ({})",
+                c.parallelism,
+                c.kind.replace('_', "-"),
+                c.group_size,
+                c.placement
+            ),
+            exposed_ms: c.exposed_ms,
+        })
+        .collect();
     let cost = cost::fabric_cost(
-        &FabricCostInput {
-            fabric,
-            gpus: r.gpus,
-            endpoints,
-            switches,
-            lines: items.iter().map(|i| i.line.clone()).collect(),
-            gpu_idle_fraction: performance.gpu_idle_fraction,
-            failure_gpu_hours_per_year: failure_gpu_hours,
-            traffic: performance
-                .collectives
-                .iter()
-                .map(|c| cost::TrafficShare {
-                    label: format!(
-                        "the {} {} over {} GPUs ({})",
-                        c.parallelism,
-                        c.kind.replace('_', "-"),
-                        c.group_size,
-                        c.placement
-                    ),
-                    exposed_ms: c.exposed_ms,
-                })
-                .collect(),
-        },
+        &cost_input(r, s, performance.gpu_idle_fraction, traffic),
         &r.adjustments,
         &r.economics,
     )?;
     for w in &cost.warnings {
         push_unique(warnings, w.clone());
     }
-    let bom = items
+    let bom = s
+        .items
         .iter()
         .zip(&cost.bom)
         .map(|(it, p)| BomLineOut {
@@ -725,9 +817,9 @@ fn plan_fabric(
         feasible: true,
         infeasible_reason: None,
         suggestions: Vec::new(),
-        nic_sku: Some(nic.sku.clone()),
-        topology: Some(topology),
-        design_alternatives,
+        nic_sku: Some(s.nic_sku.clone()),
+        topology: Some(s.topology.clone()),
+        design_alternatives: s.design_alternatives.clone(),
         bom: Some(bom),
         capex: Some(cost.capex.clone()),
         opex_per_year: Some(cost.opex_per_year.clone()),
@@ -737,7 +829,7 @@ fn plan_fabric(
         total_cost_usd: Some(cost.total_cost_usd),
         cost_per_useful_gpu_hour_usd: Some(cost.cost_per_useful_gpu_hour_usd),
     };
-    Ok(Outcome::Planned(Box::new(fp), Box::new(cost)))
+    Ok((fp, cost))
 }
 
 /// Both RoCE tunings side by side: the same job with each setting.
@@ -795,7 +887,7 @@ fn sizing_error(e: &sizing::SizingError, fabric: Fabric) -> PlanError {
     PlanError::field(pointer, e.code(), format!("{}: {e}", fabric.as_str()))
 }
 
-fn perf_error(e: perf::PerfError) -> PlanError {
+pub fn perf_error(e: perf::PerfError) -> PlanError {
     let pointer = match &e {
         perf::PerfError::ModelDoesNotFit { .. } => "/workload/tensor_parallel".to_string(),
         perf::PerfError::OutOfRange { field, .. } => {
