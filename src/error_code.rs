@@ -88,6 +88,11 @@ pub enum ErrorCode {
     PlanesDoNotDivide,
     /// A sweep request is inconsistent.
     InvalidSweep,
+    /// An uncertainty input that is not a continuous plan input or a catalog price, or one
+    /// that would change the fabric's design.
+    UnknownInput,
+    /// A range whose low, mode and high are not in order or outside the input's domain.
+    InvalidRange,
     /// A sweep would need more plans than allowed.
     TooManyPlans,
     /// Sizing: A count that must be positive is zero.
@@ -165,6 +170,8 @@ impl ErrorCode {
             WrongLinkSpeed => "wrong_link_speed",
             PlanesDoNotDivide => "planes_do_not_divide",
             InvalidSweep => "invalid_sweep",
+            UnknownInput => "unknown_input",
+            InvalidRange => "invalid_range",
             TooManyPlans => "too_many_plans",
             ZeroValue => "zero_value",
             OversubscriptionOutOfRange => "oversubscription_out_of_range",

@@ -20,14 +20,7 @@ pub struct Shape {
 impl Shape {
     /// The shape of `T` from its `ToSchema` implementation.
     pub fn of<T: utoipa::ToSchema>() -> Shape {
-        let mut comps = Vec::new();
-        T::schemas(&mut comps);
-        let mut comps: BTreeMap<String, Value> = comps
-            .into_iter()
-            .filter_map(|(n, s)| serde_json::to_value(s).ok().map(|v| (n, v)))
-            .collect();
-        let root = serde_json::to_value(T::schema()).unwrap_or(Value::Null);
-        comps.insert(T::name().into_owned(), root.clone());
+        let (root, comps) = crate::plan::registry::schema_of::<T>();
         Shape { root, comps }
     }
 
@@ -144,37 +137,7 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-/// Follows `$ref`s and `oneOf [T, null]` to the schema that carries the type, collecting the
-/// descriptions met on the way (the outermost, i.e. the field's doc, first).
-pub fn resolve<'a>(
-    comps: &'a BTreeMap<String, Value>,
-    mut s: &'a Value,
-    docs: &mut Vec<String>,
-) -> &'a Value {
-    for _ in 0..16 {
-        if let Some(d) = s.get("description").and_then(Value::as_str) {
-            docs.push(d.to_string());
-        }
-        if let Some(r) = s.get("$ref").and_then(Value::as_str) {
-            match comps.get(r.rsplit('/').next().unwrap_or("")) {
-                Some(next) => s = next,
-                None => return s,
-            }
-            continue;
-        }
-        let variants = ["oneOf", "anyOf", "allOf"]
-            .iter()
-            .find_map(|k| s.get(*k).and_then(Value::as_array));
-        match variants.and_then(|v| {
-            v.iter()
-                .find(|x| x.get("type") != Some(&Value::from("null")))
-        }) {
-            Some(next) => s = next,
-            None => return s,
-        }
-    }
-    s
-}
+pub use crate::plan::registry::resolve;
 
 /// A request type whose JSON shape is checked before typing (built once per type).
 pub trait Shaped {

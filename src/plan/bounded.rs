@@ -128,6 +128,15 @@ macro_rules! bounded_int {
             }
         }
 
+        $(
+            impl Default for $name {
+                /// The declared default.
+                fn default() -> $name {
+                    $name($def)
+                }
+            }
+        )?
+
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 struct V;

@@ -491,6 +491,12 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
                 ),
             }),
         }),
+        uncertainty: req.uncertainty.as_ref().map(|u| UncertaintyRequest {
+            samples: Some(u.samples.unwrap_or_default()),
+            seed: Some(u.seed.unwrap_or_default()),
+            catalog_price_ranges: Some(u.catalog_price_ranges.unwrap_or(true)),
+            inputs: Some(u.inputs.clone().unwrap_or_default()),
+        }),
     };
 
     Ok(Resolved {

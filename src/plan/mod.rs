@@ -7,8 +7,10 @@ pub mod cache;
 #[cfg(test)]
 mod design_tests;
 pub mod inputs;
+pub mod registry;
 pub mod request;
 pub mod sweep;
+pub mod uncertainty;
 
 use crate::error_code::ErrorCode;
 use rust_decimal::Decimal;
@@ -249,6 +251,9 @@ pub struct Plan {
     pub fabrics: Vec<FabricPlan>,
     /// Side-by-side comparison of the feasible fabrics; null with fewer than two.
     pub comparison: Option<Comparison>,
+    /// The uncertainty analysis, when the request asks for one (`uncertainty`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncertainty: Option<uncertainty::Uncertainty>,
 }
 
 fn push_unique(warnings: &mut Vec<String>, w: String) {
@@ -359,21 +364,24 @@ pub fn build(req: &PlanRequest, catalogs: &CatalogSet) -> Result<(Plan, Prepared
         sha256: catalog.sha256.clone(),
     };
     let plan_id = plan_id(&r.normalized, &catalog.sha256);
-    let plan = Plan {
+    let mut plan = Plan {
         plan_id,
         catalog: catalog_ref,
         inputs: r.normalized.clone(),
         warnings,
         fabrics,
         comparison,
+        uncertainty: None,
     };
-    Ok((
-        plan,
-        Prepared {
-            resolved: r,
-            sized: sized_all,
-        },
-    ))
+    let prepared = Prepared {
+        resolved: r,
+        sized: sized_all,
+    };
+    if let Some(u) = &prepared.resolved.normalized.uncertainty {
+        let spec = uncertainty::spec(u, &prepared)?;
+        plan.uncertainty = Some(uncertainty::analyse(&spec, &prepared, catalogs)?);
+    }
+    Ok((plan, prepared))
 }
 
 fn switch_spec(sw: &crate::catalog::Switch) -> sizing::SwitchSpec {

@@ -144,6 +144,16 @@ crate::bounded_decimal!(
     Discount, 0..<1, "fraction off list"
 );
 
+crate::bounded_int!(
+    /// Monte Carlo samples of an uncertainty analysis.
+    Samples: u32, 1..=100_000, "samples", default 1000
+);
+crate::bounded_int!(
+    /// Seed of the uncertainty analysis' random draws: the same seed gives the same answer on
+    /// any machine (below 2^53, so every JSON client keeps it exact).
+    Seed: u64, 0..=9_007_199_254_740_991, "seed", default 1
+);
+
 /// NIC speeds the catalogs carry, Gb/s.
 pub const NIC_SPEEDS_GBPS: [u32; 4] = [100, 200, 400, 800];
 
@@ -298,6 +308,11 @@ pub struct PlanRequest {
     #[serde(default)]
     #[validate(nested)]
     pub prices: Option<PricesRequest>,
+    /// An uncertainty analysis beside the point plan: ranges on inputs and catalog prices,
+    /// Monte Carlo percentiles, the probability each fabric is cheapest, a tornado of what
+    /// drives the gap (docs/uncertainty.md). Absent: no analysis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncertainty: Option<UncertaintyRequest>,
 }
 
 /// Fabric shape options.
@@ -427,7 +442,8 @@ pub struct WorkloadRequest {
     /// paper: 38–43% on H100). Sets the step compute when `step_compute_ms` is not given.
     #[serde(default)]
     pub mfu: Option<Mfu>,
-    /// Share of every scale-out link's bandwidth used by other jobs on a shared fabric applied to every fabric. Default 0.
+    /// Share of link bandwidth other jobs use. On a shared cluster; applies to every fabric.
+    /// Default 0.
     #[serde(default)]
     pub background_load: Option<BackgroundLoad>,
 }
@@ -558,4 +574,278 @@ pub struct DiscountsRequest {
     #[validate(custom(function = "map_size"))]
     #[schema(example = json!({"optic": "0.30"}))]
     pub category: Option<BTreeMap<Category, Discount>>,
+}
+
+/// Most uncertain inputs one analysis names.
+pub const MAX_UNCERTAIN_INPUTS: usize = 64;
+
+/// What the uncertainty analysis samples, and how often.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UncertaintyRequest {
+    /// Monte Carlo samples. Default 1,000.
+    #[serde(default)]
+    pub samples: Option<Samples>,
+    /// Seed of the random draws (same seed, same answer). Default 1.
+    #[serde(default)]
+    pub seed: Option<Seed>,
+    /// Give every BOM SKU without a range of its own (and without a price override) its
+    /// catalog price range (`price_range_usd`: triangular, low / list price / high). Default
+    /// true.
+    #[serde(default)]
+    pub catalog_price_ranges: Option<bool>,
+    /// Uncertain inputs by name: any continuous plan input that does not change the fabric's
+    /// design (`economics.*`, `utilization.*`, `workload.*`, `reliability.*`,
+    /// `prices.overrides.<sku>`, `prices.discounts.vendor.<vendor>`,
+    /// `prices.discounts.category.<category>`) or a catalog list price
+    /// (`prices.list.<sku>`). Each is a range: `{"low": …, "mode": …, "high": …}` (triangular)
+    /// or `{"low": …, "high": …}` (uniform), or the same as text, `"low,mode,high"` /
+    /// `"low,high"` (the query form: `uncertainty.inputs.economics.gpu_hour_usd=1.5,2.5,4`).
+    /// Empty: the catalog's price ranges only. At most 64.
+    #[serde(default)]
+    pub inputs: Option<UncertainInputs>,
+}
+
+/// A distribution of an uncertain input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DistributionKind {
+    /// Every value from low to high equally likely.
+    Uniform,
+    /// Low, most likely (mode), high: the density rises linearly to the mode and falls to high.
+    Triangular,
+}
+
+/// The range of one uncertain input, in the input's unit. Numbers or decimal strings.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct InputRange {
+    /// `uniform` or `triangular`. Default: triangular when `mode` is given, else uniform.
+    pub distribution: DistributionKind,
+    /// Lowest value.
+    #[schema(value_type = String, example = "1.5")]
+    pub low: rust_decimal::Decimal,
+    /// Most likely value (triangular only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, example = "2.5")]
+    pub mode: Option<rust_decimal::Decimal>,
+    /// Highest value.
+    #[schema(value_type = String, example = "4")]
+    pub high: rust_decimal::Decimal,
+}
+
+/// Uncertain inputs by dotted name (nested objects are read as dotted names too, which is
+/// how the query form arrives).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct UncertainInputs(pub BTreeMap<String, InputRange>);
+
+impl utoipa::ToSchema for UncertainInputs {
+    fn schemas(
+        out: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        out.push((
+            "InputRange".into(),
+            <InputRange as utoipa::PartialSchema>::schema(),
+        ));
+        <InputRange as utoipa::ToSchema>::schemas(out);
+    }
+}
+
+impl utoipa::PartialSchema for UncertainInputs {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Ref, SchemaType, Type};
+        let text = ObjectBuilder::new()
+            .schema_type(SchemaType::new(Type::String))
+            .description(Some("`low,high` (uniform) or `low,mode,high` (triangular)"))
+            .pattern(Some(
+                r"^\s*-?[0-9]+(\.[0-9]+)?\s*(,\s*-?[0-9]+(\.[0-9]+)?\s*){1,2}$",
+            ));
+        ObjectBuilder::new()
+        .schema_type(SchemaType::new(Type::Object))
+        .description(Some(
+            "Uncertain inputs by dotted name, each a range; nested objects are read as dotted names.",
+        ))
+        .additional_properties(Some(utoipa::openapi::RefOr::T(
+            utoipa::openapi::schema::Schema::OneOf(
+                OneOfBuilder::new()
+                    .item(text)
+                    .item(Ref::from_schema_name("InputRange"))
+                    .build(),
+            ),
+        )))
+        .examples([serde_json::json!({
+            "economics.gpu_hour_usd": {"low": "1.5", "mode": "2.5", "high": "4"},
+            "prices.list.nvidia-sn5600": "30000,45000"
+        })])
+        .into()
+    }
+}
+
+impl InputRange {
+    /// From text: `low,high` (uniform) or `low,mode,high` (triangular).
+    pub fn parse(text: &str) -> Result<InputRange, String> {
+        let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+        let num = |t: &str| {
+            crate::plan::bounded::strict_decimal(t)
+                .ok_or_else(|| format!("'{t}' is not a plain decimal number"))
+        };
+        match parts.as_slice() {
+            [lo, hi] => Ok(InputRange {
+                distribution: DistributionKind::Uniform,
+                low: num(lo)?,
+                mode: None,
+                high: num(hi)?,
+            }),
+            [lo, mode, hi] => Ok(InputRange {
+                distribution: DistributionKind::Triangular,
+                low: num(lo)?,
+                mode: Some(num(mode)?),
+                high: num(hi)?,
+            }),
+            _ => Err("a range is 'low,high' (uniform) or 'low,mode,high' (triangular)".into()),
+        }
+    }
+}
+
+const RANGE_KEYS: [&str; 4] = ["distribution", "low", "mode", "high"];
+
+/// A range's number: a JSON number or a decimal string.
+struct RangeNumber(rust_decimal::Decimal);
+
+impl<'de> Deserialize<'de> for RangeNumber {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RangeNumber, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = RangeNumber;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number or a decimal string")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RangeNumber, E> {
+                crate::plan::bounded::strict_decimal(v.trim())
+                    .map(RangeNumber)
+                    .ok_or_else(|| E::custom(format!("'{v}' is not a plain decimal number")))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<RangeNumber, E> {
+                crate::plan::bounded::decimal_from_f64(v)
+                    .map(RangeNumber)
+                    .ok_or_else(|| E::custom("not a finite number"))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RangeNumber, E> {
+                Ok(RangeNumber(rust_decimal::Decimal::from(v)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RangeNumber, E> {
+                Ok(RangeNumber(rust_decimal::Decimal::from(v)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One entry of `inputs`: a range (object or text) or a group of further names.
+enum Entry {
+    Range(InputRange),
+    Group(Vec<(String, InputRange)>),
+}
+
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Entry;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a range: {\"low\", \"mode\", \"high\"} or \"low,mode,high\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Entry, E> {
+                InputRange::parse(v).map(Entry::Range).map_err(E::custom)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Entry, A::Error> {
+                use serde::de::Error;
+                let mut dist: Option<DistributionKind> = None;
+                let (mut low, mut mode, mut high) = (None, None, None);
+                let mut group: Vec<(String, InputRange)> = Vec::new();
+                let mut is_range: Option<bool> = None;
+                while let Some(key) = m.next_key::<String>()? {
+                    let range_key = RANGE_KEYS.contains(&key.as_str());
+                    if *is_range.get_or_insert(range_key) != range_key {
+                        return Err(A::Error::custom(format!(
+                            "'{key}': a range has only distribution, low, mode and high"
+                        )));
+                    }
+                    match key.as_str() {
+                        "distribution" if dist.is_none() => dist = Some(m.next_value()?),
+                        "low" if low.is_none() => low = Some(m.next_value::<RangeNumber>()?.0),
+                        "mode" if mode.is_none() => mode = Some(m.next_value::<RangeNumber>()?.0),
+                        "high" if high.is_none() => high = Some(m.next_value::<RangeNumber>()?.0),
+                        k if range_key => {
+                            return Err(A::Error::custom(format!("'{k}' given more than once")));
+                        }
+                        _ => match m.next_value::<Entry>()? {
+                            Entry::Range(r) => group.push((key, r)),
+                            Entry::Group(g) => {
+                                group.extend(g.into_iter().map(|(k, r)| (format!("{key}.{k}"), r)))
+                            }
+                        },
+                    }
+                }
+                if is_range != Some(true) {
+                    return Ok(Entry::Group(group));
+                }
+                let (Some(low), Some(high)) = (low, high) else {
+                    return Err(A::Error::custom("a range needs 'low' and 'high'"));
+                };
+                let distribution = dist.unwrap_or(if mode.is_some() {
+                    DistributionKind::Triangular
+                } else {
+                    DistributionKind::Uniform
+                });
+                Ok(Entry::Range(InputRange {
+                    distribution,
+                    low,
+                    mode,
+                    high,
+                }))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for InputRange {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<InputRange, D::Error> {
+        match Entry::deserialize(d)? {
+            Entry::Range(r) => Ok(r),
+            Entry::Group(_) => Err(serde::de::Error::custom(
+                "a range: {\"low\", \"mode\", \"high\"} or \"low,mode,high\"",
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for UncertainInputs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<UncertainInputs, D::Error> {
+        use serde::de::Error;
+        let flat = match Entry::deserialize(d)? {
+            Entry::Group(g) => g,
+            Entry::Range(_) => {
+                return Err(D::Error::custom(
+                    "name each uncertain input: {\"economics.gpu_hour_usd\": {\"low\": …, \"high\": …}}",
+                ));
+            }
+        };
+        if flat.len() > MAX_UNCERTAIN_INPUTS {
+            return Err(D::Error::custom(format!(
+                "at most {MAX_UNCERTAIN_INPUTS} uncertain inputs"
+            )));
+        }
+        let mut out = BTreeMap::new();
+        for (k, r) in flat {
+            if out.insert(k.clone(), r).is_some() {
+                return Err(D::Error::custom(format!("'{k}' is given more than once")));
+            }
+        }
+        Ok(UncertainInputs(out))
+    }
 }

@@ -7,8 +7,7 @@
 //! ([`plan_params`]): one declaration per input (see `plan::bounded`) gives the body schema, the
 //! GET parameters and the sweep axes.
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use actix_web::HttpRequest;
 use serde_json::Value;
@@ -23,6 +22,7 @@ use crate::api::error::{ApiError, ErrorCode, FieldError};
 use crate::api::extract::{data_error, from_value, validate};
 use crate::plan::PlanRequest;
 use crate::plan::cache::CachedPlan;
+pub use crate::plan::registry::{Numeric, ParamSpec, plan_params};
 use de::{GIVEN_TWICE, Node};
 
 /// Longest query string accepted, bytes (8 KiB; Excel caps whole URLs at 2,048 characters).
@@ -39,36 +39,6 @@ pub enum Kind {
     Enum(&'static [&'static str]),
 }
 
-/// A numeric plan input's domain, read from its schema (for sweep axes).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Numeric {
-    /// Whole numbers only.
-    pub integer: bool,
-    /// An exact decimal (sent on as a decimal string).
-    pub decimal: bool,
-    pub min: f64,
-    pub max: f64,
-    /// The upper bound is excluded.
-    pub max_exclusive: bool,
-    /// The only values allowed (NIC speeds), if listed.
-    pub one_of: Option<Vec<f64>>,
-}
-
-/// One plan input as a query parameter, derived from the `PlanRequest` schema.
-#[derive(Debug, Clone)]
-pub struct ParamSpec {
-    /// Dotted name (`economics.years`).
-    pub name: String,
-    /// The field's doc and its type's unit and range.
-    pub doc: String,
-    /// Required (only `gpus`).
-    pub required: bool,
-    /// The field's schema, as in the body (bounds included).
-    pub schema: Value,
-    /// Numeric inputs: their domain.
-    pub numeric: Option<Numeric>,
-}
-
 /// Map-valued inputs: `<prefix><key>=<decimal>`.
 pub const MAP_PREFIXES: &[&str] = &[
     "prices.overrides.",
@@ -80,7 +50,9 @@ pub const MAP_PREFIXES: &[&str] = &[
 pub const QUERY_HELP: &str = "Inputs are the JSON field names of the plan request; nested fields use dots \
 (`economics.years=5`), lists are repeated or comma-separated (`fabrics=infiniband,roce`), price maps use dots \
 too (`prices.overrides.nvidia-qm9700=42000`, `prices.discounts.vendor.NVIDIA=0.15`, \
-`prices.discounts.category.optic=0.3`). An empty value means \"not given\" (the default applies). An unknown \
+`prices.discounts.category.optic=0.3`), uncertainty ranges too \
+(`uncertainty.inputs.economics.gpu_hour_usd=1.5,2.5,4` for low,mode,high; `uncertainty.inputs.prices.list.nvidia-sn5600=30000,45000` \
+for low,high). An empty value means \"not given\" (the default applies). An unknown \
 parameter is a 422 naming it (a misspelt name must not silently give the default), except names beginning \
 with `_`, which are ignored (cache busters such as `_=123`); a parameter given twice is an error. The query \
 string is limited to 8 KiB.";
@@ -250,100 +222,6 @@ pub fn name_params(e: ApiError) -> ApiError {
         Some(x) => out.with_extra(x),
         None => out,
     }
-}
-
-// ---- The plan inputs as parameters, from the PlanRequest schema ----
-
-/// Every plan input as a query parameter, read once from the `PlanRequest` schema (the one
-/// declaration): leaves of the object tree, named with dots; maps are documented by prefix in
-/// [`QUERY_HELP`].
-pub fn plan_params() -> &'static [ParamSpec] {
-    static PARAMS: OnceLock<Vec<ParamSpec>> = OnceLock::new();
-    PARAMS.get_or_init(|| {
-        use crate::api::shape::Shaped;
-        let shape = PlanRequest::shape();
-        let mut out = Vec::new();
-        walk(shape.components(), shape.root(), "", &mut out);
-        out
-    })
-}
-
-use crate::api::shape::resolve;
-
-fn walk(comps: &BTreeMap<String, Value>, schema: &Value, prefix: &str, out: &mut Vec<ParamSpec>) {
-    let mut ignore = Vec::new();
-    let obj = resolve(comps, schema, &mut ignore);
-    let Some(props) = obj.get("properties").and_then(Value::as_object) else {
-        return;
-    };
-    let required: Vec<&str> = obj
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    for (key, prop) in props {
-        let name = if prefix.is_empty() {
-            key.clone()
-        } else {
-            format!("{prefix}.{key}")
-        };
-        let mut docs = Vec::new();
-        let leaf = resolve(comps, prop, &mut docs);
-        if leaf.get("properties").is_some() {
-            walk(comps, prop, &name, out);
-            continue;
-        }
-        if leaf.get("additionalProperties").is_some() || leaf.get("propertyNames").is_some() {
-            continue; // a map: `name.<key>=value`, documented in QUERY_HELP
-        }
-        let mut schema = leaf.clone();
-        if let Some(m) = schema.as_object_mut() {
-            m.remove("description");
-        }
-        out.push(ParamSpec {
-            numeric: numeric(&schema),
-            doc: docs.join(" "),
-            required: prefix.is_empty() && required.contains(&key.as_str()),
-            name,
-            schema,
-        });
-    }
-}
-
-fn numeric(s: &Value) -> Option<Numeric> {
-    let types: Vec<&str> = match s.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    };
-    let integer = types.contains(&"integer");
-    if !integer && !types.contains(&"number") {
-        return None;
-    }
-    let one_of: Option<Vec<f64>> = s
-        .get("enum")
-        .and_then(Value::as_array)
-        .map(|v| v.iter().filter_map(Value::as_f64).collect());
-    let (min, max) = match &one_of {
-        Some(v) => (
-            v.iter().copied().fold(f64::INFINITY, f64::min),
-            v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        ),
-        None => (
-            s.get("minimum").and_then(Value::as_f64)?,
-            s.get("maximum")
-                .or_else(|| s.get("exclusiveMaximum"))
-                .and_then(Value::as_f64)?,
-        ),
-    };
-    Some(Numeric {
-        integer,
-        decimal: types.contains(&"string"),
-        min,
-        max,
-        max_exclusive: s.get("exclusiveMaximum").is_some(),
-        one_of,
-    })
 }
 
 // ---- OpenAPI ----

@@ -27,7 +27,7 @@ use crate::api::error::{ApiError, BodyProblems, Problem, QueryProblems};
 use crate::api::extract::ValidJson;
 use crate::api::query::{
     Kind, Numeric, ParamSpec, Query, enum_param, extra_param, format_param, name_params,
-    pattern_param, plan_parameters, plan_params, pointer_of, request_from_json,
+    pattern_param, plan_parameters, pointer_of, request_from_json,
 };
 use crate::catalog::CatalogSet;
 use crate::plan::sweep::{
@@ -119,16 +119,12 @@ const SWEEP_PARAMS: &[&str] = &[
 
 /// A numeric plan input, by name, from the parameters derived from the request schema.
 fn numeric_spec(name: &str) -> Option<&'static ParamSpec> {
-    plan_params()
-        .iter()
-        .find(|s| s.name == name && s.numeric.is_some())
+    crate::plan::registry::axis_inputs().find(|s| s.name == name)
 }
 
 /// The names of the numeric plan inputs (the valid sweep axes).
 fn numeric_names() -> Vec<&'static str> {
-    plan_params()
-        .iter()
-        .filter(|s| s.numeric.is_some())
+    crate::plan::registry::axis_inputs()
         .map(|s| s.name.as_str())
         .collect()
 }
@@ -263,6 +259,14 @@ impl Base {
     /// The pairs with the axes removed; checked once with each axis at its first value (a
     /// sweep over `gpus` need not give `gpus`).
     fn new(pairs: Vec<(String, String)>, c: &Checked) -> Result<Base, ApiError> {
+        if let Some((k, _)) = pairs.iter().find(|(k, _)| k.starts_with("uncertainty.")) {
+            return Err(ApiError::field(
+                &pointer_of(k),
+                ErrorCode::InvalidSweep,
+                "a sweep does not run uncertainty analyses (one per point would be thousands of \
+                 plans each); ask for the analysis on the plan at the point you care about",
+            ));
+        }
         let axes: Vec<&str> = std::iter::once(c.spec.first.name.as_str())
             .chain(c.spec.second.as_ref().map(|a| a.name.as_str()))
             .collect();

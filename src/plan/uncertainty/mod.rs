@@ -1,0 +1,748 @@
+//! How sure is the answer: the plan's inputs as ranges, Monte Carlo over them, the probability
+//! each fabric is cheapest, the expected regret of each choice, and a tornado of what drives
+//! the gap between the two leading fabrics, with the values at which the ranking flips.
+//! Method and limits: docs/uncertainty.md.
+//!
+//! A sample never sizes again: the fabrics are sized once (the design chosen at the point
+//! prices stays), and each sample re-prices the same BOM quantities (list prices), re-runs the
+//! performance model and the failure line when job or reliability inputs move, and re-costs.
+//! Request-level inputs are set through the request's own typed deserialisation (the bounded
+//! input types: the same bounds and units as a POST body), then resolved as any request.
+
+mod draw;
+mod text;
+mod tornado;
+
+#[cfg(test)]
+mod tests;
+
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::request::{DistributionKind, InputRange, UncertaintyRequest};
+use super::{PlanError, PlanRequest, Prepared, SizedFabric, inputs, registry};
+use crate::catalog::{Catalog, CatalogSet};
+use crate::cost::{self, FabricCostInput};
+use crate::error_code::ErrorCode;
+use crate::fabric::Fabric;
+pub use draw::Distribution;
+
+/// Inputs an analysis may vary: they change what the fabric costs or how the job runs, never
+/// which fabric is built (sizing inputs — GPUs, speeds, topology — are for sweeps).
+const VARIABLE_PREFIXES: [&str; 5] = [
+    "economics.",
+    "utilization.",
+    "workload.",
+    "reliability.",
+    "prices.",
+];
+
+/// Where an uncertain input's range comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RangeSource {
+    /// The request's `uncertainty.inputs`.
+    Request,
+    /// The catalog's `price_range_usd` (triangular around the list price).
+    Catalog,
+}
+
+/// Where a sampled value goes.
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    /// The list price of a catalog SKU, on every BOM line that carries it.
+    ListPrice(String),
+    /// A request input at this JSON path (decimal inputs are sent as decimal strings).
+    Input { path: Vec<String>, decimal: bool },
+}
+
+/// One uncertain input, checked: its range, domain and how to say it.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// `prices.list.<sku>` or the plan input's dotted name.
+    pub name: String,
+    /// In words, for sentences (`the value of one GPU-hour (economics.gpu_hour_usd)`).
+    pub label: String,
+    /// Unit as declared (`USD per GPU-hour`).
+    pub unit: String,
+    pub dist: Distribution,
+    /// The range as given (exact), for the output.
+    pub range: InputRange,
+    /// Every value the input may take (the registry's bounds), searched for flips.
+    pub domain: (f64, f64),
+    pub source: RangeSource,
+    kind: Kind,
+    stream: u64,
+}
+
+/// A checked analysis: how many samples, the seed and the inputs.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub samples: u32,
+    pub seed: u64,
+    pub targets: Vec<Target>,
+}
+
+/// An uncertain input as the analysis used it.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct InputUsed {
+    /// Input name (`prices.list.<sku>` for a catalog list price).
+    pub input: String,
+    /// `request` or `catalog`.
+    pub source: RangeSource,
+    /// Unit of low, mode and high.
+    pub unit: String,
+    /// The range.
+    #[serde(flatten)]
+    pub range: InputRange,
+}
+
+/// Mean and percentiles of a money amount over the samples, USD (nearest-rank percentiles:
+/// each is one of the sampled values).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Spread {
+    pub mean: Decimal,
+    pub p5: Decimal,
+    pub p50: Decimal,
+    pub p95: Decimal,
+}
+
+/// One fabric across the samples.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct FabricUncertainty {
+    pub fabric: Fabric,
+    /// Share of samples in which this fabric has the lowest total cost (ties go to the fabric
+    /// listed first). The fabrics' probabilities sum to one.
+    pub probability_cheapest: f64,
+    /// Samples in which this fabric is cheapest (they sum to `samples`).
+    pub cheapest_samples: u32,
+    /// Mean over the samples of (this fabric's total − the cheapest fabric's total): what
+    /// choosing it costs, on average, against a buyer who knew the outcome, USD.
+    pub expected_regret_usd: Decimal,
+    /// Total cost (network TCO + GPU-idle cost), USD.
+    pub total_usd: Spread,
+    /// Network TCO (capex + opex), USD.
+    pub tco_usd: Spread,
+    /// Network capex, USD.
+    pub capex_usd: Spread,
+    /// GPU-idle cost over the horizon, USD.
+    pub gpu_idle_usd: Spread,
+}
+
+/// One bar of the tornado: the total-cost gap between the two leading fabrics with this input
+/// at its low and at its high, every other input at its mode.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct TornadoEntry {
+    pub input: String,
+    /// Unit of low, high and flips_at.
+    pub unit: String,
+    pub low: Decimal,
+    pub high: Decimal,
+    /// runner_up total − leader total with the input at `low`, USD (negative: the runner-up
+    /// is cheaper there).
+    pub gap_at_low_usd: Decimal,
+    /// The same with the input at `high`, USD.
+    pub gap_at_high_usd: Decimal,
+    /// |gap_at_high − gap_at_low|, USD: the bar's length; entries are sorted by it, largest
+    /// first.
+    pub swing_usd: Decimal,
+    /// The values of this input (others at their modes) at which the runner-up and the
+    /// leader cost the same, within the input's allowed range; empty when none.
+    pub flips_at: Vec<Decimal>,
+    /// What would have to be true for the ranking to flip, in words.
+    pub reason: String,
+}
+
+/// The uncertainty analysis of a plan (`uncertainty` beside the point plan).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Uncertainty {
+    /// Samples drawn.
+    pub samples: u32,
+    /// Seed of the draws.
+    pub seed: u64,
+    /// Every uncertain input and its range.
+    pub inputs: Vec<InputUsed>,
+    /// Per feasible fabric: percentiles, probability of being cheapest, expected regret.
+    pub fabrics: Vec<FabricUncertainty>,
+    /// Cheapest fabric with every input at its mode (null with one feasible fabric).
+    pub leader: Option<Fabric>,
+    /// Second cheapest at the modes.
+    pub runner_up: Option<Fabric>,
+    /// What drives the gap between leader and runner-up, largest swing first.
+    pub tornado: Vec<TornadoEntry>,
+    /// Plain sentences: how sure the recommendation is and what would flip it.
+    pub reasons: Vec<String>,
+}
+
+fn range_error(name: &str, detail: impl Into<String>) -> PlanError {
+    PlanError::field(&pointer(name), ErrorCode::InvalidRange, detail)
+}
+
+fn pointer(name: &str) -> String {
+    format!(
+        "/uncertainty/inputs/{}",
+        name.replace('~', "~0").replace('/', "~1")
+    )
+}
+
+/// A catalog SKU's list price and range.
+fn catalog_price(c: &Catalog, sku: &str) -> Option<(Decimal, Decimal, Decimal)> {
+    let d = &c.data;
+    let of = |p: Decimal, r: &crate::catalog::PriceRange| Some((p, r.low, r.high));
+    if let Some(x) = d.switches.iter().find(|x| x.sku == sku) {
+        return of(x.price_usd, &x.price_range_usd);
+    }
+    if let Some(x) = d.nics.iter().find(|x| x.sku == sku) {
+        return of(x.price_usd, &x.price_range_usd);
+    }
+    if let Some(x) = d.transceivers.iter().find(|x| x.sku == sku) {
+        return of(x.price_usd, &x.price_range_usd);
+    }
+    if let Some(x) = d.cables.iter().find(|x| x.sku == sku) {
+        return of(x.price_usd, &x.price_range_usd);
+    }
+    let l = d.licenses.iter().find(|x| x.sku == sku)?;
+    Some((
+        l.price_usd?,
+        l.price_range_usd.as_ref()?.low,
+        l.price_range_usd.as_ref()?.high,
+    ))
+}
+
+/// The largest price an input may hold, USD (the registry's bound on `prices.overrides`).
+fn price_max() -> f64 {
+    registry::map_params()
+        .iter()
+        .find(|p| p.name == "prices.overrides")
+        .and_then(|p| p.numeric.as_ref())
+        .map_or(1e9, |n| n.max)
+}
+
+fn to_f64(d: Decimal) -> f64 {
+    d.to_f64().unwrap_or(0.0)
+}
+
+fn distribution(r: &InputRange) -> Distribution {
+    let (low, high) = (to_f64(r.low), to_f64(r.high));
+    Distribution {
+        kind: r.distribution,
+        low,
+        mode: r.mode.map(to_f64).unwrap_or((low + high) / 2.0),
+        high,
+    }
+}
+
+/// Checks a range against the input's domain: low ≤ mode ≤ high, inside the bounds; a mode
+/// exactly when triangular.
+fn check_range(
+    name: &str,
+    r: &InputRange,
+    domain: (f64, f64),
+    exclusive_max: bool,
+    unit: &str,
+) -> Result<(), PlanError> {
+    match (r.distribution, r.mode) {
+        (DistributionKind::Triangular, None) => {
+            return Err(range_error(name, "a triangular range needs 'mode'"));
+        }
+        (DistributionKind::Uniform, Some(_)) => {
+            return Err(range_error(
+                name,
+                "a uniform range has no 'mode' (use distribution 'triangular')",
+            ));
+        }
+        _ => {}
+    }
+    let mode = r.mode.unwrap_or(r.low);
+    if !(r.low <= mode && mode <= r.high) {
+        return Err(range_error(name, "must satisfy low <= mode <= high"));
+    }
+    let (lo, hi) = (to_f64(r.low), to_f64(r.high));
+    let above = if exclusive_max {
+        hi >= domain.1
+    } else {
+        hi > domain.1
+    };
+    if lo < domain.0 || above {
+        return Err(range_error(
+            name,
+            format!(
+                "must lie within {} to {}{} ({unit})",
+                text::number(domain.0),
+                if exclusive_max { "below " } else { "" },
+                text::number(domain.1)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The label of a plan input: its doc's first sentence, with the name.
+fn label_of(spec: &registry::ParamSpec, name: &str) -> String {
+    let first = spec
+        .doc
+        .split(". ")
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('.');
+    if first.is_empty() {
+        return name.to_string();
+    }
+    let mut c = first.chars();
+    let lower = match c.next() {
+        Some(f) => f.to_lowercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    };
+    format!("the {lower} ({name})")
+}
+
+/// Checks the request's analysis against the plan: every named input exists, can vary
+/// without changing the design, and has a range inside its domain; the catalog's price ranges
+/// are added for every BOM SKU without its own.
+pub fn spec(u: &UncertaintyRequest, prepared: &Prepared) -> Result<Spec, PlanError> {
+    let r = &prepared.resolved;
+    let catalog = &r.catalog;
+    let mut targets = Vec::new();
+    let given = u.inputs.as_ref().map(|i| &i.0);
+    for (name, range) in given.into_iter().flatten() {
+        let unknown =
+            |detail: String| PlanError::field(&pointer(name), ErrorCode::UnknownInput, detail);
+        if let Some(sku) = name.strip_prefix("prices.list.") {
+            let Some((_, _, _)) = catalog_price(catalog, sku) else {
+                return Err(unknown(format!(
+                    "no priced SKU '{sku}' in catalog '{}'",
+                    catalog.id()
+                )));
+            };
+            if r.adjustments.overrides.contains_key(sku) {
+                return Err(unknown(format!(
+                    "prices.overrides sets the price of '{sku}', so its list price has no effect; give a range on prices.overrides.{sku} instead"
+                )));
+            }
+            let domain = (0.0, price_max());
+            check_range(name, range, domain, false, "USD")?;
+            targets.push(Target {
+                name: name.clone(),
+                label: format!("the list price of {sku}"),
+                unit: "USD".into(),
+                dist: distribution(range),
+                range: range.clone(),
+                domain,
+                source: RangeSource::Request,
+                kind: Kind::ListPrice(sku.to_string()),
+                stream: draw::stream(name),
+            });
+            continue;
+        }
+        if !VARIABLE_PREFIXES.iter().any(|p| name.starts_with(p)) {
+            return Err(unknown(format!(
+                "'{name}' changes the fabric's design or is not a plan input; an analysis varies economics.*, utilization.*, workload.*, reliability.*, prices.* and catalog list prices (prices.list.<sku>); sweep the others"
+            )));
+        }
+        let (spec, path) = match registry::numeric_input(name) {
+            Some(s) => (s, name.split('.').map(str::to_string).collect::<Vec<_>>()),
+            None => {
+                let Some((s, key)) = registry::map_params()
+                    .iter()
+                    .find_map(|s| Some((s, name.strip_prefix(&format!("{}.", s.name))?)))
+                else {
+                    return Err(unknown(format!("'{name}' is not a numeric plan input")));
+                };
+                if s.name == "prices.overrides" && catalog_price(catalog, key).is_none() {
+                    return Err(unknown(format!(
+                        "no priced SKU '{key}' in catalog '{}'",
+                        catalog.id()
+                    )));
+                }
+                if s.name == "prices.discounts.category"
+                    && !crate::cost::Category::ALL.iter().any(|c| c.as_str() == key)
+                {
+                    return Err(unknown(format!(
+                        "'{key}' is not a category (nic, switch, optic, cable, license)"
+                    )));
+                }
+                let mut path: Vec<String> = s.name.split('.').map(str::to_string).collect();
+                path.push(key.to_string());
+                (s, path)
+            }
+        };
+        let Some(n) = &spec.numeric else {
+            return Err(unknown(format!("'{name}' is not a numeric plan input")));
+        };
+        if n.integer || n.one_of.is_some() {
+            return Err(unknown(format!(
+                "'{name}' takes whole numbers; sample continuous inputs, sweep this one"
+            )));
+        }
+        check_range(name, range, (n.min, n.max), n.max_exclusive, &n.unit)?;
+        targets.push(Target {
+            name: name.clone(),
+            label: label_of(spec, name),
+            unit: n.unit.clone(),
+            dist: distribution(range),
+            range: range.clone(),
+            domain: (n.min, n.max),
+            source: RangeSource::Request,
+            kind: Kind::Input {
+                path,
+                decimal: n.decimal,
+            },
+            stream: draw::stream(name),
+        });
+    }
+    if u.catalog_price_ranges.unwrap_or(true) {
+        let mut seen: Vec<&str> = Vec::new();
+        for s in &prepared.sized {
+            for it in &s.items {
+                let sku = it.line.sku.as_str();
+                if seen.contains(&sku) {
+                    continue;
+                }
+                seen.push(sku);
+                let named = |p: &str| given.is_some_and(|g| g.contains_key(&format!("{p}{sku}")));
+                if named("prices.list.")
+                    || named("prices.overrides.")
+                    || r.adjustments.overrides.contains_key(sku)
+                {
+                    continue;
+                }
+                let Some((list, low, high)) = catalog_price(catalog, sku) else {
+                    continue;
+                };
+                if low == high {
+                    continue;
+                }
+                let name = format!("prices.list.{sku}");
+                let range = InputRange {
+                    distribution: DistributionKind::Triangular,
+                    low,
+                    mode: Some(list),
+                    high,
+                };
+                targets.push(Target {
+                    label: format!("the list price of {sku}"),
+                    unit: "USD".into(),
+                    dist: distribution(&range),
+                    range,
+                    domain: (0.0, price_max()),
+                    source: RangeSource::Catalog,
+                    kind: Kind::ListPrice(sku.to_string()),
+                    stream: draw::stream(&name),
+                    name,
+                });
+            }
+        }
+    }
+    Ok(Spec {
+        samples: u.samples.unwrap_or_default().get(),
+        seed: u.seed.unwrap_or_default().get(),
+        targets,
+    })
+}
+
+/// What one evaluation gives per fabric, USD.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Totals {
+    capex: Decimal,
+    tco: Decimal,
+    idle: Decimal,
+    total: Decimal,
+}
+
+/// One fabric's state across evaluations: its cost input (list prices rewritten in place)
+/// and the BOM lines each list-price target prices.
+struct FabricState<'a> {
+    sized: &'a SizedFabric,
+    input: FabricCostInput,
+    slots: Vec<(usize, Vec<usize>)>,
+}
+
+/// Evaluates the plan's fabrics at given input values, without sizing again.
+struct Engine<'a> {
+    prepared: &'a Prepared,
+    catalogs: &'a CatalogSet,
+    targets: &'a [Target],
+    fabrics: Vec<FabricState<'a>>,
+    /// The normalized request as JSON, with a slot at each request-level target's path
+    /// (rewritten per evaluation); `None` when every target is a list price.
+    request: Option<serde_json::Value>,
+}
+
+fn slot<'v>(v: &'v mut serde_json::Value, path: &[String]) -> &'v mut serde_json::Value {
+    let mut cur = v;
+    for seg in path {
+        if !cur.is_object() {
+            *cur = serde_json::Value::Object(serde_json::Map::new());
+        }
+        let serde_json::Value::Object(m) = cur else {
+            unreachable!("made an object above")
+        };
+        cur = m.entry(seg.clone()).or_insert(serde_json::Value::Null);
+    }
+    cur
+}
+
+impl<'a> Engine<'a> {
+    fn new(
+        prepared: &'a Prepared,
+        catalogs: &'a CatalogSet,
+        targets: &'a [Target],
+    ) -> Result<Engine<'a>, PlanError> {
+        let r = &prepared.resolved;
+        let mut fabrics = Vec::with_capacity(prepared.sized.len());
+        for s in &prepared.sized {
+            let perf =
+                crate::perf::evaluate(&super::perf_input(r, s)).map_err(super::perf_error)?;
+            let input = super::cost_input(r, s, perf.gpu_idle_fraction, Vec::new());
+            let slots = targets
+                .iter()
+                .enumerate()
+                .filter_map(|(t, target)| match &target.kind {
+                    Kind::ListPrice(sku) => {
+                        let lines: Vec<usize> = input
+                            .lines
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, l)| &l.sku == sku)
+                            .map(|(i, _)| i)
+                            .collect();
+                        (!lines.is_empty()).then_some((t, lines))
+                    }
+                    Kind::Input { .. } => None,
+                })
+                .collect();
+            fabrics.push(FabricState {
+                sized: s,
+                input,
+                slots,
+            });
+        }
+        let request = if targets.iter().any(|t| matches!(t.kind, Kind::Input { .. })) {
+            let mut v = serde_json::to_value(&r.normalized).map_err(|e| {
+                PlanError::field("/uncertainty", ErrorCode::InternalError, e.to_string())
+            })?;
+            if let Some(m) = v.as_object_mut() {
+                m.remove("uncertainty");
+            }
+            Some(v)
+        } else {
+            None
+        };
+        Ok(Engine {
+            prepared,
+            catalogs,
+            targets,
+            fabrics,
+            request,
+        })
+    }
+
+    /// Every fabric's totals with the targets at `values` (one per target, in order).
+    fn eval(&mut self, values: &[f64]) -> Result<Vec<Totals>, PlanError> {
+        let resolved;
+        let r = match &mut self.request {
+            None => &self.prepared.resolved,
+            Some(json) => {
+                for (t, v) in self.targets.iter().zip(values) {
+                    if let Kind::Input { path, decimal } = &t.kind {
+                        *slot(json, path) = if *decimal {
+                            let d = crate::plan::bounded::decimal_from_f64(*v)
+                                .unwrap_or_default()
+                                .round_dp(6)
+                                .normalize();
+                            serde_json::Value::String(d.to_string())
+                        } else {
+                            serde_json::Value::from(*v)
+                        };
+                    }
+                }
+                let targets = self.targets;
+                let at = || at_text(targets, values);
+                let req: PlanRequest = serde::Deserialize::deserialize(&*json).map_err(|e| {
+                    PlanError::field(
+                        "/uncertainty/inputs",
+                        ErrorCode::InvalidRange,
+                        format!("{}: {e}", at()),
+                    )
+                })?;
+                resolved = inputs::resolve(&req, self.catalogs).map_err(|e| PlanError {
+                    detail: format!("{}: {}", at(), e.detail),
+                    ..e
+                })?;
+                &resolved
+            }
+        };
+        let mut out = Vec::with_capacity(self.fabrics.len());
+        let targets = self.targets;
+        let reevaluate = self.request.is_some();
+        for f in &mut self.fabrics {
+            for (t, lines) in &f.slots {
+                let price = crate::plan::bounded::decimal_from_f64(values[*t])
+                    .unwrap_or_default()
+                    .round_dp(2);
+                for &i in lines {
+                    if let Some(l) = f.input.lines.get_mut(i) {
+                        l.list_unit_price_usd = price;
+                    }
+                }
+            }
+            if reevaluate {
+                let perf = crate::perf::evaluate(&super::perf_input(r, f.sized)).map_err(|e| {
+                    let e = super::perf_error(e);
+                    PlanError {
+                        detail: format!("{}: {}", at_text(targets, values), e.detail),
+                        ..e
+                    }
+                })?;
+                f.input.gpu_idle_fraction = perf.gpu_idle_fraction;
+                f.input.failure_gpu_hours_per_year = super::failure_gpu_hours(r, f.sized);
+            }
+            let c = cost::fabric_cost(&f.input, &r.adjustments, &r.economics)?;
+            out.push(Totals {
+                capex: c.capex.total_usd,
+                tco: c.tco.total_usd,
+                idle: c.gpu_idle.cost_total_usd,
+                total: c.total_cost_usd,
+            });
+        }
+        Ok(out)
+    }
+
+    fn fabric_ids(&self) -> Vec<Fabric> {
+        self.fabrics.iter().map(|f| f.sized.fabric).collect()
+    }
+}
+
+/// The request-level values of an evaluation, for errors (`with economics.pue = 1.4`).
+fn at_text(targets: &[Target], values: &[f64]) -> String {
+    let parts: Vec<String> = targets
+        .iter()
+        .zip(values)
+        .filter(|(t, _)| matches!(t.kind, Kind::Input { .. }))
+        .map(|(t, v)| format!("{} = {}", t.name, text::number(*v)))
+        .collect();
+    format!("with {}", parts.join(", "))
+}
+
+/// Nearest-rank percentile of sorted values (`p` in percent): the smallest value with at
+/// least p% of the samples at or below it.
+fn percentile(sorted: &[Decimal], p: u32) -> Decimal {
+    if sorted.is_empty() {
+        return Decimal::ZERO;
+    }
+    let n = sorted.len();
+    let rank = (n * p as usize).div_ceil(100).clamp(1, n);
+    sorted[rank - 1]
+}
+
+fn spread(mut v: Vec<Decimal>) -> Result<Spread, PlanError> {
+    let n = Decimal::from(v.len().max(1) as u64);
+    let sum = v
+        .iter()
+        .try_fold(Decimal::ZERO, |a, x| a.checked_add(*x))
+        .ok_or_else(|| {
+            PlanError::field(
+                "/uncertainty",
+                ErrorCode::CostOverflow,
+                "the sum of the samples overflows",
+            )
+        })?;
+    let mean = cost::money::round_money(sum.checked_div(n).unwrap_or_default());
+    v.sort_unstable();
+    Ok(Spread {
+        mean,
+        p5: percentile(&v, 5),
+        p50: percentile(&v, 50),
+        p95: percentile(&v, 95),
+    })
+}
+
+/// Runs the analysis on a prepared plan.
+pub fn analyse(
+    spec: &Spec,
+    prepared: &Prepared,
+    catalogs: &CatalogSet,
+) -> Result<Uncertainty, PlanError> {
+    let mut engine = Engine::new(prepared, catalogs, &spec.targets)?;
+    let fabrics = engine.fabric_ids();
+    let nf = fabrics.len();
+    let n = spec.samples as usize;
+    let mut cols: Vec<[Vec<Decimal>; 4]> = (0..nf)
+        .map(|_| std::array::from_fn(|_| Vec::with_capacity(n)))
+        .collect();
+    let mut wins = vec![0u32; nf];
+    let mut regret = vec![Decimal::ZERO; nf];
+    let mut values = vec![0.0; spec.targets.len()];
+    for k in 0..spec.samples {
+        for (v, t) in values.iter_mut().zip(&spec.targets) {
+            *v = t
+                .dist
+                .quantile(draw::uniform(spec.seed, t.stream, u64::from(k)));
+        }
+        let totals = engine.eval(&values)?;
+        let best = totals
+            .iter()
+            .enumerate()
+            .min_by(|(i, a), (j, b)| a.total.cmp(&b.total).then(i.cmp(j)))
+            .map(|(i, _)| i)
+            .unwrap_or(0);
+        if let Some(w) = wins.get_mut(best) {
+            *w += 1;
+        }
+        let min = totals.get(best).map(|t| t.total).unwrap_or_default();
+        for (f, t) in totals.iter().enumerate() {
+            let [capex, tco, idle, total] = &mut cols[f];
+            capex.push(t.capex);
+            tco.push(t.tco);
+            idle.push(t.idle);
+            total.push(t.total);
+            regret[f] = regret[f].checked_add(t.total - min).ok_or_else(|| {
+                PlanError::field(
+                    "/uncertainty",
+                    ErrorCode::CostOverflow,
+                    "the regret overflows",
+                )
+            })?;
+        }
+    }
+    let mut out_fabrics = Vec::with_capacity(nf);
+    for (f, [capex, tco, idle, total]) in cols.into_iter().enumerate() {
+        out_fabrics.push(FabricUncertainty {
+            fabric: fabrics[f],
+            probability_cheapest: f64::from(wins[f]) / f64::from(spec.samples.max(1)),
+            cheapest_samples: wins[f],
+            expected_regret_usd: cost::money::round_money(
+                regret[f]
+                    .checked_div(Decimal::from(spec.samples.max(1)))
+                    .unwrap_or_default(),
+            ),
+            total_usd: spread(total)?,
+            tco_usd: spread(tco)?,
+            capex_usd: spread(capex)?,
+            gpu_idle_usd: spread(idle)?,
+        });
+    }
+    let t = tornado::tornado(&mut engine)?;
+    let reasons = text::reasons(&out_fabrics, &t, spec.samples);
+    Ok(Uncertainty {
+        samples: spec.samples,
+        seed: spec.seed,
+        inputs: spec
+            .targets
+            .iter()
+            .map(|t| InputUsed {
+                input: t.name.clone(),
+                source: t.source,
+                unit: t.unit.clone(),
+                range: t.range.clone(),
+            })
+            .collect(),
+        fabrics: out_fabrics,
+        leader: t.leader,
+        runner_up: t.runner_up,
+        tornado: t.entries,
+        reasons,
+    })
+}

@@ -1,0 +1,142 @@
+//! The tornado: for each uncertain input, the total-cost gap between the two leading fabrics
+//! (at the modes) with the input at its low and at its high, every other input at its mode;
+//! and, searching the input's whole allowed range, the values at which the gap closes.
+
+use rust_decimal::Decimal;
+use rust_decimal::prelude::ToPrimitive;
+
+use super::{Engine, TornadoEntry, Totals, text};
+use crate::fabric::Fabric;
+use crate::plan::PlanError;
+
+/// The tornado and the two fabrics it compares.
+#[derive(Debug, Clone, Default)]
+pub struct Tornado {
+    pub leader: Option<Fabric>,
+    pub runner_up: Option<Fabric>,
+    pub entries: Vec<TornadoEntry>,
+}
+
+/// Steps of the root search (regula falsi, Illinois variant) — far more than the ~10 a gap
+/// that is linear in the input needs.
+const MAX_STEPS: usize = 80;
+
+/// Half a cent: a gap this small is a tie.
+fn tie() -> f64 {
+    0.005
+}
+
+fn round_value(money: bool, v: f64) -> Decimal {
+    let d = crate::plan::bounded::decimal_from_f64(v).unwrap_or_default();
+    if money {
+        d.round_dp(2)
+    } else {
+        let mag = if v == 0.0 {
+            0
+        } else {
+            v.abs().log10().floor() as i32
+        };
+        d.round_dp((5 - mag).clamp(0, 12) as u32).normalize()
+    }
+}
+
+pub fn tornado(engine: &mut Engine<'_>) -> Result<Tornado, PlanError> {
+    let fabrics = engine.fabric_ids();
+    let modes: Vec<f64> = engine.targets.iter().map(|t| t.dist.mode).collect();
+    let base = engine.eval(&modes)?;
+    if base.len() < 2 {
+        return Ok(Tornado::default());
+    }
+    let mut order: Vec<usize> = (0..base.len()).collect();
+    order.sort_by(|&i, &j| base[i].total.cmp(&base[j].total).then(i.cmp(&j)));
+    let (li, ri) = (order[0], order[1]);
+    let gap_of = |t: &[Totals]| t[ri].total - t[li].total;
+    let (leader, runner) = (fabrics[li], fabrics[ri]);
+
+    let mut entries = Vec::with_capacity(engine.targets.len());
+    for k in 0..engine.targets.len() {
+        let target = engine.targets[k].clone();
+        let mut values = modes.clone();
+        let mut gap_at = |engine: &mut Engine<'_>, x: f64| -> Result<Decimal, PlanError> {
+            values[k] = x;
+            Ok(gap_of(&engine.eval(&values)?))
+        };
+        let g_low = gap_at(engine, target.dist.low)?;
+        let g_high = gap_at(engine, target.dist.high)?;
+        let g_mode = gap_at(engine, target.dist.mode)?;
+        // Search each side of the mode out to the edge of the input's domain (or, when the
+        // model refuses the edge, the edge of the range).
+        let mut side = |engine: &mut Engine<'_>,
+                        edge: f64,
+                        range_end: f64|
+         -> Result<(Option<f64>, f64), PlanError> {
+            let (x_end, g_end) = match gap_at(engine, edge) {
+                Ok(g) => (edge, g),
+                Err(_) => (range_end, gap_at(engine, range_end)?),
+            };
+            let f0 = g_mode.to_f64().unwrap_or(0.0);
+            let f1 = g_end.to_f64().unwrap_or(0.0);
+            if f0.abs() <= tie()
+                || f0.signum() == f1.signum()
+                || f1.abs() <= tie() && f0.abs() <= tie()
+            {
+                return Ok((None, x_end));
+            }
+            // Illinois regula falsi between the mode (gap f0) and the end (gap f1).
+            let (mut a, mut fa, mut b, mut fb) = (target.dist.mode, f0, x_end, f1);
+            let mut keep = 0i8;
+            let mut x = b;
+            for _ in 0..MAX_STEPS {
+                x = (a * fb - b * fa) / (fb - fa);
+                if !x.is_finite() {
+                    x = (a + b) / 2.0;
+                }
+                let fx = gap_at(engine, x)?.to_f64().unwrap_or(0.0);
+                if fx.abs() <= tie() || (b - a).abs() <= 1e-12 * x.abs().max(1.0) {
+                    break;
+                }
+                if fx.signum() == fb.signum() {
+                    b = x;
+                    fb = fx;
+                    if keep == -1 {
+                        fa /= 2.0;
+                    }
+                    keep = -1;
+                } else {
+                    a = x;
+                    fa = fx;
+                    if keep == 1 {
+                        fb /= 2.0;
+                    }
+                    keep = 1;
+                }
+            }
+            Ok((Some(x), x_end))
+        };
+        let (below, lo_end) = side(engine, target.domain.0, target.dist.low)?;
+        let (above, hi_end) = side(engine, target.domain.1, target.dist.high)?;
+        let money = target.unit.starts_with("USD");
+        let reason = text::flip_reason(&target, leader, runner, below, above, (lo_end, hi_end));
+        entries.push(TornadoEntry {
+            input: target.name.clone(),
+            unit: target.unit.clone(),
+            low: target.range.low,
+            high: target.range.high,
+            gap_at_low_usd: g_low,
+            gap_at_high_usd: g_high,
+            swing_usd: (g_high - g_low).abs(),
+            flips_at: below
+                .into_iter()
+                .chain(above)
+                .map(|x| round_value(money, x))
+                .collect(),
+            reason,
+        });
+    }
+    entries.sort_by(|a, b| b.swing_usd.cmp(&a.swing_usd).then(a.input.cmp(&b.input)));
+    Ok(Tornado {
+        leader: Some(leader),
+        runner_up: Some(runner),
+        entries,
+    })
+}
