@@ -1,8 +1,10 @@
-//! The analysis against the point plan, itself, and hand-checked cases.
+//! The analysis against the point plan, against full plans moved one input at a time, against
+//! itself (seeds, widened ranges) and against a two-input case worked out by hand.
 
 use rust_decimal::Decimal;
-use serde_json::json;
+use serde_json::{Value, json};
 
+use super::Uncertainty;
 use crate::catalog::CatalogSet;
 use crate::fabric::Fabric;
 use crate::plan::{Plan, PlanRequest, build_plan};
@@ -11,30 +13,411 @@ fn cats() -> CatalogSet {
     CatalogSet::embedded().expect("catalog")
 }
 
-fn plan(v: serde_json::Value) -> Plan {
+fn try_plan(v: Value) -> Result<Plan, crate::plan::PlanError> {
     let req: PlanRequest = serde_json::from_value(v).expect("request");
-    build_plan(&req, &cats()).expect("plan")
+    build_plan(&req, &cats())
 }
 
-fn d(s: &str) -> Decimal {
-    s.parse().expect("decimal")
+fn plan(v: Value) -> Plan {
+    try_plan(v).expect("plan")
+}
+
+fn analysis(v: Value) -> Uncertainty {
+    plan(v).uncertainty.expect("analysis")
+}
+
+fn total(p: &Plan, f: Fabric) -> Decimal {
+    p.built()
+        .find(|b| b.fabric == f)
+        .map(|b| b.total_cost_usd)
+        .expect("fabric")
+}
+
+/// SKUs on one fabric's BOM and no other's.
+fn only_on(p: &Plan, f: Fabric, category: crate::cost::Category) -> String {
+    let skus = |g: Fabric| -> Vec<(String, crate::cost::Category)> {
+        p.built()
+            .filter(|b| b.fabric == g)
+            .flat_map(|b| {
+                b.bom
+                    .iter()
+                    .map(|l| (l.priced.line.sku.clone(), l.priced.line.category))
+            })
+            .collect()
+    };
+    let others: Vec<String> = Fabric::ALL
+        .iter()
+        .filter(|&&g| g != f)
+        .flat_map(|&g| skus(g))
+        .map(|(s, _)| s)
+        .collect();
+    skus(f)
+        .into_iter()
+        .find(|(s, c)| *c == category && !others.contains(s))
+        .map(|(s, _)| s)
+        .expect("a SKU only this fabric uses")
 }
 
 #[test]
-fn smoke_prints_a_1024_gpu_analysis() {
-    let t = std::time::Instant::now();
-    let p = plan(json!({"gpus": 1024, "uncertainty": {"samples": 1000, "seed": 7, "inputs": {}}}));
-    eprintln!("{:?}", t.elapsed());
-    let u = p.uncertainty.expect("analysis");
-    eprintln!("{}", serde_json::to_string_pretty(&u.fabrics).unwrap());
-    for e in u.tornado.iter().take(5) {
-        eprintln!(
-            "{} swing {} flips {:?}: {}",
-            e.input, e.swing_usd, e.flips_at, e.reason
+fn zero_width_ranges_reproduce_the_point_plan_to_the_cent() {
+    let point = plan(json!({"gpus": 1024}));
+    let gpu_hour = point
+        .inputs
+        .economics
+        .as_ref()
+        .and_then(|e| e.gpu_hour_usd)
+        .expect("echoed");
+    let sku = only_on(&point, Fabric::Infiniband, crate::cost::Category::Switch);
+    let list = point
+        .built()
+        .flat_map(|b| b.bom.iter())
+        .find(|l| l.priced.line.sku == sku)
+        .map(|l| l.priced.line.list_unit_price_usd)
+        .expect("line");
+    // Request-level inputs (through the typed setter and resolve) and a list price, all at
+    // their point values; no catalog ranges.
+    let u = analysis(json!({"gpus": 1024, "uncertainty": {
+    "samples": 50, "catalog_price_ranges": false,
+    "inputs": {
+        "economics.gpu_hour_usd": {"low": gpu_hour.get(), "high": gpu_hour.get()},
+        "workload.background_load": "0,0,0",
+        format!("prices.list.{sku}"): {"low": list, "mode": list, "high": list}
+    }}}));
+    for f in &u.fabrics {
+        let b = point
+            .built()
+            .find(|b| b.fabric == f.fabric)
+            .expect("fabric");
+        for (s, want) in [
+            (&f.total_usd, b.total_cost_usd),
+            (&f.tco_usd, b.tco.total_usd),
+            (&f.capex_usd, b.capex.total_usd),
+            (&f.gpu_idle_usd, b.gpu_idle.cost_total_usd),
+        ] {
+            assert_eq!(
+                (s.mean, s.p5, s.p50, s.p95),
+                (want, want, want, want),
+                "{:?}",
+                f.fabric
+            );
+        }
+    }
+    let cheapest = point
+        .built()
+        .min_by_key(|b| b.total_cost_usd)
+        .expect("one")
+        .fabric;
+    let winner = u
+        .fabrics
+        .iter()
+        .find(|f| f.fabric == cheapest)
+        .expect("in analysis");
+    assert_eq!(winner.cheapest_samples, 50);
+    assert_eq!(winner.expected_regret_usd, Decimal::ZERO);
+    for f in &u.fabrics {
+        let gap = total(&point, f.fabric) - total(&point, cheapest);
+        assert_eq!(
+            f.expected_regret_usd, gap,
+            "regret of a sure outcome is the gap"
         );
     }
-    for r in &u.reasons {
-        eprintln!("{r}");
+}
+
+#[test]
+fn probabilities_sum_to_one_and_counts_to_the_samples() {
+    let u = analysis(
+        json!({"gpus": 2048, "uncertainty": {"samples": 777, "seed": 3,
+        "inputs": {"economics.gpu_hour_usd": "0.5,2,40"}}}),
+    );
+    let counts: u32 = u.fabrics.iter().map(|f| f.cheapest_samples).sum();
+    assert_eq!(counts, 777);
+    let p: f64 = u.fabrics.iter().map(|f| f.probability_cheapest).sum();
+    assert!((p - 1.0).abs() < 1e-12, "{p}");
+    for f in &u.fabrics {
+        assert!(f.total_usd.p5 <= f.total_usd.p50 && f.total_usd.p50 <= f.total_usd.p95);
+        assert!(f.expected_regret_usd >= Decimal::ZERO);
     }
-    let _ = (d("1"), Fabric::Roce);
+}
+
+#[test]
+fn the_same_seed_gives_byte_identical_output_and_another_seed_other_draws() {
+    let req = |seed: u64| json!({"gpus": 512, "uncertainty": {"samples": 300, "seed": seed}});
+    let a = serde_json::to_vec(&plan(req(7))).expect("json");
+    let b = serde_json::to_vec(&plan(req(7))).expect("json");
+    assert_eq!(a, b);
+    let c = analysis(req(8));
+    assert_ne!(analysis(req(7)).fabrics, c.fabrics);
+}
+
+#[test]
+fn widening_one_price_changes_only_what_depends_on_it() {
+    let point = plan(json!({"gpus": 1024}));
+    let sku = only_on(&point, Fabric::Infiniband, crate::cost::Category::Switch);
+    let base = analysis(json!({"gpus": 1024, "uncertainty": {"samples": 400}}));
+    let wide = analysis(
+        json!({"gpus": 1024, "uncertainty": {"samples": 400, "inputs": {
+        format!("prices.list.{sku}"): "10000,100000"}}}),
+    );
+    for (a, b) in base.fabrics.iter().zip(&wide.fabrics) {
+        if a.fabric == Fabric::Infiniband {
+            assert_ne!(a.total_usd, b.total_usd, "InfiniBand uses {sku}");
+            assert_eq!(a.gpu_idle_usd, b.gpu_idle_usd, "a price moves no idle time");
+        } else {
+            for (x, y) in [
+                (&a.total_usd, &b.total_usd),
+                (&a.tco_usd, &b.tco_usd),
+                (&a.capex_usd, &b.capex_usd),
+                (&a.gpu_idle_usd, &b.gpu_idle_usd),
+            ] {
+                assert_eq!(x, y, "{:?} does not use {sku}", a.fabric);
+            }
+        }
+    }
+}
+
+#[test]
+fn tornado_bars_equal_full_plans_moved_one_input_at_a_time() {
+    let u = analysis(json!({"gpus": 1024, "uncertainty": {"samples": 10}}));
+    let (leader, runner) = (u.leader.expect("leader"), u.runner_up.expect("runner"));
+    let point = plan(json!({"gpus": 1024}));
+    assert!(total(&point, leader) <= total(&point, runner));
+    for w in u.tornado.windows(2) {
+        assert!(w[0].swing_usd >= w[1].swing_usd);
+    }
+    // The top bars against independent full plans (no discounts: an override is the list price).
+    for e in u.tornado.iter().take(4) {
+        let sku = e
+            .input
+            .strip_prefix("prices.list.")
+            .expect("catalog ranges only");
+        for (x, gap) in [(e.low, e.gap_at_low_usd), (e.high, e.gap_at_high_usd)] {
+            let p = plan(json!({"gpus": 1024, "prices": {"overrides": {sku: x}}}));
+            assert_eq!(
+                total(&p, runner) - total(&p, leader),
+                gap,
+                "{} at {x}",
+                e.input
+            );
+        }
+        // At each flip value the two fabrics cost the same, to within the cents of rounding.
+        for x in &e.flips_at {
+            let p = plan(json!({"gpus": 1024, "prices": {"overrides": {sku: x}}}));
+            let qty: u64 = p
+                .built()
+                .flat_map(|b| b.bom.iter())
+                .filter(|l| l.priced.line.sku == sku)
+                .map(|l| l.priced.line.quantity)
+                .max()
+                .unwrap_or(1);
+            let gap = (total(&p, runner) - total(&p, leader)).abs();
+            // One cent of the unit price moves the total by quantity × (1 + opex share) cents.
+            assert!(
+                gap <= Decimal::from(qty) * Decimal::new(3, 2) + Decimal::ONE,
+                "{} flips at {x}: gap {gap}",
+                e.input
+            );
+        }
+    }
+}
+
+#[test]
+fn a_quote_moves_the_probability_the_way_it_implies() {
+    // nvidia-sn5600 (adaptive-routing Ethernet's switch) is a placeholder price: $100,000,
+    // range $50,000 to $200,000 (triangular). A quote near either end narrows it.
+    let p = |inputs: Value| {
+        analysis(json!({"gpus": 1024, "uncertainty": {"samples": 2000, "inputs": inputs}}))
+            .fabrics
+            .iter()
+            .find(|f| f.fabric == Fabric::RoceAdaptive)
+            .map(|f| f.probability_cheapest)
+            .expect("adaptive")
+    };
+    let default = p(json!({}));
+    let cheap_quote = p(json!({"prices.list.nvidia-sn5600": "55000,56000"}));
+    let dear_quote = p(json!({"prices.list.nvidia-sn5600": "150000,151000"}));
+    assert!(cheap_quote > default, "{cheap_quote} vs {default}");
+    assert!(dear_quote < default, "{dear_quote} vs {default}");
+}
+
+#[test]
+fn two_uncertain_inputs_match_the_probability_worked_out_by_hand() {
+    // Two fabrics, two independent uniform inputs, each moving the gap linearly:
+    // gap(u1, u2) = g00 + a·u1 + b·u2 over the unit square, so P(gap < 0) is an area.
+    let fabrics = json!(["infiniband", "roce"]);
+    let point = plan(json!({"gpus": 1024, "fabrics": fabrics}));
+    let sku = only_on(&point, Fabric::Roce, crate::cost::Category::Switch);
+    let (p_lo, p_hi) = (Decimal::from(20_000), Decimal::from(160_000));
+    let (h_lo, h_hi) = (Decimal::ZERO, Decimal::from(400));
+    let gap = |price: Decimal, hour: Decimal| -> f64 {
+        let p = plan(json!({"gpus": 1024, "fabrics": fabrics,
+            "prices": {"overrides": {&sku: price}}, "economics": {"gpu_hour_usd": hour}}));
+        use rust_decimal::prelude::ToPrimitive;
+        (total(&p, Fabric::Roce) - total(&p, Fabric::Infiniband))
+            .to_f64()
+            .unwrap_or(0.0)
+    };
+    let g00 = gap(p_lo, h_lo);
+    let a = gap(p_hi, h_lo) - g00;
+    let b = gap(p_lo, h_hi) - g00;
+    let g11 = gap(p_hi, h_hi);
+    assert!(
+        (g00 + a + b - g11).abs() < 10.0,
+        "the gap is linear in each input"
+    );
+    // P(RoCE cheaper) = P(g00 + a·u1 + b·u2 < 0) = ∫₀¹ clamp((−g00 − b·u2) / a, 0, 1) du2.
+    let n = 100_000;
+    let p_roce: f64 = (0..n)
+        .map(|i| {
+            let u2 = (f64::from(i) + 0.5) / f64::from(n);
+            ((-g00 - b * u2) / a).clamp(0.0, 1.0)
+        })
+        .sum::<f64>()
+        / f64::from(n);
+    assert!(
+        (0.1..0.9).contains(&p_roce),
+        "a case where either can win: {p_roce}"
+    );
+    let samples = 20_000u32;
+    let u = analysis(json!({"gpus": 1024, "fabrics": fabrics, "uncertainty": {
+    "samples": samples, "seed": 11, "catalog_price_ranges": false,
+    "inputs": {
+        format!("prices.list.{sku}"): {"low": p_lo, "high": p_hi},
+        "economics.gpu_hour_usd": {"low": h_lo, "high": h_hi}
+    }}}));
+    let mc = u
+        .fabrics
+        .iter()
+        .find(|f| f.fabric == Fabric::Roce)
+        .expect("roce")
+        .probability_cheapest;
+    let sigma = (p_roce * (1.0 - p_roce) / f64::from(samples)).sqrt();
+    assert!(
+        (mc - p_roce).abs() < 4.0 * sigma,
+        "Monte Carlo {mc} vs worked out {p_roce} (σ {sigma})"
+    );
+}
+
+#[test]
+fn reasons_read_like_sentences() {
+    let u = analysis(json!({"gpus": 1024, "uncertainty": {"samples": 100,
+        "inputs": {"economics.gpu_hour_usd": "1,2,3"}}}));
+    assert!(!u.reasons.is_empty());
+    for r in u.reasons.iter().chain(u.tornado.iter().map(|e| &e.reason)) {
+        assert!(r.chars().next().is_some_and(char::is_uppercase), "{r}");
+        assert!(r.ends_with('.'), "{r}");
+        // Money in words carries separators: no run of 4+ digits after a dollar sign.
+        for part in r.split('$').skip(1) {
+            let digits = part.chars().take_while(char::is_ascii_digit).count();
+            assert!(digits <= 3, "{r}");
+        }
+    }
+    let hour = u
+        .tornado
+        .iter()
+        .find(|e| e.input == "economics.gpu_hour_usd")
+        .expect("bar");
+    if hour.flips_at.is_empty() {
+        assert!(
+            hour.reason.contains("to $1,000 per GPU-hour"),
+            "{}",
+            hour.reason
+        );
+    } else {
+        assert!(hour.reason.contains("per GPU-hour"), "{}", hour.reason);
+    }
+}
+
+#[test]
+fn inputs_that_cannot_vary_are_refused_with_their_name() {
+    let err = |inputs: Value| {
+        try_plan(json!({"gpus": 64, "uncertainty": {"inputs": inputs}})).expect_err("refused")
+    };
+    for (inputs, pointer, code) in [
+        (
+            json!({"gpus": "1,2"}),
+            "/uncertainty/inputs/gpus",
+            "unknown_input",
+        ),
+        (
+            json!({"topology.oversubscription": "1,2"}),
+            "/uncertainty/inputs/topology.oversubscription",
+            "unknown_input",
+        ),
+        (
+            json!({"economics.years": "3,5"}),
+            "/uncertainty/inputs/economics.years",
+            "unknown_input",
+        ),
+        (
+            json!({"economics.gpu_hour_usd": "1,5000"}),
+            "/uncertainty/inputs/economics.gpu_hour_usd",
+            "invalid_range",
+        ),
+        (
+            json!({"economics.gpu_hour_usd": "3,2,4"}),
+            "/uncertainty/inputs/economics.gpu_hour_usd",
+            "invalid_range",
+        ),
+        (
+            json!({"economics.gpu_hour_usd": {"distribution": "triangular", "low": 1, "high": 2}}),
+            "/uncertainty/inputs/economics.gpu_hour_usd",
+            "invalid_range",
+        ),
+        (
+            json!({"prices.discounts.category.optic": "0,1"}),
+            "/uncertainty/inputs/prices.discounts.category.optic",
+            "invalid_range",
+        ),
+        (
+            json!({"prices.discounts.category.gpu": "0,0.5"}),
+            "/uncertainty/inputs/prices.discounts.category.gpu",
+            "unknown_input",
+        ),
+        (
+            json!({"prices.list.no-such-sku": "1,2"}),
+            "/uncertainty/inputs/prices.list.no-such-sku",
+            "unknown_input",
+        ),
+    ] {
+        let e = err(inputs.clone());
+        assert_eq!(
+            (e.pointer.as_str(), e.code.as_str()),
+            (pointer, code),
+            "{inputs}: {}",
+            e.detail
+        );
+    }
+    // A list price the buyer's override already fixes has no effect: said, not ignored.
+    let e = try_plan(
+        json!({"gpus": 64, "prices": {"overrides": {"nvidia-sn5600": "40000"}},
+        "uncertainty": {"inputs": {"prices.list.nvidia-sn5600": "30000,50000"}}}),
+    )
+    .expect_err("refused");
+    assert!(
+        e.detail.contains("prices.overrides.nvidia-sn5600"),
+        "{}",
+        e.detail
+    );
+}
+
+#[test]
+fn nested_and_text_ranges_read_like_the_flat_form() {
+    let flat: crate::plan::request::UncertainInputs = serde_json::from_value(json!({
+        "economics.gpu_hour_usd": {"low": "1.5", "mode": 2.5, "high": 4}}))
+    .expect("flat");
+    let nested: crate::plan::request::UncertainInputs = serde_json::from_value(json!({
+        "economics": {"gpu_hour_usd": "1.5,2.5,4"}}))
+    .expect("nested");
+    assert_eq!(flat, nested);
+    for bad in [
+        json!({"economics.gpu_hour_usd": "1"}),
+        json!({"x": {"low": 1, "foo": 2}}),
+        json!({"x": {"low": 1}}),
+        json!({"x": "1e3,2"}),
+    ] {
+        assert!(
+            serde_json::from_value::<crate::plan::request::UncertainInputs>(bad.clone()).is_err(),
+            "{bad}"
+        );
+    }
 }
