@@ -228,15 +228,28 @@ pub async fn get_chart(
     let name = path.into_inner();
     let Some(id) = ChartId::parse(&name) else {
         return Err(ApiError::not_found(format!(
-            "no chart named '{name}'; charts: cost, cumulative, sweep"
+            "no chart named '{name}'; charts: cost, cumulative, sweep, tornado"
         )));
     };
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, &q)?;
     let width = width(&q)?;
+    // The tornado needs an analysis: the default one when the query asks for none.
+    let mut q = q;
+    if id == ChartId::Tornado && !q.pairs.iter().any(|(k, _)| k.starts_with("uncertainty.")) {
+        q.pairs
+            .push(("uncertainty.catalog_price_ranges".into(), "true".into()));
+    }
     let cached = plan_from_query(&q, CHART_PARAMS, &state)?;
     let plan = &cached.plan;
     let chart = match id {
+        ChartId::Tornado => data::tornado(plan).ok_or_else(|| {
+            ApiError::field(
+                "/fabrics",
+                crate::error_code::ErrorCode::NoComparison,
+                "a tornado compares two fabrics: the plan has fewer than two feasible ones",
+            )
+        })?,
         ChartId::Cost => data::cost_breakdown(plan),
         ChartId::Cumulative => data::cumulative(plan),
         ChartId::Sweep => {

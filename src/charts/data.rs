@@ -11,11 +11,8 @@ use crate::fabric::Fabric;
 use crate::plan::Plan;
 use crate::plan::sweep::Crossover;
 
-/// The charts the service draws (`GET /v1/charts/{chart}`).
-///
-/// Extension point: the uncertainty charts (tornado, probability that each fabric is
-/// cheapest) will be new variants here, each with a builder in this module and a drawing
-/// function in `render`; nothing else needs to change.
+/// The charts the service draws (`GET /v1/charts/{chart}`). A new chart is a variant here,
+/// a builder in this module and a drawing function in `render`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ChartId {
@@ -25,16 +22,25 @@ pub enum ChartId {
     Cumulative,
     /// Total cost against a swept input (default: cluster size), crossovers marked.
     Sweep,
+    /// The uncertainty analysis' tornado: the gap between the two leading fabrics with each
+    /// uncertain input at its low and its high (docs/uncertainty.md).
+    Tornado,
 }
 
 impl ChartId {
-    pub const ALL: [ChartId; 3] = [ChartId::Cost, ChartId::Cumulative, ChartId::Sweep];
+    pub const ALL: [ChartId; 4] = [
+        ChartId::Cost,
+        ChartId::Cumulative,
+        ChartId::Sweep,
+        ChartId::Tornado,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             ChartId::Cost => "cost",
             ChartId::Cumulative => "cumulative",
             ChartId::Sweep => "sweep",
+            ChartId::Tornado => "tornado",
         }
     }
 
@@ -76,9 +82,29 @@ pub struct Marker {
     pub label: String,
 }
 
+/// One tornado bar: the gap (runner-up − leader, USD) with the input at its low and its high.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TornadoBar {
+    /// The input's name.
+    pub label: String,
+    pub gap_at_low_usd: Decimal,
+    pub gap_at_high_usd: Decimal,
+}
+
+/// Most bars a tornado chart draws (the largest swings).
+pub const TORNADO_BARS: usize = 10;
+
 /// What a chart draws.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Series {
+    /// Horizontal bars around the gap at the modes, largest swing on top; a dashed line where
+    /// the gap is zero (the ranking flips).
+    Tornado {
+        /// X-axis label, with its unit.
+        x_label: String,
+        gap_at_modes_usd: Decimal,
+        bars: Vec<TornadoBar>,
+    },
     /// Stacked bars, one per fabric.
     Bars(Vec<CostBar>),
     /// Lines, one per fabric, over a numeric x axis.
@@ -111,6 +137,45 @@ fn footer(plan: &Plan) -> String {
         "catalog {} {} · plan {} · fabric-tco",
         plan.catalog.id, plan.catalog.version, plan.plan_id
     )
+}
+
+/// `tornado`: the analysis' largest bars ([`TORNADO_BARS`]; inputs that do not move the gap
+/// are left out); `None` when the plan carries no
+/// analysis or has fewer than two feasible fabrics.
+pub fn tornado(plan: &Plan) -> Option<Chart> {
+    let u = plan.uncertainty.as_ref()?;
+    let (leader, runner, gap) = (u.leader?, u.runner_up?, u.gap_at_modes_usd?);
+    Some(Chart {
+        id: ChartId::Tornado,
+        title: format!(
+            "What drives {} vs {} ({} GPUs)",
+            crate::charts::render::short_name(runner),
+            crate::charts::render::short_name(leader),
+            group_thousands(i128::from(plan.inputs.gpus.get()))
+        ),
+        y_label: String::new(),
+        series: Series::Tornado {
+            x_label: format!(
+                "{} − {} total cost, USD (> 0: {} cheaper)",
+                crate::charts::render::short_name(runner),
+                crate::charts::render::short_name(leader),
+                crate::charts::render::short_name(leader)
+            ),
+            gap_at_modes_usd: gap,
+            bars: u
+                .tornado
+                .iter()
+                .filter(|e| !e.swing_usd.is_zero())
+                .take(TORNADO_BARS)
+                .map(|e| TornadoBar {
+                    label: e.input.clone(),
+                    gap_at_low_usd: e.gap_at_low_usd,
+                    gap_at_high_usd: e.gap_at_high_usd,
+                })
+                .collect(),
+        },
+        footer: footer(plan),
+    })
 }
 
 /// `cost`: per fabric, the capex categories, opex over the horizon and GPU-idle cost.
@@ -355,6 +420,6 @@ mod tests {
         for c in ChartId::ALL {
             assert_eq!(ChartId::parse(c.as_str()), Some(c));
         }
-        assert_eq!(ChartId::parse("tornado"), None);
+        assert_eq!(ChartId::parse("violin"), None);
     }
 }

@@ -186,6 +186,11 @@ pub fn svg(chart: &Chart) -> Result<String, RenderError> {
         .map_err(err)?;
         match &chart.series {
             Series::Bars(bars) => draw_bars(&plot, chart, bars)?,
+            Series::Tornado {
+                x_label,
+                gap_at_modes_usd,
+                bars,
+            } => draw_tornado(&plot, chart, x_label, f(*gap_at_modes_usd), bars)?,
             Series::Lines {
                 x_label,
                 x_integer,
@@ -231,6 +236,11 @@ fn legend_entries(chart: &Chart) -> Vec<(Key, String)> {
                 })
                 .collect()
         }
+        Series::Tornado { .. } => vec![
+            (Key::Box(oi::SKY_BLUE), "input at its low".to_string()),
+            (Key::Box(oi::ORANGE), "input at its high".to_string()),
+            (Key::Dashed, "equal totals: the ranking flips".to_string()),
+        ],
         Series::Lines { lines, markers, .. } => {
             let mut v: Vec<(Key, String)> = lines
                 .iter()
@@ -327,6 +337,96 @@ fn draw_bars<DB: DrawingBackend>(
             label_font.clone(),
         )
     }))
+    .map_err(err)?;
+    Ok(())
+}
+
+/// Tornado: one row per input (largest swing on top), a bar from the gap at the modes to the
+/// gap with the input at its low (sky blue) and at its high (orange), a solid line at the gap
+/// at the modes and a dashed one at zero.
+fn draw_tornado<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    chart: &Chart,
+    x_label: &str,
+    base: f64,
+    bars: &[super::data::TornadoBar],
+) -> Result<(), RenderError> {
+    let n = bars.len().max(1) as i32;
+    let (mut lo, mut hi) = bars
+        .iter()
+        .flat_map(|b| [f(b.gap_at_low_usd), f(b.gap_at_high_usd)])
+        .chain([base, 0.0])
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+    if hi <= lo {
+        hi = lo + 1.0;
+    }
+    let pad = (hi - lo) * 0.06;
+    (lo, hi) = (lo - pad, hi + pad);
+    let mut c = ChartBuilder::on(area)
+        .caption(&chart.title, (FAMILY, 20).into_font())
+        .margin(10)
+        .margin_right(24)
+        .x_label_area_size(48)
+        .y_label_area_size(236)
+        .build_cartesian_2d(lo..hi, (0..n - 1).into_segmented())
+        .map_err(err)?;
+    // Row k from the top is segment n − 1 − k.
+    let names: Vec<&str> = bars.iter().map(|b| b.label.as_str()).collect();
+    let y_fmt = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(i) => usize::try_from(n - 1 - *i)
+            .ok()
+            .and_then(|k| names.get(k))
+            .map(|s| s.to_string())
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    let x_fmt = |v: &f64| usd_tick(*v);
+    c.configure_mesh()
+        .disable_y_mesh()
+        .x_desc(x_label)
+        .y_labels(bars.len() + 1)
+        .y_label_formatter(&y_fmt)
+        .x_label_formatter(&x_fmt)
+        .x_labels(7)
+        .label_style((FAMILY, 12))
+        .axis_desc_style((FAMILY, 14))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(err)?;
+    let mut rects = Vec::with_capacity(2 * bars.len());
+    for (k, b) in bars.iter().enumerate() {
+        let row = n - 1 - k as i32;
+        for (gap, colour) in [
+            (f(b.gap_at_low_usd), oi::SKY_BLUE),
+            (f(b.gap_at_high_usd), oi::ORANGE),
+        ] {
+            let (a, z) = if gap < base { (gap, base) } else { (base, gap) };
+            let mut r = Rectangle::new(
+                [
+                    (a, SegmentValue::Exact(row)),
+                    (z, SegmentValue::Exact(row + 1)),
+                ],
+                colour.filled(),
+            );
+            r.set_margin(4, 4, 0, 0);
+            rects.push(r);
+        }
+    }
+    c.draw_series(rects).map_err(err)?;
+    let ends = (SegmentValue::Exact(0), SegmentValue::Exact(n));
+    c.draw_series(LineSeries::new(
+        vec![(base, ends.0.clone()), (base, ends.1.clone())],
+        oi::BLACK.stroke_width(1),
+    ))
+    .map_err(err)?;
+    c.draw_series(DashedLineSeries::new(
+        vec![(0.0, ends.0), (0.0, ends.1)],
+        6,
+        5,
+        oi::BLACK.stroke_width(2),
+    ))
     .map_err(err)?;
     Ok(())
 }

@@ -199,3 +199,39 @@ fn text_renders_without_system_fonts() {
     let b = render::png(&stripped, 720).expect("png");
     assert_ne!(a, b, "text drew nothing");
 }
+
+#[test]
+fn tornado_bars_are_the_analysis_largest_swings() {
+    let p = plan(json!({"gpus": 1024, "uncertainty": {"samples": 20}}));
+    let c = data::tornado(&p).expect("two fabrics and an analysis");
+    let u = p.uncertainty.as_ref().expect("analysis");
+    let Series::Tornado {
+        bars,
+        gap_at_modes_usd,
+        ..
+    } = &c.series
+    else {
+        panic!("tornado expected")
+    };
+    assert_eq!(Some(*gap_at_modes_usd), u.gap_at_modes_usd);
+    let moving: Vec<_> = u
+        .tornado
+        .iter()
+        .filter(|e| !e.swing_usd.is_zero())
+        .collect();
+    assert_eq!(bars.len(), moving.len().min(data::TORNADO_BARS));
+    for (b, e) in bars.iter().zip(&moving) {
+        assert_eq!(
+            (b.label.as_str(), b.gap_at_low_usd, b.gap_at_high_usd),
+            (e.input.as_str(), e.gap_at_low_usd, e.gap_at_high_usd)
+        );
+    }
+    let svg = render::svg(&c).expect("svg");
+    for b in bars {
+        assert!(svg.contains(&b.label), "{} labelled", b.label);
+    }
+    // No analysis, or one fabric: no tornado.
+    assert!(data::tornado(&plan(json!({"gpus": 1024}))).is_none());
+    let one = plan(json!({"gpus": 1024, "fabrics": ["roce"], "uncertainty": {"samples": 5}}));
+    assert!(data::tornado(&one).is_none());
+}

@@ -170,6 +170,9 @@ pub struct Uncertainty {
     pub leader: Option<Fabric>,
     /// Second cheapest at the modes.
     pub runner_up: Option<Fabric>,
+    /// runner_up total − leader total with every input at its mode, USD (the tornado's
+    /// centre line; null with one feasible fabric).
+    pub gap_at_modes_usd: Option<Decimal>,
     /// What drives the gap between leader and runner-up, largest swing first.
     pub tornado: Vec<TornadoEntry>,
     /// Plain sentences: how sure the recommendation is and what would flip it.
@@ -742,6 +745,7 @@ pub fn analyse(
         fabrics: out_fabrics,
         leader: t.leader,
         runner_up: t.runner_up,
+        gap_at_modes_usd: t.gap_at_modes,
         tornado: t.entries,
         reasons,
     })

@@ -14,6 +14,7 @@ use crate::plan::PlanError;
 pub struct Tornado {
     pub leader: Option<Fabric>,
     pub runner_up: Option<Fabric>,
+    pub gap_at_modes: Option<Decimal>,
     pub entries: Vec<TornadoEntry>,
 }
 
@@ -137,6 +138,7 @@ pub fn tornado(engine: &mut Engine<'_>) -> Result<Tornado, PlanError> {
     Ok(Tornado {
         leader: Some(leader),
         runner_up: Some(runner),
+        gap_at_modes: Some(gap_of(&base)),
         entries,
     })
 }
