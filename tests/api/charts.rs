@@ -18,7 +18,7 @@ async fn plan_json(app: &crate::TestApp, qs: &str) -> Value {
 #[tokio::test]
 async fn every_chart_is_reachable_as_svg_and_png() {
     let app = spawn_app().await;
-    for chart in ["cost", "cumulative", "sweep"] {
+    for chart in ["cost", "cumulative", "sweep", "tornado"] {
         let res = app
             .get(&format!("/v1/charts/{chart}?gpus=512&format=svg"))
             .await;
@@ -111,7 +111,14 @@ async fn the_sweep_chart_marks_the_sweeps_crossovers() {
 #[tokio::test]
 async fn bad_chart_requests_are_problems() {
     let app = spawn_app().await;
-    assert_problem(app.get("/v1/charts/tornado?gpus=8").await, 404).await;
+    assert_problem(app.get("/v1/charts/violin?gpus=8").await, 404).await;
+    // A tornado compares two fabrics.
+    let b = assert_problem(
+        app.get("/v1/charts/tornado?gpus=64&fabrics=roce").await,
+        422,
+    )
+    .await;
+    assert_eq!(b["errors"][0]["pointer"], "/fabrics");
     let b = assert_problem(app.get("/v1/charts/cost?gpus=8&format=gif").await, 422).await;
     assert_eq!(b["errors"][0]["pointer"], "/format");
     let b = assert_problem(app.get("/v1/charts/cost").await, 422).await;

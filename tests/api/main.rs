@@ -11,6 +11,7 @@ mod plans;
 mod remote;
 mod sheets;
 mod shutdown;
+mod uncertainty;
 
 use std::net::TcpListener;
 

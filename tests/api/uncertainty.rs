@@ -1,0 +1,155 @@
+//! The uncertainty analysis over HTTP: POST and GET forms, errors naming the input.
+
+use serde_json::{Value, json};
+
+use crate::{assert_problem, spawn_app};
+
+#[tokio::test]
+async fn a_1024_gpu_plan_with_catalog_ranges_carries_the_analysis() {
+    let app = spawn_app().await;
+    let res = app
+        .post_json(
+            "/v1/plans",
+            &json!({"gpus": 1024, "uncertainty": {"samples": 500, "seed": 7, "inputs": {}}}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let p: Value = res.json().await.expect("json");
+    let u = &p["uncertainty"];
+    assert_eq!(u["samples"], 500);
+    assert_eq!(p["inputs"]["uncertainty"]["seed"], 7);
+    let fabrics = u["fabrics"].as_array().expect("fabrics");
+    assert_eq!(fabrics.len(), 3);
+    let mut wins = 0;
+    for f in fabrics {
+        for m in ["total_usd", "tco_usd", "capex_usd", "gpu_idle_usd"] {
+            for k in ["mean", "p5", "p50", "p95"] {
+                let v = f[m][k]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{m}.{k} is a decimal string"));
+                assert!(v.parse::<f64>().is_ok(), "{m}.{k} = {v}");
+            }
+        }
+        assert!(f["expected_regret_usd"].is_string());
+        wins += f["cheapest_samples"].as_u64().expect("count");
+    }
+    assert_eq!(wins, 500);
+    let t = u["tornado"].as_array().expect("tornado");
+    assert!(!t.is_empty());
+    assert!(t[0]["swing_usd"].is_string() && t[0]["reason"].is_string());
+    assert!(
+        u["inputs"]
+            .as_array()
+            .expect("inputs")
+            .iter()
+            .all(|i| i["source"] == "catalog")
+    );
+    // The point plan is unchanged by the analysis beside it.
+    let plain: Value = app
+        .post_json("/v1/plans", &json!({"gpus": 1024}))
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(plain["fabrics"], p["fabrics"]);
+    assert!(plain.get("uncertainty").is_none());
+}
+
+#[tokio::test]
+async fn the_query_form_reads_ranges_as_text() {
+    let app = spawn_app().await;
+    let q = "/v1/plans?gpus=256&uncertainty.samples=200&uncertainty.inputs.economics.gpu_hour_usd=1.5,2.5,4\
+             &uncertainty.inputs.prices.list.nvidia-sn5600=55000,80000";
+    let p: Value = app.get(q).await.json().await.expect("json");
+    let inputs = p["uncertainty"]["inputs"].as_array().expect("inputs");
+    let hour = inputs
+        .iter()
+        .find(|i| i["input"] == "economics.gpu_hour_usd")
+        .expect("hour");
+    assert_eq!(
+        (&hour["distribution"], &hour["mode"]),
+        (&json!("triangular"), &json!("2.5"))
+    );
+    let sn = inputs
+        .iter()
+        .find(|i| i["input"] == "prices.list.nvidia-sn5600")
+        .expect("sn5600");
+    assert_eq!(
+        (&sn["source"], &sn["distribution"]),
+        (&json!("request"), &json!("uniform"))
+    );
+    // The same analysis as a POST body.
+    let body = json!({"gpus": 256, "uncertainty": {"samples": 200, "inputs": {
+        "economics.gpu_hour_usd": {"low": 1.5, "mode": 2.5, "high": 4},
+        "prices.list.nvidia-sn5600": {"low": "55000", "high": "80000"}}}});
+    let post: Value = app
+        .post_json("/v1/plans", &body)
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(post["uncertainty"], p["uncertainty"]);
+}
+
+#[tokio::test]
+async fn bad_ranges_are_422s_naming_the_input() {
+    let app = spawn_app().await;
+    for (inputs, pointer, code) in [
+        (
+            json!({"gpus": "1,2"}),
+            "/uncertainty/inputs/gpus",
+            "unknown_input",
+        ),
+        (
+            json!({"economics.gpu_hour_usd": "1,5000"}),
+            "/uncertainty/inputs/economics.gpu_hour_usd",
+            "invalid_range",
+        ),
+        (
+            json!({"economics.gpu_hour_usd": "4,3"}),
+            "/uncertainty/inputs/economics.gpu_hour_usd",
+            "invalid_range",
+        ),
+        (
+            json!({"economics.gpu_hour_usd": {"low": 1}}),
+            "/uncertainty/inputs/economics.gpu_hour_usd",
+            "invalid_type",
+        ),
+    ] {
+        let b = assert_problem(
+            app.post_json(
+                "/v1/plans",
+                &json!({"gpus": 64, "uncertainty": {"inputs": inputs}}),
+            )
+            .await,
+            422,
+        )
+        .await;
+        assert_eq!(b["errors"][0]["pointer"], pointer, "{b}");
+        assert_eq!(b["errors"][0]["code"], code, "{b}");
+    }
+    let b = assert_problem(
+        app.post_json(
+            "/v1/plans",
+            &json!({"gpus": 64, "uncertainty": {"samples": 100001}}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(b["errors"][0]["pointer"], "/uncertainty/samples");
+    let b = assert_problem(
+        app.get("/v1/plans?gpus=64&uncertainty.sampels=5").await,
+        422,
+    )
+    .await;
+    assert_eq!(b["errors"][0]["code"], "unknown_field");
+    // A sweep does not run analyses.
+    let b = assert_problem(
+        app.get("/v1/sweeps?vary=gpus&values=64,128&uncertainty.samples=10")
+            .await,
+        422,
+    )
+    .await;
+    assert_eq!(b["errors"][0]["pointer"], "/uncertainty/samples");
+}
