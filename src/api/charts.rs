@@ -128,6 +128,9 @@ fn sweep_query(q: &Query, gpus: u32) -> Result<(Query, bool), ApiError> {
         }
     }
     let mut out = q.clone();
+    // The chart draws point totals: an uncertainty analysis in the query is for the plan, not
+    // for each sweep point (sweeps refuse it).
+    out.pairs.retain(|(k, _)| !k.starts_with("uncertainty."));
     let geometric = if q.single("vary")?.is_none() {
         for n in SWEEP_NAMES {
             if q.single(n)?.is_some() {

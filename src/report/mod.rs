@@ -80,6 +80,16 @@ pub const FORM: &[FieldSpec] = &[
         "Share of hours the cluster runs jobs.",
     ),
     FieldSpec::Select(
+        "uncertainty.samples",
+        "How sure: uncertainty analysis",
+        &[
+            ("", "Off"),
+            ("1000", "1,000 samples"),
+            ("10000", "10,000 samples"),
+        ],
+        "Monte Carlo over the catalog's price ranges: how often each fabric is cheapest, and what would flip the answer (docs/uncertainty.md).",
+    ),
+    FieldSpec::Select(
         "workload.preset",
         "Training job",
         &[
@@ -335,10 +345,59 @@ pub struct Report {
     pub cheapest: String,
     pub rows: Vec<Row>,
     pub charts: Vec<ChartLink>,
+    /// The uncertainty analysis, when the query asks for one.
+    pub sure: Option<Sure>,
     pub boms: Vec<Bom>,
     pub warnings: Vec<String>,
     pub assumptions: Vec<Assumption>,
     pub json_url: String,
+}
+
+/// One fabric's row of the uncertainty table.
+#[derive(Debug, Clone)]
+pub struct SureRow {
+    pub fabric: String,
+    pub name: String,
+    /// Probability of being cheapest: exact (0–1) and as a percentage.
+    pub probability: Cell,
+    pub p5: Cell,
+    pub p50: Cell,
+    pub p95: Cell,
+    pub regret: Cell,
+}
+
+/// The uncertainty analysis for people: the table and the sentences.
+#[derive(Debug, Clone)]
+pub struct Sure {
+    pub samples: String,
+    pub inputs: usize,
+    pub rows: Vec<SureRow>,
+    pub reasons: Vec<String>,
+}
+
+fn sure(plan: &Plan) -> Option<Sure> {
+    let u = plan.uncertainty.as_ref()?;
+    Some(Sure {
+        samples: crate::charts::data::group_thousands(i128::from(u.samples)),
+        inputs: u.inputs.len(),
+        rows: u
+            .fabrics
+            .iter()
+            .map(|f| SureRow {
+                fabric: f.fabric.as_str().into(),
+                name: f.fabric.display_name().into(),
+                probability: Cell {
+                    exact: f.probability_cheapest.to_string(),
+                    text: format!("{:.1}%", f.probability_cheapest * 100.0),
+                },
+                p5: money_cell(f.total_usd.p5),
+                p50: money_cell(f.total_usd.p50),
+                p95: money_cell(f.total_usd.p95),
+                regret: money_cell(f.expected_regret_usd),
+            })
+            .collect(),
+        reasons: u.reasons.clone(),
+    })
 }
 
 fn money_cell(d: Decimal) -> Cell {
@@ -498,8 +557,13 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
             ChartId::Sweep,
             "Total cost against cluster size (a quarter to four times this plan's); dashed lines mark where the cheapest fabric changes.",
         ),
+        (
+            ChartId::Tornado,
+            "What drives the gap between the two leading fabrics: each uncertain input at its low and its high, the others at their most likely values; the dashed line is where the ranking flips.",
+        ),
     ]
     .into_iter()
+    .filter(|(id, _)| *id != ChartId::Tornado || crate::charts::data::tornado(plan).is_some())
     .map(|(id, caption)| ChartLink {
         id: id.as_str(),
         svg: format!("/v1/charts/{}?{qs}&format=svg", id.as_str()),
@@ -594,6 +658,7 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
         cheapest,
         rows: rows(plan),
         charts,
+        sure: sure(plan),
         boms,
         warnings: plan.warnings.clone(),
         assumptions,
@@ -632,5 +697,37 @@ mod tests {
         assert_eq!(f.len(), FORM.len());
         assert_eq!(f[0].value, "64");
         assert_eq!((f[0].min.as_str(), f[0].max.as_str()), ("1", "1000000"));
+    }
+
+    #[test]
+    fn the_analysis_shows_as_a_table_and_a_tornado_only_when_asked_for() {
+        let cats = crate::catalog::CatalogSet::embedded().expect("catalog");
+        let make = |q: &[(&str, &str)]| {
+            let mut v = serde_json::json!({"gpus": 512});
+            if let Some((_, n)) = q.iter().find(|(k, _)| *k == "uncertainty.samples") {
+                v["uncertainty"] = serde_json::json!({"samples": n.parse::<u32>().expect("n")});
+            }
+            let req: crate::plan::PlanRequest = serde_json::from_value(v).expect("request");
+            let plan = crate::plan::build_plan(&req, &cats).expect("plan");
+            report(&plan, Some(cats.newest()), &pairs(q))
+        };
+        let plain = make(&[("gpus", "512")]);
+        assert!(plain.sure.is_none());
+        assert!(plain.charts.iter().all(|c| c.id != "tornado"));
+        let sure = make(&[("gpus", "512"), ("uncertainty.samples", "200")]);
+        let s = sure.sure.as_ref().expect("table");
+        assert_eq!(s.samples, "200");
+        let p: f64 = s
+            .rows
+            .iter()
+            .map(|r| r.probability.exact.parse::<f64>().expect("p"))
+            .sum();
+        assert!((p - 1.0).abs() < 1e-12);
+        let t = sure
+            .charts
+            .iter()
+            .find(|c| c.id == "tornado")
+            .expect("tornado");
+        assert!(t.svg.contains("uncertainty.samples=200"), "{}", t.svg);
     }
 }
