@@ -179,6 +179,15 @@ pub struct Uncertainty {
     pub reasons: Vec<String>,
 }
 
+/// The "too large" error of a sum or difference of totals.
+fn overflow(what: &str) -> PlanError {
+    PlanError::field(
+        "/uncertainty",
+        ErrorCode::CostOverflow,
+        format!("{what} overflows the decimal range; narrow the ranges"),
+    )
+}
+
 fn range_error(name: &str, detail: impl Into<String>) -> PlanError {
     PlanError::field(&pointer(name), ErrorCode::InvalidRange, detail)
 }
@@ -701,13 +710,17 @@ pub fn analyse(
             tco.push(t.tco);
             idle.push(t.idle);
             total.push(t.total);
-            regret[f] = regret[f].checked_add(t.total - min).ok_or_else(|| {
-                PlanError::field(
-                    "/uncertainty",
-                    ErrorCode::CostOverflow,
-                    "the regret overflows",
-                )
-            })?;
+            regret[f] = t
+                .total
+                .checked_sub(min)
+                .and_then(|d| regret[f].checked_add(d))
+                .ok_or_else(|| {
+                    PlanError::field(
+                        "/uncertainty",
+                        ErrorCode::CostOverflow,
+                        "the regret overflows",
+                    )
+                })?;
         }
     }
     let mut out_fabrics = Vec::with_capacity(nf);

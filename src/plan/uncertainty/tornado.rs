@@ -51,7 +51,12 @@ pub fn tornado(engine: &mut Engine<'_>) -> Result<Tornado, PlanError> {
     let mut order: Vec<usize> = (0..base.len()).collect();
     order.sort_by(|&i, &j| base[i].total.cmp(&base[j].total).then(i.cmp(&j)));
     let (li, ri) = (order[0], order[1]);
-    let gap_of = |t: &[Totals]| t[ri].total - t[li].total;
+    let gap_of = |t: &[Totals]| -> Result<Decimal, PlanError> {
+        t[ri]
+            .total
+            .checked_sub(t[li].total)
+            .ok_or_else(|| super::overflow("the gap between two totals"))
+    };
     let (leader, runner) = (fabrics[li], fabrics[ri]);
 
     let mut entries = Vec::with_capacity(engine.targets.len());
@@ -60,7 +65,7 @@ pub fn tornado(engine: &mut Engine<'_>) -> Result<Tornado, PlanError> {
         let mut values = modes.clone();
         let mut gap_at = |engine: &mut Engine<'_>, x: f64| -> Result<Decimal, PlanError> {
             values[k] = x;
-            Ok(gap_of(&engine.eval(&values)?))
+            gap_of(&engine.eval(&values)?)
         };
         let g_low = gap_at(engine, target.dist.low)?;
         let g_high = gap_at(engine, target.dist.high)?;
@@ -125,7 +130,10 @@ pub fn tornado(engine: &mut Engine<'_>) -> Result<Tornado, PlanError> {
             high: target.range.high,
             gap_at_low_usd: g_low,
             gap_at_high_usd: g_high,
-            swing_usd: (g_high - g_low).abs(),
+            swing_usd: g_high
+                .checked_sub(g_low)
+                .ok_or_else(|| super::overflow("a swing"))?
+                .abs(),
             flips_at: below
                 .into_iter()
                 .chain(above)
@@ -138,7 +146,7 @@ pub fn tornado(engine: &mut Engine<'_>) -> Result<Tornado, PlanError> {
     Ok(Tornado {
         leader: Some(leader),
         runner_up: Some(runner),
-        gap_at_modes: Some(gap_of(&base)),
+        gap_at_modes: Some(gap_of(&base)?),
         entries,
     })
 }
