@@ -116,7 +116,39 @@ const dig = (obj, dotted) => dotted.split('.').reduce((o, k) => (o == null ? und
   await page.pdf({ path: path.join(out, 'report.pdf'), format: 'A4', printBackground: true });
   await page.emulateMedia({ media: 'screen' });
 
-  // 6. Invalid input: an HTML page naming the problem, with a 4xx status.
+  // 6. The uncertainty analysis: choose it in the form; the table equals the JSON analysis.
+  await page.goto(base + '/', { waitUntil: 'load' });
+  await page.selectOption('#f-uncertainty-samples', '1000');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form button[type=submit]')]);
+  const uurl = new URL(page.url());
+  check(uurl.searchParams.get('uncertainty.samples') === '1000', `the submitted URL has uncertainty.samples=${uurl.searchParams.get('uncertainty.samples')}`);
+  const uapi = await page.request.get(base + '/v1/plans' + uurl.search);
+  check(uapi.status() === 200, `GET /v1/plans${uurl.search} answered ${uapi.status()}`);
+  const uplan = await uapi.json();
+  check(uplan.uncertainty && uplan.uncertainty.samples === 1000, 'the JSON plan has no 1,000-sample analysis');
+  const ucells = await page.$$eval('#uncertainty tbody tr', (trs) => trs.map((tr) => ({
+    fabric: tr.dataset.fabric,
+    values: Object.fromEntries(Array.from(tr.querySelectorAll('td[data-metric]')).map((td) => [td.dataset.metric, td.dataset.value])),
+  })));
+  check(ucells.length === uplan.uncertainty.fabrics.length, `uncertainty table has ${ucells.length} rows, plan ${uplan.uncertainty.fabrics.length}`);
+  let psum = 0;
+  for (const r of ucells) {
+    const f = uplan.uncertainty.fabrics.find((x) => x.fabric === r.fabric);
+    if (!f) { check(false, `uncertainty row for ${r.fabric} not in the plan`); continue; }
+    check(Number(r.values.probability_cheapest) === f.probability_cheapest, `${r.fabric} probability: page ${r.values.probability_cheapest}, plan ${f.probability_cheapest}`);
+    for (const k of ['p5', 'p50', 'p95']) {
+      check(norm(r.values['total_usd.' + k]) === norm(f.total_usd[k]), `${r.fabric} total ${k}: page ${r.values['total_usd.' + k]}, plan ${f.total_usd[k]}`);
+    }
+    check(norm(r.values.expected_regret_usd) === norm(f.expected_regret_usd), `${r.fabric} regret differs`);
+    psum += Number(r.values.probability_cheapest);
+  }
+  check(Math.abs(psum - 1) < 1e-9, `probabilities sum to ${psum}`);
+  await page.waitForFunction(() => Array.from(document.images).every((i) => i.complete), null, { timeout: 30000 });
+  const tornado = await page.$$eval('#chart-tornado img', (is) => is.map((i) => i.naturalWidth));
+  check(tornado.length === 1 && tornado[0] > 0, 'the tornado chart did not load');
+  await page.screenshot({ path: path.join(out, 'report-uncertainty.png'), fullPage: true });
+
+  // 7. Invalid input: an HTML page naming the problem, with a 4xx status.
   res = await page.goto(base + '/report?gpus=0', { waitUntil: 'load' });
   check(res.status() === 422, `/report?gpus=0 answered ${res.status()}`);
   check((res.headers()['content-type'] || '').startsWith('text/html'), 'the problem page is not HTML');
