@@ -5,10 +5,10 @@
 //!   through the type's `Deserialize`, which refuses out-of-range values, wrong types and (for
 //!   decimals) anything but plain decimal syntax, with a message in the user's terms;
 //! - the OpenAPI schema (`ToSchema`: type, minimum, maximum, default, description with the unit),
-//!   which the body schema, the GET query parameters and the sweep axes are all read from
-//!   (`crate::api::sheets::params`).
+//!   which the body schema, the GET query parameters, the sweep axes and the uncertainty
+//!   analysis' inputs are all read from (`crate::plan::registry`).
 //!
-//! Adding a numeric input = one `bounded!` declaration and one field that uses it.
+//! Adding a numeric input = one `bounded_*!` declaration and one field that uses it.
 
 use std::str::FromStr;
 

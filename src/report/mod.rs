@@ -104,7 +104,7 @@ pub const FORM: &[FieldSpec] = &[
 
 fn bounds(name: &str) -> (String, String) {
     // The bounds of the input's one declaration (its schema), as the form's min/max.
-    match crate::api::query::plan_params()
+    match crate::plan::registry::plan_params()
         .iter()
         .find(|s| s.name == name)
         .and_then(|s| s.numeric.as_ref())
