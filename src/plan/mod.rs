@@ -799,7 +799,7 @@ fn plan_sized(
             exposed_ms: c.exposed_ms,
         })
         .collect();
-    let cost = cost::fabric_cost(
+    let mut cost = cost::fabric_cost(
         &cost_input(r, s, performance.gpu_idle_fraction, traffic),
         &r.adjustments,
         &r.economics,
@@ -807,14 +807,16 @@ fn plan_sized(
     for w in &cost.warnings {
         push_unique(warnings, w.clone());
     }
+    // The priced lines move into the plan (the comparison does not read them).
+    let priced = std::mem::take(&mut cost.bom);
     let bom = s
         .items
         .iter()
-        .zip(&cost.bom)
+        .zip(priced)
         .map(|(it, p)| BomLineOut {
             // An overridden price is the buyer's own: no longer a placeholder.
             placeholder_price: it.placeholder_price && !p.price_overridden,
-            priced: p.clone(),
+            priced: p,
             unit: it.unit.clone(),
             derivation: it.derivation.clone(),
             source: it.source.clone(),
