@@ -37,6 +37,8 @@ pub enum ErrorCode {
     Busy,
     /// 503: a sweep would not finish within the request deadline.
     SweepTooSlow,
+    /// 503: an uncertainty analysis would not finish within the request deadline.
+    AnalysisTooSlow,
     /// Any other 4xx/5xx status produced by the HTTP layer.
     HttpError,
     // ---- field-level codes (in `errors[]`) ----
@@ -145,6 +147,7 @@ impl ErrorCode {
             InternalError => "internal_error",
             Busy => "busy",
             SweepTooSlow => "sweep_too_slow",
+            AnalysisTooSlow => "analysis_too_slow",
             HttpError => "http_error",
             Required => "required",
             InvalidType => "invalid_type",
@@ -205,7 +208,7 @@ impl ErrorCode {
             UnsupportedMediaType => 415,
             HeadersTooLarge => 431,
             InternalError => 500,
-            Busy | SweepTooSlow => 503,
+            Busy | SweepTooSlow | AnalysisTooSlow => 503,
             HttpError => 500,
             _ => 422,
         }
@@ -227,6 +230,7 @@ impl ErrorCode {
             InternalError => "Internal error",
             Busy => "Busy",
             SweepTooSlow => "Sweep too slow",
+            AnalysisTooSlow => "Analysis too slow",
             HttpError => "HTTP error",
             _ => "Invalid request",
         }

@@ -23,12 +23,12 @@ use crate::plan::cache::CachedPlan;
 /// The plan for a query, exactly as `GET /v1/plans` makes it (the one place the charts and
 /// the report page reach into the query layer).
 /// `own`: the endpoint's own (non-plan) parameters.
-pub fn plan_from_query(
+pub async fn plan_from_query(
     q: &Query,
     own: &[&str],
     state: &AppState,
 ) -> Result<Arc<CachedPlan>, ApiError> {
-    query::plan_from_query(q, own, state)
+    query::plan_from_query(q, own, state).await
 }
 
 /// The chart endpoint's own parameters (everything else is a plan input).
@@ -243,7 +243,7 @@ pub async fn get_chart(
         q.pairs
             .push(("uncertainty.catalog_price_ranges".into(), "true".into()));
     }
-    let cached = plan_from_query(&q, CHART_PARAMS, &state)?;
+    let cached = plan_from_query(&q, CHART_PARAMS, &state).await?;
     let plan = &cached.plan;
     let chart = match id {
         ChartId::Tornado => data::tornado(plan).ok_or_else(|| {

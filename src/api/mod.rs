@@ -40,17 +40,46 @@ pub struct AppState {
 
 /// The plan for `req` from the live catalogs (through the memo), with warnings about failing
 /// remote catalog sources.
-pub fn plan_for(
+///
+/// A request with an uncertainty analysis (up to 100,000 samples, seconds of a core) runs on
+/// the blocking thread pool, at most [`sheets::sweeps::MAX_CONCURRENT_SWEEPS`] at once together
+/// with the sweeps (more get a 503 with `Retry-After`), and stops at 90% of the request
+/// deadline: it must not stall the other connections of this worker's event loop.
+pub async fn plan_for(
     state: &AppState,
     req: &crate::plan::PlanRequest,
-) -> Result<Arc<crate::plan::cache::CachedPlan>, crate::plan::PlanError> {
+) -> Result<Arc<crate::plan::cache::CachedPlan>, ApiError> {
     let set = state.catalogs.current();
     let id = req
         .catalog
         .clone()
         .unwrap_or_else(|| set.newest().id().to_string());
     let warnings = state.catalogs.plan_warnings(&id);
-    state.plans.plan(req, &set, &warnings)
+    if req.uncertainty.is_none() {
+        return Ok(state.plans.plan(req, &set, &warnings)?);
+    }
+    let slot = Arc::clone(&state.sweep_slots)
+        .try_acquire_owned()
+        .map_err(|_| {
+            ApiError::new(
+                error::ErrorCode::Busy,
+                format!(
+                    "{} sweeps or uncertainty analyses are running; retry in a second",
+                    sheets::sweeps::MAX_CONCURRENT_SWEEPS
+                ),
+            )
+            .with_retry_after(1)
+        })?;
+    let until = std::time::Instant::now() + state.request_deadline.mul_f64(0.9);
+    let plans = Arc::clone(&state.plans);
+    let req = req.clone();
+    actix_web::web::block(move || {
+        let _slot = slot;
+        plans.plan_until(&req, &set, &warnings, Some(until))
+    })
+    .await
+    .map_err(|e| ApiError::internal(&e))?
+    .map_err(ApiError::from)
 }
 
 /// Registers every documented endpoint (each `#[utoipa::path]` handler).

@@ -11,7 +11,12 @@ use crate::plan::{Plan, PlanError, PlanRequest};
 
 impl From<PlanError> for ApiError {
     fn from(e: PlanError) -> ApiError {
-        ApiError::field(&e.pointer, e.code, e.detail)
+        if e.code.status() == 422 {
+            ApiError::field(&e.pointer, e.code, e.detail)
+        } else {
+            // Not an invalid input (an analysis past the deadline): its own status.
+            ApiError::new(e.code, e.detail)
+        }
     }
 }
 
@@ -42,7 +47,7 @@ pub async fn post_plan(
     state: web::Data<AppState>,
     body: ValidJson<PlanRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let cached = super::plan_for(&state, &body.0)?;
+    let cached = super::plan_for(&state, &body.0).await?;
     let plan = &cached.plan;
     let res = if sheets::negotiate(&req, None)? == Format::Csv {
         HttpResponse::Ok()

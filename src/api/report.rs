@@ -75,7 +75,7 @@ impl IntoResponse for ApiError {
 
 /// The page for this request: the plan from the query (`gpus` defaults to 1024), or the
 /// problem with the form to correct it.
-fn page(req: &HttpRequest, state: &AppState) -> HttpResponse {
+async fn page(req: &HttpRequest, state: &AppState) -> HttpResponse {
     let set = state.catalogs.current();
     let mut q = match Query::from_request(req) {
         Ok(q) => q,
@@ -89,7 +89,7 @@ fn page(req: &HttpRequest, state: &AppState) -> HttpResponse {
         q.pairs.retain(|(k, _)| k != "gpus");
         q.pairs.push(("gpus".into(), DEFAULT_GPUS.to_string()));
     }
-    let cached = match plan_from_query(&q, REPORT_PARAMS, state) {
+    let cached = match plan_from_query(&q, REPORT_PARAMS, state).await {
         Ok(c) => c,
         Err(e) => return problem_page(&e, &q.pairs, &gpu_ids(set.newest())),
     };
@@ -138,7 +138,7 @@ enum PageResponses {
 #[utoipa::path(tag = "report", params(ReportParams), responses(PageResponses))]
 #[get("/")]
 pub async fn index(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
-    page(&req, &state)
+    page(&req, &state).await
 }
 
 /// The report page for a plan given by query parameters (the form submits here).
@@ -147,5 +147,5 @@ pub async fn index(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse
 #[utoipa::path(tag = "report", params(ReportParams), responses(PageResponses))]
 #[get("/report")]
 pub async fn report_page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
-    page(&req, &state)
+    page(&req, &state).await
 }

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
-use super::{Plan, PlanError, PlanRequest, build_plan};
+use super::{Plan, PlanError, PlanRequest};
 use crate::catalog::CatalogSet;
 
 /// Default number of plans kept.
@@ -129,6 +129,18 @@ impl PlanCache {
         catalogs: &CatalogSet,
         extra_warnings: &[String],
     ) -> Result<Arc<CachedPlan>, PlanError> {
+        self.plan_until(req, catalogs, extra_warnings, None)
+    }
+
+    /// [`Self::plan`]; an uncertainty analysis still running at `deadline` stops with
+    /// `analysis_too_slow` (not remembered).
+    pub fn plan_until(
+        &self,
+        req: &PlanRequest,
+        catalogs: &CatalogSet,
+        extra_warnings: &[String],
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Arc<CachedPlan>, PlanError> {
         let key = self.key(req, catalogs, extra_warnings);
         if let Some(k) = &key
             && let Some(hit) = self.lock().map.get(k).cloned()
@@ -137,7 +149,7 @@ impl PlanCache {
             return Ok(hit);
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let mut plan = build_plan(req, catalogs)?;
+        let mut plan = super::build(req, catalogs, deadline)?.0;
         for w in extra_warnings {
             if !plan.warnings.contains(w) {
                 plan.warnings.push(w.clone());

@@ -314,11 +314,16 @@ pub struct Prepared {
 /// Makes a plan. A fabric that cannot be built for the request is returned as infeasible; only
 /// when no requested fabric is feasible is the request an error (the first fabric's reason).
 pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, PlanError> {
-    Ok(build(req, catalogs)?.0)
+    Ok(build(req, catalogs, None)?.0)
 }
 
-/// The plan and what it was made from (the uncertainty analysis re-prices `Prepared`).
-pub fn build(req: &PlanRequest, catalogs: &CatalogSet) -> Result<(Plan, Prepared), PlanError> {
+/// The plan and what it was made from (the uncertainty analysis re-prices `Prepared`). An
+/// uncertainty analysis still running at `deadline` stops with `analysis_too_slow`.
+pub fn build(
+    req: &PlanRequest,
+    catalogs: &CatalogSet,
+    deadline: Option<std::time::Instant>,
+) -> Result<(Plan, Prepared), PlanError> {
     let r = inputs::resolve(req, catalogs)?;
     let mut warnings = r.warnings.clone();
     let mut fabrics = Vec::with_capacity(r.fabrics.len());
@@ -379,7 +384,7 @@ pub fn build(req: &PlanRequest, catalogs: &CatalogSet) -> Result<(Plan, Prepared
     };
     if let Some(u) = &prepared.resolved.normalized.uncertainty {
         let spec = uncertainty::spec(u, &prepared)?;
-        plan.uncertainty = Some(uncertainty::analyse(&spec, &prepared, catalogs)?);
+        plan.uncertainty = Some(uncertainty::analyse(&spec, &prepared, catalogs, deadline)?);
     }
     Ok((plan, prepared))
 }

@@ -153,3 +153,47 @@ async fn bad_ranges_are_422s_naming_the_input() {
     .await;
     assert_eq!(b["errors"][0]["pointer"], "/uncertainty/samples");
 }
+
+/// An analysis runs off the event loop within the request deadline: a 100,000-sample analysis
+/// with request-level inputs (several seconds in the test build) stops at 90% of a 1 s
+/// deadline with a 503, while /healthz keeps answering meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_analysis_stops_at_the_deadline_and_does_not_block_health() {
+    let store = std::sync::Arc::new(fabric_tco::catalog::store::CatalogStore::new(
+        fabric_tco::catalog::CatalogSet::embedded().expect("catalog"),
+        &[],
+    ));
+    let app = crate::spawn_configured(
+        store,
+        fabric_tco::ServerOptions {
+            request_deadline: std::time::Duration::from_secs(1),
+            // One worker: an analysis on the event loop would hold every other request.
+            workers: Some(1),
+            ..Default::default()
+        },
+    )
+    .await;
+    let url = app.url(
+        "/v1/plans?gpus=1024&uncertainty.samples=100000&uncertainty.inputs.economics.gpu_hour_usd=1,2,4",
+    );
+    let client = app.client.clone();
+    let slow = tokio::spawn(async move { client.get(url).send().await.expect("answer") });
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let t = std::time::Instant::now();
+    let health = app.get("/healthz").await;
+    assert_eq!(health.status(), 200);
+    let health_ms = t.elapsed().as_millis();
+    let res = slow.await.expect("task");
+    let b = assert_problem(res, 503).await;
+    assert_eq!(b["code"], "analysis_too_slow", "{b}");
+    assert!(
+        b["detail"].as_str().unwrap_or("").contains("fewer samples"),
+        "{b}"
+    );
+    // Not a timing assertion on the service's speed: /healthz must not have waited for the
+    // analysis (which runs for ~0.9 s); a blocked event loop would hold it that long.
+    assert!(
+        health_ms < 300,
+        "healthz waited {health_ms} ms behind an analysis"
+    );
+}

@@ -186,15 +186,13 @@ pub fn request_from_json(v: &Value) -> Result<PlanRequest, ApiError> {
 }
 
 /// Plans from the query: parse, validate, build or recall (errors name the query parameter).
-pub fn plan_from_query(
+pub async fn plan_from_query(
     q: &Query,
     own: &[&str],
     state: &AppState,
 ) -> Result<Arc<CachedPlan>, ApiError> {
     let req = q.plan_request(own)?;
-    crate::api::plan_for(state, &req)
-        .map_err(ApiError::from)
-        .map_err(name_params)
+    crate::api::plan_for(state, &req).await.map_err(name_params)
 }
 
 /// Adds the query parameter's name to each field error's detail.

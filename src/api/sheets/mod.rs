@@ -288,7 +288,7 @@ pub async fn get_plan(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
-    let cached = plan_from_query(&q, FORMAT_ONLY, &state)?;
+    let cached = plan_from_query(&q, FORMAT_ONLY, &state).await?;
     let plan = &cached.plan;
     let res = match format {
         Format::Json => respond(
@@ -391,7 +391,7 @@ pub async fn get_bom(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
-    let cached = plan_from_query(&q, FORMAT_ONLY, &state)?;
+    let cached = plan_from_query(&q, FORMAT_ONLY, &state).await?;
     let plan = &cached.plan;
     let sheet = bom_sheet(plan);
     let res = match format {
@@ -541,7 +541,7 @@ pub async fn get_value(
             )
         })?),
     };
-    let cached = plan_from_query(&q, &["metric", "fabric"], &state)?;
+    let cached = plan_from_query(&q, &["metric", "fabric"], &state).await?;
     let plan = &cached.plan;
     let fabric = if cheapest {
         Some(

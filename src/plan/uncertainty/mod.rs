@@ -671,11 +671,15 @@ fn spread(mut v: Vec<Decimal>) -> Result<Spread, PlanError> {
     })
 }
 
-/// Runs the analysis on a prepared plan.
+/// Samples between two looks at the clock.
+const CLOCK_EVERY: u32 = 256;
+
+/// Runs the analysis on a prepared plan; past `deadline` it stops with `analysis_too_slow`.
 pub fn analyse(
     spec: &Spec,
     prepared: &Prepared,
     catalogs: &CatalogSet,
+    deadline: Option<std::time::Instant>,
 ) -> Result<Uncertainty, PlanError> {
     let mut engine = Engine::new(prepared, catalogs, &spec.targets)?;
     let fabrics = engine.fabric_ids();
@@ -688,6 +692,19 @@ pub fn analyse(
     let mut regret = vec![Decimal::ZERO; nf];
     let mut values = vec![0.0; spec.targets.len()];
     for k in 0..spec.samples {
+        if k % CLOCK_EVERY == 0
+            && let Some(d) = deadline
+            && std::time::Instant::now() > d
+        {
+            return Err(PlanError::field(
+                "/uncertainty/samples",
+                ErrorCode::AnalysisTooSlow,
+                format!(
+                    "the analysis had drawn {k} of {} samples when the request deadline came; ask for fewer samples or fewer request-level inputs",
+                    spec.samples
+                ),
+            ));
+        }
         for (v, t) in values.iter_mut().zip(&spec.targets) {
             *v = t
                 .dist
