@@ -247,6 +247,7 @@ impl PlanCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::build_plan;
 
     fn req(gpus: u32) -> PlanRequest {
         serde_json::from_value(serde_json::json!({ "gpus": gpus })).expect("request")
