@@ -239,9 +239,8 @@ pub async fn get_chart(
     let width = width(&q)?;
     // The tornado needs an analysis: the default one when the query asks for none.
     let mut q = q;
-    if id == ChartId::Tornado && !q.pairs.iter().any(|(k, _)| k.starts_with("uncertainty.")) {
-        q.pairs
-            .push(("uncertainty.catalog_price_ranges".into(), "true".into()));
+    if id == ChartId::Tornado {
+        q.ensure_analysis();
     }
     let cached = plan_from_query(&q, CHART_PARAMS, &state).await?;
     let plan = &cached.plan;

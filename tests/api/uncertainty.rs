@@ -197,3 +197,102 @@ async fn an_analysis_stops_at_the_deadline_and_does_not_block_health() {
         "healthz waited {health_ms} ms behind an analysis"
     );
 }
+
+#[tokio::test]
+async fn spreadsheets_read_the_analysis_as_values_and_csv_columns() {
+    let app = spawn_app().await;
+    let q = "gpus=1024&uncertainty.samples=300&uncertainty.seed=4";
+    let plan: Value = app
+        .get(&format!("/v1/plans?{q}"))
+        .await
+        .json()
+        .await
+        .expect("json");
+    let u = &plan["uncertainty"];
+    for f in u["fabrics"].as_array().expect("fabrics") {
+        let fabric = f["fabric"].as_str().expect("fabric");
+        let text = |metric: &str| {
+            let url = format!("/v1/value?metric={metric}&fabric={fabric}&{q}");
+            let app = &app;
+            async move { app.get(&url).await.text().await.expect("text") }
+        };
+        assert_eq!(
+            text("uncertainty.probability_cheapest")
+                .await
+                .parse::<f64>()
+                .expect("number"),
+            f["probability_cheapest"].as_f64().expect("p")
+        );
+        assert_eq!(
+            text("uncertainty.total_usd.p95").await,
+            f["total_usd"]["p95"].as_str().expect("p95")
+        );
+    }
+    // Plan-wide, and the default analysis when the query asks for none (the issue's example).
+    let gap = app
+        .get(&format!(
+            "/v1/value?metric=uncertainty.gap_at_modes_usd&{q}"
+        ))
+        .await
+        .text()
+        .await
+        .expect("text");
+    assert_eq!(gap, u["gap_at_modes_usd"].as_str().expect("gap"));
+    let res = app
+        .get("/v1/value?metric=uncertainty.probability_cheapest&fabric=roce&gpus=1024")
+        .await;
+    assert_eq!(res.status(), 200);
+    let p: f64 = res.text().await.expect("text").parse().expect("number");
+    assert!((0.0..=1.0).contains(&p));
+    let b = assert_problem(
+        app.get("/v1/value?metric=uncertainty.probability_cheapest&gpus=1024")
+            .await,
+        422,
+    )
+    .await;
+    assert_eq!(b["errors"][0]["pointer"], "/fabric");
+    // CSV: the percentile columns, one row per fabric, equal to the JSON.
+    let csv = app
+        .get(&format!("/v1/plans?{q}&format=csv"))
+        .await
+        .text()
+        .await
+        .expect("csv");
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    for (line, f) in lines.zip(u["fabrics"].as_array().expect("fabrics")) {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(
+            cells[col("uncertainty.total_usd.p5")],
+            f["total_usd"]["p5"].as_str().expect("p5")
+        );
+        assert_eq!(
+            cells[col("uncertainty.capex_usd.p50")],
+            f["capex_usd"]["p50"].as_str().expect("p50")
+        );
+        assert_eq!(
+            cells[col("uncertainty.expected_regret_usd")],
+            f["expected_regret_usd"].as_str().expect("r")
+        );
+    }
+    // Without an analysis the columns are not there.
+    let plain = app
+        .get("/v1/plans?gpus=1024&format=csv")
+        .await
+        .text()
+        .await
+        .expect("csv");
+    assert!(
+        !plain
+            .lines()
+            .next()
+            .expect("header")
+            .contains("uncertainty.")
+    );
+}

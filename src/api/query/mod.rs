@@ -85,6 +85,19 @@ impl Query {
         Ok(Query { pairs })
     }
 
+    /// Asks for the default uncertainty analysis (the catalog's price ranges) when the query
+    /// names no `uncertainty.*` parameter: a tornado chart or an `uncertainty.*` metric needs one.
+    pub fn ensure_analysis(&mut self) {
+        if !self
+            .pairs
+            .iter()
+            .any(|(k, _)| k.starts_with("uncertainty."))
+        {
+            self.pairs
+                .push(("uncertainty.catalog_price_ranges".into(), "true".into()));
+        }
+    }
+
     /// The single value of a non-plan parameter (`format`, `metric`, …); empty = absent.
     pub fn single(&self, name: &str) -> Result<Option<&str>, ApiError> {
         let mut found: Option<&str> = None;

@@ -1,5 +1,5 @@
 //! The metrics `GET /v1/value` names in its OpenAPI enum: every numeric leaf of a fabric's
-//! result and of the comparison, by dotted path. A unit test keeps the list equal to what a
+//! result, of the comparison and of the uncertainty analysis, by dotted path. A unit test keeps the list equal to what a
 //! plan actually holds. Array elements are reachable by index as well (`tco.by_year.0.cost_usd`)
 //! but are not enumerated.
 
@@ -87,4 +87,26 @@ pub const VALUE_METRICS: &[&str] = &[
     "comparison.deltas.opex_per_year_usd",
     "comparison.deltas.tco_usd",
     "comparison.deltas.total_usd",
+    "uncertainty.capex_usd.mean",
+    "uncertainty.capex_usd.p5",
+    "uncertainty.capex_usd.p50",
+    "uncertainty.capex_usd.p95",
+    "uncertainty.cheapest_samples",
+    "uncertainty.expected_regret_usd",
+    "uncertainty.gap_at_modes_usd",
+    "uncertainty.gpu_idle_usd.mean",
+    "uncertainty.gpu_idle_usd.p5",
+    "uncertainty.gpu_idle_usd.p50",
+    "uncertainty.gpu_idle_usd.p95",
+    "uncertainty.probability_cheapest",
+    "uncertainty.samples",
+    "uncertainty.seed",
+    "uncertainty.tco_usd.mean",
+    "uncertainty.tco_usd.p5",
+    "uncertainty.tco_usd.p50",
+    "uncertainty.tco_usd.p95",
+    "uncertainty.total_usd.mean",
+    "uncertainty.total_usd.p5",
+    "uncertainty.total_usd.p50",
+    "uncertainty.total_usd.p95",
 ];

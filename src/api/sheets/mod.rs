@@ -187,9 +187,41 @@ pub const PLAN_COLUMNS: &[&str] = &[
     "total_cost_usd",
 ];
 
-/// The per-fabric summary of a plan as CSV (header + one row per fabric).
+/// The uncertainty analysis' per-fabric columns (present when the plan carries an analysis):
+/// probability of being cheapest, expected regret, and mean and percentiles of each amount.
+pub const UNCERTAINTY_COLUMNS: &[&str] = &[
+    "uncertainty.probability_cheapest",
+    "uncertainty.expected_regret_usd",
+    "uncertainty.total_usd.mean",
+    "uncertainty.total_usd.p5",
+    "uncertainty.total_usd.p50",
+    "uncertainty.total_usd.p95",
+    "uncertainty.tco_usd.mean",
+    "uncertainty.tco_usd.p5",
+    "uncertainty.tco_usd.p50",
+    "uncertainty.tco_usd.p95",
+    "uncertainty.capex_usd.mean",
+    "uncertainty.capex_usd.p5",
+    "uncertainty.capex_usd.p50",
+    "uncertainty.capex_usd.p95",
+    "uncertainty.gpu_idle_usd.mean",
+    "uncertainty.gpu_idle_usd.p5",
+    "uncertainty.gpu_idle_usd.p50",
+    "uncertainty.gpu_idle_usd.p95",
+];
+
+/// The per-fabric summary of a plan as CSV (header + one row per fabric); with an
+/// uncertainty analysis, its [`UNCERTAINTY_COLUMNS`] follow the plan's (empty for an
+/// infeasible fabric).
 pub fn plan_csv(plan: &Plan) -> Result<String, ApiError> {
     let mut header: Vec<&str> = PLAN_COLUMNS.to_vec();
+    let analysis = match &plan.uncertainty {
+        Some(u) => Some(to_value(&u.fabrics)?),
+        None => None,
+    };
+    if analysis.is_some() {
+        header.extend(UNCERTAINTY_COLUMNS);
+    }
     header.extend([
         "cheapest",
         "catalog.id",
@@ -205,6 +237,15 @@ pub fn plan_csv(plan: &Plan) -> Result<String, ApiError> {
             .iter()
             .map(|c| csv::dig(&v, c).cloned().unwrap_or(Value::Null))
             .collect();
+        if let Some(entries) = analysis.as_ref().and_then(Value::as_array) {
+            let entry = entries.iter().find(|e| e["fabric"] == f.fabric.as_str());
+            row.extend(UNCERTAINTY_COLUMNS.iter().map(|c| {
+                entry
+                    .and_then(|e| csv::dig(e, c.trim_start_matches("uncertainty.")))
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            }));
+        }
         // An infeasible fabric has empty cost cells, its reason, and is never the cheapest.
         row.push(Value::Bool(
             f.feasible && cheapest.is_none_or(|c| c == f.fabric),
@@ -452,14 +493,29 @@ fn numeric_paths(v: &Value, prefix: &str, out: &mut Vec<String>) {
     }
 }
 
-/// The metrics `/v1/value` accepts for this plan.
-fn valid_metrics(fabric: &Value, comparison: Option<&Value>) -> Vec<String> {
+/// The metrics `/v1/value` accepts for this plan: a fabric's numeric leaves, the
+/// comparison's, and the uncertainty analysis' (per fabric and plan-wide; a plan without an
+/// analysis gets the default one for an `uncertainty.*` metric).
+fn valid_metrics(fabric: &Value, comparison: Option<&Value>, uncertainty: &Value) -> Vec<String> {
     let mut out = Vec::new();
     numeric_paths(fabric, "", &mut out);
     if let Some(c) = comparison {
         numeric_paths(c, "comparison", &mut out);
         if let Some(first) = c.get("deltas").and_then(|d| d.get(0)) {
             numeric_paths(first, "comparison.deltas", &mut out);
+        }
+    }
+    if uncertainty.is_null() {
+        out.extend(
+            metrics::VALUE_METRICS
+                .iter()
+                .filter(|m| m.starts_with("uncertainty."))
+                .map(|m| m.to_string()),
+        );
+    } else {
+        numeric_paths(uncertainty, "uncertainty", &mut out);
+        if let Some(first) = uncertainty.get("fabrics").and_then(|d| d.get(0)) {
+            numeric_paths(first, "uncertainty", &mut out);
         }
     }
     out
@@ -541,6 +597,10 @@ pub async fn get_value(
             )
         })?),
     };
+    let mut q = q;
+    if metric.starts_with("uncertainty.") {
+        q.ensure_analysis();
+    }
     let cached = plan_from_query(&q, &["metric", "fabric"], &state).await?;
     let plan = &cached.plan;
     let fabric = if cheapest {
@@ -575,8 +635,9 @@ pub async fn get_value(
         },
         None => None,
     };
+    let uncertainty = &tree["uncertainty"];
     let unknown = |sample: &Value| {
-        let valid = valid_metrics(sample, comparison);
+        let valid = valid_metrics(sample, comparison, uncertainty);
         ApiError::field(
             "/metric",
             ErrorCode::UnknownMetric,
@@ -586,7 +647,41 @@ pub async fn get_value(
     };
     // A fabric's tree, to list the valid metrics in an error.
     let sample = fabric_json.unwrap_or(&tree["fabrics"][0]);
-    let found = if let Some(rest) = metric.strip_prefix("comparison.") {
+    let found = if let Some(rest) = metric.strip_prefix("uncertainty.") {
+        // Per fabric (`probability_cheapest`, `total_usd.p95`, …) or plan-wide (`samples`,
+        // `gap_at_modes_usd`).
+        let first = rest.split('.').next().unwrap_or("");
+        let entries = uncertainty["fabrics"].as_array();
+        let per_fabric = entries
+            .and_then(|e| e.first())
+            .is_some_and(|e| e.get(first).is_some());
+        if per_fabric {
+            let Some(f) = fabric else {
+                return Err(ApiError::field(
+                    "/fabric",
+                    ErrorCode::Required,
+                    format!("query parameter 'fabric' is required for metric '{metric}'"),
+                ));
+            };
+            let entry = entries
+                .into_iter()
+                .flatten()
+                .find(|e| e["fabric"] == f.as_str())
+                .ok_or_else(|| {
+                    ApiError::field(
+                        "/fabric",
+                        ErrorCode::NotInPlan,
+                        format!(
+                            "query parameter 'fabric': {} is not among the analysed (feasible) fabrics",
+                            f.as_str()
+                        ),
+                    )
+                })?;
+            csv::dig(entry, rest)
+        } else {
+            csv::dig(uncertainty, rest)
+        }
+    } else if let Some(rest) = metric.strip_prefix("comparison.") {
         let Some(c) = comparison else {
             return Err(ApiError::field(
                 "/metric",
@@ -631,7 +726,9 @@ pub async fn get_value(
             ErrorCode::NotNumeric,
             format!("query parameter 'metric': '{metric}' {what}"),
         )
-        .with_extra(serde_json::json!({ "valid_metrics": valid_metrics(sample, comparison) })));
+        .with_extra(
+            serde_json::json!({ "valid_metrics": valid_metrics(sample, comparison, uncertainty) }),
+        ));
     };
     let tag = etag(&format!(
         "{}-value-{}-{}",
@@ -657,14 +754,16 @@ mod tests {
         let cats = CatalogSet::embedded().expect("embedded catalog");
         for gpus in [64, 1024, 65_536] {
             let req: crate::plan::PlanRequest = serde_json::from_value(serde_json::json!({
-                "gpus": gpus, "fabrics": ["infiniband", "roce", "roce_adaptive"]
+                "gpus": gpus, "fabrics": ["infiniband", "roce", "roce_adaptive"],
+                "uncertainty": {"samples": 5}
             }))
             .expect("request");
             let plan = crate::plan::build_plan(&req, &cats).expect("plan");
             let comparison = serde_json::to_value(plan.comparison.as_ref()).expect("json");
+            let uncertainty = serde_json::to_value(plan.uncertainty.as_ref()).expect("json");
             for f in &plan.fabrics {
                 let fj = serde_json::to_value(f).expect("json");
-                let mut got = valid_metrics(&fj, Some(&comparison));
+                let mut got = valid_metrics(&fj, Some(&comparison), &uncertainty);
                 got.sort();
                 let mut want: Vec<String> = metrics::VALUE_METRICS
                     .iter()
