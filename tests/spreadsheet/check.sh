@@ -224,6 +224,8 @@ value_checks = [
      f"/v1/value?metric=topology.spine_switches&fabric={fabric}&gpus={gpus}"),
     ("B8", "tco.total_usd", "NUMBERVALUE",
      f"/v1/value?metric=tco.total_usd&fabric={fabric}&gpus={gpus}&economics.years={years}"),
+    ("B11", "uncertainty.probability_cheapest", "VALUE",
+     f"/v1/value?metric=uncertainty.probability_cheapest&fabric={fabric}&gpus={gpus}"),
 ]
 for ref, metric, fn, path in value_checks:
     expected = curl(path)
