@@ -306,6 +306,10 @@ fn infeasible(fabric: Fabric, e: PlanError, suggestions: Vec<String>) -> Sizing 
 /// sample start from.
 #[derive(Debug, Clone)]
 pub struct Prepared {
+    /// The request as the client sent it, kept when it asks for an uncertainty analysis: each
+    /// sample sets its values on it (so defaults that follow an input, such as the GPU-hour
+    /// value from the PUE, follow the sampled value as in a plan made with that value).
+    pub request: Option<PlanRequest>,
     pub resolved: inputs::Resolved,
     /// Sized fabrics, in request order (infeasible ones left out).
     pub sized: Vec<SizedFabric>,
@@ -379,6 +383,7 @@ pub fn build(
         uncertainty: None,
     };
     let prepared = Prepared {
+        request: req.uncertainty.as_ref().map(|_| req.clone()),
         resolved: r,
         sized: sized_all,
     };

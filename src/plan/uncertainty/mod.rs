@@ -477,7 +477,7 @@ struct Engine<'a> {
     catalogs: &'a CatalogSet,
     targets: &'a [Target],
     fabrics: Vec<FabricState<'a>>,
-    /// The normalized request as JSON, with a slot at each request-level target's path
+    /// The client's request as JSON, with a slot at each request-level target's path
     /// (rewritten per evaluation); `None` when every target is a list price.
     request: Option<serde_json::Value>,
 }
@@ -532,7 +532,8 @@ impl<'a> Engine<'a> {
             });
         }
         let request = if targets.iter().any(|t| matches!(t.kind, Kind::Input { .. })) {
-            let mut v = serde_json::to_value(&r.normalized).map_err(|e| {
+            let base = prepared.request.as_ref().unwrap_or(&r.normalized);
+            let mut v = serde_json::to_value(base).map_err(|e| {
                 PlanError::field("/uncertainty", ErrorCode::InternalError, e.to_string())
             })?;
             if let Some(m) = v.as_object_mut() {

@@ -421,3 +421,21 @@ fn nested_and_text_ranges_read_like_the_flat_form() {
         );
     }
 }
+
+#[test]
+fn a_sampled_input_moves_the_defaults_that_follow_it_as_in_a_plan_made_with_it() {
+    // The owned GPU-hour value follows the PUE (its power share): a sample at PUE 1.6 must cost
+    // what a plan asked with PUE 1.6 costs, not the default PUE's GPU-hour value.
+    let u = analysis(json!({"gpus": 1024, "uncertainty": {"samples": 3,
+        "catalog_price_ranges": false, "inputs": {"economics.pue": "1.6,1.6"}}}));
+    let at = plan(json!({"gpus": 1024, "economics": {"pue": "1.6"}}));
+    let default = plan(json!({"gpus": 1024}));
+    for f in &u.fabrics {
+        assert_eq!(f.total_usd.p50, total(&at, f.fabric), "{:?}", f.fabric);
+        assert_ne!(
+            f.total_usd.p50,
+            total(&default, f.fabric),
+            "PUE moves the total"
+        );
+    }
+}
