@@ -3,6 +3,8 @@
 
 pub mod bom;
 pub mod bounded;
+#[cfg(test)]
+mod build_tests;
 pub mod cache;
 #[cfg(test)]
 mod design_tests;
@@ -286,6 +288,7 @@ pub struct SizedFabric {
 }
 
 /// One fabric sized, or infeasible (with the error a single-fabric request would have returned).
+#[derive(Debug, Clone)]
 enum Sizing {
     Sized(Box<SizedFabric>),
     Infeasible(Box<FabricPlan>, PlanError),
@@ -321,12 +324,83 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
     Ok(build(req, catalogs, None)?.0)
 }
 
+/// The sized fabrics of the last plan, remembered for the next one when the two differ only in
+/// inputs sizing does not read (economics, utilization, workload, reliability): a sweep over
+/// one of those re-prices and re-evaluates the same designs instead of sizing them again. The
+/// key is the SHA-256 of the request without those sections and the catalog's hash.
+#[derive(Debug, Default)]
+pub struct SizingMemo {
+    key: Option<[u8; 32]>,
+    fabrics: Vec<(Sizing, Vec<String>)>,
+    /// Plans that reused the remembered sizing.
+    pub hits: usize,
+}
+
+impl SizingMemo {
+    /// What sizing reads of a resolved request: everything but the sections it ignores.
+    fn key(r: &inputs::Resolved) -> Option<[u8; 32]> {
+        let sizing_inputs = PlanRequest {
+            workload: None,
+            reliability: None,
+            utilization: None,
+            economics: None,
+            uncertainty: None,
+            ..r.normalized.clone()
+        };
+        let mut h = Sha256::new();
+        h.update(serde_json::to_vec(&sizing_inputs).ok()?);
+        h.update(b"\n");
+        h.update(r.catalog.sha256.as_bytes());
+        Some(h.finalize().into())
+    }
+}
+
+/// Sizes every requested fabric (or recalls them from `memo`), with the warnings sizing raised
+/// for each.
+fn size_all(
+    r: &inputs::Resolved,
+    memo: Option<&mut SizingMemo>,
+) -> Result<Vec<(Sizing, Vec<String>)>, PlanError> {
+    let fresh = |r: &inputs::Resolved| -> Result<Vec<(Sizing, Vec<String>)>, PlanError> {
+        r.fabrics
+            .iter()
+            .map(|&fabric| {
+                let mut w = Vec::new();
+                Ok((size_fabric(r, fabric, &mut w)?, w))
+            })
+            .collect()
+    };
+    let Some(memo) = memo else {
+        return fresh(r);
+    };
+    let key = SizingMemo::key(r);
+    if key.is_some() && memo.key == key {
+        memo.hits += 1;
+        return Ok(memo.fabrics.clone());
+    }
+    let out = fresh(r)?;
+    memo.key = key;
+    memo.fabrics = out.clone();
+    Ok(out)
+}
+
 /// The plan and what it was made from (the uncertainty analysis re-prices `Prepared`). An
 /// uncertainty analysis still running at `deadline` stops with `analysis_too_slow`.
 pub fn build(
     req: &PlanRequest,
     catalogs: &CatalogSet,
     deadline: Option<std::time::Instant>,
+) -> Result<(Plan, Prepared), PlanError> {
+    build_with(req, catalogs, deadline, None)
+}
+
+/// [`build`], reusing the sizing in `memo` when the request differs from the last one only in
+/// inputs sizing does not read (see [`SizingMemo`]).
+pub fn build_with(
+    req: &PlanRequest,
+    catalogs: &CatalogSet,
+    deadline: Option<std::time::Instant>,
+    memo: Option<&mut SizingMemo>,
 ) -> Result<(Plan, Prepared), PlanError> {
     let r = inputs::resolve(req, catalogs)?;
     let mut warnings = r.warnings.clone();
@@ -335,9 +409,13 @@ pub fn build(
     let mut sized_all = Vec::with_capacity(r.fabrics.len());
     let mut first_error = None;
 
-    for &fabric in &r.fabrics {
-        match size_fabric(&r, fabric, &mut warnings)? {
+    for (sizing, raised) in size_all(&r, memo)? {
+        for w in raised {
+            push_unique(&mut warnings, w);
+        }
+        match sizing {
             Sizing::Sized(sized) => {
+                let fabric = sized.fabric;
                 let (fp, cost) = plan_sized(&r, &sized, &mut warnings)?;
                 fabrics.push(fp);
                 costs.push((fabric, cost));
@@ -348,7 +426,7 @@ pub fn build(
                     &mut warnings,
                     format!(
                         "{}: infeasible for this request — {}",
-                        fabric.as_str(),
+                        fp.fabric.as_str(),
                         fp.infeasible_reason.clone().unwrap_or_default()
                     ),
                 );

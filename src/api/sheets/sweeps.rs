@@ -312,6 +312,7 @@ fn plan_at(
     base: &Base,
     c: &Checked,
     catalogs: &CatalogSet,
+    memo: &mut plan::SizingMemo,
     v: f64,
     v2: Option<f64>,
 ) -> Result<plan::Plan, ApiError> {
@@ -336,7 +337,8 @@ fn plan_at(
         )
     };
     let r = base.request(c, v, v2, false).map_err(at_value)?;
-    plan::build_plan(&r, catalogs)
+    plan::build_with(&r, catalogs, None, Some(memo))
+        .map(|(p, _)| p)
         .map_err(ApiError::from)
         .map_err(at_value)
 }
@@ -349,6 +351,9 @@ fn run(
     catalogs: &CatalogSet,
     budget: Option<(Instant, Duration)>,
 ) -> Result<SweepResult, ApiError> {
+    // A sweep over an input sizing does not read (economics, utilization, workload,
+    // reliability) sizes once and re-prices at every point.
+    let mut memo = plan::SizingMemo::default();
     let out = sweep::run(&c.spec, |v, v2| {
         if let Some((until, limit)) = budget
             && Instant::now() >= until
@@ -361,7 +366,7 @@ fn run(
                 ),
             ));
         }
-        plan_at(&base, c, catalogs, v, v2)
+        plan_at(&base, c, catalogs, &mut memo, v, v2)
     })
     .map_err(|e| match e {
         RunError::Sweep(s) => sweep_error(s),
