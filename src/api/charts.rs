@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use sha2::{Digest, Sha256};
 use utoipa::IntoParams;
@@ -59,8 +58,7 @@ pub enum ImageFormat {
     Png,
 }
 
-/// `format=svg|png` wins; otherwise `Accept` (`image/png` preferred only with the higher
-/// q-value); otherwise SVG.
+/// `format=svg|png` wins; otherwise `Accept` (`sheets::preferred`); otherwise SVG.
 pub fn negotiate(req: &HttpRequest, q: &Query) -> Result<ImageFormat, ApiError> {
     if let Some(f) = q.single("format")? {
         return match f.to_ascii_lowercase().as_str() {
@@ -73,18 +71,15 @@ pub fn negotiate(req: &HttpRequest, q: &Query) -> Result<ImageFormat, ApiError> 
             )),
         };
     }
-    let accept = req
-        .headers()
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let svg_q = super::sheets::accept_q(accept, "image/svg+xml");
-    let png_q = super::sheets::accept_q(accept, "image/png");
-    Ok(if png_q > svg_q {
-        ImageFormat::Png
-    } else {
-        ImageFormat::Svg
-    })
+    Ok(
+        match super::sheets::preferred(
+            req,
+            &[actix_web::mime::IMAGE_SVG, actix_web::mime::IMAGE_PNG],
+        ) {
+            1 => ImageFormat::Png,
+            _ => ImageFormat::Svg,
+        },
+    )
 }
 
 fn width(q: &Query) -> Result<u32, ApiError> {

@@ -4,6 +4,7 @@
 mod catalogs;
 mod charts;
 mod errors;
+mod headers;
 mod health;
 mod healthcheck;
 mod openapi;

@@ -9,7 +9,9 @@ pub mod metrics;
 pub mod sweeps;
 
 use crate::error_code::ErrorCode;
-use actix_web::http::header;
+use actix_web::http::header::{
+    self, Accept, CacheControl, CacheDirective, ETag, EntityTag, Header, IfNoneMatch, Quality,
+};
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use serde::Serialize;
 use serde_json::Value;
@@ -48,8 +50,7 @@ pub enum Format {
     Csv,
 }
 
-/// `format=csv|json` wins; otherwise `Accept` (text/csv preferred over JSON only when it has
-/// the higher q-value); otherwise JSON.
+/// `format=csv|json` wins; otherwise `Accept` ([`preferred`]); otherwise JSON.
 pub fn negotiate(req: &HttpRequest, q: Option<&Query>) -> Result<Format, ApiError> {
     if let Some(q) = q
         && let Some(f) = q.single("format")?
@@ -64,75 +65,88 @@ pub fn negotiate(req: &HttpRequest, q: Option<&Query>) -> Result<Format, ApiErro
             )),
         };
     }
-    Ok(from_accept(
-        req.headers()
-            .get(header::ACCEPT)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or(""),
-    ))
+    Ok(
+        match preferred(
+            req,
+            &[actix_web::mime::APPLICATION_JSON, actix_web::mime::TEXT_CSV],
+        ) {
+            1 => Format::Csv,
+            _ => Format::Json,
+        },
+    )
 }
 
-fn from_accept(accept: &str) -> Format {
-    if accept_q(accept, "text/csv") > accept_q(accept, "application/json") {
-        Format::Csv
-    } else {
-        Format::Json
-    }
-}
-
-/// How much an `Accept` header wants `media` (`type/subtype`): the highest q of a range that
-/// names it exactly (ranked a hair above wildcards), `type/*` or `*/*`; 0 when none does.
-pub fn accept_q(accept: &str, media: &str) -> f64 {
-    let family = media.split('/').next().unwrap_or("");
-    let mut best = 0.0_f64;
-    for range in accept.split(',') {
-        let mut parts = range.split(';');
-        let m = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let qv = parts
-            .filter_map(|p| p.trim().strip_prefix("q="))
-            .find_map(|v| v.trim().parse::<f64>().ok())
-            .unwrap_or(1.0);
-        if m == media {
-            best = best.max(qv + 0.001);
-        } else if m == format!("{family}/*") || (m == "*/*" && media == "application/json") {
-            best = best.max(qv);
+/// Which of `offered` (the first is the default) the request's `Accept` prefers. The header is
+/// parsed by actix-web's typed `Accept` (media ranges with their `Quality`); each offered type
+/// takes the quality of the most specific range that covers it (RFC 9110 §12.5.1: `text/csv`
+/// over `text/*` over `*/*`, so `application/json;q=0, */*;q=0.1` refuses JSON and accepts
+/// CSV); the highest quality above zero wins, ties going to the earlier offered type. No
+/// `Accept`, an unparsable one, or one that accepts none: the default.
+pub fn preferred(req: &HttpRequest, offered: &[actix_web::mime::Mime]) -> usize {
+    use actix_web::mime::{Mime, STAR};
+    let Ok(Accept(ranges)) = Accept::parse(req) else {
+        return 0;
+    };
+    let specificity = |r: &Mime| match (r.type_() == STAR, r.subtype() == STAR) {
+        (true, _) => 0,
+        (false, true) => 1,
+        (false, false) => 2,
+    };
+    let quality = |m: &Mime| {
+        ranges
+            .iter()
+            .filter(|r| {
+                (r.item.type_() == STAR || r.item.type_() == m.type_())
+                    && (r.item.subtype() == STAR || r.item.subtype() == m.subtype())
+            })
+            .max_by_key(|r| (specificity(&r.item), r.quality))
+            .map_or(Quality::ZERO, |r| r.quality)
+    };
+    let mut best = (0, Quality::ZERO);
+    for (i, m) in offered.iter().enumerate() {
+        let q = quality(m);
+        if q > best.1 {
+            best = (i, q);
         }
     }
-    best
+    best.0
 }
 
-/// A quoted entity tag.
-pub fn etag(id: &str) -> String {
-    format!("\"{id}\"")
+/// A strong entity tag.
+pub fn etag(id: &str) -> EntityTag {
+    EntityTag::new_strong(id.to_string())
 }
 
-fn matches_if_none_match(req: &HttpRequest, tag: &str) -> bool {
-    req.headers()
-        .get_all(header::IF_NONE_MATCH)
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .any(|t| t == "*" || t.trim_start_matches("W/") == tag)
+/// True when the request's `If-None-Match` (typed) names this tag (weak comparison, as RFC
+/// 9110 asks for `If-None-Match`) or is `*`.
+fn matches_if_none_match(req: &HttpRequest, tag: &EntityTag) -> bool {
+    match IfNoneMatch::parse(req) {
+        Ok(IfNoneMatch::Any) => true,
+        Ok(IfNoneMatch::Items(tags)) => tags.iter().any(|t| t.weak_eq(tag)),
+        Err(_) => false,
+    }
 }
 
 /// 200 with the body, or 304 when `If-None-Match` matches; `Cache-Control: no-store` and the
 /// `ETag` either way.
 pub fn respond(
     req: &HttpRequest,
-    tag: &str,
+    tag: &EntityTag,
     content_type: &str,
     body: impl actix_web::body::MessageBody + 'static,
 ) -> HttpResponse {
-    if matches_if_none_match(req, tag) {
-        return HttpResponse::NotModified()
-            .insert_header((header::ETAG, tag))
-            .insert_header((header::CACHE_CONTROL, "no-store"))
-            .finish();
+    let not_modified = matches_if_none_match(req, tag);
+    let mut res = if not_modified {
+        HttpResponse::NotModified()
+    } else {
+        HttpResponse::Ok()
+    };
+    res.insert_header(ETag(tag.clone()))
+        .insert_header(CacheControl(vec![CacheDirective::NoStore]));
+    if not_modified {
+        return res.finish();
     }
-    HttpResponse::Ok()
-        .insert_header((header::CONTENT_TYPE, content_type))
-        .insert_header((header::ETAG, tag))
-        .insert_header((header::CACHE_CONTROL, "no-store"))
+    res.insert_header((header::CONTENT_TYPE, content_type))
         .body(body)
 }
 
@@ -777,17 +791,44 @@ mod tests {
 
     #[test]
     fn accept_prefers_csv_only_when_asked() {
-        assert_eq!(from_accept("text/csv"), Format::Csv);
-        assert_eq!(from_accept("*/*"), Format::Json);
-        assert_eq!(from_accept(""), Format::Json);
+        let pick = |accept: &str| {
+            let req = actix_web::test::TestRequest::default()
+                .insert_header((header::ACCEPT, accept))
+                .to_http_request();
+            negotiate(&req, None).expect("format")
+        };
+        assert_eq!(pick("text/csv"), Format::Csv);
+        assert_eq!(pick("*/*"), Format::Json);
+        assert_eq!(pick("application/json, text/csv;q=0.5"), Format::Json);
+        assert_eq!(pick("text/csv, application/json;q=0.5"), Format::Csv);
         assert_eq!(
-            from_accept("application/json, text/csv;q=0.5"),
+            pick("text/html,application/xhtml+xml,*/*;q=0.8"),
             Format::Json
         );
-        assert_eq!(from_accept("text/csv, application/json;q=0.5"), Format::Csv);
-        assert_eq!(
-            from_accept("text/html,application/xhtml+xml,*/*;q=0.8"),
-            Format::Json
+        assert_eq!(pick("text/*"), Format::Csv);
+        assert_eq!(pick("application/json;q=0, text/csv;q=0.1"), Format::Csv);
+        assert_eq!(pick("text/html"), Format::Json);
+        assert_eq!(pick("not a media type"), Format::Json);
+        let none = actix_web::test::TestRequest::default().to_http_request();
+        assert_eq!(negotiate(&none, None).expect("format"), Format::Json);
+    }
+
+    #[test]
+    fn if_none_match_is_typed_and_weak() {
+        let tag = etag("abc");
+        let with = |v: &str| {
+            actix_web::test::TestRequest::default()
+                .insert_header((header::IF_NONE_MATCH, v))
+                .to_http_request()
+        };
+        assert!(matches_if_none_match(&with("\"abc\""), &tag));
+        assert!(matches_if_none_match(&with("W/\"abc\""), &tag));
+        assert!(matches_if_none_match(&with("\"x\", \"abc\""), &tag));
+        assert!(matches_if_none_match(&with("*"), &tag));
+        assert!(!matches_if_none_match(&with("\"abcd\""), &tag));
+        assert!(
+            !matches_if_none_match(&with("abc"), &tag),
+            "unquoted is not a tag"
         );
     }
 }
