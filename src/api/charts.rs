@@ -58,7 +58,7 @@ pub enum ImageFormat {
     Png,
 }
 
-/// `format=svg|png` wins; otherwise `Accept` (`sheets::preferred`); otherwise SVG.
+/// `format=svg|png` wins; otherwise `Accept` (`conneg::preferred`); otherwise SVG.
 pub fn negotiate(req: &HttpRequest, q: &Query) -> Result<ImageFormat, ApiError> {
     if let Some(f) = q.single("format")? {
         return match f.to_ascii_lowercase().as_str() {
@@ -72,7 +72,7 @@ pub fn negotiate(req: &HttpRequest, q: &Query) -> Result<ImageFormat, ApiError> 
         };
     }
     Ok(
-        match super::sheets::preferred(
+        match super::conneg::preferred(
             req,
             &[actix_web::mime::IMAGE_SVG, actix_web::mime::IMAGE_PNG],
         ) {

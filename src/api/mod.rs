@@ -2,6 +2,7 @@
 
 pub mod catalogs;
 pub mod charts;
+pub mod conneg;
 pub mod error;
 pub mod extract;
 pub mod health;

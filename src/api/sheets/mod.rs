@@ -9,9 +9,6 @@ pub mod metrics;
 pub mod sweeps;
 
 use crate::error_code::ErrorCode;
-use actix_web::http::header::{
-    self, Accept, CacheControl, CacheDirective, ETag, EntityTag, Header, IfNoneMatch, Quality,
-};
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use serde::Serialize;
 use serde_json::Value;
@@ -20,11 +17,13 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::AppState;
+pub use super::conneg::{Format, etag, negotiate, respond};
 use super::error::{ApiError, Problem, QueryProblems};
 use super::middleware::with_plan_id;
 use crate::fabric::Fabric;
 use crate::plan::{CatalogRef, Plan};
 use csv::{Csv, TEXT_CSV};
+use metrics::valid_metrics;
 /// The own (non-plan) parameter of `GET /v1/plans` and `/v1/plans/bom`.
 const FORMAT_ONLY: &[&str] = &["format"];
 
@@ -39,115 +38,6 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(get_value)
         .service(sweeps::get_sweep)
         .service(sweeps::post_sweep);
-}
-
-// ---- content negotiation and HTTP caching ----
-
-/// A representation a read endpoint can return.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Json,
-    Csv,
-}
-
-/// `format=csv|json` wins; otherwise `Accept` ([`preferred`]); otherwise JSON.
-pub fn negotiate(req: &HttpRequest, q: Option<&Query>) -> Result<Format, ApiError> {
-    if let Some(q) = q
-        && let Some(f) = q.single("format")?
-    {
-        return match f.to_ascii_lowercase().as_str() {
-            "csv" => Ok(Format::Csv),
-            "json" => Ok(Format::Json),
-            other => Err(ApiError::field(
-                "/format",
-                ErrorCode::UnknownValue,
-                format!("query parameter 'format' must be 'json' or 'csv' (got '{other}')"),
-            )),
-        };
-    }
-    Ok(
-        match preferred(
-            req,
-            &[actix_web::mime::APPLICATION_JSON, actix_web::mime::TEXT_CSV],
-        ) {
-            1 => Format::Csv,
-            _ => Format::Json,
-        },
-    )
-}
-
-/// Which of `offered` (the first is the default) the request's `Accept` prefers. The header is
-/// parsed by actix-web's typed `Accept` (media ranges with their `Quality`); each offered type
-/// takes the quality of the most specific range that covers it (RFC 9110 §12.5.1: `text/csv`
-/// over `text/*` over `*/*`, so `application/json;q=0, */*;q=0.1` refuses JSON and accepts
-/// CSV); the highest quality above zero wins, ties going to the earlier offered type. No
-/// `Accept`, an unparsable one, or one that accepts none: the default.
-pub fn preferred(req: &HttpRequest, offered: &[actix_web::mime::Mime]) -> usize {
-    use actix_web::mime::{Mime, STAR};
-    let Ok(Accept(ranges)) = Accept::parse(req) else {
-        return 0;
-    };
-    let specificity = |r: &Mime| match (r.type_() == STAR, r.subtype() == STAR) {
-        (true, _) => 0,
-        (false, true) => 1,
-        (false, false) => 2,
-    };
-    let quality = |m: &Mime| {
-        ranges
-            .iter()
-            .filter(|r| {
-                (r.item.type_() == STAR || r.item.type_() == m.type_())
-                    && (r.item.subtype() == STAR || r.item.subtype() == m.subtype())
-            })
-            .max_by_key(|r| (specificity(&r.item), r.quality))
-            .map_or(Quality::ZERO, |r| r.quality)
-    };
-    let mut best = (0, Quality::ZERO);
-    for (i, m) in offered.iter().enumerate() {
-        let q = quality(m);
-        if q > best.1 {
-            best = (i, q);
-        }
-    }
-    best.0
-}
-
-/// A strong entity tag.
-pub fn etag(id: &str) -> EntityTag {
-    EntityTag::new_strong(id.to_string())
-}
-
-/// True when the request's `If-None-Match` (typed) names this tag (weak comparison, as RFC
-/// 9110 asks for `If-None-Match`) or is `*`.
-fn matches_if_none_match(req: &HttpRequest, tag: &EntityTag) -> bool {
-    match IfNoneMatch::parse(req) {
-        Ok(IfNoneMatch::Any) => true,
-        Ok(IfNoneMatch::Items(tags)) => tags.iter().any(|t| t.weak_eq(tag)),
-        Err(_) => false,
-    }
-}
-
-/// 200 with the body, or 304 when `If-None-Match` matches; `Cache-Control: no-store` and the
-/// `ETag` either way.
-pub fn respond(
-    req: &HttpRequest,
-    tag: &EntityTag,
-    content_type: &str,
-    body: impl actix_web::body::MessageBody + 'static,
-) -> HttpResponse {
-    let not_modified = matches_if_none_match(req, tag);
-    let mut res = if not_modified {
-        HttpResponse::NotModified()
-    } else {
-        HttpResponse::Ok()
-    };
-    res.insert_header(ETag(tag.clone()))
-        .insert_header(CacheControl(vec![CacheDirective::NoStore]));
-    if not_modified {
-        return res.finish();
-    }
-    res.insert_header((header::CONTENT_TYPE, content_type))
-        .body(body)
 }
 
 fn to_json<T: Serialize>(v: &T) -> Result<Vec<u8>, ApiError> {
@@ -300,7 +190,10 @@ impl IntoParams for ValueParams {
                  (`comparison.break_even.gpu_hour_usd`, `comparison.deltas.total_usd` with `fabric`). \
                  Array elements are also reachable by index (`tco.by_year.0.cost_usd`), though not listed. \
                  An unknown metric gets a 422 listing the valid ones.",
-                metrics::VALUE_METRICS,
+                &metrics::value_metrics()
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>(),
             ),
             extra_param(
                 "fabric",
@@ -478,62 +371,6 @@ pub async fn get_bom(
 }
 
 // ---- GET /v1/value ----
-
-fn is_numeric(v: &Value) -> bool {
-    match v {
-        Value::Number(_) | Value::Null => true,
-        Value::String(s) => s.parse::<rust_decimal::Decimal>().is_ok(),
-        _ => false,
-    }
-}
-
-/// Dotted paths of the numeric leaves under `v` (objects only; arrays are reachable by index
-/// but not listed).
-fn numeric_paths(v: &Value, prefix: &str, out: &mut Vec<String>) {
-    if let Value::Object(m) = v {
-        for (k, child) in m {
-            let path = if prefix.is_empty() {
-                k.clone()
-            } else {
-                format!("{prefix}.{k}")
-            };
-            match child {
-                Value::Object(_) => numeric_paths(child, &path, out),
-                Value::Array(_) => {}
-                leaf if is_numeric(leaf) => out.push(path),
-                _ => {}
-            }
-        }
-    }
-}
-
-/// The metrics `/v1/value` accepts for this plan: a fabric's numeric leaves, the
-/// comparison's, and the uncertainty analysis' (per fabric and plan-wide; a plan without an
-/// analysis gets the default one for an `uncertainty.*` metric).
-fn valid_metrics(fabric: &Value, comparison: Option<&Value>, uncertainty: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    numeric_paths(fabric, "", &mut out);
-    if let Some(c) = comparison {
-        numeric_paths(c, "comparison", &mut out);
-        if let Some(first) = c.get("deltas").and_then(|d| d.get(0)) {
-            numeric_paths(first, "comparison.deltas", &mut out);
-        }
-    }
-    if uncertainty.is_null() {
-        out.extend(
-            metrics::VALUE_METRICS
-                .iter()
-                .filter(|m| m.starts_with("uncertainty."))
-                .map(|m| m.to_string()),
-        );
-    } else {
-        numeric_paths(uncertainty, "uncertainty", &mut out);
-        if let Some(first) = uncertainty.get("fabrics").and_then(|d| d.get(0)) {
-            numeric_paths(first, "uncertainty", &mut out);
-        }
-    }
-    out
-}
 
 /// Walks a comparison path; an array of per-fabric entries (`deltas`) is indexed by fabric
 /// unless the segment is an index.
@@ -754,81 +591,4 @@ pub async fn get_value(
         respond(&req, &tag, "text/plain; charset=utf-8", text.into_bytes()),
         &plan.plan_id,
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::catalog::CatalogSet;
-
-    /// The documented enum and what plans actually hold must not drift apart (two- and
-    /// three-tier plans, all fabrics).
-    #[test]
-    fn documented_metrics_are_exactly_the_numeric_leaves() {
-        let cats = CatalogSet::embedded().expect("embedded catalog");
-        for gpus in [64, 1024, 65_536] {
-            let req: crate::plan::PlanRequest = serde_json::from_value(serde_json::json!({
-                "gpus": gpus, "fabrics": ["infiniband", "roce", "roce_adaptive"],
-                "uncertainty": {"samples": 5}
-            }))
-            .expect("request");
-            let plan = crate::plan::build_plan(&req, &cats).expect("plan");
-            let comparison = serde_json::to_value(plan.comparison.as_ref()).expect("json");
-            let uncertainty = serde_json::to_value(plan.uncertainty.as_ref()).expect("json");
-            for f in &plan.fabrics {
-                let fj = serde_json::to_value(f).expect("json");
-                let mut got = valid_metrics(&fj, Some(&comparison), &uncertainty);
-                got.sort();
-                let mut want: Vec<String> = metrics::VALUE_METRICS
-                    .iter()
-                    .map(|m| m.to_string())
-                    .collect();
-                want.sort();
-                assert_eq!(got, want, "{gpus} GPUs, {:?}", f.fabric);
-            }
-        }
-    }
-
-    #[test]
-    fn accept_prefers_csv_only_when_asked() {
-        let pick = |accept: &str| {
-            let req = actix_web::test::TestRequest::default()
-                .insert_header((header::ACCEPT, accept))
-                .to_http_request();
-            negotiate(&req, None).expect("format")
-        };
-        assert_eq!(pick("text/csv"), Format::Csv);
-        assert_eq!(pick("*/*"), Format::Json);
-        assert_eq!(pick("application/json, text/csv;q=0.5"), Format::Json);
-        assert_eq!(pick("text/csv, application/json;q=0.5"), Format::Csv);
-        assert_eq!(
-            pick("text/html,application/xhtml+xml,*/*;q=0.8"),
-            Format::Json
-        );
-        assert_eq!(pick("text/*"), Format::Csv);
-        assert_eq!(pick("application/json;q=0, text/csv;q=0.1"), Format::Csv);
-        assert_eq!(pick("text/html"), Format::Json);
-        assert_eq!(pick("not a media type"), Format::Json);
-        let none = actix_web::test::TestRequest::default().to_http_request();
-        assert_eq!(negotiate(&none, None).expect("format"), Format::Json);
-    }
-
-    #[test]
-    fn if_none_match_is_typed_and_weak() {
-        let tag = etag("abc");
-        let with = |v: &str| {
-            actix_web::test::TestRequest::default()
-                .insert_header((header::IF_NONE_MATCH, v))
-                .to_http_request()
-        };
-        assert!(matches_if_none_match(&with("\"abc\""), &tag));
-        assert!(matches_if_none_match(&with("W/\"abc\""), &tag));
-        assert!(matches_if_none_match(&with("\"x\", \"abc\""), &tag));
-        assert!(matches_if_none_match(&with("*"), &tag));
-        assert!(!matches_if_none_match(&with("\"abcd\""), &tag));
-        assert!(
-            !matches_if_none_match(&with("abc"), &tag),
-            "unquoted is not a tag"
-        );
-    }
 }
