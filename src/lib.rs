@@ -124,6 +124,7 @@ pub fn build_server(
         sweep_slots: Arc::new(tokio::sync::Semaphore::new(
             api::sheets::sweeps::MAX_CONCURRENT_SWEEPS,
         )),
+        heavy_slots: Arc::new(tokio::sync::Semaphore::new(api::heavy_parallelism())),
     });
     let app = move || {
         App::new()

@@ -35,8 +35,21 @@ pub struct AppState {
     pub plans: Arc<crate::plan::cache::PlanCache>,
     /// Longest a request may take, receipt of the body included.
     pub request_deadline: std::time::Duration,
-    /// Permits for sweeps computing at once (`sheets::sweeps::MAX_CONCURRENT_SWEEPS`).
+    /// Permits for sweeps and analyses admitted at once (`sheets::sweeps::MAX_CONCURRENT_SWEEPS`;
+    /// more get a 503 busy).
     pub sweep_slots: Arc<tokio::sync::Semaphore>,
+    /// Permits for sweeps and analyses *computing* at once: one fewer than the cores (at least
+    /// one), so health checks and single plans always find a core; admitted work beyond it
+    /// waits its turn (within its deadline).
+    pub heavy_slots: Arc<tokio::sync::Semaphore>,
+}
+
+/// How many heavy computations (sweeps, analyses) run at once: the cores less one, at least one.
+pub fn heavy_parallelism() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get().saturating_sub(1))
+        .unwrap_or(1)
+        .max(1)
 }
 
 /// The plan for `req` from the live catalogs (through the memo), with warnings about failing
@@ -72,10 +85,14 @@ pub async fn plan_for(
             .with_retry_after(1)
         })?;
     let until = std::time::Instant::now() + state.request_deadline.mul_f64(0.9);
+    let run = Arc::clone(&state.heavy_slots)
+        .acquire_owned()
+        .await
+        .map_err(|e| ApiError::internal(&e))?;
     let plans = Arc::clone(&state.plans);
     let req = req.clone();
     actix_web::web::block(move || {
-        let _slot = slot;
+        let _slots = (slot, run);
         plans.plan_until(&req, &set, &warnings, Some(until))
     })
     .await

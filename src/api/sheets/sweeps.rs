@@ -12,6 +12,7 @@ use crate::error_code::ErrorCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use actix_web::http::header::EntityTag;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -422,8 +423,14 @@ async fn run_blocking(
     let set = state.catalogs.current();
     let limit = state.request_deadline.mul_f64(0.9);
     let until = Instant::now() + limit;
+    // Computing: at most the cores less one at once (`AppState::heavy_slots`); the wait counts
+    // against the time budget.
+    let computing = Arc::clone(&state.heavy_slots)
+        .acquire_owned()
+        .await
+        .map_err(|e| ApiError::internal(&e))?;
     web::block(move || {
-        let _slot = slot;
+        let _slots = (slot, computing);
         run(base, &checked, &set, Some((until, limit)))
     })
     .await
@@ -456,7 +463,22 @@ const SWEEP_COLUMNS: &[&str] = &[
     "warnings",
 ];
 
-fn render(req: &HttpRequest, format: Format, r: &SweepResult) -> Result<HttpResponse, ApiError> {
+/// The answer, encoded on the blocking thread pool: a 10,000-point sweep is ~30 MB of JSON,
+/// whose encoding and hash take a few hundred ms that must not stall this worker's event loop
+/// (measured by `benches/starve.py`: /healthz waited up to 485 ms behind it).
+async fn render(
+    req: &HttpRequest,
+    format: Format,
+    r: SweepResult,
+) -> Result<HttpResponse, ApiError> {
+    let (body, ct, tag) = web::block(move || encode(format, &r))
+        .await
+        .map_err(|e| ApiError::internal(&e))??;
+    Ok(respond(req, &tag, ct, body))
+}
+
+/// The sweep as JSON or CSV, its content type and entity tag (a hash of the bytes).
+fn encode(format: Format, r: &SweepResult) -> Result<(Vec<u8>, &'static str, EntityTag), ApiError> {
     let (body, ct, suffix) = match format {
         Format::Json => (
             serde_json::to_vec(r).map_err(|e| ApiError::internal(&e))?,
@@ -485,12 +507,7 @@ fn render(req: &HttpRequest, format: Format, r: &SweepResult) -> Result<HttpResp
         .take(16)
         .map(|b| format!("{b:02x}"))
         .collect();
-    Ok(respond(
-        req,
-        &etag(&format!("sweep-{hash}{suffix}")),
-        ct,
-        body,
-    ))
+    Ok((body, ct, etag(&format!("sweep-{hash}{suffix}"))))
 }
 
 const VALUES_PATTERN: &str = "^[0-9.eE+-]+(,[0-9.eE+-]+)*$";
@@ -700,7 +717,7 @@ pub async fn get_sweep(
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
     let result = sweep_from_query(&q, SWEEP_PARAMS, &state).await?;
-    render(&req, format, &result)
+    render(&req, format, result).await
 }
 
 /// Sweep one plan input (JSON body).
@@ -793,7 +810,7 @@ pub async fn post_sweep(
     let result = run_blocking(base, spec, &state)
         .await
         .map_err(prefix_base)?;
-    render(&req, format, &result)
+    render(&req, format, result).await
 }
 
 /// In a POST sweep, plan inputs live under `/base`.
