@@ -15,6 +15,13 @@ use super::source_url::redact_url;
 use super::store::{CatalogStore, FetchOutcome, SourceState, SourceStatus};
 use super::{Catalog, MAX_CATALOG_BYTES};
 
+/// Installs the process's TLS crypto provider, rustls' ring, before any HTTP client is built
+/// (reqwest is built without a provider of its own; Cargo.toml says why). Idempotent.
+pub fn install_tls_provider() {
+    // An error only means a provider is installed already.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// Fetches the remote catalog sources.
 #[derive(Debug, Clone)]
 pub struct Fetcher {
@@ -27,6 +34,7 @@ impl Fetcher {
     /// A fetcher for `urls` (in the store's source order); `timeout` bounds each fetch from
     /// connect to the last body byte.
     pub fn new(urls: Vec<String>, timeout: Duration) -> Result<Fetcher, String> {
+        install_tls_provider();
         let client = reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(5)))

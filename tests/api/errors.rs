@@ -319,6 +319,7 @@ async fn slash_variants_are_404_or_a_redirect_never_405() {
         let res = app.get(path).await;
         assert_problem(res, 404).await;
     }
+    fabric_tco::catalog::remote::install_tls_provider();
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()

@@ -94,10 +94,13 @@ pub async fn spawn_configured(
     tokio::spawn(server);
     TestApp {
         base: format!("http://127.0.0.1:{port}"),
-        client: reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .expect("client"),
+        client: {
+            fabric_tco::catalog::remote::install_tls_provider();
+            reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("client")
+        },
     }
 }
 

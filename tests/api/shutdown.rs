@@ -29,6 +29,7 @@ async fn start_binary(
     }
     let child = cmd.spawn().expect("start the binary");
     let base = format!("http://127.0.0.1:{port}");
+    fabric_tco::catalog::remote::install_tls_provider();
     let client = reqwest::Client::new();
     let up = Instant::now();
     while client.get(format!("{base}/healthz")).send().await.is_err() {
@@ -54,6 +55,7 @@ async fn sigterm_lets_in_flight_requests_finish() {
         Stdio::null,
     )
     .await;
+    fabric_tco::catalog::remote::install_tls_provider();
     let client = reqwest::Client::new();
 
     // Long requests (a 1,000-plan sweep each, ~1 s together in a debug build), all in flight
@@ -157,6 +159,7 @@ async fn json_logs_are_structured_and_carry_no_secret() {
         Stdio::piped,
     )
     .await;
+    fabric_tco::catalog::remote::install_tls_provider();
     let client = reqwest::Client::new();
     let plan: Value = client
         .get(format!(
