@@ -155,8 +155,9 @@ async fn bad_ranges_are_422s_naming_the_input() {
 }
 
 /// An analysis runs off the event loop within the request deadline: a 100,000-sample analysis
-/// with request-level inputs (several seconds in the test build) stops at 90% of a 1 s
-/// deadline with a 503, while /healthz keeps answering meanwhile.
+/// with a request-level input (many seconds in the test build) stops at 90% of a 2 s deadline
+/// with a 503, and /healthz, asked meanwhile on the same single worker, is answered before it.
+/// (Ordering, not a duration: an analysis computed on the event loop would be answered first.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_analysis_stops_at_the_deadline_and_does_not_block_health() {
     let store = std::sync::Arc::new(fabric_tco::catalog::store::CatalogStore::new(
@@ -166,7 +167,7 @@ async fn an_analysis_stops_at_the_deadline_and_does_not_block_health() {
     let app = crate::spawn_configured(
         store,
         fabric_tco::ServerOptions {
-            request_deadline: std::time::Duration::from_secs(1),
+            request_deadline: std::time::Duration::from_secs(2),
             // One worker: an analysis on the event loop would hold every other request.
             workers: Some(1),
             ..Default::default()
@@ -177,24 +178,24 @@ async fn an_analysis_stops_at_the_deadline_and_does_not_block_health() {
         "/v1/plans?gpus=1024&uncertainty.samples=100000&uncertainty.inputs.economics.gpu_hour_usd=1,2,4",
     );
     let client = app.client.clone();
-    let slow = tokio::spawn(async move { client.get(url).send().await.expect("answer") });
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    let t = std::time::Instant::now();
+    let slow = tokio::spawn(async move {
+        let res = client.get(url).send().await.expect("answer");
+        (res, std::time::Instant::now())
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let health = app.get("/healthz").await;
+    let health_done = std::time::Instant::now();
     assert_eq!(health.status(), 200);
-    let health_ms = t.elapsed().as_millis();
-    let res = slow.await.expect("task");
+    let (res, slow_done) = slow.await.expect("task");
     let b = assert_problem(res, 503).await;
     assert_eq!(b["code"], "analysis_too_slow", "{b}");
     assert!(
         b["detail"].as_str().unwrap_or("").contains("fewer samples"),
         "{b}"
     );
-    // Not a timing assertion on the service's speed: /healthz must not have waited for the
-    // analysis (which runs for ~0.9 s); a blocked event loop would hold it that long.
     assert!(
-        health_ms < 300,
-        "healthz waited {health_ms} ms behind an analysis"
+        health_done < slow_done,
+        "/healthz was answered after the analysis"
     );
 }
 

@@ -673,7 +673,7 @@ fn spread(mut v: Vec<Decimal>) -> Result<Spread, PlanError> {
 }
 
 /// Samples between two looks at the clock.
-const CLOCK_EVERY: u32 = 256;
+const CLOCK_EVERY: u32 = 16;
 
 /// Runs the analysis on a prepared plan; past `deadline` it stops with `analysis_too_slow`.
 pub fn analyse(
