@@ -77,3 +77,37 @@ async fn if_none_match_takes_lists_weak_tags_and_a_star() {
         }
     }
 }
+
+/// More `Accept` cases (from a second, independent implementation of this issue): q-values
+/// against wildcards, equal q, upper case, empty and unparsable headers.
+#[tokio::test]
+async fn accept_edge_cases() {
+    let app = spawn_app().await;
+    for (accept, want) in [
+        ("text/csv, application/json;q=0.5", "text/csv"),
+        ("text/*, application/json;q=0.9", "text/csv"),
+        ("text/csv;q=0.8, */*;q=0.9", "application/json"),
+        ("text/csv;q=0.9, */*", "application/json"),
+        ("text/csv;q=0, application/json;q=0.1", "application/json"),
+        ("application/json, text/csv", "application/json"),
+        ("TEXT/CSV", "text/csv"),
+        ("", "application/json"),
+        ("not a media range", "application/json"),
+    ] {
+        let res = with_header(&app, "/v1/plans?gpus=64", "accept", accept).await;
+        assert_eq!(res.status(), 200, "{accept}");
+        let ct = res.headers()["content-type"]
+            .to_str()
+            .expect("ascii")
+            .to_string();
+        assert!(ct.starts_with(want), "Accept: {accept} gave {ct}");
+    }
+    for (accept, want) in [
+        ("image/png;q=0.5, image/svg+xml", "image/svg+xml"),
+        ("*/*", "image/svg+xml"),
+        ("image/*;q=0.9, image/png", "image/png"),
+    ] {
+        let res = with_header(&app, "/v1/charts/cost?gpus=64", "accept", accept).await;
+        assert_eq!(res.headers()["content-type"], want, "Accept: {accept}");
+    }
+}
