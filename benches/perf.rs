@@ -95,5 +95,57 @@ fn bench_plan(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_plan);
+/// A sweep as `GET /v1/sweeps?vary=gpus&from=256&to=16384&steps=64&scale=geometric` runs it
+/// (three fabrics, crossovers bisected to one GPU), without HTTP and JSON: `plan::sweep::run`
+/// over `build_plan`, the request copied per point with its `gpus` replaced.
+fn bench_sweep(c: &mut Criterion) {
+    use fabric_tco::plan::sweep::{self, AxisInput, Domain, Scale, Spec};
+    let Ok(cats) = fabric_tco::catalog::CatalogSet::embedded() else {
+        return;
+    };
+    let Ok(req) = serde_json::from_value::<fabric_tco::plan::PlanRequest>(serde_json::json!({
+        "gpus": 1024, "fabrics": ["infiniband", "roce", "roce_adaptive"]
+    })) else {
+        return;
+    };
+    let domain = Domain {
+        integer: true,
+        contiguous: true,
+        min: 1.0,
+        max: 1_000_000.0,
+    };
+    let Ok(axis) = sweep::axis(
+        AxisInput {
+            name: "gpus".into(),
+            from: Some(256.0),
+            to: Some(16_384.0),
+            steps: Some(64),
+            scale: Scale::Geometric,
+            values: None,
+            suffix: "",
+        },
+        domain,
+    ) else {
+        return;
+    };
+    let Ok(spec) = Spec::new(axis, None) else {
+        return;
+    };
+    let mut group = c.benchmark_group("sweep");
+    group.sample_size(10);
+    group.bench_function("gpus_256_16384_x64_3_fabrics", |b| {
+        b.iter(|| {
+            sweep::run(black_box(&spec), |v, _| {
+                let mut r = req.clone();
+                r.gpus = fabric_tco::plan::request::Gpus::new(v as u32).ok_or(())?;
+                fabric_tco::plan::build_plan(&r, &cats).map_err(|_| ())
+            })
+            .ok()
+            .map(|o| o.rows.len())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_plan, bench_sweep);
 criterion_main!(benches);
