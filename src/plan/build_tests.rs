@@ -34,3 +34,40 @@ fn remembered_sizing_gives_the_same_plans_as_sizing_again() {
         "three requests differ from the one before only in non-sizing inputs"
     );
 }
+
+#[test]
+fn comparison_reasons_read_like_sentences_with_separators_and_bounds() {
+    let cats = CatalogSet::embedded().expect("catalog");
+    let mut beyond = 0;
+    for gpus in [64, 1024, 16_384] {
+        let req: PlanRequest = serde_json::from_value(json!({ "gpus": gpus })).expect("request");
+        let plan = build_plan(&req, &cats).expect("plan");
+        let c = plan.comparison.expect("three fabrics");
+        for r in &c.reasons {
+            assert!(r.chars().next().is_some_and(char::is_uppercase), "{r}");
+            for part in r.split('$').skip(1) {
+                let digits = part.chars().take_while(char::is_ascii_digit).count();
+                assert!(digits <= 3, "money without separators: {r}");
+            }
+        }
+        // The break-even GPU-hour value is within the values a plan accepts, or said not to be.
+        let star = c.break_even.gpu_hour_usd.expect("a break-even");
+        let last = c.reasons.last().expect("reasons");
+        if star > rust_decimal::Decimal::from(crate::cost::GPU_HOUR_USD_MAX) {
+            assert!(
+                last.starts_with("No GPU-hour value from $0 to $1,000.00 per GPU-hour"),
+                "{last}"
+            );
+            beyond += 1;
+        } else {
+            assert!(
+                last.starts_with("Above") || last.starts_with("Below"),
+                "{last}"
+            );
+        }
+    }
+    assert!(
+        beyond > 0,
+        "64 GPUs: the break-even lies beyond $1,000 per GPU-hour"
+    );
+}

@@ -127,6 +127,8 @@ crate::bounded_decimal!(
     /// Value of one GPU-hour.
     GpuHourUsd, 0..=1000, "USD per GPU-hour"
 );
+// The comparison's break-even sentence says "no value up to" this bound.
+const _: () = assert!(GpuHourUsd::MAX_I64 == crate::cost::GPU_HOUR_USD_MAX);
 crate::bounded_decimal!(
     /// A subscription priced per NIC endpoint.
     UsdPerEndpointYear, 0..=100_000, "USD per endpoint per year"
