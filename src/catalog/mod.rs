@@ -128,24 +128,38 @@ impl Catalog {
             fabric_profiles: d.fabric_profiles.len(),
         }
     }
+    /// A priced entry by SKU (switch, NIC, transceiver, cable or licence): its price (`None`
+    /// for a licence without a public price), its range and its provenance.
+    pub fn priced(
+        &self,
+        sku: &str,
+    ) -> Option<(
+        Option<rust_decimal::Decimal>,
+        Option<&PriceRange>,
+        &Provenance,
+    )> {
+        let d = &self.data;
+        let hit = |p, r, prov| Some((Some(p), Some(r), prov));
+        if let Some(x) = d.switches.iter().find(|x| x.sku == sku) {
+            return hit(x.price_usd, &x.price_range_usd, &x.provenance);
+        }
+        if let Some(x) = d.nics.iter().find(|x| x.sku == sku) {
+            return hit(x.price_usd, &x.price_range_usd, &x.provenance);
+        }
+        if let Some(x) = d.transceivers.iter().find(|x| x.sku == sku) {
+            return hit(x.price_usd, &x.price_range_usd, &x.provenance);
+        }
+        if let Some(x) = d.cables.iter().find(|x| x.sku == sku) {
+            return hit(x.price_usd, &x.price_range_usd, &x.provenance);
+        }
+        let l = d.licenses.iter().find(|x| x.sku == sku)?;
+        Some((l.price_usd, l.price_range_usd.as_ref(), &l.provenance))
+    }
+
     /// SKUs whose price is a placeholder (grade P).
     pub fn is_placeholder(&self, sku: &str) -> bool {
-        let d = &self.data;
-        d.switches
-            .iter()
-            .any(|x| x.sku == sku && x.provenance.is_placeholder())
-            || d.nics
-                .iter()
-                .any(|x| x.sku == sku && x.provenance.is_placeholder())
-            || d.transceivers
-                .iter()
-                .any(|x| x.sku == sku && x.provenance.is_placeholder())
-            || d.cables
-                .iter()
-                .any(|x| x.sku == sku && x.provenance.is_placeholder())
-            || d.licenses
-                .iter()
-                .any(|x| x.sku == sku && x.provenance.is_placeholder())
+        self.priced(sku)
+            .is_some_and(|(_, _, prov)| prov.is_placeholder())
     }
 }
 

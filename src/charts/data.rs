@@ -358,18 +358,7 @@ fn lower_first(s: &str) -> String {
 
 /// `1234567` → `1,234,567`.
 pub fn group_thousands(n: i128) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
-    if n < 0 {
-        out.push('-');
-    }
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::cost::money::group_digits(&n.to_string())
 }
 
 /// A USD amount rounded to whole dollars with thousands separators: `$1,234,567`.

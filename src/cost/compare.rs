@@ -246,31 +246,25 @@ fn more_less(delta: Decimal, tail: &str, same: &str, other: &str) -> String {
     }
 }
 
-/// "$2.50": a per-hour rate to cents for sentences.
 /// Highest GPU-hour value a plan accepts, USD (the bound of `economics.gpu_hour_usd`, checked
 /// against the request's `GpuHourUsd` at compile time): a break-even above it is said as "no
 /// value up to $1,000 per GPU-hour".
 pub const GPU_HOUR_USD_MAX: i64 = 1000;
 
-/// A rate in dollars and cents with thousands separators: `$1,234.50`.
+/// A per-hour rate in dollars and cents for sentences, with thousands separators: `$2.50`,
+/// `$1,234.50`.
 fn format_usd_rate(v: Decimal) -> String {
     let mut r = v.round_dp_with_strategy(2, ROUNDING);
     r.rescale(2);
-    let text = r.abs().to_string();
-    let (int, frac) = text.split_once('.').unwrap_or((&text, "00"));
-    let mut grouped = String::with_capacity(int.len() + int.len() / 3);
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
     let sign = if r.is_sign_negative() && !r.is_zero() {
         "-"
     } else {
         ""
     };
-    format!("{sign}${grouped}.{frac}")
+    format!(
+        "{sign}${}",
+        super::money::group_digits(&r.abs().to_string())
+    )
 }
 
 fn break_even(

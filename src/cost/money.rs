@@ -162,6 +162,32 @@ pub(crate) fn check_range(
     }
 }
 
+/// A plain decimal text with its integer digits grouped by commas: `-1234567.5` →
+/// `-1,234,567.5`. The one thousands separator of every sentence, table and chart.
+pub fn group_digits(text: &str) -> String {
+    let (sign, rest) = match text.strip_prefix('-') {
+        Some(r) => ("-", r),
+        None => ("", text),
+    };
+    let (int, frac) = match rest.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (rest, None),
+    };
+    let mut out = String::with_capacity(text.len() + int.len() / 3);
+    out.push_str(sign);
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    out
+}
+
 /// Short human money for sentences: `$1.4M`, `$950K`, `$9.5K`, `$800`, `$2.1B` (absolute value,
 /// the caller says "more" or "less"). Rounded half away from zero; trailing `.0` dropped.
 pub fn format_usd_short(amount: Decimal) -> String {

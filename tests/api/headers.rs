@@ -17,18 +17,10 @@ async fn with_header(
         .expect("request")
 }
 
-#[tokio::test]
-async fn accept_is_ranked_by_q_value_and_specificity() {
-    let app = spawn_app().await;
-    for (accept, want) in [
-        ("text/csv;q=0.5, application/json", "application/json"),
-        ("application/json;q=0.4, text/csv", "text/csv"),
-        ("*/*", "application/json"),
-        ("text/*", "text/csv"),
-        ("application/json;q=0, */*;q=0.1", "text/csv"),
-        ("text/html, */*;q=0.8", "application/json"),
-    ] {
-        let res = with_header(&app, "/v1/plans?gpus=64", "accept", accept).await;
+/// Each `Accept` header gets the representation named beside it (200, that content type).
+async fn assert_picks(app: &crate::TestApp, path: &str, cases: &[(&str, &str)]) {
+    for (accept, want) in cases {
+        let res = with_header(app, path, "accept", accept).await;
         assert_eq!(res.status(), 200, "{accept}");
         let ct = res.headers()["content-type"]
             .to_str()
@@ -36,18 +28,26 @@ async fn accept_is_ranked_by_q_value_and_specificity() {
             .to_string();
         assert!(ct.starts_with(want), "Accept: {accept} gave {ct}");
     }
-    for (accept, want) in [
+}
+
+#[tokio::test]
+async fn accept_is_ranked_by_q_value_and_specificity() {
+    let app = spawn_app().await;
+    let plans = [
+        ("text/csv;q=0.5, application/json", "application/json"),
+        ("application/json;q=0.4, text/csv", "text/csv"),
+        ("*/*", "application/json"),
+        ("text/*", "text/csv"),
+        ("application/json;q=0, */*;q=0.1", "text/csv"),
+        ("text/html, */*;q=0.8", "application/json"),
+    ];
+    assert_picks(&app, "/v1/plans?gpus=64", &plans).await;
+    let charts = [
         ("image/png, image/svg+xml;q=0.5", "image/png"),
         ("image/*", "image/svg+xml"),
         ("image/svg+xml;q=0.2, image/png;q=0.9", "image/png"),
-    ] {
-        let res = with_header(&app, "/v1/charts/cost?gpus=64", "accept", accept).await;
-        let ct = res.headers()["content-type"]
-            .to_str()
-            .expect("ascii")
-            .to_string();
-        assert_eq!(ct, want, "Accept: {accept}");
-    }
+    ];
+    assert_picks(&app, "/v1/charts/cost?gpus=64", &charts).await;
 }
 
 #[tokio::test]
@@ -83,7 +83,7 @@ async fn if_none_match_takes_lists_weak_tags_and_a_star() {
 #[tokio::test]
 async fn accept_edge_cases() {
     let app = spawn_app().await;
-    for (accept, want) in [
+    let plans = [
         ("text/csv, application/json;q=0.5", "text/csv"),
         ("text/*, application/json;q=0.9", "text/csv"),
         ("text/csv;q=0.8, */*;q=0.9", "application/json"),
@@ -93,21 +93,12 @@ async fn accept_edge_cases() {
         ("TEXT/CSV", "text/csv"),
         ("", "application/json"),
         ("not a media range", "application/json"),
-    ] {
-        let res = with_header(&app, "/v1/plans?gpus=64", "accept", accept).await;
-        assert_eq!(res.status(), 200, "{accept}");
-        let ct = res.headers()["content-type"]
-            .to_str()
-            .expect("ascii")
-            .to_string();
-        assert!(ct.starts_with(want), "Accept: {accept} gave {ct}");
-    }
-    for (accept, want) in [
+    ];
+    assert_picks(&app, "/v1/plans?gpus=64", &plans).await;
+    let charts = [
         ("image/png;q=0.5, image/svg+xml", "image/svg+xml"),
         ("*/*", "image/svg+xml"),
         ("image/*;q=0.9, image/png", "image/png"),
-    ] {
-        let res = with_header(&app, "/v1/charts/cost?gpus=64", "accept", accept).await;
-        assert_eq!(res.headers()["content-type"], want, "Accept: {accept}");
-    }
+    ];
+    assert_picks(&app, "/v1/charts/cost?gpus=64", &charts).await;
 }

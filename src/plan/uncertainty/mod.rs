@@ -199,28 +199,11 @@ fn pointer(name: &str) -> String {
     )
 }
 
-/// A catalog SKU's list price and range.
+/// A catalog SKU's list price and range (`None` without a public price).
 fn catalog_price(c: &Catalog, sku: &str) -> Option<(Decimal, Decimal, Decimal)> {
-    let d = &c.data;
-    let of = |p: Decimal, r: &crate::catalog::PriceRange| Some((p, r.low, r.high));
-    if let Some(x) = d.switches.iter().find(|x| x.sku == sku) {
-        return of(x.price_usd, &x.price_range_usd);
-    }
-    if let Some(x) = d.nics.iter().find(|x| x.sku == sku) {
-        return of(x.price_usd, &x.price_range_usd);
-    }
-    if let Some(x) = d.transceivers.iter().find(|x| x.sku == sku) {
-        return of(x.price_usd, &x.price_range_usd);
-    }
-    if let Some(x) = d.cables.iter().find(|x| x.sku == sku) {
-        return of(x.price_usd, &x.price_range_usd);
-    }
-    let l = d.licenses.iter().find(|x| x.sku == sku)?;
-    Some((
-        l.price_usd?,
-        l.price_range_usd.as_ref()?.low,
-        l.price_range_usd.as_ref()?.high,
-    ))
+    let (price, range, _) = c.priced(sku)?;
+    let range = range?;
+    Some((price?, range.low, range.high))
 }
 
 /// The largest price an input may hold, USD (the registry's bound on `prices.overrides`).
@@ -322,12 +305,12 @@ pub fn spec(u: &UncertaintyRequest, prepared: &Prepared) -> Result<Spec, PlanErr
         let unknown =
             |detail: String| PlanError::field(&pointer(name), ErrorCode::UnknownInput, detail);
         if let Some(sku) = name.strip_prefix("prices.list.") {
-            let Some((_, _, _)) = catalog_price(catalog, sku) else {
+            if catalog_price(catalog, sku).is_none() {
                 return Err(unknown(format!(
                     "no priced SKU '{sku}' in catalog '{}'",
                     catalog.id()
                 )));
-            };
+            }
             if r.adjustments.overrides.contains_key(sku) {
                 return Err(unknown(format!(
                     "prices.overrides sets the price of '{sku}', so its list price has no effect; give a range on prices.overrides.{sku} instead"

@@ -3,31 +3,10 @@
 
 use rust_decimal::Decimal;
 
+use crate::cost::money::group_digits as group;
+
 use super::{FabricUncertainty, Target, tornado::Tornado};
 use crate::fabric::Fabric;
-
-/// Groups the integer digits of a plain decimal text with commas: `1234567.5` → `1,234,567.5`.
-fn group(text: &str) -> String {
-    let (sign, rest) = match text.strip_prefix('-') {
-        Some(r) => ("-", r),
-        None => ("", text),
-    };
-    let (int, frac) = match rest.split_once('.') {
-        Some((i, f)) => (i, Some(f)),
-        None => (rest, None),
-    };
-    let mut out = String::with_capacity(text.len() + int.len() / 3);
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    match frac {
-        Some(f) => format!("{sign}{out}.{f}"),
-        None => format!("{sign}{out}"),
-    }
-}
 
 /// A plain number with at most 4 significant digits (whole numbers exact), grouped.
 pub fn number(v: f64) -> String {
