@@ -17,6 +17,7 @@ pub mod perf;
 pub mod plan;
 pub mod report;
 pub mod sizing;
+pub mod table;
 
 use std::net::TcpListener;
 use std::sync::Arc;

@@ -52,8 +52,8 @@ pub async fn post_plan(
     let res = if sheets::negotiate(&req, None)? == Format::Csv {
         HttpResponse::Ok()
             .insert_header(("Cache-Control", "no-store"))
-            .content_type(sheets::csv::TEXT_CSV)
-            .body(sheets::plan_csv(plan)?)
+            .content_type(crate::table::csv::TEXT_CSV)
+            .body(crate::table::plan_csv(plan).map_err(|e| ApiError::internal(&e))?)
     } else {
         HttpResponse::Ok()
             .insert_header(("Cache-Control", "no-store"))

@@ -123,10 +123,20 @@ impl Query {
     /// (unknown, missing) for pairs already checked once (a sweep's base with a new value of an
     /// input it names): serde still refuses unknown names, only the wording is less precise.
     pub fn typed_request(&self, own: &[&str], check_names: bool) -> Result<PlanRequest, ApiError> {
+        self.typed(|k| !k.starts_with('_') && !own.contains(&k), check_names)
+    }
+
+    /// The pairs whose names `keep` selects, typed as `T` through the same `Deserialize`
+    /// impls, shape check (`check_names`) and `validate` as a JSON body of `T`; errors name
+    /// the query parameter.
+    pub fn typed<T>(&self, keep: impl Fn(&str) -> bool, check_names: bool) -> Result<T, ApiError>
+    where
+        T: serde::de::DeserializeOwned + validator::Validate + crate::api::shape::Shaped,
+    {
         let node = Node::build(
             self.pairs
                 .iter()
-                .filter(|(k, _)| !k.starts_with('_') && !own.contains(&k.as_str()))
+                .filter(|(k, _)| keep(k))
                 .map(|(k, v)| (k.as_str(), v.as_str())),
         )
         .map_err(|c| {
@@ -137,12 +147,9 @@ impl Query {
             )
         })?;
         if check_names {
-            use crate::api::shape::Shaped;
-            PlanRequest::shape()
-                .check(&node.structure())
-                .map_err(name_params)?;
+            T::shape().check(&node.structure()).map_err(name_params)?;
         }
-        let req = match serde_path_to_error::deserialize::<_, PlanRequest>(&node) {
+        let req = match serde_path_to_error::deserialize::<_, T>(&node) {
             Ok(r) => r,
             Err(e) => {
                 let pointer = crate::api::extract::path_to_pointer(e.path());
@@ -274,26 +281,38 @@ fn schema_of(kind: Kind) -> Schema {
 pub fn plan_parameters() -> Vec<Parameter> {
     plan_params()
         .iter()
-        .filter_map(|s| {
-            let schema: RefOr<Schema> = serde_json::from_value(s.schema.clone()).ok()?;
-            let mut prm = ParameterBuilder::new()
-                .name(&s.name)
-                .parameter_in(ParameterIn::Query)
-                .required(if s.required {
-                    Required::True
-                } else {
-                    Required::False
-                })
-                .description(Some(&s.doc))
-                .schema(Some(schema))
-                .build();
-            if s.schema.get("type") == Some(&Value::from("array")) {
-                prm.style = Some(ParameterStyle::Form);
-                prm.explode = Some(true);
-            }
-            Some(prm)
-        })
+        .filter_map(|s| param_from_schema(&s.name, s.required, &s.doc, s.schema.clone()))
         .collect()
+}
+
+/// A query parameter with a body field's JSON schema; a list is repeated or comma-separated.
+pub fn param_from_schema(
+    name: &str,
+    required: bool,
+    doc: &str,
+    schema: Value,
+) -> Option<Parameter> {
+    let list = match schema.get("type") {
+        Some(Value::Array(types)) => types.contains(&Value::from("array")),
+        t => t == Some(&Value::from("array")),
+    };
+    let schema: RefOr<Schema> = serde_json::from_value(schema).ok()?;
+    let mut prm = ParameterBuilder::new()
+        .name(name)
+        .parameter_in(ParameterIn::Query)
+        .required(if required {
+            Required::True
+        } else {
+            Required::False
+        })
+        .description(Some(doc))
+        .schema(Some(schema))
+        .build();
+    if list {
+        prm.style = Some(ParameterStyle::Form);
+        prm.explode = Some(true);
+    }
+    Some(prm)
 }
 
 /// An OpenAPI query parameter for a non-plan input.

@@ -4,16 +4,12 @@
 //! and planning as `POST /v1/plans`. Every read answers GET and HEAD with `Cache-Control:
 //! no-store`, an `ETag` per representation and `304` on a matching `If-None-Match`.
 
-pub mod csv;
-pub mod metrics;
 pub mod sweeps;
 
 use crate::error_code::ErrorCode;
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use serde::Serialize;
-use serde_json::Value;
+use utoipa::IntoParams;
 use utoipa::openapi::path::{Parameter, ParameterIn};
-use utoipa::{IntoParams, ToSchema};
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::AppState;
@@ -21,9 +17,10 @@ pub use super::conneg::{Format, etag, negotiate, respond};
 use super::error::{ApiError, Problem, QueryProblems};
 use super::middleware::with_plan_id;
 use crate::fabric::Fabric;
-use crate::plan::{CatalogRef, Plan};
-use csv::{Csv, TEXT_CSV};
-use metrics::valid_metrics;
+use crate::plan::Plan;
+use crate::table::csv::TEXT_CSV;
+use crate::table::metrics::{self, FabricChoice};
+use crate::table::{BomSheet, bom_csv, bom_sheet, plan_csv};
 /// The own (non-plan) parameter of `GET /v1/plans` and `/v1/plans/bom`.
 const FORMAT_ONLY: &[&str] = &["format"];
 
@@ -38,129 +35,6 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(get_value)
         .service(sweeps::get_sweep)
         .service(sweeps::post_sweep);
-}
-
-fn to_json<T: Serialize>(v: &T) -> Result<Vec<u8>, ApiError> {
-    serde_json::to_vec(v).map_err(|e| ApiError::internal(&e))
-}
-
-fn to_value<T: Serialize>(v: &T) -> Result<Value, ApiError> {
-    serde_json::to_value(v).map_err(|e| ApiError::internal(&e))
-}
-
-// ---- plan CSV ----
-
-/// Columns of the plan CSV: dotted paths into a fabric's result (the same names `/v1/value`
-/// takes as `metric`), then the plan-level columns.
-pub const PLAN_COLUMNS: &[&str] = &[
-    "fabric",
-    "feasible",
-    "infeasible_reason",
-    "nic_sku",
-    "topology.design",
-    "topology.tiers",
-    "topology.planes",
-    "topology.switch_sku",
-    "topology.leaf_switches",
-    "topology.spine_switches",
-    "topology.core_switches",
-    "topology.links.node_leaf",
-    "topology.links.leaf_spine",
-    "topology.links.spine_core",
-    "capex.nics_usd",
-    "capex.switches_usd",
-    "capex.optics_usd",
-    "capex.cables_usd",
-    "capex.licenses_usd",
-    "capex.total_usd",
-    "opex_per_year.power_usd",
-    "opex_per_year.support_usd",
-    "opex_per_year.staff_usd",
-    "opex_per_year.licenses_usd",
-    "opex_per_year.spares_usd",
-    "opex_per_year.total_usd",
-    "tco.years",
-    "tco.total_usd",
-    "performance.allreduce_time_us",
-    "performance.busbw_gbytes_per_s",
-    "performance.exposed_comm_ms",
-    "performance.step_time_ms",
-    "performance.gpu_idle_fraction",
-    "gpu_idle.cost_per_year_usd",
-    "gpu_idle.cost_total_usd",
-    "total_cost_usd",
-];
-
-/// The uncertainty analysis' per-fabric columns (present when the plan carries an analysis):
-/// probability of being cheapest, expected regret, and mean and percentiles of each amount.
-pub const UNCERTAINTY_COLUMNS: &[&str] = &[
-    "uncertainty.probability_cheapest",
-    "uncertainty.expected_regret_usd",
-    "uncertainty.total_usd.mean",
-    "uncertainty.total_usd.p5",
-    "uncertainty.total_usd.p50",
-    "uncertainty.total_usd.p95",
-    "uncertainty.tco_usd.mean",
-    "uncertainty.tco_usd.p5",
-    "uncertainty.tco_usd.p50",
-    "uncertainty.tco_usd.p95",
-    "uncertainty.capex_usd.mean",
-    "uncertainty.capex_usd.p5",
-    "uncertainty.capex_usd.p50",
-    "uncertainty.capex_usd.p95",
-    "uncertainty.gpu_idle_usd.mean",
-    "uncertainty.gpu_idle_usd.p5",
-    "uncertainty.gpu_idle_usd.p50",
-    "uncertainty.gpu_idle_usd.p95",
-];
-
-/// The per-fabric summary of a plan as CSV (header + one row per fabric); with an
-/// uncertainty analysis, its [`UNCERTAINTY_COLUMNS`] follow the plan's (empty for an
-/// infeasible fabric).
-pub fn plan_csv(plan: &Plan) -> Result<String, ApiError> {
-    let mut header: Vec<&str> = PLAN_COLUMNS.to_vec();
-    let analysis = match &plan.uncertainty {
-        Some(u) => Some(to_value(&u.fabrics)?),
-        None => None,
-    };
-    if analysis.is_some() {
-        header.extend(UNCERTAINTY_COLUMNS);
-    }
-    header.extend([
-        "cheapest",
-        "catalog.id",
-        "catalog.version",
-        "plan_id",
-        "warnings",
-    ]);
-    let mut out = Csv::new(&header);
-    let cheapest = plan.comparison.as_ref().map(|c| c.cheapest_fabric);
-    for f in &plan.fabrics {
-        let v = to_value(f)?;
-        let mut row: Vec<Value> = PLAN_COLUMNS
-            .iter()
-            .map(|c| csv::dig(&v, c).cloned().unwrap_or(Value::Null))
-            .collect();
-        if let Some(entries) = analysis.as_ref().and_then(Value::as_array) {
-            let entry = entries.iter().find(|e| e["fabric"] == f.fabric.as_str());
-            row.extend(UNCERTAINTY_COLUMNS.iter().map(|c| {
-                entry
-                    .and_then(|e| csv::dig(e, c.trim_start_matches("uncertainty.")))
-                    .cloned()
-                    .unwrap_or(Value::Null)
-            }));
-        }
-        // An infeasible fabric has empty cost cells, its reason, and is never the cheapest.
-        row.push(Value::Bool(
-            f.feasible && cheapest.is_none_or(|c| c == f.fabric),
-        ));
-        row.push(Value::String(plan.catalog.id.clone()));
-        row.push(Value::String(plan.catalog.version.clone()));
-        row.push(Value::String(plan.plan_id.clone()));
-        row.push(Value::String(plan.warnings.join("; ")));
-        out.row(row);
-    }
-    Ok(out.finish())
 }
 
 // ---- OpenAPI parameter sets ----
@@ -249,69 +123,15 @@ pub async fn get_plan(
             &req,
             &etag(&format!("{}-csv", cached.tag)),
             TEXT_CSV,
-            plan_csv(plan)?.into_bytes(),
+            plan_csv(plan)
+                .map_err(|e| ApiError::internal(&e))?
+                .into_bytes(),
         ),
     };
     Ok(with_plan_id(res, &plan.plan_id))
 }
 
 // ---- GET /v1/plans/bom ----
-
-/// One bill-of-materials line of one fabric: the plan's BOM line with its fabric.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct BomRow {
-    /// The fabric this line belongs to.
-    pub fabric: Fabric,
-    /// The line, as the plan's `bom[]` holds it.
-    #[serde(flatten)]
-    pub line: crate::plan::BomLineOut,
-}
-
-/// The bill of materials of a plan, one row per fabric and line.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct BomSheet {
-    /// The plan's id (as `POST /v1/plans` would give).
-    pub plan_id: String,
-    /// The catalog that priced it.
-    pub catalog: CatalogRef,
-    /// One row per fabric and BOM line.
-    pub rows: Vec<BomRow>,
-}
-
-/// CSV columns of the BOM.
-pub const BOM_COLUMNS: &[&str] = &[
-    "fabric",
-    "sku",
-    "vendor",
-    "category",
-    "description",
-    "quantity",
-    "unit",
-    "unit_price_usd",
-    "extended_price_usd",
-    "power_w",
-    "extended_power_w",
-    "placeholder_price",
-    "source",
-];
-
-fn bom_sheet(plan: &Plan) -> BomSheet {
-    let rows = plan
-        .fabrics
-        .iter()
-        .flat_map(|f| {
-            f.bom.iter().flatten().map(move |l| BomRow {
-                fabric: f.fabric,
-                line: l.clone(),
-            })
-        })
-        .collect();
-    BomSheet {
-        plan_id: plan.plan_id.clone(),
-        catalog: plan.catalog.clone(),
-        rows,
-    }
-}
 
 /// Bill of materials from query parameters (spreadsheets).
 ///
@@ -342,61 +162,25 @@ pub async fn get_bom(
     let cached = plan_from_query(&q, FORMAT_ONLY, &state).await?;
     let plan = &cached.plan;
     let sheet = bom_sheet(plan);
+    let internal = |e: serde_json::Error| ApiError::internal(&e);
     let res = match format {
         Format::Json => respond(
             &req,
             &etag(&format!("{}-bom", cached.tag)),
             "application/json",
-            to_json(&sheet)?,
+            serde_json::to_vec(&sheet).map_err(internal)?,
         ),
-        Format::Csv => {
-            let mut out = Csv::new(BOM_COLUMNS);
-            for r in &sheet.rows {
-                let v = to_value(r)?;
-                out.row(
-                    BOM_COLUMNS
-                        .iter()
-                        .map(|c| csv::dig(&v, c).cloned().unwrap_or(Value::Null)),
-                );
-            }
-            respond(
-                &req,
-                &etag(&format!("{}-bom-csv", cached.tag)),
-                TEXT_CSV,
-                out.finish().into_bytes(),
-            )
-        }
+        Format::Csv => respond(
+            &req,
+            &etag(&format!("{}-bom-csv", cached.tag)),
+            TEXT_CSV,
+            bom_csv(&sheet).map_err(internal)?.into_bytes(),
+        ),
     };
     Ok(with_plan_id(res, &plan.plan_id))
 }
 
 // ---- GET /v1/value ----
-
-/// Walks a comparison path; an array of per-fabric entries (`deltas`) is indexed by fabric
-/// unless the segment is an index.
-fn dig_comparison<'a>(c: &'a Value, path: &str, fabric: Option<Fabric>) -> Option<&'a Value> {
-    path.split('.').try_fold(c, |cur, seg| match cur {
-        Value::Array(a) => match seg.parse::<usize>() {
-            Ok(i) => a.get(i),
-            Err(_) => {
-                let f = fabric?;
-                a.iter().find(|e| e["fabric"] == f.as_str())?.get(seg)
-            }
-        },
-        other => other.get(seg),
-    })
-}
-
-fn plain_number(v: &Value) -> Option<String> {
-    match v {
-        Value::Number(n) => Some(csv::number(n)),
-        Value::String(s) => s
-            .parse::<rust_decimal::Decimal>()
-            .ok()
-            .map(|d| d.to_string()),
-        _ => None,
-    }
-}
 
 /// One number from a plan, as bare text (spreadsheets).
 ///
@@ -433,12 +217,10 @@ pub async fn get_value(
         })?
         .to_string();
     // `fabric=cheapest` reads the fabric the comparison recommends (cheapest total cost).
-    let asked = q.single("fabric")?;
-    let cheapest = asked.is_some_and(|f| f.eq_ignore_ascii_case("cheapest"));
-    let fabric = match asked {
-        None => None,
-        Some(_) if cheapest => None,
-        Some(f) => Some(Fabric::parse(f).ok_or_else(|| {
+    let choice = match q.single("fabric")? {
+        None => FabricChoice::Unnamed,
+        Some(f) if f.eq_ignore_ascii_case("cheapest") => FabricChoice::Cheapest,
+        Some(f) => FabricChoice::Named(Fabric::parse(f).ok_or_else(|| {
             ApiError::field(
                 "/fabric",
                 ErrorCode::UnknownValue,
@@ -454,133 +236,15 @@ pub async fn get_value(
     }
     let cached = plan_from_query(&q, &["metric", "fabric"], &state).await?;
     let plan = &cached.plan;
-    let fabric = if cheapest {
-        Some(
-            plan.comparison
-                .as_ref()
-                .map(|c| c.cheapest_fabric)
-                .or_else(|| plan.fabrics.first().map(|f| f.fabric))
-                .ok_or_else(|| {
-                    ApiError::field("/fabric", ErrorCode::NotInPlan, "the plan has no fabric")
-                })?,
-        )
-    } else {
-        fabric
-    };
     // The plan as a JSON tree, built once per remembered plan (not per request).
     let tree = cached.tree().map_err(|e| ApiError::internal(&e))?;
-    let comparison = tree.get("comparison").filter(|c| !c.is_null());
-    let fabric_json = match fabric {
-        Some(f) => match plan.fabrics.iter().position(|p| p.fabric == f) {
-            Some(i) => Some(&tree["fabrics"][i]),
-            None => {
-                return Err(ApiError::field(
-                    "/fabric",
-                    ErrorCode::NotInPlan,
-                    format!(
-                        "query parameter 'fabric': {} is not among the planned fabrics (see 'fabrics')",
-                        f.as_str()
-                    ),
-                ));
-            }
-        },
-        None => None,
-    };
-    let uncertainty = &tree["uncertainty"];
-    let unknown = |sample: &Value| {
-        let valid = valid_metrics(sample, comparison, uncertainty);
-        ApiError::field(
-            "/metric",
-            ErrorCode::UnknownMetric,
-            format!("query parameter 'metric': unknown metric '{metric}'; extra.valid_metrics lists the valid ones"),
-        )
-        .with_extra(serde_json::json!({ "valid_metrics": valid }))
-    };
-    // A fabric's tree, to list the valid metrics in an error.
-    let sample = fabric_json.unwrap_or(&tree["fabrics"][0]);
-    let found = if let Some(rest) = metric.strip_prefix("uncertainty.") {
-        // Per fabric (`probability_cheapest`, `total_usd.p95`, …) or plan-wide (`samples`,
-        // `gap_at_modes_usd`).
-        let first = rest.split('.').next().unwrap_or("");
-        let entries = uncertainty["fabrics"].as_array();
-        let per_fabric = entries
-            .and_then(|e| e.first())
-            .is_some_and(|e| e.get(first).is_some());
-        if per_fabric {
-            let Some(f) = fabric else {
-                return Err(ApiError::field(
-                    "/fabric",
-                    ErrorCode::Required,
-                    format!("query parameter 'fabric' is required for metric '{metric}'"),
-                ));
-            };
-            let entry = entries
-                .into_iter()
-                .flatten()
-                .find(|e| e["fabric"] == f.as_str())
-                .ok_or_else(|| {
-                    ApiError::field(
-                        "/fabric",
-                        ErrorCode::NotInPlan,
-                        format!(
-                            "query parameter 'fabric': {} is not among the analysed (feasible) fabrics",
-                            f.as_str()
-                        ),
-                    )
-                })?;
-            csv::dig(entry, rest)
-        } else {
-            csv::dig(uncertainty, rest)
+    let (text, fabric) = metrics::value(plan, tree, &metric, choice).map_err(|e| {
+        let err = ApiError::from(e.error);
+        match e.valid_metrics {
+            Some(valid) => err.with_extra(serde_json::json!({ "valid_metrics": valid })),
+            None => err,
         }
-    } else if let Some(rest) = metric.strip_prefix("comparison.") {
-        let Some(c) = comparison else {
-            return Err(ApiError::field(
-                "/metric",
-                ErrorCode::NoComparison,
-                "query parameter 'metric': a comparison needs at least two fabrics",
-            ));
-        };
-        let found = dig_comparison(c, rest, fabric);
-        if found.is_none()
-            && fabric.is_none()
-            && c.get(rest.split('.').next().unwrap_or(""))
-                .is_some_and(Value::is_array)
-        {
-            return Err(ApiError::field(
-                "/fabric",
-                ErrorCode::Required,
-                format!("query parameter 'fabric' is required for metric '{metric}'"),
-            ));
-        }
-        found
-    } else {
-        let Some(fj) = fabric_json else {
-            return Err(ApiError::field(
-                "/fabric",
-                ErrorCode::Required,
-                format!("query parameter 'fabric' is required for metric '{metric}'"),
-            ));
-        };
-        csv::dig(fj, &metric)
-    };
-    let Some(found) = found else {
-        return Err(unknown(sample));
-    };
-    let Some(text) = plain_number(found) else {
-        let what = if found.is_null() {
-            "has no value in this plan"
-        } else {
-            "is not a number"
-        };
-        return Err(ApiError::field(
-            "/metric",
-            ErrorCode::NotNumeric,
-            format!("query parameter 'metric': '{metric}' {what}"),
-        )
-        .with_extra(
-            serde_json::json!({ "valid_metrics": valid_metrics(sample, comparison, uncertainty) }),
-        ));
-    };
+    })?;
     let tag = etag(&format!(
         "{}-value-{}-{}",
         cached.tag,

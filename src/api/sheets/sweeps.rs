@@ -21,28 +21,30 @@ use utoipa::openapi::path::{Parameter, ParameterIn};
 use utoipa::{IntoParams, ToSchema};
 use validator::Validate;
 
-use super::csv::{Csv, TEXT_CSV};
 use super::{Format, etag, negotiate, respond};
 use crate::api::AppState;
 use crate::api::error::{ApiError, BodyProblems, Problem, QueryProblems};
 use crate::api::extract::ValidJson;
 use crate::api::query::{
-    Kind, Numeric, ParamSpec, Query, enum_param, extra_param, format_param, name_params,
-    pattern_param, plan_parameters, pointer_of, request_from_json,
+    self, Numeric, ParamSpec, Query, format_param, name_params, plan_parameters, pointer_of,
+    request_from_json,
 };
 use crate::catalog::CatalogSet;
 use crate::plan::sweep::{
     self, Axis, AxisInput, Crossover, Domain, RunError, Scale, Spec, SweepError, SweepRow,
 };
 use crate::plan::{self, PlanRequest};
+use crate::table::csv::TEXT_CSV;
 
 /// A sweep: a base plan request and the input to vary.
 #[derive(Debug, Clone, Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"base": {"gpus": 1024, "fabrics": ["infiniband", "roce"]}, "vary": "gpus", "from": 256, "to": 16384, "steps": 8, "scale": "geometric"}))]
 pub struct SweepRequest {
-    /// The plan request every value starts from (its value of `vary` is replaced).
-    #[schema(value_type = PlanRequest)]
+    /// The plan request every value starts from (its value of `vary` is replaced). In
+    /// `GET /v1/sweeps` the plan inputs are the other query parameters.
+    #[serde(default)]
+    #[schema(value_type = PlanRequest, required = true)]
     pub base: Value,
     /// The numeric plan input to vary, by its query-parameter name (`gpus`,
     /// `economics.years`, `economics.gpu_hour_usd`, `topology.oversubscription`, …).
@@ -112,11 +114,19 @@ pub struct SweepResult {
     pub plans_computed: usize,
 }
 
-/// The own (non-plan) parameters of `GET /v1/sweeps`.
-const SWEEP_PARAMS: &[&str] = &[
-    "vary", "from", "to", "steps", "scale", "values", "vary2", "from2", "to2", "steps2", "scale2",
-    "values2", "format",
-];
+/// The sweep's own query parameters: `SweepRequest`'s fields but `base`.
+fn own_params() -> &'static [String] {
+    static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        use crate::api::shape::Shaped;
+        let props = SweepRequest::shape().root()["properties"].as_object();
+        props
+            .into_iter()
+            .flat_map(|m| m.keys().cloned())
+            .filter(|k| k != "base")
+            .collect()
+    })
+}
 
 /// A numeric plan input, by name, from the parameters derived from the request schema.
 fn numeric_spec(name: &str) -> Option<&'static ParamSpec> {
@@ -451,18 +461,6 @@ fn json_value_out(kind: &Numeric, v: f64) -> Value {
     }
 }
 
-const SWEEP_COLUMNS: &[&str] = &[
-    "fabric",
-    "total_cost_usd",
-    "capex_usd",
-    "tco_usd",
-    "gpu_idle_fraction",
-    "gpu_idle_cost_usd",
-    "cheapest",
-    "plan_id",
-    "warnings",
-];
-
 /// The answer, encoded on the blocking thread pool: a 10,000-point sweep is ~30 MB of JSON,
 /// whose encoding and hash take a few hundred ms that must not stall this worker's event loop
 /// (measured by `benches/starve.py`: /healthz waited up to 485 ms behind it).
@@ -485,22 +483,11 @@ fn encode(format: Format, r: &SweepResult) -> Result<(Vec<u8>, &'static str, Ent
             "application/json",
             "",
         ),
-        Format::Csv => {
-            let mut header = vec![r.vary.as_str()];
-            if let Some(v2) = &r.vary2 {
-                header.push(v2.as_str());
-            }
-            header.extend_from_slice(SWEEP_COLUMNS);
-            let mut out = Csv::new(&header);
-            for row in &r.rows {
-                out.row(
-                    header
-                        .iter()
-                        .map(|c| row.get(*c).cloned().unwrap_or(Value::Null)),
-                );
-            }
-            (out.finish().into_bytes(), TEXT_CSV, "-csv")
-        }
+        Format::Csv => (
+            crate::table::sweep_csv(&r.vary, r.vary2.as_deref(), &r.rows).into_bytes(),
+            TEXT_CSV,
+            "-csv",
+        ),
     };
     let hash: String = Sha256::digest(&body)
         .iter()
@@ -510,88 +497,41 @@ fn encode(format: Format, r: &SweepResult) -> Result<(Vec<u8>, &'static str, Ent
     Ok((body, ct, etag(&format!("sweep-{hash}{suffix}"))))
 }
 
-const VALUES_PATTERN: &str = "^[0-9.eE+-]+(,[0-9.eE+-]+)*$";
-
-/// Query parameters of `GET /v1/sweeps`.
+/// Query parameters of `GET /v1/sweeps`: the fields of [`SweepRequest`] but `base` (each
+/// with its body schema; `vary` and `vary2` list the numeric plan inputs), `format`, and every
+/// plan input.
 pub struct SweepParams;
 
 impl IntoParams for SweepParams {
     fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        let inputs = numeric_names();
-        let mut v = vec![
-            enum_param(
-                "vary",
-                true,
-                "The numeric plan input to vary, by its parameter name.",
-                &inputs,
-            ),
-            extra_param(
-                "from",
-                false,
-                "First value of the range.",
-                Kind::Float(-1e12, 1e12),
-            ),
-            extra_param(
-                "to",
-                false,
-                "Last value of the range.",
-                Kind::Float(-1e12, 1e12),
-            ),
-            extra_param(
-                "steps",
-                false,
-                "Values in the range, 2–10000. Default 8.",
-                Kind::Int(2, 10_000),
-            ),
-            extra_param(
-                "scale",
-                false,
-                "`linear` (default) or `geometric`.",
-                Kind::Enum(&["linear", "geometric"]),
-            ),
-            pattern_param(
-                "values",
-                "Explicit comma-separated values instead of a range (`256,512,1024`).",
-                VALUES_PATTERN,
-                8000,
-            ),
-            enum_param(
-                "vary2",
-                false,
-                "A second numeric plan input, for a grid (every value of `vary` at every value of `vary2`; at most 10,000 points). Its values come from `from2`, `to2`, `steps2`, `scale2` or `values2`, like the first.",
-                &inputs,
-            ),
-            extra_param(
-                "from2",
-                false,
-                "First value of the second input's range.",
-                Kind::Float(-1e12, 1e12),
-            ),
-            extra_param(
-                "to2",
-                false,
-                "Last value of the second input's range.",
-                Kind::Float(-1e12, 1e12),
-            ),
-            extra_param(
-                "steps2",
-                false,
-                "Values in the second range, 2–10000. Default 8.",
-                Kind::Int(2, 10_000),
-            ),
-            extra_param(
-                "scale2",
-                false,
-                "`linear` (default) or `geometric`, for the second range.",
-                Kind::Enum(&["linear", "geometric"]),
-            ),
-            pattern_param(
-                "values2",
-                "Explicit comma-separated values of the second input.",
-                VALUES_PATTERN,
-                8000,
-            ),
-        ];
+        use crate::api::shape::Shaped;
+        let root = SweepRequest::shape().root();
+        let required = |k: &str| {
+            root["required"]
+                .as_array()
+                .is_some_and(|r| r.iter().any(|n| n == k))
+        };
+        let inputs: Value = numeric_names().into();
+        let mut v: Vec<Parameter> = root["properties"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| *k != "base")
+            .filter_map(|(k, prop)| {
+                let mut docs = Vec::new();
+                let mut schema = if k.starts_with("vary") {
+                    docs.extend(prop["description"].as_str().map(str::to_string));
+                    serde_json::json!({"type": "string", "enum": inputs})
+                } else {
+                    crate::api::shape::resolve(SweepRequest::shape().components(), prop, &mut docs)
+                        .clone()
+                };
+                if let Some(m) = schema.as_object_mut() {
+                    m.remove("description");
+                }
+                query::param_from_schema(k, required(k), &docs.join(" "), schema)
+            })
+            .collect();
         v.push(format_param());
         for mut p in plan_parameters() {
             p.required = utoipa::openapi::Required::False;
@@ -601,86 +541,45 @@ impl IntoParams for SweepParams {
     }
 }
 
-/// One axis from the query (`vary`, `from`, … with `suffix` `""`, or `vary2`, `from2`, … with
-/// `"2"`); `None` when its `vary` is absent.
-fn axis_from_query(q: &Query, suffix: &'static str) -> Result<Option<AxisInput>, ApiError> {
-    let name = |n: &str| format!("{n}{suffix}");
-    let Some(vary) = q.single(&name("vary"))? else {
-        for other in ["from", "to", "steps", "scale", "values"] {
-            if q.single(&name(other))?.is_some() {
-                return Err(orphan(&name("vary"), &name(other)));
-            }
-        }
-        return Ok(None);
-    };
-    let scale = match q.single(&name("scale"))? {
-        None | Some("linear") => Scale::Linear,
-        Some("geometric") => Scale::Geometric,
-        Some(other) => {
+/// The sweep's axes as the client gave them (GET parameters or POST body): each `vary` must
+/// name a numeric plan input, and a second range needs its `vary2`.
+fn axes(b: &SweepRequest) -> Result<Checked, ApiError> {
+    if b.vary2.is_none() {
+        let given = [
+            ("from2", b.from2.is_some()),
+            ("to2", b.to2.is_some()),
+            ("steps2", b.steps2.is_some()),
+            ("scale2", b.scale2.is_some()),
+            ("values2", b.values2.is_some()),
+        ];
+        if let Some((name, _)) = given.iter().find(|(_, g)| *g) {
             return Err(bad(
-                &name("scale"),
-                format!(
-                    "'{}' must be linear or geometric (got '{other}')",
-                    name("scale")
-                ),
+                "vary2",
+                format!("'{name}' is given but 'vary2' is not: name the input to vary"),
             ));
         }
-    };
-    let steps = match q.single(&name("steps"))? {
-        None => None,
-        Some(s) => Some(s.parse::<u32>().map_err(|_| {
-            bad(
-                &name("steps"),
-                format!("'{}' must be an integer between 2 and 10000", name("steps")),
-            )
-        })?),
-    };
-    let values = match q.single(&name("values"))? {
-        None => None,
-        Some(s) => Some(
-            s.split(',')
-                .map(str::trim)
-                .filter(|x| !x.is_empty())
-                .map(|x| {
-                    x.parse::<f64>().map_err(|_| {
-                        bad(
-                            &name("values"),
-                            format!("'{x}' in '{}' is not a number", name("values")),
-                        )
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
-    Ok(Some(AxisInput {
-        name: vary.to_string(),
-        from: parse_f64(q, &name("from"))?,
-        to: parse_f64(q, &name("to"))?,
-        steps,
-        scale,
-        values,
-        suffix,
-    }))
-}
-
-/// A range parameter given without the input it ranges over.
-fn orphan(vary: &str, given: &str) -> ApiError {
-    bad(
-        vary,
-        format!("'{given}' is given but '{vary}' is not: name the input to vary"),
-    )
-}
-
-fn parse_f64(q: &Query, name: &str) -> Result<Option<f64>, ApiError> {
-    match q.single(name)? {
-        None => Ok(None),
-        Some(s) => s
-            .parse::<f64>()
-            .ok()
-            .filter(|f| f.is_finite())
-            .map(Some)
-            .ok_or_else(|| bad(name, format!("query parameter '{name}' must be a number"))),
     }
+    let second = b.vary2.clone().map(|vary| AxisInput {
+        name: vary,
+        from: b.from2,
+        to: b.to2,
+        steps: b.steps2,
+        scale: b.scale2.unwrap_or_default(),
+        values: b.values2.clone(),
+        suffix: "2",
+    });
+    spec(
+        AxisInput {
+            name: b.vary.clone(),
+            from: b.from,
+            to: b.to,
+            steps: b.steps,
+            scale: b.scale.unwrap_or_default(),
+            values: b.values.clone(),
+            suffix: "",
+        },
+        second,
+    )
 }
 
 /// Sweep one plan input from query parameters (spreadsheets, charts).
@@ -716,7 +615,7 @@ pub async fn get_sweep(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
-    let result = sweep_from_query(&q, SWEEP_PARAMS, &state).await?;
+    let result = sweep_from_query(&q, &["format"], &state).await?;
     render(&req, format, result).await
 }
 
@@ -755,39 +654,7 @@ pub async fn post_sweep(
             "'base' must be a plan request object",
         ));
     }
-    if b.vary2.is_none() {
-        let given = [
-            ("from2", b.from2.is_some()),
-            ("to2", b.to2.is_some()),
-            ("steps2", b.steps2.is_some()),
-            ("scale2", b.scale2.is_some()),
-            ("values2", b.values2.is_some()),
-        ];
-        if let Some((name, _)) = given.iter().find(|(_, g)| *g) {
-            return Err(orphan("vary2", name));
-        }
-    }
-    let second = b.vary2.map(|vary| AxisInput {
-        name: vary,
-        from: b.from2,
-        to: b.to2,
-        steps: b.steps2,
-        scale: b.scale2.unwrap_or_default(),
-        values: b.values2,
-        suffix: "2",
-    });
-    let spec = spec(
-        AxisInput {
-            name: b.vary,
-            from: b.from,
-            to: b.to,
-            steps: b.steps,
-            scale: b.scale.unwrap_or_default(),
-            values: b.values,
-            suffix: "",
-        },
-        second,
-    )?;
+    let spec = axes(&b)?;
     // The base is checked as JSON first (shape, types and bounds, as a plan request body,
     // with the varied inputs at their first values), then carried as (name, value) pairs.
     let mut checked = b.base.clone();
@@ -841,17 +708,19 @@ pub async fn sweep_from_query(
     own: &[&str],
     state: &AppState,
 ) -> Result<SweepResult, ApiError> {
-    let first = axis_from_query(q, "")?.ok_or_else(|| {
-        bad(
+    if q.single("vary")?.is_none() {
+        return Err(bad(
             "vary",
             "query parameter 'vary' is required (e.g. vary=gpus)",
-        )
-    })?;
-    let spec = spec(first, axis_from_query(q, "2")?)?;
+        ));
+    }
+    let names = own_params();
+    let b: SweepRequest = q.typed(|k| names.iter().any(|n| n == k), false)?;
+    let spec = axes(&b)?;
     let pairs = q
         .pairs
         .iter()
-        .filter(|(k, _)| !k.starts_with('_') && !own.contains(&k.as_str()))
+        .filter(|(k, _)| !k.starts_with('_') && !own.contains(&k.as_str()) && !names.contains(k))
         .cloned()
         .collect();
     let base = Base::new(pairs, &spec)?;

@@ -1,0 +1,318 @@
+//! The metrics `GET /v1/value` accepts: the numeric leaves of a fabric's result, of the
+//! comparison and of the uncertainty analysis, by dotted path — read from a plan itself (the
+//! embedded catalog, three fabrics, an analysis), so the OpenAPI enum is the plan's types and
+//! not a list kept beside them. Array elements are reachable by index as well
+//! (`tco.by_year.0.cost_usd`) but are not enumerated.
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::catalog::CatalogSet;
+use crate::error_code::ErrorCode;
+use crate::fabric::Fabric;
+use crate::plan::{Plan, PlanError, PlanRequest, build_plan};
+
+/// The request whose plan documents the metrics.
+fn sample_request() -> Option<PlanRequest> {
+    serde_json::from_value(serde_json::json!({
+        "gpus": 1024,
+        "fabrics": ["infiniband", "roce", "roce_adaptive"],
+        "uncertainty": {"samples": 1}
+    }))
+    .ok()
+}
+
+/// The metrics of a plan (sorted, each once).
+fn metrics_of(plan: &Plan) -> Vec<String> {
+    let tree = serde_json::to_value(plan).unwrap_or(Value::Null);
+    let comparison = tree.get("comparison").filter(|c| !c.is_null());
+    let mut out = valid_metrics(&tree["fabrics"][0], comparison, &tree["uncertainty"]);
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Dotted paths `/v1/value` takes as `metric` (besides array indexes), for the OpenAPI enum.
+pub fn value_metrics() -> &'static [String] {
+    static METRICS: OnceLock<Vec<String>> = OnceLock::new();
+    METRICS.get_or_init(|| {
+        let plan = CatalogSet::embedded()
+            .ok()
+            .zip(sample_request())
+            .and_then(|(cats, req)| build_plan(&req, &cats).ok());
+        plan.as_ref().map(metrics_of).unwrap_or_default()
+    })
+}
+
+fn is_numeric(v: &Value) -> bool {
+    match v {
+        Value::Number(_) | Value::Null => true,
+        Value::String(s) => s.parse::<rust_decimal::Decimal>().is_ok(),
+        _ => false,
+    }
+}
+
+/// Dotted paths of the numeric leaves under `v` (objects only; arrays are reachable by index
+/// but not listed).
+fn numeric_paths(v: &Value, prefix: &str, out: &mut Vec<String>) {
+    if let Value::Object(m) = v {
+        for (k, child) in m {
+            let path = if prefix.is_empty() {
+                k.clone()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            match child {
+                Value::Object(_) => numeric_paths(child, &path, out),
+                Value::Array(_) => {}
+                leaf if is_numeric(leaf) => out.push(path),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The metrics `/v1/value` accepts for this plan: a fabric's numeric leaves, the
+/// comparison's, and the uncertainty analysis' (per fabric and plan-wide; a plan without an
+/// analysis gets the default one for an `uncertainty.*` metric).
+pub fn valid_metrics(
+    fabric: &Value,
+    comparison: Option<&Value>,
+    uncertainty: &Value,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    numeric_paths(fabric, "", &mut out);
+    if let Some(c) = comparison {
+        numeric_paths(c, "comparison", &mut out);
+        if let Some(first) = c.get("deltas").and_then(|d| d.get(0)) {
+            numeric_paths(first, "comparison.deltas", &mut out);
+        }
+    }
+    if uncertainty.is_null() {
+        out.extend(
+            value_metrics()
+                .iter()
+                .filter(|m| m.starts_with("uncertainty."))
+                .cloned(),
+        );
+    } else {
+        numeric_paths(uncertainty, "uncertainty", &mut out);
+        if let Some(first) = uncertainty.get("fabrics").and_then(|d| d.get(0)) {
+            numeric_paths(first, "uncertainty", &mut out);
+        }
+    }
+    out
+}
+
+/// Which fabric's result a metric is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FabricChoice {
+    /// None named: only plan-wide metrics (`comparison.break_even.*`, `uncertainty.samples`).
+    Unnamed,
+    /// The comparison's cheapest fabric (the first fabric when there is one fabric).
+    Cheapest,
+    Named(Fabric),
+}
+
+/// Why a metric cannot be read, and (for an unknown or non-numeric metric) the valid ones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricError {
+    pub error: PlanError,
+    pub valid_metrics: Option<Vec<String>>,
+}
+
+fn fail(pointer: &str, code: ErrorCode, detail: String) -> MetricError {
+    MetricError {
+        error: PlanError::field(pointer, code, detail),
+        valid_metrics: None,
+    }
+}
+
+fn fabric_required(metric: &str) -> MetricError {
+    fail(
+        "/fabric",
+        ErrorCode::Required,
+        format!("query parameter 'fabric' is required for metric '{metric}'"),
+    )
+}
+
+/// Walks a comparison path; an array of per-fabric entries (`deltas`) is indexed by fabric
+/// unless the segment is an index.
+fn dig_comparison<'a>(c: &'a Value, path: &str, fabric: Option<Fabric>) -> Option<&'a Value> {
+    path.split('.').try_fold(c, |cur, seg| match cur {
+        Value::Array(a) => match seg.parse::<usize>() {
+            Ok(i) => a.get(i),
+            Err(_) => {
+                let f = fabric?;
+                a.iter().find(|e| e["fabric"] == f.as_str())?.get(seg)
+            }
+        },
+        other => other.get(seg),
+    })
+}
+
+/// A number as bare text: `.` decimal point, no thousands separator, no exponent.
+fn plain_number(v: &Value) -> Option<String> {
+    match v {
+        Value::Number(n) => Some(super::csv::number(n)),
+        Value::String(s) => s
+            .parse::<rust_decimal::Decimal>()
+            .ok()
+            .map(|d| d.to_string()),
+        _ => None,
+    }
+}
+
+/// The value of `metric` in a plan (`tree` is the plan as JSON) as bare text, and the fabric
+/// it was read from: a dotted path into the fabric's result, the comparison
+/// (`comparison.…`) or the uncertainty analysis (`uncertainty.…`, per fabric or plan-wide).
+pub fn value(
+    plan: &Plan,
+    tree: &Value,
+    metric: &str,
+    choice: FabricChoice,
+) -> Result<(String, Option<Fabric>), MetricError> {
+    let fabric = match choice {
+        FabricChoice::Unnamed => None,
+        FabricChoice::Named(f) => Some(f),
+        FabricChoice::Cheapest => Some(
+            plan.comparison
+                .as_ref()
+                .map(|c| c.cheapest_fabric)
+                .or_else(|| plan.fabrics.first().map(|f| f.fabric))
+                .ok_or_else(|| {
+                    fail(
+                        "/fabric",
+                        ErrorCode::NotInPlan,
+                        "the plan has no fabric".into(),
+                    )
+                })?,
+        ),
+    };
+    let comparison = tree.get("comparison").filter(|c| !c.is_null());
+    let fabric_json = match fabric {
+        Some(f) => match plan.fabrics.iter().position(|p| p.fabric == f) {
+            Some(i) => Some(&tree["fabrics"][i]),
+            None => {
+                return Err(fail(
+                    "/fabric",
+                    ErrorCode::NotInPlan,
+                    format!(
+                        "query parameter 'fabric': {} is not among the planned fabrics (see 'fabrics')",
+                        f.as_str()
+                    ),
+                ));
+            }
+        },
+        None => None,
+    };
+    let uncertainty = &tree["uncertainty"];
+    // A fabric's tree, to list the valid metrics in an error.
+    let sample = fabric_json.unwrap_or(&tree["fabrics"][0]);
+    let listing = |code: ErrorCode, detail: String| MetricError {
+        error: PlanError::field("/metric", code, detail),
+        valid_metrics: Some(valid_metrics(sample, comparison, uncertainty)),
+    };
+    let found = if let Some(rest) = metric.strip_prefix("uncertainty.") {
+        // Per fabric (`probability_cheapest`, `total_usd.p95`, …) or plan-wide (`samples`,
+        // `gap_at_modes_usd`).
+        let first = rest.split('.').next().unwrap_or("");
+        let entries = uncertainty["fabrics"].as_array();
+        let per_fabric = entries
+            .and_then(|e| e.first())
+            .is_some_and(|e| e.get(first).is_some());
+        if per_fabric {
+            let f = fabric.ok_or_else(|| fabric_required(metric))?;
+            let entry = entries
+                .into_iter()
+                .flatten()
+                .find(|e| e["fabric"] == f.as_str())
+                .ok_or_else(|| {
+                    fail(
+                        "/fabric",
+                        ErrorCode::NotInPlan,
+                        format!(
+                            "query parameter 'fabric': {} is not among the analysed (feasible) fabrics",
+                            f.as_str()
+                        ),
+                    )
+                })?;
+            super::csv::dig(entry, rest)
+        } else {
+            super::csv::dig(uncertainty, rest)
+        }
+    } else if let Some(rest) = metric.strip_prefix("comparison.") {
+        let Some(c) = comparison else {
+            return Err(fail(
+                "/metric",
+                ErrorCode::NoComparison,
+                "query parameter 'metric': a comparison needs at least two fabrics".into(),
+            ));
+        };
+        let found = dig_comparison(c, rest, fabric);
+        if found.is_none()
+            && fabric.is_none()
+            && c.get(rest.split('.').next().unwrap_or(""))
+                .is_some_and(Value::is_array)
+        {
+            return Err(fabric_required(metric));
+        }
+        found
+    } else {
+        let fj = fabric_json.ok_or_else(|| fabric_required(metric))?;
+        super::csv::dig(fj, metric)
+    };
+    let Some(found) = found else {
+        return Err(listing(
+            ErrorCode::UnknownMetric,
+            format!(
+                "query parameter 'metric': unknown metric '{metric}'; extra.valid_metrics lists the valid ones"
+            ),
+        ));
+    };
+    match plain_number(found) {
+        Some(text) => Ok((text, fabric)),
+        None => {
+            let what = if found.is_null() {
+                "has no value in this plan"
+            } else {
+                "is not a number"
+            };
+            Err(listing(
+                ErrorCode::NotNumeric,
+                format!("query parameter 'metric': '{metric}' {what}"),
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One plan documents every plan's metrics: two- and three-tier plans, small and large,
+    /// have the same numeric leaves (absent figures are null, not missing).
+    #[test]
+    fn one_plan_documents_every_plans_metrics() {
+        let cats = CatalogSet::embedded().expect("embedded catalog");
+        let documented = value_metrics();
+        for name in [
+            "tco.total_usd",
+            "comparison.deltas.total_usd",
+            "uncertainty.probability_cheapest",
+            "uncertainty.total_usd.p95",
+        ] {
+            assert!(documented.iter().any(|m| m == name), "{name}");
+        }
+        for gpus in [64, 65_536] {
+            let req: PlanRequest = serde_json::from_value(serde_json::json!({
+                "gpus": gpus, "fabrics": ["infiniband", "roce", "roce_adaptive"],
+                "uncertainty": {"samples": 2}
+            }))
+            .expect("request");
+            let plan = build_plan(&req, &cats).expect("plan");
+            assert_eq!(metrics_of(&plan), documented, "{gpus} GPUs");
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! Tables of plans and sweeps, as spreadsheets read them: the plan's per-fabric summary, the
+//! bill of materials, the sweep rows (each with its columns named by JSON path), the CSV that
+//! carries them, and the single numbers `/v1/value` answers. Plain functions over plain data:
+//! the HTTP layer (`api::sheets`) only negotiates, caches and responds.
+
+pub mod csv;
+pub mod metrics;
+
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::fabric::Fabric;
+use crate::plan::{CatalogRef, Plan};
+use csv::Csv;
+
+// ---- plan ----
+
+/// Columns of the plan CSV: dotted paths into a fabric's result (the same names `/v1/value`
+/// takes as `metric`), then the plan-level columns.
+pub const PLAN_COLUMNS: &[&str] = &[
+    "fabric",
+    "feasible",
+    "infeasible_reason",
+    "nic_sku",
+    "topology.design",
+    "topology.tiers",
+    "topology.planes",
+    "topology.switch_sku",
+    "topology.leaf_switches",
+    "topology.spine_switches",
+    "topology.core_switches",
+    "topology.links.node_leaf",
+    "topology.links.leaf_spine",
+    "topology.links.spine_core",
+    "capex.nics_usd",
+    "capex.switches_usd",
+    "capex.optics_usd",
+    "capex.cables_usd",
+    "capex.licenses_usd",
+    "capex.total_usd",
+    "opex_per_year.power_usd",
+    "opex_per_year.support_usd",
+    "opex_per_year.staff_usd",
+    "opex_per_year.licenses_usd",
+    "opex_per_year.spares_usd",
+    "opex_per_year.total_usd",
+    "tco.years",
+    "tco.total_usd",
+    "performance.allreduce_time_us",
+    "performance.busbw_gbytes_per_s",
+    "performance.exposed_comm_ms",
+    "performance.step_time_ms",
+    "performance.gpu_idle_fraction",
+    "gpu_idle.cost_per_year_usd",
+    "gpu_idle.cost_total_usd",
+    "total_cost_usd",
+];
+
+/// The uncertainty analysis' per-fabric columns (present when the plan carries an analysis):
+/// probability of being cheapest, expected regret, and mean and percentiles of each amount.
+pub const UNCERTAINTY_COLUMNS: &[&str] = &[
+    "uncertainty.probability_cheapest",
+    "uncertainty.expected_regret_usd",
+    "uncertainty.total_usd.mean",
+    "uncertainty.total_usd.p5",
+    "uncertainty.total_usd.p50",
+    "uncertainty.total_usd.p95",
+    "uncertainty.tco_usd.mean",
+    "uncertainty.tco_usd.p5",
+    "uncertainty.tco_usd.p50",
+    "uncertainty.tco_usd.p95",
+    "uncertainty.capex_usd.mean",
+    "uncertainty.capex_usd.p5",
+    "uncertainty.capex_usd.p50",
+    "uncertainty.capex_usd.p95",
+    "uncertainty.gpu_idle_usd.mean",
+    "uncertainty.gpu_idle_usd.p5",
+    "uncertainty.gpu_idle_usd.p50",
+    "uncertainty.gpu_idle_usd.p95",
+];
+
+/// The per-fabric summary of a plan as CSV (header + one row per fabric); with an
+/// uncertainty analysis, its [`UNCERTAINTY_COLUMNS`] follow the plan's (empty for an
+/// infeasible fabric).
+pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
+    let mut header: Vec<&str> = PLAN_COLUMNS.to_vec();
+    let analysis = match &plan.uncertainty {
+        Some(u) => Some(serde_json::to_value(&u.fabrics)?),
+        None => None,
+    };
+    if analysis.is_some() {
+        header.extend(UNCERTAINTY_COLUMNS);
+    }
+    header.extend([
+        "cheapest",
+        "catalog.id",
+        "catalog.version",
+        "plan_id",
+        "warnings",
+    ]);
+    let mut out = Csv::new(&header);
+    let cheapest = plan.comparison.as_ref().map(|c| c.cheapest_fabric);
+    for f in &plan.fabrics {
+        let v = serde_json::to_value(f)?;
+        let mut row: Vec<Value> = PLAN_COLUMNS
+            .iter()
+            .map(|c| csv::dig(&v, c).cloned().unwrap_or(Value::Null))
+            .collect();
+        if let Some(entries) = analysis.as_ref().and_then(Value::as_array) {
+            let entry = entries.iter().find(|e| e["fabric"] == f.fabric.as_str());
+            row.extend(UNCERTAINTY_COLUMNS.iter().map(|c| {
+                entry
+                    .and_then(|e| csv::dig(e, c.trim_start_matches("uncertainty.")))
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            }));
+        }
+        // An infeasible fabric has empty cost cells, its reason, and is never the cheapest.
+        row.push(Value::Bool(
+            f.feasible && cheapest.is_none_or(|c| c == f.fabric),
+        ));
+        row.push(Value::String(plan.catalog.id.clone()));
+        row.push(Value::String(plan.catalog.version.clone()));
+        row.push(Value::String(plan.plan_id.clone()));
+        row.push(Value::String(plan.warnings.join("; ")));
+        out.row(row);
+    }
+    Ok(out.finish())
+}
+
+// ---- bill of materials ----
+
+/// One bill-of-materials line of one fabric: the plan's BOM line with its fabric.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct BomRow {
+    /// The fabric this line belongs to.
+    pub fabric: Fabric,
+    /// The line, as the plan's `bom[]` holds it.
+    #[serde(flatten)]
+    pub line: crate::plan::BomLineOut,
+}
+
+/// The bill of materials of a plan, one row per fabric and line.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct BomSheet {
+    /// The plan's id (as `POST /v1/plans` would give).
+    pub plan_id: String,
+    /// The catalog that priced it.
+    pub catalog: CatalogRef,
+    /// One row per fabric and BOM line.
+    pub rows: Vec<BomRow>,
+}
+
+/// CSV columns of the BOM.
+pub const BOM_COLUMNS: &[&str] = &[
+    "fabric",
+    "sku",
+    "vendor",
+    "category",
+    "description",
+    "quantity",
+    "unit",
+    "unit_price_usd",
+    "extended_price_usd",
+    "power_w",
+    "extended_power_w",
+    "placeholder_price",
+    "source",
+];
+
+pub fn bom_sheet(plan: &Plan) -> BomSheet {
+    let rows = plan
+        .fabrics
+        .iter()
+        .flat_map(|f| {
+            f.bom.iter().flatten().map(move |l| BomRow {
+                fabric: f.fabric,
+                line: l.clone(),
+            })
+        })
+        .collect();
+    BomSheet {
+        plan_id: plan.plan_id.clone(),
+        catalog: plan.catalog.clone(),
+        rows,
+    }
+}
+
+/// The BOM as CSV ([`BOM_COLUMNS`]).
+pub fn bom_csv(sheet: &BomSheet) -> Result<String, serde_json::Error> {
+    let mut out = Csv::new(BOM_COLUMNS);
+    for r in &sheet.rows {
+        let v = serde_json::to_value(r)?;
+        out.row(
+            BOM_COLUMNS
+                .iter()
+                .map(|c| csv::dig(&v, c).cloned().unwrap_or(Value::Null)),
+        );
+    }
+    Ok(out.finish())
+}
+
+// ---- sweeps ----
+
+/// Columns of a sweep's CSV after the varied inputs' own columns.
+pub const SWEEP_COLUMNS: &[&str] = &[
+    "fabric",
+    "total_cost_usd",
+    "capex_usd",
+    "tco_usd",
+    "gpu_idle_fraction",
+    "gpu_idle_cost_usd",
+    "cheapest",
+    "plan_id",
+    "warnings",
+];
+
+/// A sweep's rows as CSV: the varied inputs (`vary`, then `vary2` for a grid), then
+/// [`SWEEP_COLUMNS`].
+pub fn sweep_csv(vary: &str, vary2: Option<&str>, rows: &[Value]) -> String {
+    let mut header = vec![vary];
+    header.extend(vary2);
+    header.extend_from_slice(SWEEP_COLUMNS);
+    let mut out = Csv::new(&header);
+    for row in rows {
+        out.row(
+            header
+                .iter()
+                .map(|c| row.get(*c).cloned().unwrap_or(Value::Null)),
+        );
+    }
+    out.finish()
+}
