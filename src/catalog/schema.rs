@@ -354,6 +354,10 @@ pub struct Cabling {
     pub node_leaf: TierCabling,
     pub leaf_spine: TierCabling,
     pub spine_core: TierCabling,
+    /// The bundle between the two switches of a `dual_switch` design (in-rack, usually
+    /// copper); absent: the `leaf_spine` cabling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inter_switch: Option<TierCabling>,
 }
 
 /// What a fabric is built from by default.

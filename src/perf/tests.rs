@@ -84,13 +84,18 @@ fn calibration_cases_within_tolerance() {
     let cases = data["cases"].as_array().expect("cases");
     // The table the issue asks for: at least 15 reference measurements, on InfiniBand and
     // RoCE, from one node (8 GPUs) to over 1,024 GPUs.
-    let reference: Vec<&serde_json::Value> =
-        cases.iter().filter(|c| c["status"] == "reference").collect();
+    let reference: Vec<&serde_json::Value> = cases
+        .iter()
+        .filter(|c| c["status"] == "reference")
+        .collect();
     assert!(reference.len() >= 15, "{} reference rows", reference.len());
     for fabric in ["infiniband", "roce"] {
         assert!(reference.iter().any(|c| c["fabric"] == fabric), "{fabric}");
     }
-    let sizes: Vec<u64> = reference.iter().filter_map(|c| c["gpus"].as_u64()).collect();
+    let sizes: Vec<u64> = reference
+        .iter()
+        .filter_map(|c| c["gpus"].as_u64())
+        .collect();
     assert!(sizes.iter().min() <= Some(&8) && sizes.iter().max() >= Some(&1024));
     let mut log_err: std::collections::BTreeMap<String, (f64, usize)> = Default::default();
     for case in cases {

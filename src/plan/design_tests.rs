@@ -31,23 +31,47 @@ fn counts(f: &FabricPlan) -> (Design, u8, u64, u64, u64) {
 }
 
 #[test]
-fn small_clusters_get_one_switch_not_a_scalable_unit() {
-    // 16, 32, 64 GPUs of HGX H100 (8 x 400G per node): 16-64 NIC ports fit one 64-port QM9700
-    // (InfiniBand) and one 128 x 400G Ethernet switch: one switch, no spine, on every fabric.
-    for gpus in [16, 32, 64] {
+fn small_clusters_get_the_published_two_switch_design() {
+    // 16, 32, 64 GPUs of HGX H100 (8 x 400G per node) get two switches and no spine on every
+    // fabric, as NVIDIA DGX BasePOD (2 x QM9700 for 4 and 8 DGX nodes, RA-11127-001 Table
+    // 4.2) and the Enterprise RA 2-8-9-400 (2 x SN5600 for 4-12 nodes) build them; the NIC
+    // ports alternate between the two, joined 1:1 by half as many inter-switch links as GPUs.
+    for gpus in [16u64, 32, 64] {
         let p = plan(serde_json::json!({"gpus": gpus})).expect("plan");
         for f in &p.fabrics {
             assert_eq!(
                 counts(f),
-                (Design::SingleSwitch, 1, 1, 0, 0),
+                (Design::DualSwitch, 1, 2, 0, 0),
                 "{gpus} {:?}",
                 f.fabric
             );
             let t = f.topology.as_ref().expect("t");
-            assert_eq!(t.links.node_leaf, u64::from(gpus as u32));
-            assert_eq!(t.links.leaf_spine, 0);
+            assert_eq!((t.links.node_leaf, t.links.leaf_spine), (gpus, gpus / 2));
+            // One switch would be cheaper and is listed, but auto does not build a whole
+            // fabric on one switch; asked for by name, it is built.
+            let single = f
+                .design_alternatives
+                .iter()
+                .find(|a| a.design == Design::SingleSwitch)
+                .expect("single switch listed");
+            assert!(!single.meets_request);
+            assert!(single.capex_usd < f.capex.as_ref().expect("capex").total_usd);
+        }
+        let p = plan(serde_json::json!({"gpus": gpus, "topology": {"design": "single_switch"}}))
+            .expect("plan");
+        for f in &p.fabrics {
+            assert_eq!(counts(f), (Design::SingleSwitch, 1, 1, 0, 0));
         }
     }
+    // The inter-switch bundle is in-rack copper (BasePOD: twin-port NDR DACs), not optics.
+    let p = plan(serde_json::json!({"gpus": 64, "fabrics": ["infiniband"]})).expect("plan");
+    let bom = fab(&p, Fabric::Infiniband).bom.as_ref().expect("bom");
+    let dac = bom
+        .iter()
+        .find(|l| l.priced.line.sku == "dac-800g-twin-2m")
+        .expect("ISL DAC line");
+    // BasePOD at 8 nodes: 16 twin-port DACs for the 32 inter-switch links.
+    assert_eq!(dac.priced.line.quantity, 16);
 }
 
 #[test]

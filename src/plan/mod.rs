@@ -96,7 +96,7 @@ pub struct BomLineOut {
 /// One design the plan sized for a fabric, with its capex, so a buyer sees why the chosen one won.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct DesignAlternative {
-    /// Design id (`single_switch`, `collapsed_rails`, `rail_only`, `su_clos`).
+    /// Design id (`single_switch`, `dual_switch`, `collapsed_rails`, `rail_only`, `su_clos`).
     pub design: Design,
     /// Switch tiers: 1, 2 or 3.
     pub tiers: u8,
@@ -653,12 +653,26 @@ fn size_fabric(
         pointer_for_cabling: "/topology/cabling",
     };
 
+    // The two switches of `dual_switch` are joined by the profile's inter-switch cabling
+    // (in-rack copper) unless the request sets `topology.cabling.leaf_spine`.
+    let isl_cabling = match (&r.cabling.leaf_spine, profile_cabling) {
+        (None, Some(c)) => c.inter_switch.as_ref(),
+        _ => None,
+    };
+    let isl_ctx = isl_cabling.map(|isl| bom::BomContext {
+        cabling: [&cabling[0], isl, &cabling[2]],
+        ..ctx
+    });
     let mut sized: Vec<(Design, Topology, Vec<bom::BomItem>, Decimal)> = Vec::new();
     let mut not_fitting: Vec<(Design, sizing::SizingError)> = Vec::new();
     for (design, res) in sizing::alternatives(&cluster, &sw_spec, &opts) {
         match res {
             Ok(t) => {
-                let items = bom::bill_of_materials(&t, &ctx)?;
+                let ctx = match &isl_ctx {
+                    Some(c) if design == Design::DualSwitch => c,
+                    _ => &ctx,
+                };
+                let items = bom::bill_of_materials(&t, ctx)?;
                 let lines: Vec<cost::BomLine> = items.iter().map(|i| i.line.clone()).collect();
                 let priced = cost::price_lines(&lines, &r.adjustments)?;
                 let (capex, _) = cost::capex(&priced)?;
@@ -668,8 +682,8 @@ fn size_fabric(
             Err(e) => return Err(sizing_error(&e, fabric)),
         }
     }
-    let meets = |d: Design, t: &Topology| {
-        r.design.accepts(d)
+    let meets = |t: &Topology| {
+        r.design.accepts(t)
             && t.tiers <= r.max_tiers
             && t.oversubscription_realised <= r.oversubscription + 1e-9
     };
@@ -677,7 +691,7 @@ fn size_fabric(
     let chosen = sized
         .iter()
         .enumerate()
-        .filter(|(_, (d, t, _, _))| meets(*d, t))
+        .filter(|(_, (_, t, _, _))| meets(t))
         .min_by(|(i, a), (j, b)| a.3.cmp(&b.3).then(i.cmp(j)))
         .map(|(i, _)| i);
     let Some(chosen) = chosen else {
@@ -719,7 +733,7 @@ fn size_fabric(
             spine_switches: t.spine_switches,
             core_switches: t.core_switches,
             capex_usd: *capex,
-            meets_request: meets(*d, t),
+            meets_request: meets(t),
             chosen: i == chosen,
         })
         .collect();

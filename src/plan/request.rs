@@ -334,8 +334,9 @@ pub struct TopologyRequest {
     #[serde(default)]
     pub max_tiers: Option<MaxTiers>,
     /// Fabric design: `auto` (default: size every design that fits and keep the cheapest that
-    /// meets the oversubscription and tiers) or one named design (`single_switch`,
-    /// `collapsed_rails`, `rail_only`, `su_clos`). See docs/sizing.md "Designs".
+    /// meets the oversubscription and tiers, never rail-only nor a whole fabric on one switch)
+    /// or one named design (`single_switch`, `dual_switch`, `collapsed_rails`, `rail_only`,
+    /// `su_clos`). See docs/sizing.md "Designs".
     #[serde(default)]
     pub design: Option<crate::sizing::DesignChoice>,
     /// Switch SKU from the catalog for every requested fabric, instead of each fabric's profile.

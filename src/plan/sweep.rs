@@ -535,7 +535,7 @@ mod tests {
             Axis {
                 name: "gpus".into(),
                 bisect: true,
-                values: vec![16.0, 40.0],
+                values: vec![16.0, 64.0],
             },
             None,
         )
@@ -546,7 +546,7 @@ mod tests {
         let c = out
             .crossovers
             .first()
-            .expect("a crossover between 16 and 40");
+            .expect("a crossover between 16 and 64");
         let at = |g: f64| {
             plan_for(g)
                 .expect("plan")
@@ -559,7 +559,7 @@ mod tests {
         assert!(out.plans_computed > 2, "bisection ran");
         assert!(
             out.plans_computed <= 2 + 7,
-            "log2(24) bisection steps at most"
+            "log2(48) bisection steps at most"
         );
         assert!(c.exact);
         assert!(plans_bisected > 2);
@@ -568,14 +568,14 @@ mod tests {
             Axis {
                 name: "gpus".into(),
                 bisect: false,
-                values: vec![16.0, 40.0],
+                values: vec![16.0, 64.0],
             },
             None,
         )
         .expect("spec");
         let out = run(&coarse, |v, _| plan_for(v)).expect("sweep");
         assert_eq!(out.plans_computed, 2);
-        assert_eq!(out.crossovers[0].value, 40.0);
+        assert_eq!(out.crossovers[0].value, 64.0);
         assert!(!out.crossovers[0].exact);
     }
 

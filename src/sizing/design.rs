@@ -16,7 +16,15 @@ use super::{
 #[serde(rename_all = "snake_case")]
 pub enum Design {
     /// One switch per plane takes every NIC port (no spine): when NIC ports per plane ≤ radix.
+    /// Never chosen by `auto` when it is the whole fabric (one switch, one plane): no published
+    /// design puts a cluster on a single switch (docs/sizing.md, "dual_switch").
     SingleSwitch,
+    /// Two switches per plane, a node's NIC ports alternating between them (rail i on switch
+    /// i mod 2), joined by an inter-switch bundle sized for the asked ratio (1:1 = as many
+    /// links as node ports per switch); no spine. NVIDIA DGX BasePOD (RA-11127-001, Table 4.2:
+    /// 2 × QM9700 for 4 and 8 DGX nodes) and the Enterprise RA 2-8-9-400 (2 × SN5600 for 4–12
+    /// HGX nodes, 16 × 400G ISL per 4 nodes).
+    DualSwitch,
     /// Below one scalable unit: several rails share a leaf (every node's rails i..j on one
     /// leaf), leaves joined by spines.
     CollapsedRails,
@@ -29,8 +37,9 @@ pub enum Design {
 
 impl Design {
     /// Every design, in tie-break order (fewest tiers first).
-    pub const ALL: [Design; 4] = [
+    pub const ALL: [Design; 5] = [
         Design::SingleSwitch,
+        Design::DualSwitch,
         Design::CollapsedRails,
         Design::RailOnly,
         Design::SuClos,
@@ -40,6 +49,7 @@ impl Design {
     pub fn as_str(self) -> &'static str {
         match self {
             Design::SingleSwitch => "single_switch",
+            Design::DualSwitch => "dual_switch",
             Design::CollapsedRails => "collapsed_rails",
             Design::RailOnly => "rail_only",
             Design::SuClos => "su_clos",
@@ -55,6 +65,7 @@ pub enum DesignChoice {
     #[default]
     Auto,
     SingleSwitch,
+    DualSwitch,
     CollapsedRails,
     RailOnly,
     SuClos,
@@ -66,18 +77,27 @@ impl DesignChoice {
         match self {
             DesignChoice::Auto => None,
             DesignChoice::SingleSwitch => Some(Design::SingleSwitch),
+            DesignChoice::DualSwitch => Some(Design::DualSwitch),
             DesignChoice::CollapsedRails => Some(Design::CollapsedRails),
             DesignChoice::RailOnly => Some(Design::RailOnly),
             DesignChoice::SuClos => Some(Design::SuClos),
         }
     }
 
-    /// Whether `design` meets a request with this choice: a named design always (it was asked
-    /// for); under `auto` every design but rail-only (no full bisection between rails).
-    pub fn accepts(self, design: Design) -> bool {
+    /// Whether a design sized as `t` meets a request with this choice: a named design always
+    /// (it was asked for); under `auto` every design but rail-only (no full bisection between
+    /// rails) and a whole fabric on one switch (one switch's failure stops every node; the
+    /// published small designs use two).
+    pub fn accepts(self, t: &Topology) -> bool {
         match self.named() {
-            Some(d) => d == design,
-            None => design != Design::RailOnly,
+            Some(d) => d == t.design,
+            None => {
+                t.design != Design::RailOnly
+                    && t.leaf_switches
+                        .saturating_add(t.spine_switches)
+                        .saturating_add(t.core_switches)
+                        > 1
+            }
         }
     }
 }
@@ -106,6 +126,7 @@ pub fn size_design(
         Design::SingleSwitch => single_layer(cluster, switch, opts, design),
         Design::RailOnly => single_layer(cluster, switch, opts, design),
         Design::CollapsedRails => collapsed_rails(cluster, switch, opts),
+        Design::DualSwitch => dual_switch(cluster, switch, opts),
     }
 }
 
@@ -317,6 +338,84 @@ fn collapsed_rails(
             switch_ports_total: total(mul(switches, b.k, "ports")?, "ports")?,
             switch_cages_used: total(add(leaf_cages, spine_cages, "cages")?, "cages")?,
             switch_cages_total: total(mul(switches, b.cages_per_switch, "cages")?, "cages")?,
+        },
+        two_tier_max_endpoints_per_plane: two_max,
+        three_tier_max_endpoints_per_plane: three_max,
+    })
+}
+
+/// Two switches per plane, NIC ports alternating between them, joined by ⌈ports per switch ÷
+/// o⌉ inter-switch links (reported as `leaf_spine` links; tier 1, no spine). Fits when a
+/// switch's node ports and ISL ports fit its radix.
+fn dual_switch(
+    cluster: &ClusterSpec,
+    switch: &SwitchSpec,
+    opts: &TopologyOptions,
+) -> Result<Topology, SizingError> {
+    let design = Design::DualSwitch;
+    let b = basics(cluster, switch, opts)?;
+    let o = opts.oversubscription;
+    if b.endpoints < 2 {
+        return Err(SizingError::DesignDoesNotFit {
+            design,
+            why: "one NIC port per plane cannot be split over two switches".into(),
+        });
+    }
+    let per_switch = ceil_div(b.endpoints, 2, "ports per switch")?;
+    // The smallest bundle that keeps node ports : ISL links at or below the asked ratio
+    // (per_switch ≤ k here, so the float is exact).
+    let isl = if per_switch > b.k {
+        per_switch
+    } else {
+        ((per_switch as f64 / o - 1e-9).ceil() as u64).clamp(1, per_switch)
+    };
+    let used = add(per_switch, isl, "ports per switch")?;
+    if used > b.k {
+        return Err(SizingError::DesignDoesNotFit {
+            design,
+            why: format!(
+                "{per_switch} node ports and {isl} inter-switch links per switch exceed the {} ports of one {} at {}G",
+                b.k, switch.sku, b.link
+            ),
+        });
+    }
+    let (two_max, three_max) = ceilings(&b, o)?;
+    let p = b.planes;
+    let total = |v: u64, what: &'static str| mul(v, p, what);
+    let node_leaf = total(b.endpoints, "node-leaf links")?;
+    let cages = mul(2, ceil_div(used, b.per_cage, "cages")?, "cages")?;
+    Ok(Topology {
+        design,
+        tiers: 1,
+        planes: opts.planes,
+        switch_sku: switch.sku.clone(),
+        link_speed_gbps: b.link,
+        radix: b.radix,
+        leaf_downlinks: to_u32(per_switch, "leaf downlinks")?,
+        leaf_uplinks: to_u32(isl, "leaf uplinks")?,
+        oversubscription_realised: per_switch as f64 / isl as f64,
+        nodes: to_u32(b.nodes, "nodes")?,
+        endpoints_per_plane: b.endpoints,
+        scalable_unit_nodes: to_u32(b.nodes, "scalable unit")?,
+        scalable_units: 1,
+        // Rail i of every node is on switch i mod 2: same-rail traffic stays on one switch.
+        nodes_per_leaf: to_u32(b.nodes, "nodes per leaf")?,
+        leaf_switches: total(2, "leaves")?,
+        spine_switches: 0,
+        core_switches: 0,
+        links: Links {
+            node_leaf,
+            leaf_spine: total(isl, "inter-switch links")?,
+            spine_core: 0,
+        },
+        ports: PortUsage {
+            nic_ports: node_leaf,
+            leaf_ports_used: total(add(b.endpoints, mul(2, isl, "ports")?, "ports")?, "ports")?,
+            spine_ports_used: 0,
+            core_ports_used: 0,
+            switch_ports_total: total(mul(2, b.k, "ports")?, "ports")?,
+            switch_cages_used: total(cages, "cages")?,
+            switch_cages_total: total(mul(2, b.cages_per_switch, "cages")?, "cages")?,
         },
         two_tier_max_endpoints_per_plane: two_max,
         three_tier_max_endpoints_per_plane: three_max,

@@ -82,7 +82,7 @@ pub struct TopologyOptions {
 /// says `per_plane`.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct Topology {
-    /// The design built (`single_switch`, `collapsed_rails`, `rail_only`, `su_clos`); see
+    /// The design built (`single_switch`, `dual_switch`, `collapsed_rails`, `rail_only`, `su_clos`); see
     /// docs/sizing.md "Designs".
     pub design: Design,
     /// Switch tiers built: 1 (one switch layer, no spine), 2 (leaf–spine) or 3
