@@ -244,7 +244,12 @@ pub fn name_params(e: ApiError) -> ApiError {
 
 // ---- OpenAPI ----
 
-fn param(name: &str, required: bool, description: &str, schema: Schema) -> Parameter {
+fn param(
+    name: &str,
+    required: bool,
+    description: &str,
+    schema: impl Into<RefOr<Schema>>,
+) -> Parameter {
     ParameterBuilder::new()
         .name(name)
         .parameter_in(ParameterIn::Query)
@@ -297,17 +302,7 @@ pub fn param_from_schema(
         t => t == Some(&Value::from("array")),
     };
     let schema: RefOr<Schema> = serde_json::from_value(schema).ok()?;
-    let mut prm = ParameterBuilder::new()
-        .name(name)
-        .parameter_in(ParameterIn::Query)
-        .required(if required {
-            Required::True
-        } else {
-            Required::False
-        })
-        .description(Some(doc))
-        .schema(Some(schema))
-        .build();
+    let mut prm = param(name, required, doc, schema);
     if list {
         prm.style = Some(ParameterStyle::Form);
         prm.explode = Some(true);
@@ -328,8 +323,7 @@ pub fn enum_param(name: &str, required: bool, description: &str, words: &[&str])
         description,
         ObjectBuilder::new()
             .schema_type(SchemaType::new(Type::String))
-            .enum_values(Some(words.iter().copied()))
-            .into(),
+            .enum_values(Some(words.iter().copied())),
     )
 }
 
@@ -343,8 +337,7 @@ pub fn pattern_param(name: &str, description: &str, pattern: &str, max: usize) -
             .schema_type(SchemaType::new(Type::String))
             .min_length(Some(1))
             .max_length(Some(max))
-            .pattern(Some(pattern))
-            .into(),
+            .pattern(Some(pattern)),
     )
 }
 
