@@ -358,6 +358,11 @@ pub struct Cabling {
     /// copper); absent: the `leaf_spine` cabling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inter_switch: Option<TierCabling>,
+    /// Node–leaf cabling inside a rack, for the `tor_copper` design (copper: no modules);
+    /// absent: `tor_copper` is not offered at this speed unless the request sets
+    /// `topology.cabling.node_leaf`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_leaf_in_rack: Option<TierCabling>,
 }
 
 /// What a fabric is built from by default.

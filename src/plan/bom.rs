@@ -71,6 +71,7 @@ fn item(
 pub const TIERS: [&str; 3] = ["node_leaf", "leaf_spine", "spine_core"];
 
 /// What one plan's BOM needs besides the topology.
+#[derive(Clone, Copy)]
 pub struct BomContext<'a> {
     pub catalog: &'a Catalog,
     pub switch: &'a Switch,

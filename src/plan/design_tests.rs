@@ -308,3 +308,76 @@ fn tomahawk6_runs_800g_links_at_radix_128() {
     assert_eq!(t5.radix, 64);
     assert!(t.leaf_switches + t.spine_switches < t5.leaf_switches + t5.spine_switches);
 }
+
+#[test]
+fn top_of_rack_copper_is_sized_when_the_racks_are_known() {
+    // Without a rack size the design is not sized: rack density is the buyer's facility limit.
+    let p = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"]})).expect("plan");
+    assert!(
+        fab(&p, Fabric::Infiniband)
+            .design_alternatives
+            .iter()
+            .all(|a| a.design != Design::TorCopper)
+    );
+    // 1,024 H100 = 128 servers, 4 per rack on QM9700 (d = 32 = 4 servers x 8 ports): a leaf per
+    // rack, 32 racks -> 32 leaves, ceil(32 x 32 / 64) = 16 spines.
+    let with_racks = serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
+        "topology": {"nodes_per_rack": 4}});
+    let p = plan(with_racks.clone()).expect("plan");
+    let ib = fab(&p, Fabric::Infiniband);
+    assert_eq!(counts(ib), (Design::TorCopper, 2, 32, 16, 0));
+    let t = ib.topology.as_ref().expect("t");
+    assert_eq!((t.links.node_leaf, t.links.leaf_spine), (1024, 1024));
+    assert_eq!(t.nodes_per_leaf, 4);
+    // Copper to the servers: no NIC-side module, one twin splitter DAC per two node links.
+    let bom = ib.bom.as_ref().expect("bom");
+    let qty = |sku: &str| {
+        bom.iter()
+            .filter(|l| l.priced.line.sku == sku)
+            .map(|l| l.priced.line.quantity)
+            .sum::<u64>()
+    };
+    assert_eq!(qty("osfp-400g-sr4"), 0, "no NIC-side optics");
+    assert_eq!(qty("dac-800g-osfp-2x400g-osfp-3m"), 512);
+    // The SU design with optics is dearer, and its failure line (driven by the optics count)
+    // is higher.
+    let su = ib
+        .design_alternatives
+        .iter()
+        .find(|a| a.design == Design::SuClos)
+        .expect("su listed");
+    assert!(su.capex_usd > ib.capex.as_ref().expect("capex").total_usd);
+    let mut forced = with_racks;
+    forced["topology"]["design"] = serde_json::json!("su_clos");
+    let p_su = plan(forced).expect("plan");
+    let fail = |p: &Plan| {
+        fab(p, Fabric::Infiniband)
+            .gpu_idle
+            .as_ref()
+            .expect("idle")
+            .failure_gpu_hours_per_year
+    };
+    assert!(fail(&p) < fail(&p_su), "{} vs {}", fail(&p), fail(&p_su));
+    // A 128 x 400G Ethernet leaf takes 8 servers (64 ports at 1:1), so a rack of 16 gets two.
+    let p = plan(serde_json::json!({"gpus": 1024, "fabrics": ["roce"],
+        "topology": {"nodes_per_rack": 16, "design": "tor_copper"}}))
+    .expect("plan");
+    let t = fab(&p, Fabric::Roce).topology.as_ref().expect("t");
+    assert_eq!((t.leaf_switches, t.nodes_per_leaf), (16, 8));
+    // Forced where it cannot be built (one server per rack: 128 leaves > 64 per plane), the
+    // fabric is infeasible with the reason.
+    let p = plan(
+        serde_json::json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
+        "topology": {"nodes_per_rack": 1, "design": "tor_copper"}}),
+    )
+    .expect("plan");
+    let ib = fab(&p, Fabric::Infiniband);
+    assert!(!ib.feasible);
+    assert!(
+        ib.infeasible_reason
+            .as_deref()
+            .is_some_and(|r| r.contains("two-tier limit")),
+        "{:?}",
+        ib.infeasible_reason
+    );
+}

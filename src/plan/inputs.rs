@@ -39,6 +39,8 @@ pub struct Resolved {
     pub max_tiers: u8,
     /// `auto` or a named design (docs/sizing.md "Designs").
     pub design: crate::sizing::DesignChoice,
+    /// Servers per rack, when the buyer gave it (sizes `tor_copper`).
+    pub nodes_per_rack: Option<u32>,
     pub switch_sku: Option<String>,
     pub in_network_reduction: bool,
     pub roce_tuning: RoceTuning,
@@ -372,6 +374,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         .map(MaxTiers::get)
         .unwrap_or(DEFAULT_MAX_TIERS);
     let design = topo.design.unwrap_or_default();
+    let nodes_per_rack = topo.nodes_per_rack.map(NodesPerRack::get);
     let in_network_reduction = topo.in_network_reduction.unwrap_or(false);
     let roce_tuning = topo.roce_tuning.unwrap_or_default();
     let cabling = topo.cabling.clone().unwrap_or_default();
@@ -390,6 +393,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             planes: Some(Planes::echo(planes)),
             max_tiers: Some(MaxTiers::echo(max_tiers)),
             design: Some(design),
+            nodes_per_rack: nodes_per_rack.map(NodesPerRack::echo),
             switch_sku: topo.switch_sku.clone(),
             in_network_reduction: Some(in_network_reduction),
             roce_tuning: Some(roce_tuning),
@@ -512,6 +516,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         planes,
         max_tiers,
         design,
+        nodes_per_rack,
         switch_sku: topo.switch_sku,
         in_network_reduction,
         roce_tuning,

@@ -601,6 +601,7 @@ fn size_fabric(
         oversubscription: r.oversubscription,
         rail_optimized: r.rail_optimized,
         max_tiers: r.max_tiers,
+        nodes_per_rack: r.nodes_per_rack,
     };
     let profile_cabling = profile
         .cabling
@@ -663,15 +664,43 @@ fn size_fabric(
         cabling: [&cabling[0], isl, &cabling[2]],
         ..ctx
     });
+    // `tor_copper` cables servers to their rack's leaf with the profile's in-rack copper, or
+    // with the request's `topology.cabling.node_leaf`; without either it cannot be cabled.
+    let tor_ctx = match (&r.cabling.node_leaf, profile_cabling) {
+        (Some(_), _) => Some(ctx),
+        (None, Some(c)) => c.node_leaf_in_rack.as_ref().map(|copper| bom::BomContext {
+            cabling: [copper, &cabling[1], &cabling[2]],
+            ..ctx
+        }),
+        (None, None) => None,
+    };
     let mut sized: Vec<(Design, Topology, Vec<bom::BomItem>, Decimal)> = Vec::new();
     let mut not_fitting: Vec<(Design, sizing::SizingError)> = Vec::new();
     for (design, res) in sizing::alternatives(&cluster, &sw_spec, &opts) {
+        let ctx = match design {
+            Design::DualSwitch => isl_ctx.as_ref().unwrap_or(&ctx),
+            Design::TorCopper => match &tor_ctx {
+                Some(c) => c,
+                None => {
+                    if res.is_ok() {
+                        not_fitting.push((
+                            design,
+                            sizing::SizingError::DesignDoesNotFit {
+                                design,
+                                why: format!(
+                                    "the {} profile has no in-rack copper for {link_speed} Gb/s links; set topology.cabling.node_leaf",
+                                    fabric.as_str()
+                                ),
+                            },
+                        ));
+                    }
+                    continue;
+                }
+            },
+            _ => &ctx,
+        };
         match res {
             Ok(t) => {
-                let ctx = match &isl_ctx {
-                    Some(c) if design == Design::DualSwitch => c,
-                    _ => &ctx,
-                };
                 let items = bom::bill_of_materials(&t, ctx)?;
                 let lines: Vec<cost::BomLine> = items.iter().map(|i| i.line.clone()).collect();
                 let priced = cost::price_lines(&lines, &r.adjustments)?;

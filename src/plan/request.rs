@@ -40,6 +40,10 @@ crate::bounded_int!(
     MaxTiers: u8, 2..=3, "switch tiers", default 3
 );
 crate::bounded_int!(
+    /// GPU servers a rack of the buyer's data hall takes (power and cooling decide it).
+    NodesPerRack: u32, 1..=72, "servers per rack"
+);
+crate::bounded_int!(
     /// One all-reduce of this many bytes over all GPUs (nccl-tests style).
     MessageBytes: u64, 1..=1_099_511_627_776, "bytes"
 );
@@ -336,9 +340,15 @@ pub struct TopologyRequest {
     /// Fabric design: `auto` (default: size every design that fits and keep the cheapest that
     /// meets the oversubscription and tiers, never rail-only nor a whole fabric on one switch)
     /// or one named design (`single_switch`, `dual_switch`, `collapsed_rails`, `rail_only`,
-    /// `su_clos`). See docs/sizing.md "Designs".
+    /// `su_clos`, `tor_copper`). See docs/sizing.md "Designs".
     #[serde(default)]
     pub design: Option<crate::sizing::DesignChoice>,
+    /// GPU servers per rack in your data hall. When given, the `tor_copper` design is sized:
+    /// a leaf switch in each rack, cabled to its servers with copper (no NIC-side optics).
+    /// No default: rack density is a facility limit (NVIDIA's H100 SuperPOD RA allows 1, 2 or 4
+    /// DGX per rack).
+    #[serde(default)]
+    pub nodes_per_rack: Option<NodesPerRack>,
     /// Switch SKU from the catalog for every requested fabric, instead of each fabric's profile.
     #[serde(default)]
     #[validate(length(min = 1, max = 64), custom(function = "identifier"))]

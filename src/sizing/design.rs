@@ -33,16 +33,22 @@ pub enum Design {
     RailOnly,
     /// NVIDIA SuperPOD scalable-unit leaf–spine(–core) Clos.
     SuClos,
+    /// A leaf in each rack (top of rack) takes all NIC ports of the rack's servers over copper
+    /// (no NIC-side optics); leaves joined by spines over optics (two tiers). Sized only when
+    /// the request gives `topology.nodes_per_rack`. Meta's RoCE "AI Zone": rack switches with
+    /// DAC to the GPUs, optics to the cluster switches (SIGCOMM 2024).
+    TorCopper,
 }
 
 impl Design {
     /// Every design, in tie-break order (fewest tiers first).
-    pub const ALL: [Design; 5] = [
+    pub const ALL: [Design; 6] = [
         Design::SingleSwitch,
         Design::DualSwitch,
         Design::CollapsedRails,
         Design::RailOnly,
         Design::SuClos,
+        Design::TorCopper,
     ];
 
     /// The wire name.
@@ -53,6 +59,7 @@ impl Design {
             Design::CollapsedRails => "collapsed_rails",
             Design::RailOnly => "rail_only",
             Design::SuClos => "su_clos",
+            Design::TorCopper => "tor_copper",
         }
     }
 }
@@ -69,6 +76,7 @@ pub enum DesignChoice {
     CollapsedRails,
     RailOnly,
     SuClos,
+    TorCopper,
 }
 
 impl DesignChoice {
@@ -81,6 +89,7 @@ impl DesignChoice {
             DesignChoice::CollapsedRails => Some(Design::CollapsedRails),
             DesignChoice::RailOnly => Some(Design::RailOnly),
             DesignChoice::SuClos => Some(Design::SuClos),
+            DesignChoice::TorCopper => Some(Design::TorCopper),
         }
     }
 
@@ -127,6 +136,7 @@ pub fn size_design(
         Design::RailOnly => single_layer(cluster, switch, opts, design),
         Design::CollapsedRails => collapsed_rails(cluster, switch, opts),
         Design::DualSwitch => dual_switch(cluster, switch, opts),
+        Design::TorCopper => tor_copper(cluster, switch, opts),
     }
 }
 
@@ -416,6 +426,131 @@ fn dual_switch(
             switch_ports_total: total(mul(2, b.k, "ports")?, "ports")?,
             switch_cages_used: total(cages, "cages")?,
             switch_cages_total: total(mul(2, b.cages_per_switch, "cages")?, "cages")?,
+        },
+        two_tier_max_endpoints_per_plane: two_max,
+        three_tier_max_endpoints_per_plane: three_max,
+    })
+}
+
+/// A leaf per rack (or more when a rack's ports exceed one leaf's downlinks), each taking whole
+/// servers: n = min(⌊d / R⌋, servers per rack) servers per leaf, ⌈servers in the rack / n⌉
+/// leaves per rack. Leaves are joined by the two-tier spine rule (at most k leaves per plane).
+/// Not applicable without `nodes_per_rack`, when a server's R ports exceed d, or when the
+/// whole cluster is one leaf (use `single_switch` / `dual_switch`).
+fn tor_copper(
+    cluster: &ClusterSpec,
+    switch: &SwitchSpec,
+    opts: &TopologyOptions,
+) -> Result<Topology, SizingError> {
+    let design = Design::TorCopper;
+    let b = basics(cluster, switch, opts)?;
+    let not_fit = |why: String| SizingError::DesignDoesNotFit { design, why };
+    let Some(per_rack) = opts.nodes_per_rack.filter(|&n| n > 0).map(u64::from) else {
+        return Err(not_fit(
+            "needs topology.nodes_per_rack (servers per rack)".into(),
+        ));
+    };
+    let o = opts.oversubscription;
+    let split = leaf_split(b.k, o);
+    let (d, u) = (split.downlinks, split.uplinks);
+    let per_leaf = d.checked_div(b.r).unwrap_or(0).min(per_rack);
+    if per_leaf == 0 || u == 0 {
+        return Err(not_fit(format!(
+            "a server's {} NIC ports exceed a leaf's {d} downlinks at {o}:1",
+            b.r
+        )));
+    }
+    // Leaves for `servers` servers of one rack, and their downlink ports (whole servers each).
+    let rack_leaves = |servers: u64| ceil_div(servers, per_leaf, "leaves");
+    let full_racks = b.nodes.checked_div(per_rack).unwrap_or(0);
+    let rem = b.nodes.checked_rem(per_rack).unwrap_or(0);
+    let leaves = add(
+        mul(full_racks, rack_leaves(per_rack)?, "leaves")?,
+        rack_leaves(rem)?,
+        "leaves",
+    )?;
+    if leaves < 2 {
+        return Err(not_fit(format!(
+            "all {} servers fit one rack's leaf; use single_switch or dual_switch",
+            b.nodes
+        )));
+    }
+    if leaves > b.k {
+        return Err(not_fit(format!(
+            "{leaves} rack leaves exceed the two-tier limit of {} leaves per plane; use su_clos",
+            b.k
+        )));
+    }
+    let spines = two_tier_spines(leaves, u, b.k).ok_or(SizingError::Overflow { what: "spines" })?;
+    let leaf_spine = mul(leaves, u, "leaf-spine links")?;
+    // Cages: every leaf but the last of each rack carries per_leaf servers.
+    let cages_of = |servers: u64| -> Result<u64, SizingError> {
+        ceil_div(
+            add(mul(servers, b.r, "cages")?, u, "cages")?,
+            b.per_cage,
+            "cages",
+        )
+    };
+    let rack_cages = |servers: u64| -> Result<u64, SizingError> {
+        if servers == 0 {
+            return Ok(0);
+        }
+        let n = rack_leaves(servers)?;
+        let last = sub(
+            servers,
+            mul(sub(n, 1, "cages")?, per_leaf, "cages")?,
+            "cages",
+        )?;
+        add(
+            mul(sub(n, 1, "cages")?, cages_of(per_leaf)?, "cages")?,
+            cages_of(last)?,
+            "cages",
+        )
+    };
+    let leaf_cages = add(
+        mul(full_racks, rack_cages(per_rack)?, "cages")?,
+        rack_cages(rem)?,
+        "cages",
+    )?;
+    let spine_cages = super::cages_even(leaf_spine, spines, 0, b.per_cage)?;
+    let (two_max, three_max) = ceilings(&b, o)?;
+    let p = b.planes;
+    let total = |v: u64, what: &'static str| mul(v, p, what);
+    let node_leaf = total(b.endpoints, "node-leaf links")?;
+    let switches = add(leaves, spines, "switches")?;
+    Ok(Topology {
+        design,
+        tiers: 2,
+        planes: opts.planes,
+        switch_sku: switch.sku.clone(),
+        link_speed_gbps: b.link,
+        radix: b.radix,
+        leaf_downlinks: to_u32(d, "leaf downlinks")?,
+        leaf_uplinks: to_u32(u, "leaf uplinks")?,
+        oversubscription_realised: split.realised(),
+        nodes: to_u32(b.nodes, "nodes")?,
+        endpoints_per_plane: b.endpoints,
+        scalable_unit_nodes: to_u32(per_rack, "scalable unit")?,
+        scalable_units: to_u32(add(full_racks, u64::from(rem > 0), "racks")?, "racks")?,
+        // Every rail of a server is on its rack's leaf: same-rail traffic between racks
+        // crosses the spines.
+        nodes_per_leaf: to_u32(per_leaf, "nodes per leaf")?,
+        leaf_switches: total(leaves, "leaves")?,
+        spine_switches: total(spines, "spines")?,
+        core_switches: 0,
+        links: Links {
+            node_leaf,
+            leaf_spine: total(leaf_spine, "leaf-spine links")?,
+            spine_core: 0,
+        },
+        ports: PortUsage {
+            nic_ports: node_leaf,
+            leaf_ports_used: total(add(b.endpoints, leaf_spine, "ports")?, "ports")?,
+            spine_ports_used: total(leaf_spine, "ports")?,
+            core_ports_used: 0,
+            switch_ports_total: total(mul(switches, b.k, "ports")?, "ports")?,
+            switch_cages_used: total(add(leaf_cages, spine_cages, "cages")?, "cages")?,
+            switch_cages_total: total(mul(switches, b.cages_per_switch, "cages")?, "cages")?,
         },
         two_tier_max_endpoints_per_plane: two_max,
         three_tier_max_endpoints_per_plane: three_max,

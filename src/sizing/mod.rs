@@ -76,13 +76,16 @@ pub struct TopologyOptions {
     pub rail_optimized: bool,
     /// Most switch tiers allowed: 2 (leaf–spine) or 3 (leaf–spine–core).
     pub max_tiers: u8,
+    /// Servers per rack, when known: sizes the `tor_copper` design (absent: not sized).
+    #[serde(default)]
+    pub nodes_per_rack: Option<u32>,
 }
 
 /// A sized fabric. Switch counts, links and ports are totals across all planes unless the name
 /// says `per_plane`.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct Topology {
-    /// The design built (`single_switch`, `dual_switch`, `collapsed_rails`, `rail_only`, `su_clos`); see
+    /// The design built (`single_switch`, `dual_switch`, `collapsed_rails`, `rail_only`, `su_clos`, `tor_copper`); see
     /// docs/sizing.md "Designs".
     pub design: Design,
     /// Switch tiers built: 1 (one switch layer, no spine), 2 (leaf–spine) or 3

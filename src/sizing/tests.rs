@@ -114,6 +114,7 @@ fn opts(planes: u32, oversubscription: f64, max_tiers: u8) -> TopologyOptions {
         oversubscription,
         rail_optimized: true,
         max_tiers,
+        nodes_per_rack: None,
     }
 }
 
@@ -580,6 +581,7 @@ fn arb_case(exact: bool) -> impl Strategy<Value = (ClusterSpec, SwitchSpec, Topo
                 oversubscription: o,
                 rail_optimized: rail,
                 max_tiers: tiers,
+                nodes_per_rack: None,
             };
             (c, sw, o)
         })
