@@ -5,94 +5,84 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::oversubscription::{leaf_split, two_tier_spines};
+use super::oversubscription::{LeafSplit, leaf_split, two_tier_spines};
 use super::{
     Basics, ClusterSpec, Links, PortUsage, SizingError, SwitchSpec, Topology, TopologyOptions, add,
     basics, ceil_div, mul, size, sub, to_u32,
 };
 
-/// A fabric design.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Design {
+/// Declares the designs once: [`Design`] (with `ALL` in tie-break order and the wire names)
+/// and [`DesignChoice`] (`auto` or one of them).
+macro_rules! designs {
+    ($( $(#[doc = $doc:expr])* $v:ident => $name:literal, )+) => {
+        /// A fabric design.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+        #[serde(rename_all = "snake_case")]
+        pub enum Design {
+            $( $(#[doc = $doc])* $v, )+
+        }
+
+        impl Design {
+            /// Every design, in tie-break order (fewest tiers first).
+            pub const ALL: &'static [Design] = &[$(Design::$v),+];
+
+            /// The wire name.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Design::$v => $name,)+
+                }
+            }
+        }
+
+        /// `topology.design` in a request: `auto` (the cheapest design that meets the
+        /// request) or one named design.
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+        #[serde(rename_all = "snake_case")]
+        pub enum DesignChoice {
+            #[default]
+            Auto,
+            $( $(#[doc = $doc])* $v, )+
+        }
+
+        impl DesignChoice {
+            /// The named design, `None` for `auto`.
+            pub fn named(self) -> Option<Design> {
+                match self {
+                    DesignChoice::Auto => None,
+                    $(DesignChoice::$v => Some(Design::$v),)+
+                }
+            }
+        }
+    };
+}
+
+designs! {
     /// One switch per plane takes every NIC port (no spine): when NIC ports per plane ≤ radix.
     /// Never chosen by `auto` when it is the whole fabric (one switch, one plane): no published
     /// design puts a cluster on a single switch (docs/sizing.md, "dual_switch").
-    SingleSwitch,
+    SingleSwitch => "single_switch",
     /// Two switches per plane, a node's NIC ports alternating between them (rail i on switch
     /// i mod 2), joined by an inter-switch bundle sized for the asked ratio (1:1 = as many
     /// links as node ports per switch); no spine. NVIDIA DGX BasePOD (RA-11127-001, Table 4.2:
     /// 2 × QM9700 for 4 and 8 DGX nodes) and the Enterprise RA 2-8-9-400 (2 × SN5600 for 4–12
     /// HGX nodes, 16 × 400G ISL per 4 nodes).
-    DualSwitch,
+    DualSwitch => "dual_switch",
     /// Below one scalable unit: several rails share a leaf (every node's rails i..j on one
     /// leaf), leaves joined by spines.
-    CollapsedRails,
+    CollapsedRails => "collapsed_rails",
     /// One leaf per rail and no spine; traffic between rails crosses NVLink inside the node
     /// (PXN). Only when asked: it does not give full bisection between rails.
-    RailOnly,
+    RailOnly => "rail_only",
     /// NVIDIA SuperPOD scalable-unit leaf–spine(–core) Clos.
-    SuClos,
+    SuClos => "su_clos",
     /// A leaf in each rack (top of rack) takes all NIC ports of the rack's servers over copper
     /// (no NIC-side optics); leaves joined by spines over optics (two tiers). Sized only when
     /// the request gives `topology.nodes_per_rack`. Meta's RoCE "AI Zone": rack switches with
     /// DAC to the GPUs, optics to the cluster switches (SIGCOMM 2024).
-    TorCopper,
-}
-
-impl Design {
-    /// Every design, in tie-break order (fewest tiers first).
-    pub const ALL: [Design; 6] = [
-        Design::SingleSwitch,
-        Design::DualSwitch,
-        Design::CollapsedRails,
-        Design::RailOnly,
-        Design::SuClos,
-        Design::TorCopper,
-    ];
-
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Design::SingleSwitch => "single_switch",
-            Design::DualSwitch => "dual_switch",
-            Design::CollapsedRails => "collapsed_rails",
-            Design::RailOnly => "rail_only",
-            Design::SuClos => "su_clos",
-            Design::TorCopper => "tor_copper",
-        }
-    }
-}
-
-/// `topology.design` in a request: `auto` (the cheapest design that meets the request) or one
-/// named design.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum DesignChoice {
-    #[default]
-    Auto,
-    SingleSwitch,
-    DualSwitch,
-    CollapsedRails,
-    RailOnly,
-    SuClos,
-    TorCopper,
+    TorCopper => "tor_copper",
 }
 
 impl DesignChoice {
-    /// The named design, `None` for `auto`.
-    pub fn named(self) -> Option<Design> {
-        match self {
-            DesignChoice::Auto => None,
-            DesignChoice::SingleSwitch => Some(Design::SingleSwitch),
-            DesignChoice::DualSwitch => Some(Design::DualSwitch),
-            DesignChoice::CollapsedRails => Some(Design::CollapsedRails),
-            DesignChoice::RailOnly => Some(Design::RailOnly),
-            DesignChoice::SuClos => Some(Design::SuClos),
-            DesignChoice::TorCopper => Some(Design::TorCopper),
-        }
-    }
-
     /// Whether a design sized as `t` meets a request with this choice: a named design always
     /// (it was asked for); under `auto` every design but rail-only (no full bisection between
     /// rails) and a whole fabric on one switch (one switch's failure stops every node; the
@@ -184,53 +174,32 @@ fn single_layer(
         }
         (b.r, b.nodes)
     };
-    let (two_max, three_max) = ceilings(&b, opts.oversubscription)?;
-    let p = b.planes;
-    let total = |v: u64, what: &'static str| mul(v, p, what);
-    let node_leaf = total(b.endpoints, "node-leaf links")?;
     let cages = mul(
         switches_per_plane,
         ceil_div(ports_per_switch, b.per_cage, "cages")?,
         "cages",
     )?;
-    Ok(Topology {
-        design,
-        tiers: 1,
-        planes: opts.planes,
-        switch_sku: switch.sku.clone(),
-        link_speed_gbps: b.link,
-        radix: b.radix,
-        leaf_downlinks: b.radix,
-        leaf_uplinks: 0,
-        oversubscription_realised: 1.0,
-        nodes: to_u32(b.nodes, "nodes")?,
-        endpoints_per_plane: b.endpoints,
-        scalable_unit_nodes: to_u32(b.nodes, "scalable unit")?,
-        scalable_units: 1,
-        nodes_per_leaf: to_u32(b.nodes, "nodes per leaf")?,
-        leaf_switches: total(switches_per_plane, "leaves")?,
-        spine_switches: 0,
-        core_switches: 0,
-        links: Links {
-            node_leaf,
+    assemble(
+        &b,
+        switch,
+        opts,
+        PerPlane {
+            design,
+            tiers: 1,
+            leaves: switches_per_plane,
+            spines: 0,
+            leaf_downlinks: u64::from(b.radix),
+            leaf_uplinks: 0,
+            realised: 1.0,
+            su_nodes: b.nodes,
+            sus: 1,
+            nodes_per_leaf: b.nodes,
             leaf_spine: 0,
-            spine_core: 0,
+            leaf_ports: b.endpoints,
+            spine_ports: 0,
+            cages,
         },
-        ports: PortUsage {
-            nic_ports: node_leaf,
-            leaf_ports_used: node_leaf,
-            spine_ports_used: 0,
-            core_ports_used: 0,
-            switch_ports_total: total(mul(switches_per_plane, b.k, "ports")?, "ports")?,
-            switch_cages_used: total(cages, "cages")?,
-            switch_cages_total: total(
-                mul(switches_per_plane, b.cages_per_switch, "cages")?,
-                "cages",
-            )?,
-        },
-        two_tier_max_endpoints_per_plane: two_max,
-        three_tier_max_endpoints_per_plane: three_max,
-    })
+    )
 }
 
 /// Rails collapsed onto shared leaves in the partly filled scalable unit: whole SUs get their R
@@ -273,26 +242,6 @@ fn collapsed_rails(
     let partial_leaves = ceil_div(partial_ports, d, "leaves")?;
     let full_leaves = mul(full_sus, b.r, "leaves")?;
     let leaves = add(full_leaves, partial_leaves, "leaves")?;
-    if leaves < 2 {
-        return Err(SizingError::DesignDoesNotFit {
-            design,
-            why: format!(
-                "all {} NIC ports fit on one leaf's {d} downlinks; use single_switch",
-                b.endpoints
-            ),
-        });
-    }
-    if leaves > b.k {
-        return Err(SizingError::DesignDoesNotFit {
-            design,
-            why: format!(
-                "{leaves} leaves exceed the two-tier limit of {} leaves per plane; use su_clos",
-                b.k
-            ),
-        });
-    }
-    let spines = two_tier_spines(leaves, u, b.k).ok_or(SizingError::Overflow { what: "spines" })?;
-    let leaf_spine = mul(leaves, u, "leaf-spine links")?;
     // Cages: whole-SU leaves and all but the last partial-SU leaf carry d node links; the last
     // carries what is left of the partial SU's ports.
     let cages_of = |down: u64| -> Result<u64, SizingError> {
@@ -309,49 +258,22 @@ fn collapsed_rails(
         cages_of(last_down)?,
         "cages",
     )?;
-    let spine_cages = super::cages_even(leaf_spine, spines, 0, b.per_cage)?;
-    let (two_max, three_max) = ceilings(&b, o)?;
-    let p = b.planes;
-    let total = |v: u64, what: &'static str| mul(v, p, what);
-    let node_leaf = total(b.endpoints, "node-leaf links")?;
-    let switches = add(leaves, spines, "switches")?;
-    Ok(Topology {
+    two_tier(
+        &b,
+        switch,
+        opts,
         design,
-        tiers: 2,
-        planes: opts.planes,
-        switch_sku: switch.sku.clone(),
-        link_speed_gbps: b.link,
-        radix: b.radix,
-        leaf_downlinks: to_u32(d, "leaf downlinks")?,
-        leaf_uplinks: to_u32(u, "leaf uplinks")?,
-        oversubscription_realised: split.realised(),
-        nodes: to_u32(b.nodes, "nodes")?,
-        endpoints_per_plane: b.endpoints,
-        scalable_unit_nodes: to_u32(d, "scalable unit")?,
-        scalable_units: to_u32(add(full_sus, 1, "scalable units")?, "scalable units")?,
-        // Same-rail traffic stays on one leaf within an SU (d nodes), or within the partial SU
-        // when there is no whole one.
-        nodes_per_leaf: to_u32(if full_sus > 0 { d } else { rem }, "nodes per leaf")?,
-        leaf_switches: total(leaves, "leaves")?,
-        spine_switches: total(spines, "spines")?,
-        core_switches: 0,
-        links: Links {
-            node_leaf,
-            leaf_spine: total(leaf_spine, "leaf-spine links")?,
-            spine_core: 0,
+        split,
+        Leaves {
+            count: leaves,
+            cages: leaf_cages,
+            su_nodes: d,
+            sus: add(full_sus, 1, "scalable units")?,
+            // Same-rail traffic stays on one leaf within an SU (d nodes), or within the
+            // partial SU when there is no whole one.
+            nodes_per_leaf: if full_sus > 0 { d } else { rem },
         },
-        ports: PortUsage {
-            nic_ports: node_leaf,
-            leaf_ports_used: total(add(b.endpoints, leaf_spine, "ports")?, "ports")?,
-            spine_ports_used: total(leaf_spine, "ports")?,
-            core_ports_used: 0,
-            switch_ports_total: total(mul(switches, b.k, "ports")?, "ports")?,
-            switch_cages_used: total(add(leaf_cages, spine_cages, "cages")?, "cages")?,
-            switch_cages_total: total(mul(switches, b.cages_per_switch, "cages")?, "cages")?,
-        },
-        two_tier_max_endpoints_per_plane: two_max,
-        three_tier_max_endpoints_per_plane: three_max,
-    })
+    )
 }
 
 /// Two switches per plane, NIC ports alternating between them, joined by ⌈ports per switch ÷
@@ -389,47 +311,29 @@ fn dual_switch(
             ),
         });
     }
-    let (two_max, three_max) = ceilings(&b, o)?;
-    let p = b.planes;
-    let total = |v: u64, what: &'static str| mul(v, p, what);
-    let node_leaf = total(b.endpoints, "node-leaf links")?;
-    let cages = mul(2, ceil_div(used, b.per_cage, "cages")?, "cages")?;
-    Ok(Topology {
-        design,
-        tiers: 1,
-        planes: opts.planes,
-        switch_sku: switch.sku.clone(),
-        link_speed_gbps: b.link,
-        radix: b.radix,
-        leaf_downlinks: to_u32(per_switch, "leaf downlinks")?,
-        leaf_uplinks: to_u32(isl, "leaf uplinks")?,
-        oversubscription_realised: per_switch as f64 / isl as f64,
-        nodes: to_u32(b.nodes, "nodes")?,
-        endpoints_per_plane: b.endpoints,
-        scalable_unit_nodes: to_u32(b.nodes, "scalable unit")?,
-        scalable_units: 1,
-        // Rail i of every node is on switch i mod 2: same-rail traffic stays on one switch.
-        nodes_per_leaf: to_u32(b.nodes, "nodes per leaf")?,
-        leaf_switches: total(2, "leaves")?,
-        spine_switches: 0,
-        core_switches: 0,
-        links: Links {
-            node_leaf,
-            leaf_spine: total(isl, "inter-switch links")?,
-            spine_core: 0,
+    assemble(
+        &b,
+        switch,
+        opts,
+        PerPlane {
+            design,
+            tiers: 1,
+            leaves: 2,
+            spines: 0,
+            leaf_downlinks: per_switch,
+            leaf_uplinks: isl,
+            realised: per_switch as f64 / isl as f64,
+            su_nodes: b.nodes,
+            sus: 1,
+            // Rail i of every node is on switch i mod 2: same-rail traffic stays on one switch.
+            nodes_per_leaf: b.nodes,
+            leaf_spine: isl,
+            // Each inter-switch link takes a port on both switches.
+            leaf_ports: add(b.endpoints, mul(2, isl, "ports")?, "ports")?,
+            spine_ports: 0,
+            cages: mul(2, ceil_div(used, b.per_cage, "cages")?, "cages")?,
         },
-        ports: PortUsage {
-            nic_ports: node_leaf,
-            leaf_ports_used: total(add(b.endpoints, mul(2, isl, "ports")?, "ports")?, "ports")?,
-            spine_ports_used: 0,
-            core_ports_used: 0,
-            switch_ports_total: total(mul(2, b.k, "ports")?, "ports")?,
-            switch_cages_used: total(cages, "cages")?,
-            switch_cages_total: total(mul(2, b.cages_per_switch, "cages")?, "cages")?,
-        },
-        two_tier_max_endpoints_per_plane: two_max,
-        three_tier_max_endpoints_per_plane: three_max,
-    })
+    )
 }
 
 /// A leaf per rack (or more when a rack's ports exceed one leaf's downlinks), each taking whole
@@ -469,20 +373,6 @@ fn tor_copper(
         rack_leaves(rem)?,
         "leaves",
     )?;
-    if leaves < 2 {
-        return Err(not_fit(format!(
-            "all {} servers fit one rack's leaf; use single_switch or dual_switch",
-            b.nodes
-        )));
-    }
-    if leaves > b.k {
-        return Err(not_fit(format!(
-            "{leaves} rack leaves exceed the two-tier limit of {} leaves per plane; use su_clos",
-            b.k
-        )));
-    }
-    let spines = two_tier_spines(leaves, u, b.k).ok_or(SizingError::Overflow { what: "spines" })?;
-    let leaf_spine = mul(leaves, u, "leaf-spine links")?;
     // Cages: every leaf but the last of each rack carries per_leaf servers.
     let cages_of = |servers: u64| -> Result<u64, SizingError> {
         ceil_div(
@@ -512,44 +402,145 @@ fn tor_copper(
         rack_cages(rem)?,
         "cages",
     )?;
-    let spine_cages = super::cages_even(leaf_spine, spines, 0, b.per_cage)?;
-    let (two_max, three_max) = ceilings(&b, o)?;
-    let p = b.planes;
-    let total = |v: u64, what: &'static str| mul(v, p, what);
-    let node_leaf = total(b.endpoints, "node-leaf links")?;
-    let switches = add(leaves, spines, "switches")?;
-    Ok(Topology {
+    two_tier(
+        &b,
+        switch,
+        opts,
         design,
-        tiers: 2,
+        split,
+        Leaves {
+            count: leaves,
+            cages: leaf_cages,
+            su_nodes: per_rack,
+            sus: add(full_racks, u64::from(rem > 0), "racks")?,
+            // Every rail of a server is on its rack's leaf: same-rail traffic between racks
+            // crosses the spines.
+            nodes_per_leaf: per_leaf,
+        },
+    )
+}
+
+/// A two-tier design's leaves per plane: how many, their cages (node ports and uplinks), and
+/// how they group the nodes.
+struct Leaves {
+    count: u64,
+    cages: u64,
+    su_nodes: u64,
+    sus: u64,
+    nodes_per_leaf: u64,
+}
+
+/// Leaves joined by the two-tier spine rule: at least two leaves (else one switch does) and at
+/// most k per plane (else a third tier is needed).
+fn two_tier(
+    b: &Basics,
+    switch: &SwitchSpec,
+    opts: &TopologyOptions,
+    design: Design,
+    split: LeafSplit,
+    l: Leaves,
+) -> Result<Topology, SizingError> {
+    let not_fit = |why: String| SizingError::DesignDoesNotFit { design, why };
+    if l.count < 2 {
+        return Err(not_fit(format!(
+            "all {} NIC ports fit on one leaf's {} downlinks; use single_switch or dual_switch",
+            b.endpoints, split.downlinks
+        )));
+    }
+    if l.count > b.k {
+        return Err(not_fit(format!(
+            "{} leaves exceed the two-tier limit of {} leaves per plane; use su_clos",
+            l.count, b.k
+        )));
+    }
+    let u = split.uplinks;
+    let spines =
+        two_tier_spines(l.count, u, b.k).ok_or(SizingError::Overflow { what: "spines" })?;
+    let leaf_spine = mul(l.count, u, "leaf-spine links")?;
+    let spine_cages = super::cages_even(leaf_spine, spines, 0, b.per_cage)?;
+    assemble(
+        b,
+        switch,
+        opts,
+        PerPlane {
+            design,
+            tiers: 2,
+            leaves: l.count,
+            spines,
+            leaf_downlinks: split.downlinks,
+            leaf_uplinks: u,
+            realised: split.realised(),
+            su_nodes: l.su_nodes,
+            sus: l.sus,
+            nodes_per_leaf: l.nodes_per_leaf,
+            leaf_spine,
+            leaf_ports: add(b.endpoints, leaf_spine, "ports")?,
+            spine_ports: leaf_spine,
+            cages: add(l.cages, spine_cages, "cages")?,
+        },
+    )
+}
+
+/// What a one- or two-tier design decided, per plane (links and ports count both ends where
+/// they use two ports); [`assemble`] totals it over the planes.
+struct PerPlane {
+    design: Design,
+    tiers: u8,
+    leaves: u64,
+    spines: u64,
+    leaf_downlinks: u64,
+    leaf_uplinks: u64,
+    realised: f64,
+    su_nodes: u64,
+    sus: u64,
+    nodes_per_leaf: u64,
+    leaf_spine: u64,
+    leaf_ports: u64,
+    spine_ports: u64,
+    cages: u64,
+}
+
+/// The topology of a one- or two-tier design: per-plane counts times the planes.
+fn assemble(
+    b: &Basics,
+    switch: &SwitchSpec,
+    opts: &TopologyOptions,
+    s: PerPlane,
+) -> Result<Topology, SizingError> {
+    let (two_max, three_max) = ceilings(b, opts.oversubscription)?;
+    let total = |v: u64, what: &'static str| mul(v, b.planes, what);
+    let node_leaf = total(b.endpoints, "node-leaf links")?;
+    let switches = add(s.leaves, s.spines, "switches")?;
+    Ok(Topology {
+        design: s.design,
+        tiers: s.tiers,
         planes: opts.planes,
         switch_sku: switch.sku.clone(),
         link_speed_gbps: b.link,
         radix: b.radix,
-        leaf_downlinks: to_u32(d, "leaf downlinks")?,
-        leaf_uplinks: to_u32(u, "leaf uplinks")?,
-        oversubscription_realised: split.realised(),
+        leaf_downlinks: to_u32(s.leaf_downlinks, "leaf downlinks")?,
+        leaf_uplinks: to_u32(s.leaf_uplinks, "leaf uplinks")?,
+        oversubscription_realised: s.realised,
         nodes: to_u32(b.nodes, "nodes")?,
         endpoints_per_plane: b.endpoints,
-        scalable_unit_nodes: to_u32(per_rack, "scalable unit")?,
-        scalable_units: to_u32(add(full_racks, u64::from(rem > 0), "racks")?, "racks")?,
-        // Every rail of a server is on its rack's leaf: same-rail traffic between racks
-        // crosses the spines.
-        nodes_per_leaf: to_u32(per_leaf, "nodes per leaf")?,
-        leaf_switches: total(leaves, "leaves")?,
-        spine_switches: total(spines, "spines")?,
+        scalable_unit_nodes: to_u32(s.su_nodes, "scalable unit")?,
+        scalable_units: to_u32(s.sus, "scalable units")?,
+        nodes_per_leaf: to_u32(s.nodes_per_leaf, "nodes per leaf")?,
+        leaf_switches: total(s.leaves, "leaves")?,
+        spine_switches: total(s.spines, "spines")?,
         core_switches: 0,
         links: Links {
             node_leaf,
-            leaf_spine: total(leaf_spine, "leaf-spine links")?,
+            leaf_spine: total(s.leaf_spine, "leaf-spine links")?,
             spine_core: 0,
         },
         ports: PortUsage {
             nic_ports: node_leaf,
-            leaf_ports_used: total(add(b.endpoints, leaf_spine, "ports")?, "ports")?,
-            spine_ports_used: total(leaf_spine, "ports")?,
+            leaf_ports_used: total(s.leaf_ports, "ports")?,
+            spine_ports_used: total(s.spine_ports, "ports")?,
             core_ports_used: 0,
             switch_ports_total: total(mul(switches, b.k, "ports")?, "ports")?,
-            switch_cages_used: total(add(leaf_cages, spine_cages, "cages")?, "cages")?,
+            switch_cages_used: total(s.cages, "cages")?,
             switch_cages_total: total(mul(switches, b.cages_per_switch, "cages")?, "cages")?,
         },
         two_tier_max_endpoints_per_plane: two_max,
