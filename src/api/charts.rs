@@ -9,7 +9,7 @@ use utoipa::IntoParams;
 use utoipa::openapi::path::{Parameter, ParameterIn};
 
 use super::AppState;
-use super::error::{ApiError, ErrorCode, Problem, QueryProblems};
+use super::error::{ApiError, ErrorCode, NotModified, Problem, QueryProblems};
 use super::middleware::with_plan_id;
 use super::query::{self, Kind, Query};
 use super::sheets::{etag, respond, sweeps};
@@ -210,7 +210,7 @@ impl IntoParams for ChartParams {
             (String = "image/svg+xml"),
             (Vec<u8> = "image/png")
         )),
-        (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
+        NotModified,
         QueryProblems,
         (status = 404, description = "No chart with that name.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "A parameter is invalid, missing (`gpus`) or given twice, or the cluster cannot be built as asked; `errors[].pointer` names it.", body = Problem, content_type = "application/problem+json"),

@@ -248,6 +248,14 @@ pub enum QueryProblems {
     TooLong(Problem),
 }
 
+/// `304 Not Modified`, for every GET that answers with an `ETag`.
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 304,
+    description = "`If-None-Match` matched the `ETag`: no body."
+)]
+pub struct NotModified;
+
 /// A real problem document for `status`, as the service renders it (for OpenAPI examples).
 pub fn problem_example(status: u16, query: bool) -> Option<serde_json::Value> {
     let e = match status {

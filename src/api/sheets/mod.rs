@@ -14,13 +14,15 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::AppState;
 pub use super::conneg::{Format, etag, negotiate, respond};
-use super::error::{ApiError, Problem, QueryProblems};
+use super::error::{ApiError, NotModified, Problem, QueryProblems};
 use super::middleware::with_plan_id;
 use crate::fabric::Fabric;
 use crate::plan::Plan;
+use crate::plan::cache::CachedPlan;
 use crate::table::csv::TEXT_CSV;
 use crate::table::metrics::{self, FabricChoice};
 use crate::table::{BomSheet, bom_csv, bom_sheet, plan_csv};
+use actix_web::web::Bytes;
 /// The own (non-plan) parameter of `GET /v1/plans` and `/v1/plans/bom`.
 const FORMAT_ONLY: &[&str] = &["format"];
 
@@ -98,7 +100,7 @@ impl IntoParams for ValueParams {
             (Plan = "application/json"),
             (String = "text/csv")
         )),
-        (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
+        NotModified,
         QueryProblems,
         (status = 422, description = "A parameter is invalid, missing (`gpus`), given twice, or the cluster cannot be built as asked; `errors[].pointer` names it (`economics.years` → `/economics/years`).", body = Problem, content_type = "application/problem+json")
     )
@@ -108,27 +110,40 @@ pub async fn get_plan(
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = Query::from_request(&req)?;
-    let format = negotiate(&req, Some(&q))?;
-    let cached = plan_from_query(&q, FORMAT_ONLY, &state).await?;
-    let plan = &cached.plan;
-    let res = match format {
-        Format::Json => respond(
-            &req,
-            &etag(&cached.tag),
-            "application/json",
-            cached.json().map_err(|e| ApiError::internal(&e))?,
-        ),
-        Format::Csv => respond(
-            &req,
-            &etag(&format!("{}-csv", cached.tag)),
-            TEXT_CSV,
-            plan_csv(plan)
-                .map_err(|e| ApiError::internal(&e))?
-                .into_bytes(),
-        ),
-    };
-    Ok(with_plan_id(res, &plan.plan_id))
+    plan_sheet(&req, &state, |cached, format| {
+        let internal = |e: serde_json::Error| ApiError::internal(&e);
+        Ok(match format {
+            Format::Json => (
+                cached.json().map_err(|e| ApiError::internal(&e))?,
+                "application/json",
+                "",
+            ),
+            Format::Csv => (
+                plan_csv(&cached.plan).map_err(internal)?.into(),
+                TEXT_CSV,
+                "-csv",
+            ),
+        })
+    })
+    .await
+}
+
+/// A GET that plans from the query (inputs and `format`) and answers in the negotiated format:
+/// `render` gives the body, its media type and the suffix of the plan's entity tag.
+async fn plan_sheet(
+    req: &HttpRequest,
+    state: &AppState,
+    render: impl FnOnce(&CachedPlan, Format) -> Result<(Bytes, &'static str, &'static str), ApiError>,
+) -> Result<HttpResponse, ApiError> {
+    let q = Query::from_request(req)?;
+    let format = negotiate(req, Some(&q))?;
+    let cached = plan_from_query(&q, FORMAT_ONLY, state).await?;
+    let (body, media_type, suffix) = render(&cached, format)?;
+    let tag = etag(&format!("{}{suffix}", cached.tag));
+    Ok(with_plan_id(
+        respond(req, &tag, media_type, body),
+        &cached.plan.plan_id,
+    ))
 }
 
 // ---- GET /v1/plans/bom ----
@@ -147,7 +162,7 @@ pub async fn get_plan(
             (BomSheet = "application/json"),
             (String = "text/csv")
         )),
-        (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
+        NotModified,
         QueryProblems,
         (status = 422, description = "A parameter is invalid, missing or given twice, or the cluster cannot be built as asked; `errors[].pointer` names it.", body = Problem, content_type = "application/problem+json")
     )
@@ -157,27 +172,23 @@ pub async fn get_bom(
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    let q = Query::from_request(&req)?;
-    let format = negotiate(&req, Some(&q))?;
-    let cached = plan_from_query(&q, FORMAT_ONLY, &state).await?;
-    let plan = &cached.plan;
-    let sheet = bom_sheet(plan);
-    let internal = |e: serde_json::Error| ApiError::internal(&e);
-    let res = match format {
-        Format::Json => respond(
-            &req,
-            &etag(&format!("{}-bom", cached.tag)),
-            "application/json",
-            serde_json::to_vec(&sheet).map_err(internal)?,
-        ),
-        Format::Csv => respond(
-            &req,
-            &etag(&format!("{}-bom-csv", cached.tag)),
-            TEXT_CSV,
-            bom_csv(&sheet).map_err(internal)?.into_bytes(),
-        ),
-    };
-    Ok(with_plan_id(res, &plan.plan_id))
+    plan_sheet(&req, &state, |cached, format| {
+        let sheet = bom_sheet(&cached.plan);
+        let internal = |e: serde_json::Error| ApiError::internal(&e);
+        Ok(match format {
+            Format::Json => (
+                serde_json::to_vec(&sheet).map_err(internal)?.into(),
+                "application/json",
+                "-bom",
+            ),
+            Format::Csv => (
+                bom_csv(&sheet).map_err(internal)?.into(),
+                TEXT_CSV,
+                "-bom-csv",
+            ),
+        })
+    })
+    .await
 }
 
 // ---- GET /v1/value ----
@@ -195,7 +206,7 @@ pub async fn get_bom(
     params(ValueParams),
     responses(
         (status = 200, description = "The number, e.g. `12345678.90`.", body = String, content_type = "text/plain"),
-        (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
+        NotModified,
         QueryProblems,
         (status = 422, description = "A plan input is invalid; `metric` is missing or unknown (`extra.valid_metrics` lists the valid ones) or not a number; `fabric` is missing, unknown or not in the plan.", body = Problem, content_type = "application/problem+json")
     )

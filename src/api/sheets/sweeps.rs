@@ -23,7 +23,7 @@ use validator::Validate;
 
 use super::{Format, etag, negotiate, respond};
 use crate::api::AppState;
-use crate::api::error::{ApiError, BodyProblems, Problem, QueryProblems};
+use crate::api::error::{ApiError, BodyProblems, NotModified, Problem, QueryProblems};
 use crate::api::extract::ValidJson;
 use crate::api::query::{
     self, Numeric, ParamSpec, Query, format_param, name_params, plan_parameters, pointer_of,
@@ -602,7 +602,7 @@ fn axes(b: &SweepRequest) -> Result<Checked, ApiError> {
             (SweepResult = "application/json"),
             (String = "text/csv")
         )),
-        (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
+        NotModified,
         QueryProblems,
         (status = 422, description = "The sweep is invalid (unknown input, bad range, more than 10,000 plans) or a value cannot be planned; the problem names the input and the value.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "Four sweeps are already running (`Retry-After: 1`), or this one overran its time budget (90% of the request deadline, `FABRIC_TCO_REQUEST_DEADLINE_SECS`).", body = Problem, content_type = "application/problem+json")
@@ -633,7 +633,7 @@ pub async fn get_sweep(
             (SweepResult = "application/json"),
             (String = "text/csv")
         )),
-        (status = 304, description = "`If-None-Match` matched the `ETag`: no body."),
+        NotModified,
         BodyProblems,
         (status = 422, description = "The sweep is invalid (unknown input, bad range, more than 10,000 plans) or a value cannot be planned; the problem names the input and the value.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "Four sweeps are already running (`Retry-After: 1`), or this one overran its time budget (90% of the request deadline, `FABRIC_TCO_REQUEST_DEADLINE_SECS`).", body = Problem, content_type = "application/problem+json")
