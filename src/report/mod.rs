@@ -79,6 +79,12 @@ pub const FORM: &[FieldSpec] = &[
         "any",
         "Share of hours the cluster runs jobs.",
     ),
+    FieldSpec::Number(
+        "topology.nodes_per_rack",
+        "Servers per rack",
+        "1",
+        "Blank = not known. When given, a leaf in each rack with copper to its servers (tor_copper) is priced too (docs/sizing.md, Designs).",
+    ),
     FieldSpec::Select(
         "uncertainty.samples",
         "How sure: uncertainty analysis",
@@ -291,8 +297,41 @@ pub struct BomLine {
 pub struct Bom {
     pub fabric: String,
     pub name: String,
+    /// The design built, its switches, and the other designs sized with their capex.
+    pub design: String,
     pub lines: Vec<BomLine>,
     pub total: String,
+}
+
+/// "Design: su_clos, 32 leaf + 16 spine switches. Also sized: tor_copper $5,881,600 (…)".
+fn design_line(plan: &Plan, f: &crate::plan::Built<'_>) -> String {
+    let t = f.topology;
+    let mut out = format!(
+        "Design: {}, {} leaf + {} spine + {} core switches.",
+        t.design.as_str(),
+        t.leaf_switches,
+        t.spine_switches,
+        t.core_switches
+    );
+    let others: Vec<String> = plan
+        .fabrics
+        .iter()
+        .filter(|x| x.fabric == f.fabric)
+        .flat_map(|x| &x.design_alternatives)
+        .filter(|a| !a.chosen)
+        .map(|a| {
+            let why = if a.meets_request {
+                ""
+            } else {
+                ", not built unless asked"
+            };
+            format!("{} {}{why}", a.design.as_str(), usd(a.capex_usd))
+        })
+        .collect();
+    if !others.is_empty() {
+        out.push_str(&format!(" Also sized: {}.", others.join("; ")));
+    }
+    out
 }
 
 /// One assumption: a figure, its value, unit and source.
@@ -577,6 +616,7 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
         .map(|f| Bom {
             fabric: f.fabric.as_str().into(),
             name: f.fabric.display_name().into(),
+            design: design_line(plan, &f),
             lines: f
                 .bom
                 .iter()
@@ -729,5 +769,34 @@ mod tests {
             .find(|c| c.id == "tornado")
             .expect("tornado");
         assert!(t.svg.contains("uncertainty.samples=200"), "{}", t.svg);
+    }
+
+    #[test]
+    fn each_bom_names_its_design_and_the_alternatives() {
+        let cats = crate::catalog::CatalogSet::embedded().expect("catalog");
+        let req: crate::plan::PlanRequest = serde_json::from_value(serde_json::json!({
+            "gpus": 1024, "fabrics": ["infiniband"], "topology": {"nodes_per_rack": 4}
+        }))
+        .expect("request");
+        let plan = crate::plan::build_plan(&req, &cats).expect("plan");
+        let r = report(&plan, Some(cats.newest()), &pairs(&[("gpus", "1024")]));
+        let t = plan.fabrics[0].topology.as_ref().expect("topology");
+        let line = &r.boms[0].design;
+        assert!(
+            line.starts_with(&format!(
+                "Design: {}, {} leaf + {} spine",
+                t.design.as_str(),
+                t.leaf_switches,
+                t.spine_switches
+            )),
+            "{line}"
+        );
+        for a in plan.fabrics[0]
+            .design_alternatives
+            .iter()
+            .filter(|a| !a.chosen)
+        {
+            assert!(line.contains(a.design.as_str()), "{line}");
+        }
     }
 }
