@@ -102,6 +102,37 @@ fn unknown_sku_reference_is_named() {
             "unknown cable SKU 'nope'",
         ],
     );
+
+    // The optional in-rack cabling is checked like the tiers: an unknown SKU, and optics
+    // with copper.
+    let mut v = default_json();
+    let at_400 = |v: &mut serde_json::Value| -> usize {
+        v["fabric_profiles"][0]["cabling"]
+            .as_array()
+            .and_then(|a| a.iter().position(|c| c["link_speed_gbps"] == 400))
+            .expect("400G cabling")
+    };
+    let i = at_400(&mut v);
+    v["fabric_profiles"][0]["cabling"][i]["inter_switch"]["cable"] = "dac-nope".into();
+    let msg = load_err(&v);
+    assert_names(
+        &msg,
+        &[
+            &format!("cabling[{i}].inter_switch.cable"),
+            "unknown cable SKU 'dac-nope'",
+        ],
+    );
+    let mut v = default_json();
+    v["fabric_profiles"][0]["cabling"][i]["node_leaf_in_rack"]["nic_module"] =
+        "osfp-400g-sr4".into();
+    let msg = load_err(&v);
+    assert_names(
+        &msg,
+        &[
+            &format!("cabling[{i}].node_leaf_in_rack.cable"),
+            "copper cables carry their own ends",
+        ],
+    );
 }
 
 #[test]

@@ -482,21 +482,22 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             );
         }
         for (j, cab) in p.cabling.iter().enumerate() {
+            let optional = [
+                ("inter_switch", cab.inter_switch.as_ref()),
+                ("node_leaf_in_rack", cab.node_leaf_in_rack.as_ref()),
+            ];
             for (tier, t) in [
-                ("node_leaf", &cab.node_leaf),
-                ("leaf_spine", &cab.leaf_spine),
-                ("spine_core", &cab.spine_core),
-            ] {
+                ("node_leaf", Some(&cab.node_leaf)),
+                ("leaf_spine", Some(&cab.leaf_spine)),
+                ("spine_core", Some(&cab.spine_core)),
+            ]
+            .into_iter()
+            .chain(optional)
+            {
+                let Some(t) = t else { continue };
                 let field = format!("cabling[{j}].{tier}");
-                check_tier(
-                    &mut k,
-                    c,
-                    &e,
-                    &field,
-                    t,
-                    cab.link_speed_gbps,
-                    tier == "node_leaf",
-                );
+                let node_side = tier.starts_with("node_leaf");
+                check_tier(&mut k, c, &e, &field, t, cab.link_speed_gbps, node_side);
             }
         }
     }

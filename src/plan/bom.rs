@@ -249,7 +249,14 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
                 ),
             ));
         }
-        let q = ceil_div(l, u64::from(cable.links_per_cable));
+        // A multi-link cable (twin DAC) cannot span two planes: round up per plane.
+        let planes = u64::from(topo.planes.max(1));
+        let q = ceil_div(
+            l.checked_div(planes).unwrap_or(l),
+            u64::from(cable.links_per_cable),
+        )
+        .checked_mul(planes)
+        .ok_or_else(|| overflow("cables"))?;
         out.push(item(
             Entry {
                 sku: &cable.sku,

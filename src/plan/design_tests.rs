@@ -147,22 +147,36 @@ fn capex_per_gpu_never_jumps_by_more_than_a_switch_and_its_optics_per_node_added
     // Issue #10 property: adding one node never raises capex per GPU by more than one switch
     // plus its optics. (Total capex can rise by several switches at a tier change, e.g. one
     // switch -> leaves + spines; per GPU the step stays bounded.)
+    // Printed (`cargo test --lib capex_per_gpu -- --nocapture`): the largest per-GPU step and
+    // the largest total step, each as a multiple of one switch plus its optics.
     for fabric in ["infiniband", "roce", "roce_adaptive"] {
-        let mut prev: Option<Decimal> = None;
+        let mut prev: Option<(Decimal, Decimal)> = None;
+        let mut worst = (Decimal::ZERO, 0u32, Decimal::ZERO, 0u32);
         for nodes in 1..=160u32 {
             let p =
                 plan(serde_json::json!({"gpus": nodes * 8, "fabrics": [fabric]})).expect("plan");
             let f = &p.fabrics[0];
-            let per_gpu = f.capex.as_ref().expect("capex").total_usd / Decimal::from(nodes * 8);
-            if let Some(prev) = prev {
+            let total = f.capex.as_ref().expect("capex").total_usd;
+            let per_gpu = total / Decimal::from(nodes * 8);
+            if let Some((prev, prev_total)) = prev {
                 let bound = switch_and_optics(&p, f);
                 assert!(
                     per_gpu - prev <= bound,
                     "{fabric}: {nodes} nodes: capex/GPU {prev} -> {per_gpu} (bound {bound})"
                 );
+                if (per_gpu - prev) / bound > worst.0 {
+                    worst = ((per_gpu - prev) / bound, nodes, worst.2, worst.3);
+                }
+                if (total - prev_total) / bound > worst.2 {
+                    worst = (worst.0, worst.1, (total - prev_total) / bound, nodes);
+                }
             }
-            prev = Some(per_gpu);
+            prev = Some((per_gpu, total));
         }
+        println!(
+            "{fabric}: largest per-GPU step {:.3} x (switch + optics) at {} nodes; largest total step {:.2} x at {} nodes",
+            worst.0, worst.1, worst.2, worst.3
+        );
     }
 }
 
@@ -321,8 +335,21 @@ fn top_of_rack_copper_is_sized_when_the_racks_are_known() {
     );
     // 1,024 H100 = 128 servers, 4 per rack on QM9700 (d = 32 = 4 servers x 8 ports): a leaf per
     // rack, 32 racks -> 32 leaves, ceil(32 x 32 / 64) = 16 spines.
+    // Sized but not chosen while the request keeps rail-optimized wiring (the default): a
+    // rack leaf takes all of a server's rails.
+    let p = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
+        "topology": {"nodes_per_rack": 4}}))
+    .expect("plan");
+    let ib = fab(&p, Fabric::Infiniband);
+    assert_eq!(counts(ib).0, Design::SuClos);
+    let tor = ib
+        .design_alternatives
+        .iter()
+        .find(|a| a.design == Design::TorCopper)
+        .expect("tor listed");
+    assert!(!tor.meets_request);
     let with_racks = serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
-        "topology": {"nodes_per_rack": 4}});
+        "topology": {"nodes_per_rack": 4, "rail_optimized": false}});
     let p = plan(with_racks.clone()).expect("plan");
     let ib = fab(&p, Fabric::Infiniband);
     assert_eq!(counts(ib), (Design::TorCopper, 2, 32, 16, 0));
@@ -364,6 +391,37 @@ fn top_of_rack_copper_is_sized_when_the_racks_are_known() {
     .expect("plan");
     let t = fab(&p, Fabric::Roce).topology.as_ref().expect("t");
     assert_eq!((t.leaf_switches, t.nodes_per_leaf), (16, 8));
+    // A rack leaf never fills up later: its uplinks match the ports its servers use. Two
+    // servers per rack on QM9700: 16 down, 16 up per leaf, 64 leaves, 16 spines, as many
+    // leaf-spine links as node links (1:1), not the 32 uplinks of a full leaf.
+    let p = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
+        "topology": {"nodes_per_rack": 2, "design": "tor_copper"}}))
+    .expect("plan");
+    let t = fab(&p, Fabric::Infiniband).topology.as_ref().expect("t");
+    assert_eq!(
+        (t.leaf_switches, t.spine_switches, t.links.leaf_spine),
+        (64, 16, 1024)
+    );
+    assert_eq!((t.leaf_downlinks, t.leaf_uplinks), (16, 16));
+    // Forced where the catalog has no in-rack copper (200G links on two planes), the reason
+    // is the cabling, not another design's; with racks given under `auto`, a warning says
+    // why it was not sized.
+    let e = plan(
+        serde_json::json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
+        "topology": {"nodes_per_rack": 4, "planes": 2, "design": "tor_copper"}}),
+    )
+    .expect_err("no fabric can be built");
+    assert!(e.detail.contains("in-rack copper"), "{e:?}");
+    let p = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
+        "topology": {"nodes_per_rack": 4, "planes": 2}}))
+    .expect("plan");
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.contains("tor_copper") && w.contains("in-rack copper")),
+        "{:?}",
+        p.warnings
+    );
     // Forced where it cannot be built (one server per rack: 128 leaves > 64 per plane), the
     // fabric is infeasible with the reason.
     let p = plan(
@@ -379,5 +437,42 @@ fn top_of_rack_copper_is_sized_when_the_racks_are_known() {
             .is_some_and(|r| r.contains("two-tier limit")),
         "{:?}",
         ib.infeasible_reason
+    );
+}
+
+#[test]
+fn two_switches_need_two_rails_and_one_port_gets_one_switch() {
+    // Rail i on switch i mod 2: one NIC per server cannot alternate, and with three NICs the
+    // first switch takes two rails of every server (21 servers: 42 + 42 ISL > 64 ports).
+    for body in [
+        serde_json::json!({"gpus": 64, "gpus_per_node": 1, "fabrics": ["infiniband"]}),
+        serde_json::json!({"gpus": 168, "nics_per_node": 3, "fabrics": ["infiniband"]}),
+    ] {
+        let p = plan(body.clone()).expect("plan");
+        let f = fab(&p, Fabric::Infiniband);
+        assert_ne!(counts(f).0, Design::DualSwitch, "{body}");
+        assert!(
+            f.design_alternatives
+                .iter()
+                .all(|a| a.design != Design::DualSwitch),
+            "{body}"
+        );
+    }
+    // 3 NICs, 8 servers: 16 + 16 ports on the first switch, 8 on the second.
+    let p = plan(serde_json::json!({"gpus": 64, "nics_per_node": 3, "fabrics": ["infiniband"]}))
+        .expect("plan");
+    let t = fab(&p, Fabric::Infiniband).topology.as_ref().expect("t");
+    assert_eq!(counts(fab(&p, Fabric::Infiniband)).0, Design::DualSwitch);
+    assert_eq!((t.leaf_downlinks, t.leaf_uplinks), (16, 16));
+    // One NIC port in the whole cluster: no two-switch design exists, so `auto` builds the one
+    // switch rather than a leaf and a spine.
+    let p = plan(serde_json::json!({"gpus": 1, "gpus_per_node": 1, "fabrics": ["infiniband"]}))
+        .expect("plan");
+    let f = fab(&p, Fabric::Infiniband);
+    assert_eq!(counts(f), (Design::SingleSwitch, 1, 1, 0, 0));
+    assert!(
+        f.design_alternatives
+            .iter()
+            .any(|a| a.chosen && a.meets_request)
     );
 }

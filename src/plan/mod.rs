@@ -96,7 +96,8 @@ pub struct BomLineOut {
 /// One design the plan sized for a fabric, with its capex, so a buyer sees why the chosen one won.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct DesignAlternative {
-    /// Design id (`single_switch`, `dual_switch`, `collapsed_rails`, `rail_only`, `su_clos`).
+    /// Design id (`single_switch`, `dual_switch`, `collapsed_rails`, `rail_only`, `su_clos`,
+    /// `tor_copper`).
     pub design: Design,
     /// Switch tiers: 1, 2 or 3.
     pub tiers: u8,
@@ -676,32 +677,45 @@ fn size_fabric(
     };
     let mut sized: Vec<(Design, Topology, Vec<bom::BomItem>, Decimal)> = Vec::new();
     let mut not_fitting: Vec<(Design, sizing::SizingError)> = Vec::new();
+    let no_copper = || sizing::SizingError::DesignDoesNotFit {
+        design: Design::TorCopper,
+        why: format!(
+            "the {} profile has no in-rack copper for {link_speed} Gb/s links; set topology.cabling.node_leaf",
+            fabric.as_str()
+        ),
+    };
     for (design, res) in sizing::alternatives(&cluster, &sw_spec, &opts) {
+        // A design with cabling of its own (the inter-switch bundle, in-rack copper) that
+        // cannot be cabled does not fit; it must not fail the other designs.
+        let own_cabling = matches!(design, Design::DualSwitch | Design::TorCopper);
         let ctx = match design {
             Design::DualSwitch => isl_ctx.as_ref().unwrap_or(&ctx),
-            Design::TorCopper => match &tor_ctx {
-                Some(c) => c,
-                None => {
-                    if res.is_ok() {
-                        not_fitting.push((
-                            design,
-                            sizing::SizingError::DesignDoesNotFit {
-                                design,
-                                why: format!(
-                                    "the {} profile has no in-rack copper for {link_speed} Gb/s links; set topology.cabling.node_leaf",
-                                    fabric.as_str()
-                                ),
-                            },
-                        ));
-                    }
+            Design::TorCopper => match (&tor_ctx, &res) {
+                (Some(c), _) => c,
+                (None, Ok(_)) => {
+                    not_fitting.push((design, no_copper()));
                     continue;
                 }
+                (None, Err(_)) => &ctx,
             },
             _ => &ctx,
         };
         match res {
             Ok(t) => {
-                let items = bom::bill_of_materials(&t, ctx)?;
+                let items = match bom::bill_of_materials(&t, ctx) {
+                    Ok(items) => items,
+                    Err(e) if own_cabling => {
+                        not_fitting.push((
+                            design,
+                            sizing::SizingError::DesignDoesNotFit {
+                                design,
+                                why: format!("its cabling cannot be priced: {}", e.detail),
+                            },
+                        ));
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
                 let lines: Vec<cost::BomLine> = items.iter().map(|i| i.line.clone()).collect();
                 let priced = cost::price_lines(&lines, &r.adjustments)?;
                 let (capex, _) = cost::capex(&priced)?;
@@ -711,11 +725,23 @@ fn size_fabric(
             Err(e) => return Err(sizing_error(&e, fabric)),
         }
     }
-    let meets = |t: &Topology| {
-        r.design.accepts(t)
-            && t.tiers <= r.max_tiers
-            && t.oversubscription_realised <= r.oversubscription + 1e-9
+    // Racks given but no top-of-rack design built: say why.
+    if r.nodes_per_rack.is_some()
+        && let Some((_, e)) = not_fitting.iter().find(|(d, _)| *d == Design::TorCopper)
+    {
+        push_unique(
+            warnings,
+            format!(
+                "{}: tor_copper (copper to the servers in each rack) was not sized: {}",
+                fabric.as_str(),
+                sizing_error(e, fabric).detail
+            ),
+        );
+    }
+    let within = |t: &Topology| {
+        t.tiers <= r.max_tiers && t.oversubscription_realised <= r.oversubscription + 1e-9
     };
+    let meets = |t: &Topology| within(t) && r.design.accepts(t, r.rail_optimized);
     // Cheapest that meets; ties go to the earlier design (fewer tiers).
     let chosen = sized
         .iter()

@@ -344,9 +344,10 @@ pub struct TopologyRequest {
     #[serde(default)]
     pub design: Option<crate::sizing::DesignChoice>,
     /// GPU servers per rack in your data hall. When given, the `tor_copper` design is sized:
-    /// a leaf switch in each rack, cabled to its servers with copper (no NIC-side optics).
-    /// No default: rack density is a facility limit (NVIDIA's H100 SuperPOD RA allows 1, 2 or 4
-    /// DGX per rack).
+    /// a leaf switch in each rack, cabled to its servers with copper (no NIC-side optics). It
+    /// puts all of a server's NIC ports on one leaf, so `auto` builds it only with
+    /// `rail_optimized: false` (it is listed either way). No default: rack density is a
+    /// facility limit (NVIDIA's H100 SuperPOD RA allows 1, 2 or 4 DGX per rack).
     #[serde(default)]
     pub nodes_per_rack: Option<NodesPerRack>,
     /// Switch SKU from the catalog for every requested fabric, instead of each fabric's profile.

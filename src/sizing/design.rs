@@ -84,18 +84,24 @@ designs! {
 
 impl DesignChoice {
     /// Whether a design sized as `t` meets a request with this choice: a named design always
-    /// (it was asked for); under `auto` every design but rail-only (no full bisection between
-    /// rails) and a whole fabric on one switch (one switch's failure stops every node; the
-    /// published small designs use two).
-    pub fn accepts(self, t: &Topology) -> bool {
+    /// (it was asked for). Under `auto`, every design but:
+    /// - rail-only (no full bisection between rails);
+    /// - a whole fabric on one switch (one switch's failure stops every node; the published
+    ///   small designs use two), unless the cluster has a single NIC port per plane;
+    /// - top-of-rack copper when the request keeps rail-optimized wiring (its layout puts all
+    ///   of a server's ports on one leaf, which `rail_optimized: false` asks for).
+    pub fn accepts(self, t: &Topology, rail_optimized: bool) -> bool {
         match self.named() {
             Some(d) => d == t.design,
             None => {
                 t.design != Design::RailOnly
-                    && t.leaf_switches
+                    && !(t.design == Design::TorCopper && rail_optimized)
+                    && (t
+                        .leaf_switches
                         .saturating_add(t.spine_switches)
                         .saturating_add(t.core_switches)
                         > 1
+                        || t.endpoints_per_plane < 2)
             }
         }
     }
@@ -287,19 +293,20 @@ fn dual_switch(
     let design = Design::DualSwitch;
     let b = basics(cluster, switch, opts)?;
     let o = opts.oversubscription;
-    if b.endpoints < 2 {
+    if b.r < 2 {
         return Err(SizingError::DesignDoesNotFit {
             design,
-            why: "one NIC port per plane cannot be split over two switches".into(),
+            why: "one NIC port per server cannot alternate rails over two switches".into(),
         });
     }
-    let per_switch = ceil_div(b.endpoints, 2, "ports per switch")?;
-    // The smallest bundle that keeps node ports : ISL links at or below the asked ratio
-    // (per_switch ≤ k here, so the float is exact).
+    // Rail i on switch i mod 2: the first switch takes ⌈R/2⌉ rails of every node (the larger
+    // share when R is odd), the second ⌊R/2⌋.
+    let per_switch = mul(b.nodes, b.r.div_ceil(2), "ports per switch")?;
+    let other = sub(b.endpoints, per_switch, "ports per switch")?;
     let isl = if per_switch > b.k {
         per_switch
     } else {
-        ((per_switch as f64 / o - 1e-9).ceil() as u64).clamp(1, per_switch)
+        bundle(per_switch, o)
     };
     let used = add(per_switch, isl, "ports per switch")?;
     if used > b.k {
@@ -331,7 +338,11 @@ fn dual_switch(
             // Each inter-switch link takes a port on both switches.
             leaf_ports: add(b.endpoints, mul(2, isl, "ports")?, "ports")?,
             spine_ports: 0,
-            cages: mul(2, ceil_div(used, b.per_cage, "cages")?, "cages")?,
+            cages: add(
+                ceil_div(used, b.per_cage, "cages")?,
+                ceil_div(add(other, isl, "cages")?, b.per_cage, "cages")?,
+                "cages",
+            )?,
         },
     )
 }
@@ -364,6 +375,15 @@ fn tor_copper(
             b.r
         )));
     }
+    // A rack leaf never fills up later: its uplinks are sized to the ports its servers use,
+    // not to the leaf's full downlink count.
+    let down = mul(per_leaf, b.r, "leaf downlinks")?;
+    let split = LeafSplit {
+        downlinks: down,
+        uplinks: bundle(down, o),
+        exact: split.exact,
+    };
+    let u = split.uplinks;
     // Leaves for `servers` servers of one rack, and their downlink ports (whole servers each).
     let rack_leaves = |servers: u64| ceil_div(servers, per_leaf, "leaves");
     let full_racks = b.nodes.checked_div(per_rack).unwrap_or(0);
@@ -418,6 +438,12 @@ fn tor_copper(
             nodes_per_leaf: per_leaf,
         },
     )
+}
+
+/// The fewest links l with `ports` : l at or below the ratio `o` (⌈ports / o⌉, at least 1);
+/// exact in floats for port counts up to a switch's radix.
+fn bundle(ports: u64, o: f64) -> u64 {
+    ((ports as f64 / o - 1e-9).ceil() as u64).clamp(1, ports.max(1))
 }
 
 /// A two-tier design's leaves per plane: how many, their cages (node ports and uplinks), and

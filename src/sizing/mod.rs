@@ -99,10 +99,11 @@ pub struct Topology {
     pub link_speed_gbps: u32,
     /// Effective switch radix k: ports per switch at the link speed (physical ports × breakout).
     pub radix: u32,
-    /// Leaf ports facing nodes (d = floor(k·o/(1+o))), ports per leaf.
+    /// Leaf ports facing nodes (d = floor(k·o/(1+o))), ports per leaf; for `dual_switch` the
+    /// node ports of the fuller switch, for `tor_copper` the ports a rack leaf's servers use.
     pub leaf_downlinks: u32,
     /// Leaf ports facing spines (u), ports per leaf; d + u ≤ k (an exact ratio may leave ports
-    /// unused). 0 when there is no spine tier.
+    /// unused). 0 when there is no spine tier; for `dual_switch` the inter-switch links.
     pub leaf_uplinks: u32,
     /// Oversubscription the leaves realise, d : u (1 without a spine tier). Equal to the asked
     /// ratio, or the nearest realisable one below it (the plan then warns naming both).
@@ -112,12 +113,14 @@ pub struct Topology {
     /// Node-side link ends in one plane = nodes × NIC ports per node.
     pub endpoints_per_plane: u64,
     /// Nodes in one scalable unit (SU), the block the fabric is built in: the nodes one leaf
-    /// serves (d when rail-optimized, floor(d / NIC ports) otherwise).
+    /// serves (d when rail-optimized, floor(d / NIC ports) otherwise); a rack for
+    /// `tor_copper`.
     pub scalable_unit_nodes: u32,
     /// Scalable units built = ceil(nodes / scalable_unit_nodes); the last may be partly filled.
     pub scalable_units: u32,
-    /// Nodes one full leaf serves (capacity; equal to `scalable_unit_nodes`). Rail-optimized:
-    /// traffic between GPUs of the same rail within this many nodes stays on one leaf.
+    /// Nodes one full leaf serves (capacity; equal to `scalable_unit_nodes` in the SU designs,
+    /// the servers on one rack leaf for `tor_copper`). Traffic between GPUs of the same rail
+    /// within this many nodes stays on one leaf.
     pub nodes_per_leaf: u32,
     /// Leaf switches, total across planes.
     pub leaf_switches: u64,
