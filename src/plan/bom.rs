@@ -41,14 +41,16 @@ struct Entry<'a> {
     prov: &'a Provenance,
 }
 
+/// A BOM line; its text (description, counting unit, derivation, source) is built only when
+/// `text` is set — the alternatives a plan only prices do not need it.
 fn item(
+    text: bool,
     e: Entry<'_>,
     category: Category,
-    description: String,
     quantity: u64,
-    unit: String,
-    derivation: String,
+    words: impl FnOnce() -> (String, String, String),
 ) -> BomItem {
+    let (description, unit, derivation) = if text { words() } else { Default::default() };
     BomItem {
         line: BomLine {
             sku: e.sku.to_string(),
@@ -61,7 +63,11 @@ fn item(
         },
         unit,
         derivation,
-        source: e.prov.source.clone(),
+        source: if text {
+            e.prov.source.clone()
+        } else {
+            String::new()
+        },
         placeholder_price: e.prov.is_placeholder(),
         placeholder_power: e.prov.power_grade == Some(crate::catalog::Grade::P),
     }
@@ -80,6 +86,9 @@ pub struct BomContext<'a> {
     pub cabling: [&'a TierCabling; 3],
     pub nics_per_node: u32,
     pub pointer_for_cabling: &'a str,
+    /// Build each line's text (the chosen design), or quantities and prices only (the
+    /// alternatives a plan prices to choose).
+    pub text: bool,
 }
 
 impl<'a> From<&'a Transceiver> for Entry<'a> {
@@ -94,23 +103,26 @@ impl<'a> From<&'a Transceiver> for Entry<'a> {
     }
 }
 
-/// Looks up a transceiver for a tier and checks it serves links of the tier's speed.
+/// Looks up a transceiver for a tier (`which`: `switch_module` or `nic_module`) and checks it
+/// serves links of the tier's speed; errors point at the tier's cabling.
 fn module<'a>(
     ctx: &BomContext<'a>,
     sku: &str,
-    pointer: &str,
+    tier: &str,
+    which: &str,
     link_speed_gbps: u32,
 ) -> Result<&'a Transceiver, PlanError> {
+    let pointer = || format!("{}/{tier}/{which}", ctx.pointer_for_cabling);
     let t = ctx.catalog.transceiver(sku).ok_or_else(|| {
         PlanError::field(
-            pointer,
+            &pointer(),
             ErrorCode::UnknownSku,
             format!("no transceiver '{sku}' in the catalog"),
         )
     })?;
     if t.link_speed_gbps != link_speed_gbps {
         return Err(PlanError::field(
-            pointer,
+            &pointer(),
             ErrorCode::WrongLinkSpeed,
             format!(
                 "transceiver '{sku}' serves {} Gb/s links; this fabric's links run at {link_speed_gbps} Gb/s",
@@ -141,6 +153,7 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
         .ok_or_else(|| overflow("NICs"))?;
     let nic = ctx.nic;
     out.push(item(
+        ctx.text,
         Entry {
             sku: &nic.sku,
             vendor: &nic.vendor,
@@ -149,10 +162,14 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
             prov: &nic.provenance,
         },
         Category::Nic,
-        nic.description.clone(),
         nics,
-        "NIC".into(),
-        format!("{} nodes × {} NICs per node", topo.nodes, ctx.nics_per_node),
+        || {
+            (
+                nic.description.clone(),
+                "NIC".into(),
+                format!("{} nodes × {} NICs per node", topo.nodes, ctx.nics_per_node),
+            )
+        },
     ));
     let sw = ctx.switch;
     for (role, count) in [
@@ -162,6 +179,7 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
     ] {
         if count > 0 {
             out.push(item(
+                ctx.text,
                 Entry {
                     sku: &sw.sku,
                     vendor: &sw.vendor,
@@ -170,10 +188,14 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
                     prov: &sw.provenance,
                 },
                 Category::Switch,
-                format!("{} — {role}", sw.description),
                 count,
-                format!("{role} switch"),
-                format!("{count} {role} switches across {} plane(s)", topo.planes),
+                || {
+                    (
+                        format!("{} — {role}", sw.description),
+                        format!("{role} switch"),
+                        format!("{count} {role} switches across {} plane(s)", topo.planes),
+                    )
+                },
             ));
         }
     }
@@ -205,49 +227,37 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
             )
         })?;
         if let Some(m) = &cab.switch_module {
-            let t = module(
-                ctx,
-                m,
-                &format!("{}/{tier}/switch_module", ctx.pointer_for_cabling),
-                topo.link_speed_gbps,
-            )?;
+            let t = module(ctx, m, tier, "switch_module", topo.link_speed_gbps)?;
             let q = ceil_div(switch_ends, u64::from(t.links_per_module));
-            out.push(item(
-                Entry::from(t),
-                Category::Optic,
-                format!("{} — {tier} switch side", t.description),
-                q,
-                format!("module ({} link ends)", t.links_per_module),
-                format!(
-                    "{l} {tier} links × {} switch end(s) = {switch_ends} ports ÷ {} per module",
-                    if node_side { 1 } else { 2 },
-                    t.links_per_module
-                ),
-            ));
+            out.push(item(ctx.text, Entry::from(t), Category::Optic, q, || {
+                (
+                    format!("{} — {tier} switch side", t.description),
+                    format!("module ({} link ends)", t.links_per_module),
+                    format!(
+                        "{l} {tier} links × {} switch end(s) = {switch_ends} ports ÷ {} per module",
+                        if node_side { 1 } else { 2 },
+                        t.links_per_module
+                    ),
+                )
+            }));
         }
         if node_side && let Some(m) = &cab.nic_module {
-            let t = module(
-                ctx,
-                m,
-                &format!("{}/{tier}/nic_module", ctx.pointer_for_cabling),
-                topo.link_speed_gbps,
-            )?;
+            let t = module(ctx, m, tier, "nic_module", topo.link_speed_gbps)?;
             // Each NIC carries `planes` links; a module cannot span two NICs.
             let per_nic = ceil_div(u64::from(topo.planes), u64::from(t.links_per_module));
             let q = nics
                 .checked_mul(per_nic)
                 .ok_or_else(|| overflow("modules"))?;
-            out.push(item(
-                Entry::from(t),
-                Category::Optic,
-                format!("{} — NIC side", t.description),
-                q,
-                format!("module ({} link(s))", t.links_per_module),
-                format!(
-                    "{nics} NICs × {per_nic} module(s) per NIC ({} plane link(s) per NIC)",
-                    topo.planes
-                ),
-            ));
+            out.push(item(ctx.text, Entry::from(t), Category::Optic, q, || {
+                (
+                    format!("{} — NIC side", t.description),
+                    format!("module ({} link(s))", t.links_per_module),
+                    format!(
+                        "{nics} NICs × {per_nic} module(s) per NIC ({} plane link(s) per NIC)",
+                        topo.planes
+                    ),
+                )
+            }));
         }
         // A multi-link cable (twin DAC) cannot span two planes: round up per plane.
         let planes = u64::from(topo.planes.max(1));
@@ -258,6 +268,7 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
         .checked_mul(planes)
         .ok_or_else(|| overflow("cables"))?;
         out.push(item(
+            ctx.text,
             Entry {
                 sku: &cable.sku,
                 vendor: &cable.vendor,
@@ -266,17 +277,21 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
                 prov: &cable.provenance,
             },
             Category::Cable,
-            format!("{} — {tier}", cable.description),
             q,
-            if cable.links_per_cable == 1 {
-                "cable per link".into()
-            } else {
-                format!("cable ({} links)", cable.links_per_cable)
+            || {
+                (
+                    format!("{} — {tier}", cable.description),
+                    if cable.links_per_cable == 1 {
+                        "cable per link".into()
+                    } else {
+                        format!("cable ({} links)", cable.links_per_cable)
+                    },
+                    format!(
+                        "{l} {tier} links ÷ {} link(s) per cable",
+                        cable.links_per_cable
+                    ),
+                )
             },
-            format!(
-                "{l} {tier} links ÷ {} link(s) per cable",
-                cable.links_per_cable
-            ),
         ));
     }
     Ok(out)

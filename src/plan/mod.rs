@@ -653,6 +653,9 @@ fn size_fabric(
         cabling: [&cabling[0], &cabling[1], &cabling[2]],
         nics_per_node: r.nics_per_node,
         pointer_for_cabling: "/topology/cabling",
+        // The alternatives are priced from quantities alone; the chosen design's BOM is
+        // built again with its text below.
+        text: false,
     };
 
     // The two switches of `dual_switch` are joined by the profile's inter-switch cabling
@@ -675,7 +678,7 @@ fn size_fabric(
         }),
         (None, None) => None,
     };
-    let mut sized: Vec<(Design, Topology, Vec<bom::BomItem>, Decimal)> = Vec::new();
+    let mut sized: Vec<(Design, Topology, Decimal)> = Vec::new();
     let mut not_fitting: Vec<(Design, sizing::SizingError)> = Vec::new();
     let no_copper = || sizing::SizingError::DesignDoesNotFit {
         design: Design::TorCopper,
@@ -719,7 +722,7 @@ fn size_fabric(
                 let lines: Vec<cost::BomLine> = items.iter().map(|i| i.line.clone()).collect();
                 let priced = cost::price_lines(&lines, &r.adjustments)?;
                 let (capex, _) = cost::capex(&priced)?;
-                sized.push((design, t, items, capex.total_usd));
+                sized.push((design, t, capex.total_usd));
             }
             Err(e) if sizing::feasibility::is_infeasibility(&e) => not_fitting.push((design, e)),
             Err(e) => return Err(sizing_error(&e, fabric)),
@@ -746,8 +749,8 @@ fn size_fabric(
     let chosen = sized
         .iter()
         .enumerate()
-        .filter(|(_, (_, t, _, _))| meets(t))
-        .min_by(|(i, a), (j, b)| a.3.cmp(&b.3).then(i.cmp(j)))
+        .filter(|(_, (_, t, _))| meets(t))
+        .min_by(|(i, a), (j, b)| a.2.cmp(&b.2).then(i.cmp(j)))
         .map(|(i, _)| i);
     let Some(chosen) = chosen else {
         // Report the named design's error, else the SU design's (the one with ceilings).
@@ -781,7 +784,7 @@ fn size_fabric(
     let design_alternatives: Vec<DesignAlternative> = sized
         .iter()
         .enumerate()
-        .map(|(i, (d, t, _, capex))| DesignAlternative {
+        .map(|(i, (d, t, capex))| DesignAlternative {
             design: *d,
             tiers: t.tiers,
             leaf_switches: t.leaf_switches,
@@ -792,13 +795,26 @@ fn size_fabric(
             chosen: i == chosen,
         })
         .collect();
-    let Some((_, topology, items, _)) = sized.into_iter().nth(chosen) else {
+    let Some((design, topology, _)) = sized.into_iter().nth(chosen) else {
         return Err(PlanError::field(
             "/gpus",
             ErrorCode::InternalError,
             "chosen design lost",
         ));
     };
+    let chosen_ctx = match design {
+        Design::DualSwitch => isl_ctx.as_ref(),
+        Design::TorCopper => tor_ctx.as_ref(),
+        _ => None,
+    }
+    .unwrap_or(&ctx);
+    let items = bom::bill_of_materials(
+        &topology,
+        &bom::BomContext {
+            text: true,
+            ..*chosen_ctx
+        },
+    )?;
     if topology.leaf_uplinks > 0
         && (topology.oversubscription_realised - r.oversubscription).abs() > 1e-9
     {
