@@ -47,30 +47,7 @@ pub fn price_lines(
     super::input::validate_lines(lines)?;
     let mut out = Vec::with_capacity(lines.len());
     for line in lines {
-        let (unit, overridden, discount) = match adj.overrides.get(&line.sku) {
-            Some(net) => (money(*net, "prices.overrides")?, true, Decimal::ZERO),
-            None => {
-                let vd = adj
-                    .vendor_discounts
-                    .get(&line.vendor)
-                    .copied()
-                    .unwrap_or(Decimal::ZERO);
-                let cd = adj
-                    .category_discounts
-                    .get(&line.category)
-                    .copied()
-                    .unwrap_or(Decimal::ZERO);
-                // Both factors are in [0, 1], so these products cannot grow the price.
-                let keep = mul(
-                    sub(Decimal::ONE, vd, "prices.vendor_discounts")?,
-                    sub(Decimal::ONE, cd, "prices.category_discounts")?,
-                    "prices.category_discounts",
-                )?;
-                let unit = money(mul(line.list_unit_price_usd, keep, "gpus")?, "gpus")?;
-                let discount = sub(Decimal::ONE, keep, "prices.category_discounts")?;
-                (unit, false, discount)
-            }
-        };
+        let (unit, overridden, discount) = net_unit(line, adj)?;
         let qty = Decimal::from(line.quantity);
         let input = line_input(overridden);
         out.push(PricedLine {
@@ -83,6 +60,55 @@ pub fn price_lines(
         });
     }
     Ok(out)
+}
+
+/// A line's net unit price (an override, or the list price less the vendor and category
+/// discounts, rounded to cents), whether an override set it, and its discount off list.
+fn net_unit(line: &BomLine, adj: &PriceAdjustments) -> Result<(Decimal, bool, Decimal), CostError> {
+    if let Some(net) = adj.overrides.get(&line.sku) {
+        return Ok((money(*net, "prices.overrides")?, true, Decimal::ZERO));
+    }
+    let vd = adj
+        .vendor_discounts
+        .get(&line.vendor)
+        .copied()
+        .unwrap_or(Decimal::ZERO);
+    let cd = adj
+        .category_discounts
+        .get(&line.category)
+        .copied()
+        .unwrap_or(Decimal::ZERO);
+    // Both factors are in [0, 1], so these products cannot grow the price.
+    let keep = mul(
+        sub(Decimal::ONE, vd, "prices.vendor_discounts")?,
+        sub(Decimal::ONE, cd, "prices.category_discounts")?,
+        "prices.category_discounts",
+    )?;
+    let unit = money(mul(line.list_unit_price_usd, keep, "gpus")?, "gpus")?;
+    let discount = sub(Decimal::ONE, keep, "prices.category_discounts")?;
+    Ok((unit, false, discount))
+}
+
+/// `capex(&price_lines(lines, adj)?)`'s `total_usd`, without building the priced lines: what a
+/// plan needs of each design alternative it only compares.
+pub fn capex_total(lines: &[BomLine], adj: &PriceAdjustments) -> Result<Decimal, CostError> {
+    adj.validate()?;
+    super::input::validate_lines(lines)?;
+    let mut terms = Vec::with_capacity(lines.len());
+    for line in lines {
+        let (unit, overridden, _) = net_unit(line, adj)?;
+        let input = line_input(overridden);
+        terms.push((
+            money(mul(Decimal::from(line.quantity), unit, input)?, input)?,
+            input,
+        ));
+    }
+    let blame = largest_input(&terms);
+    let mut total = Decimal::ZERO;
+    for (extended, _) in &terms {
+        total = add_money(total, *extended, blame)?;
+    }
+    Ok(round_money(total))
 }
 
 /// Capex by category (`capex.*`), USD. Every field is the exact sum of its lines'

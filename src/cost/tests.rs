@@ -597,6 +597,21 @@ proptest! {
     }
 
     #[test]
+    fn the_alternatives_capex_total_equals_the_priced_capex(
+        lines in arb_lines(), a in arb_adj(), over in 0..=5_000_000i64,
+    ) {
+        // `capex_total` (design alternatives) and `capex(price_lines)` (the chosen design)
+        // must agree to the cent, with discounts and an override.
+        let mut a = a;
+        if let Some(first) = lines.first() {
+            a.overrides.insert(first.sku.clone(), Decimal::new(over, 2));
+        }
+        let priced = price_lines(&lines, &a).unwrap();
+        let (c, _) = capex(&priced).unwrap();
+        prop_assert_eq!(capex_total(&lines, &a).unwrap(), c.total_usd);
+    }
+
+    #[test]
     fn a_discount_never_raises_capex(
         i in arb_input(), a in arb_adj(), e in arb_econ(),
         vendor in 0..3usize, cat in 0..5usize, extra in 0..=100i64,

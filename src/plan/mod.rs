@@ -719,10 +719,9 @@ fn size_fabric(
                     }
                     Err(e) => return Err(e),
                 };
-                let lines: Vec<cost::BomLine> = items.iter().map(|i| i.line.clone()).collect();
-                let priced = cost::price_lines(&lines, &r.adjustments)?;
-                let (capex, _) = cost::capex(&priced)?;
-                sized.push((design, t, capex.total_usd));
+                let lines: Vec<cost::BomLine> = items.into_iter().map(|i| i.line).collect();
+                let capex = cost::capex_total(&lines, &r.adjustments)?;
+                sized.push((design, t, capex));
             }
             Err(e) if sizing::feasibility::is_infeasibility(&e) => not_fitting.push((design, e)),
             Err(e) => return Err(sizing_error(&e, fabric)),
