@@ -65,17 +65,33 @@ pub fn price_lines(
 /// A line's net unit price (an override, or the list price less the vendor and category
 /// discounts, rounded to cents), whether an override set it, and its discount off list.
 fn net_unit(line: &BomLine, adj: &PriceAdjustments) -> Result<(Decimal, bool, Decimal), CostError> {
-    if let Some(net) = adj.overrides.get(&line.sku) {
+    net_unit_of(
+        &line.sku,
+        &line.vendor,
+        line.category,
+        line.list_unit_price_usd,
+        adj,
+    )
+}
+
+fn net_unit_of(
+    sku: &str,
+    vendor: &str,
+    category: Category,
+    list_unit_price_usd: Decimal,
+    adj: &PriceAdjustments,
+) -> Result<(Decimal, bool, Decimal), CostError> {
+    if let Some(net) = adj.overrides.get(sku) {
         return Ok((money(*net, "prices.overrides")?, true, Decimal::ZERO));
     }
     let vd = adj
         .vendor_discounts
-        .get(&line.vendor)
+        .get(vendor)
         .copied()
         .unwrap_or(Decimal::ZERO);
     let cd = adj
         .category_discounts
-        .get(&line.category)
+        .get(&category)
         .copied()
         .unwrap_or(Decimal::ZERO);
     // Both factors are in [0, 1], so these products cannot grow the price.
@@ -84,31 +100,74 @@ fn net_unit(line: &BomLine, adj: &PriceAdjustments) -> Result<(Decimal, bool, De
         sub(Decimal::ONE, cd, "prices.category_discounts")?,
         "prices.category_discounts",
     )?;
-    let unit = money(mul(line.list_unit_price_usd, keep, "gpus")?, "gpus")?;
+    let unit = money(mul(list_unit_price_usd, keep, "gpus")?, "gpus")?;
     let discount = sub(Decimal::ONE, keep, "prices.category_discounts")?;
     Ok((unit, false, discount))
 }
 
-/// `capex(&price_lines(lines, adj)?)`'s `total_usd`, without building the priced lines: what a
-/// plan needs of each design alternative it only compares.
-pub fn capex_total(lines: &[BomLine], adj: &PriceAdjustments) -> Result<Decimal, CostError> {
-    adj.validate()?;
-    super::input::validate_lines(lines)?;
-    let mut terms = Vec::with_capacity(lines.len());
-    for line in lines {
-        let (unit, overridden, _) = net_unit(line, adj)?;
+/// The capex total of lines given one at a time, priced as [`price_lines`] prices them, without
+/// building priced lines or copying any text: what a plan needs of each design alternative
+/// it only compares.
+pub struct CapexTotal<'a> {
+    adj: &'a PriceAdjustments,
+    terms: Vec<(Decimal, &'static str)>,
+}
+
+impl<'a> CapexTotal<'a> {
+    pub fn new(adj: &'a PriceAdjustments) -> Result<CapexTotal<'a>, CostError> {
+        adj.validate()?;
+        Ok(CapexTotal {
+            adj,
+            terms: Vec::with_capacity(16),
+        })
+    }
+
+    /// Adds one line: its SKU, vendor and category (for the override and discounts), list
+    /// unit price and quantity.
+    pub fn add(
+        &mut self,
+        sku: &str,
+        vendor: &str,
+        category: Category,
+        list_unit_price_usd: Decimal,
+        quantity: u64,
+    ) -> Result<(), CostError> {
+        super::input::check_list_price(list_unit_price_usd)?;
+        let (unit, overridden, _) =
+            net_unit_of(sku, vendor, category, list_unit_price_usd, self.adj)?;
         let input = line_input(overridden);
-        terms.push((
-            money(mul(Decimal::from(line.quantity), unit, input)?, input)?,
+        self.terms.push((
+            money(mul(Decimal::from(quantity), unit, input)?, input)?,
             input,
         ));
+        Ok(())
     }
-    let blame = largest_input(&terms);
-    let mut total = Decimal::ZERO;
-    for (extended, _) in &terms {
-        total = add_money(total, *extended, blame)?;
+
+    /// `capex(&price_lines(…)).total_usd` of the lines added.
+    pub fn total(&self) -> Result<Decimal, CostError> {
+        let blame = largest_input(&self.terms);
+        let mut total = Decimal::ZERO;
+        for (extended, _) in &self.terms {
+            total = add_money(total, *extended, blame)?;
+        }
+        Ok(round_money(total))
     }
-    Ok(round_money(total))
+}
+
+/// `capex(&price_lines(lines, adj)?)`'s `total_usd`, through [`CapexTotal`].
+pub fn capex_total(lines: &[BomLine], adj: &PriceAdjustments) -> Result<Decimal, CostError> {
+    super::input::validate_lines(lines)?;
+    let mut t = CapexTotal::new(adj)?;
+    for l in lines {
+        t.add(
+            &l.sku,
+            &l.vendor,
+            l.category,
+            l.list_unit_price_usd,
+            l.quantity,
+        )?;
+    }
+    t.total()
 }
 
 /// Capex by category (`capex.*`), USD. Every field is the exact sum of its lines'

@@ -281,16 +281,21 @@ impl PriceAdjustments {
     }
 }
 
+/// Checks a list unit price: not negative.
+pub(crate) fn check_list_price(list_unit_price_usd: Decimal) -> Result<(), CostError> {
+    check_range(
+        list_unit_price_usd,
+        Some(Decimal::ZERO),
+        None,
+        "bom.list_unit_price_usd",
+        NON_NEGATIVE,
+    )
+}
+
 /// Checks BOM lines: list price and power not negative.
 pub(crate) fn validate_lines(lines: &[BomLine]) -> Result<(), CostError> {
     for line in lines {
-        check_range(
-            line.list_unit_price_usd,
-            Some(Decimal::ZERO),
-            None,
-            "bom.list_unit_price_usd",
-            NON_NEGATIVE,
-        )?;
+        check_list_price(line.list_unit_price_usd)?;
         check_range(
             line.power_w,
             Some(Decimal::ZERO),

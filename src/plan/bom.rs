@@ -33,7 +33,7 @@ pub struct BomItem {
 }
 
 /// The catalog facts a BOM line copies from an entry.
-struct Entry<'a> {
+pub struct Entry<'a> {
     sku: &'a str,
     vendor: &'a str,
     price: rust_decimal::Decimal,
@@ -41,35 +41,59 @@ struct Entry<'a> {
     prov: &'a Provenance,
 }
 
-/// A BOM line; its text (description, counting unit, derivation, source) is built only when
-/// `text` is set — the alternatives a plan only prices do not need it.
-fn item(
-    text: bool,
-    e: Entry<'_>,
-    category: Category,
-    quantity: u64,
-    words: impl FnOnce() -> (String, String, String),
-) -> BomItem {
-    let (description, unit, derivation) = if text { words() } else { Default::default() };
-    BomItem {
-        line: BomLine {
-            sku: e.sku.to_string(),
-            vendor: e.vendor.to_string(),
-            category,
-            description,
-            quantity,
-            list_unit_price_usd: e.price,
-            power_w: e.power_w,
-        },
-        unit,
-        derivation,
-        source: if text {
-            e.prov.source.clone()
-        } else {
-            String::new()
-        },
-        placeholder_price: e.prov.is_placeholder(),
-        placeholder_power: e.prov.power_grade == Some(crate::catalog::Grade::P),
+/// Where the BOM walk puts each line: the plan's items (with their text), or a running capex
+/// total (`cost::CapexTotal`: no text, no copies) for the alternatives a plan only compares.
+pub trait LineSink {
+    fn line(
+        &mut self,
+        e: Entry<'_>,
+        category: Category,
+        quantity: u64,
+        words: impl FnOnce() -> (String, String, String),
+    ) -> Result<(), PlanError>;
+}
+
+/// The plan's BOM items.
+struct Items(Vec<BomItem>);
+
+impl LineSink for Items {
+    fn line(
+        &mut self,
+        e: Entry<'_>,
+        category: Category,
+        quantity: u64,
+        words: impl FnOnce() -> (String, String, String),
+    ) -> Result<(), PlanError> {
+        let (description, unit, derivation) = words();
+        self.0.push(BomItem {
+            line: BomLine {
+                sku: e.sku.to_string(),
+                vendor: e.vendor.to_string(),
+                category,
+                description,
+                quantity,
+                list_unit_price_usd: e.price,
+                power_w: e.power_w,
+            },
+            unit,
+            derivation,
+            source: e.prov.source.clone(),
+            placeholder_price: e.prov.is_placeholder(),
+            placeholder_power: e.prov.power_grade == Some(crate::catalog::Grade::P),
+        });
+        Ok(())
+    }
+}
+
+impl LineSink for crate::cost::CapexTotal<'_> {
+    fn line(
+        &mut self,
+        e: Entry<'_>,
+        category: Category,
+        quantity: u64,
+        _words: impl FnOnce() -> (String, String, String),
+    ) -> Result<(), PlanError> {
+        Ok(self.add(e.sku, e.vendor, category, e.price, quantity)?)
     }
 }
 
@@ -86,9 +110,6 @@ pub struct BomContext<'a> {
     pub cabling: [&'a TierCabling; 3],
     pub nics_per_node: u32,
     pub pointer_for_cabling: &'a str,
-    /// Build each line's text (the chosen design), or quantities and prices only (the
-    /// alternatives a plan prices to choose).
-    pub text: bool,
 }
 
 impl<'a> From<&'a Transceiver> for Entry<'a> {
@@ -147,13 +168,30 @@ fn overflow(what: &str) -> PlanError {
 
 /// Builds the BOM for one fabric.
 pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<BomItem>, PlanError> {
-    let mut out = Vec::new();
+    let mut items = Items(Vec::new());
+    walk(topo, ctx, &mut items)?;
+    Ok(items.0)
+}
+
+/// The capex of the BOM [`bill_of_materials`] would build, priced as the plan prices it
+/// (`cost::price_lines`, `cost::capex`), without building it.
+pub fn capex_of(
+    topo: &Topology,
+    ctx: &BomContext<'_>,
+    adj: &crate::cost::PriceAdjustments,
+) -> Result<rust_decimal::Decimal, PlanError> {
+    let mut total = crate::cost::CapexTotal::new(adj)?;
+    walk(topo, ctx, &mut total)?;
+    Ok(total.total()?)
+}
+
+/// Walks the topology's BOM lines into `out`.
+fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Result<(), PlanError> {
     let nics = u64::from(topo.nodes)
         .checked_mul(u64::from(ctx.nics_per_node))
         .ok_or_else(|| overflow("NICs"))?;
     let nic = ctx.nic;
-    out.push(item(
-        ctx.text,
+    out.line(
         Entry {
             sku: &nic.sku,
             vendor: &nic.vendor,
@@ -170,7 +208,7 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
                 format!("{} nodes × {} NICs per node", topo.nodes, ctx.nics_per_node),
             )
         },
-    ));
+    )?;
     let sw = ctx.switch;
     for (role, count) in [
         ("leaf", topo.leaf_switches),
@@ -178,8 +216,7 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
         ("core", topo.core_switches),
     ] {
         if count > 0 {
-            out.push(item(
-                ctx.text,
+            out.line(
                 Entry {
                     sku: &sw.sku,
                     vendor: &sw.vendor,
@@ -196,7 +233,7 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
                         format!("{count} {role} switches across {} plane(s)", topo.planes),
                     )
                 },
-            ));
+            )?;
         }
     }
 
@@ -229,7 +266,7 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
         if let Some(m) = &cab.switch_module {
             let t = module(ctx, m, tier, "switch_module", topo.link_speed_gbps)?;
             let q = ceil_div(switch_ends, u64::from(t.links_per_module));
-            out.push(item(ctx.text, Entry::from(t), Category::Optic, q, || {
+            out.line(Entry::from(t), Category::Optic, q, || {
                 (
                     format!("{} — {tier} switch side", t.description),
                     format!("module ({} link ends)", t.links_per_module),
@@ -239,7 +276,7 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
                         t.links_per_module
                     ),
                 )
-            }));
+            })?;
         }
         if node_side && let Some(m) = &cab.nic_module {
             let t = module(ctx, m, tier, "nic_module", topo.link_speed_gbps)?;
@@ -248,7 +285,7 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
             let q = nics
                 .checked_mul(per_nic)
                 .ok_or_else(|| overflow("modules"))?;
-            out.push(item(ctx.text, Entry::from(t), Category::Optic, q, || {
+            out.line(Entry::from(t), Category::Optic, q, || {
                 (
                     format!("{} — NIC side", t.description),
                     format!("module ({} link(s))", t.links_per_module),
@@ -257,7 +294,7 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
                         topo.planes
                     ),
                 )
-            }));
+            })?;
         }
         // A multi-link cable (twin DAC) cannot span two planes: round up per plane.
         let planes = u64::from(topo.planes.max(1));
@@ -267,8 +304,7 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
         )
         .checked_mul(planes)
         .ok_or_else(|| overflow("cables"))?;
-        out.push(item(
-            ctx.text,
+        out.line(
             Entry {
                 sku: &cable.sku,
                 vendor: &cable.vendor,
@@ -292,7 +328,7 @@ pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<Bo
                     ),
                 )
             },
-        ));
+        )?;
     }
-    Ok(out)
+    Ok(())
 }

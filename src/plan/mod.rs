@@ -653,9 +653,6 @@ fn size_fabric(
         cabling: [&cabling[0], &cabling[1], &cabling[2]],
         nics_per_node: r.nics_per_node,
         pointer_for_cabling: "/topology/cabling",
-        // The alternatives are priced from quantities alone; the chosen design's BOM is
-        // built again with its text below.
-        text: false,
     };
 
     // The two switches of `dual_switch` are joined by the profile's inter-switch cabling
@@ -705,8 +702,9 @@ fn size_fabric(
         };
         match res {
             Ok(t) => {
-                let items = match bom::bill_of_materials(&t, ctx) {
-                    Ok(items) => items,
+                // The alternatives are compared by capex alone: no BOM text, no copies.
+                let capex = match bom::capex_of(&t, ctx, &r.adjustments) {
+                    Ok(c) => c,
                     Err(e) if own_cabling => {
                         not_fitting.push((
                             design,
@@ -719,8 +717,6 @@ fn size_fabric(
                     }
                     Err(e) => return Err(e),
                 };
-                let lines: Vec<cost::BomLine> = items.into_iter().map(|i| i.line).collect();
-                let capex = cost::capex_total(&lines, &r.adjustments)?;
                 sized.push((design, t, capex));
             }
             Err(e) if sizing::feasibility::is_infeasibility(&e) => not_fitting.push((design, e)),
@@ -807,13 +803,7 @@ fn size_fabric(
         _ => None,
     }
     .unwrap_or(&ctx);
-    let items = bom::bill_of_materials(
-        &topology,
-        &bom::BomContext {
-            text: true,
-            ..*chosen_ctx
-        },
-    )?;
+    let items = bom::bill_of_materials(&topology, chosen_ctx)?;
     if topology.leaf_uplinks > 0
         && (topology.oversubscription_realised - r.oversubscription).abs() > 1e-9
     {
