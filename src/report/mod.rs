@@ -83,7 +83,7 @@ pub const FORM: &[FieldSpec] = &[
         "topology.nodes_per_rack",
         "Servers per rack",
         "1",
-        "Blank = not known. When given, a leaf in each rack with copper to its servers (tor_copper) is priced too (docs/sizing.md, Designs).",
+        "Blank = not known. When given, a leaf in each rack with copper to its servers (tor_copper) is priced too, and built when cheapest with topology.rail_optimized=false in the address (docs/sizing.md, Designs).",
     ),
     FieldSpec::Select(
         "uncertainty.samples",
