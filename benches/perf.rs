@@ -72,13 +72,21 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-fn bench_plan(c: &mut Criterion) {
-    let Ok(cats) = fabric_tco::catalog::CatalogSet::embedded() else {
-        return;
-    };
-    let Ok(req) = serde_json::from_value::<fabric_tco::plan::PlanRequest>(serde_json::json!({
+/// The embedded catalog and a three-fabric 1,024-GPU plan request.
+fn catalog_and_request() -> Option<(
+    fabric_tco::catalog::CatalogSet,
+    fabric_tco::plan::PlanRequest,
+)> {
+    let cats = fabric_tco::catalog::CatalogSet::embedded().ok()?;
+    let req = serde_json::from_value(serde_json::json!({
         "gpus": 1024, "fabrics": ["infiniband", "roce", "roce_adaptive"]
-    })) else {
+    }))
+    .ok()?;
+    Some((cats, req))
+}
+
+fn bench_plan(c: &mut Criterion) {
+    let Some((cats, req)) = catalog_and_request() else {
         return;
     };
     let mut group = c.benchmark_group("plan");
@@ -100,12 +108,7 @@ fn bench_plan(c: &mut Criterion) {
 /// over `build_plan`, the request copied per point with its `gpus` replaced.
 fn bench_sweep(c: &mut Criterion) {
     use fabric_tco::plan::sweep::{self, AxisInput, Domain, Scale, Spec};
-    let Ok(cats) = fabric_tco::catalog::CatalogSet::embedded() else {
-        return;
-    };
-    let Ok(req) = serde_json::from_value::<fabric_tco::plan::PlanRequest>(serde_json::json!({
-        "gpus": 1024, "fabrics": ["infiniband", "roce", "roce_adaptive"]
-    })) else {
+    let Some((cats, req)) = catalog_and_request() else {
         return;
     };
     let domain = Domain {

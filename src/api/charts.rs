@@ -30,18 +30,24 @@ pub async fn plan_from_query(
     query::plan_from_query(q, own, state).await
 }
 
-/// The chart endpoint's own parameters (everything else is a plan input).
-pub const CHART_PARAMS: &[&str] = &[
-    "format", "width", "vary", "from", "to", "steps", "scale", "values", "vary2", "from2", "to2",
-    "steps2", "scale2", "values2",
-];
+/// The chart endpoint's own parameters (everything else is a plan input): `format`, `width`
+/// and the sweep's own (`vary`, `from`, …, read from `SweepRequest`).
+pub fn chart_params() -> &'static [&'static str] {
+    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        ["format", "width"]
+            .into_iter()
+            .chain(sweeps::own_params().iter().map(String::as_str))
+            .collect()
+    })
+}
 
 /// The sweep for a query, exactly as `GET /v1/sweeps` makes it.
 pub async fn sweep_from_query(
     q: &Query,
     state: &AppState,
 ) -> Result<sweeps::SweepResult, ApiError> {
-    sweeps::sweep_from_query(q, CHART_PARAMS, state).await
+    sweeps::sweep_from_query(q, chart_params(), state).await
 }
 
 /// The OpenAPI parameters of a plan (the same as `GET /v1/plans`).
@@ -237,7 +243,7 @@ pub async fn get_chart(
     if id == ChartId::Tornado {
         q.ensure_analysis();
     }
-    let cached = plan_from_query(&q, CHART_PARAMS, &state).await?;
+    let cached = plan_from_query(&q, chart_params(), &state).await?;
     let plan = &cached.plan;
     let chart = match id {
         ChartId::Tornado => data::tornado(plan).ok_or_else(|| {

@@ -154,22 +154,6 @@ impl<'a> CapexTotal<'a> {
     }
 }
 
-/// `capex(&price_lines(lines, adj)?)`'s `total_usd`, through [`CapexTotal`].
-pub fn capex_total(lines: &[BomLine], adj: &PriceAdjustments) -> Result<Decimal, CostError> {
-    super::input::validate_lines(lines)?;
-    let mut t = CapexTotal::new(adj)?;
-    for l in lines {
-        t.add(
-            &l.sku,
-            &l.vendor,
-            l.category,
-            l.list_unit_price_usd,
-            l.quantity,
-        )?;
-    }
-    t.total()
-}
-
 /// Capex by category (`capex.*`), USD. Every field is the exact sum of its lines'
 /// `extended_price_usd` (already in cents); `total_usd` is the sum of the five categories.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]

@@ -23,7 +23,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-pub use capex::{Capex, CapexTotal, PricedLine, capex, capex_total, price_lines};
+pub use capex::{Capex, CapexTotal, PricedLine, capex, price_lines};
 pub use compare::{BreakEven, Comparison, FabricDelta, GPU_HOUR_USD_MAX, compare};
 pub use error::CostError;
 pub use idle::{GpuIdle, gpu_idle, idle_fraction_to_decimal, owned_gpu_hour_usd};

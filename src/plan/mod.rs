@@ -684,24 +684,22 @@ fn size_fabric(
             fabric.as_str()
         ),
     };
+    // The BOM context each design is cabled with; `None`: it cannot be cabled.
+    let ctx_for = |d: Design| match d {
+        Design::DualSwitch => Some(isl_ctx.as_ref().unwrap_or(&ctx)),
+        Design::TorCopper => tor_ctx.as_ref(),
+        _ => Some(&ctx),
+    };
     for (design, res) in sizing::alternatives(&cluster, &sw_spec, &opts) {
         // A design with cabling of its own (the inter-switch bundle, in-rack copper) that
         // cannot be cabled does not fit; it must not fail the other designs.
         let own_cabling = matches!(design, Design::DualSwitch | Design::TorCopper);
-        let ctx = match design {
-            Design::DualSwitch => isl_ctx.as_ref().unwrap_or(&ctx),
-            Design::TorCopper => match (&tor_ctx, &res) {
-                (Some(c), _) => c,
-                (None, Ok(_)) => {
-                    not_fitting.push((design, no_copper()));
-                    continue;
-                }
-                (None, Err(_)) => &ctx,
-            },
-            _ => &ctx,
-        };
         match res {
             Ok(t) => {
+                let Some(ctx) = ctx_for(design) else {
+                    not_fitting.push((design, no_copper()));
+                    continue;
+                };
                 // The alternatives are compared by capex alone: no BOM text, no copies.
                 let capex = match bom::capex_of(&t, ctx, &r.adjustments) {
                     Ok(c) => c,
@@ -797,13 +795,7 @@ fn size_fabric(
             "chosen design lost",
         ));
     };
-    let chosen_ctx = match design {
-        Design::DualSwitch => isl_ctx.as_ref(),
-        Design::TorCopper => tor_ctx.as_ref(),
-        _ => None,
-    }
-    .unwrap_or(&ctx);
-    let items = bom::bill_of_materials(&topology, chosen_ctx)?;
+    let items = bom::bill_of_materials(&topology, ctx_for(design).unwrap_or(&ctx))?;
     if topology.leaf_uplinks > 0
         && (topology.oversubscription_realised - r.oversubscription).abs() > 1e-9
     {

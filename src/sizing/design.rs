@@ -378,10 +378,12 @@ fn tor_copper(
     // A rack leaf never fills up later: its uplinks are sized to the ports its servers use,
     // not to the leaf's full downlink count.
     let down = mul(per_leaf, b.r, "leaf downlinks")?;
+    let up = bundle(down, o);
     let split = LeafSplit {
         downlinks: down,
-        uplinks: bundle(down, o),
-        exact: split.exact,
+        uplinks: up,
+        // This split's own ratio, not the full leaf's.
+        exact: (down as f64 - o * up as f64).abs() < 1e-6,
     };
     let u = split.uplinks;
     // Leaves for `servers` servers of one rack, and their downlink ports (whole servers each).

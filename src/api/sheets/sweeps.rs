@@ -115,7 +115,7 @@ pub struct SweepResult {
 }
 
 /// The sweep's own query parameters: `SweepRequest`'s fields but `base`.
-fn own_params() -> &'static [String] {
+pub(crate) fn own_params() -> &'static [String] {
     static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     NAMES.get_or_init(|| {
         use crate::api::shape::Shaped;
