@@ -79,15 +79,13 @@ pub struct BomLine {
 ///   E.g. 10 % off everything from a vendor and 20 % off optics gives 28 % off that vendor's
 ///   optics.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(default)]
 pub struct PriceAdjustments {
     /// Net unit price by SKU id, USD (≥ 0). Replaces the list price; no discount on top.
-    #[serde(default)]
     pub overrides: BTreeMap<String, Decimal>,
     /// Discount by vendor id, a fraction in [0, 1] (0.25 = 25 % off list).
-    #[serde(default)]
     pub vendor_discounts: BTreeMap<String, Decimal>,
     /// Discount by category, a fraction in [0, 1]; compounds with the vendor discount.
-    #[serde(default)]
     pub category_discounts: BTreeMap<Category, Decimal>,
 }
 

@@ -262,26 +262,20 @@ pub struct PlanRequest {
     pub gpus: Gpus,
     /// Catalog GPU id (`a100`, `h100`, `h200`, `b200`, `b300`, `gb200-nvl72`, `gb300-nvl72`;
     /// matched case-insensitively). Default `h100`.
-    #[serde(default)]
     #[validate(length(min = 1, max = 32), custom(function = "identifier"))]
     #[schema(value_type = Option<crate::catalog::GpuModelId>, example = "h100")]
     pub gpu_model: Option<String>,
     /// GPUs per server. Default: the GPU model's (8 for HGX/DGX).
-    #[serde(default)]
     pub gpus_per_node: Option<GpusPerNode>,
     /// Scale-out NIC ports per server. Default: one per GPU.
-    #[serde(default)]
     pub nics_per_node: Option<NicsPerNode>,
     /// Speed of each scale-out NIC, Gb/s: 100, 200, 400 or 800. Default 400.
-    #[serde(default)]
     pub nic_speed_gbps: Option<NicSpeedGbps>,
     /// Fabrics to plan and compare. Default: all three.
-    #[serde(default)]
     #[validate(length(min = 1, max = 3), custom(function = "distinct_fabrics"))]
     #[schema(min_items = 1, max_items = 3)]
     pub fabrics: Option<Vec<Fabric>>,
     /// Pricing catalog id (see `GET /v1/catalogs`). Default: the newest.
-    #[serde(default)]
     #[validate(length(min = 1, max = 64), custom(function = "identifier"))]
     #[schema(
         min_length = 1,
@@ -291,27 +285,21 @@ pub struct PlanRequest {
     )]
     pub catalog: Option<String>,
     /// Fabric shape.
-    #[serde(default)]
     #[validate(nested)]
     pub topology: Option<TopologyRequest>,
     /// What the gradient all-reduce moves and how much compute hides it.
-    #[serde(default)]
     #[validate(nested)]
     pub workload: Option<WorkloadRequest>,
     /// Network failures that interrupt the job (rates per part, checkpointing, restart).
-    #[serde(default)]
     #[validate(nested)]
     pub reliability: Option<ReliabilityRequest>,
     /// How much the cluster is used.
-    #[serde(default)]
     #[validate(nested)]
     pub utilization: Option<UtilizationRequest>,
     /// Money and time assumptions.
-    #[serde(default)]
     #[validate(nested)]
     pub economics: Option<EconomicsRequest>,
     /// The buyer's own prices: per-SKU overrides and discounts.
-    #[serde(default)]
     #[validate(nested)]
     pub prices: Option<PricesRequest>,
     /// An uncertainty analysis beside the point plan: ranges on inputs and catalog prices,
@@ -326,32 +314,25 @@ pub struct PlanRequest {
 #[serde(deny_unknown_fields)]
 pub struct TopologyRequest {
     /// Leaf oversubscription, downlink : uplink bandwidth (1 = non-blocking). Default 1.
-    #[serde(default)]
     pub oversubscription: Option<Oversubscription>,
     /// Rail-optimized wiring (NIC i of every node on the same leaf group). Default true.
-    #[serde(default)]
     pub rail_optimized: Option<bool>,
     /// Independent fabric planes; each NIC's bandwidth is split across them. Default 1.
-    #[serde(default)]
     pub planes: Option<Planes>,
     /// Most switch tiers allowed (2 = leaf–spine, 3 = with core). Default 3.
-    #[serde(default)]
     pub max_tiers: Option<MaxTiers>,
     /// Fabric design: `auto` (default: size every design that fits and keep the cheapest that
     /// meets the oversubscription and tiers, never rail-only nor a whole fabric on one switch)
     /// or one named design (`single_switch`, `dual_switch`, `collapsed_rails`, `rail_only`,
     /// `su_clos`, `tor_copper`). See docs/sizing.md "Designs".
-    #[serde(default)]
     pub design: Option<crate::sizing::DesignChoice>,
     /// GPU servers per rack in your data hall. When given, the `tor_copper` design is sized:
     /// a leaf switch in each rack, cabled to its servers with copper (no NIC-side optics). It
     /// puts all of a server's NIC ports on one leaf, so `auto` builds it only with
     /// `rail_optimized: false` (it is listed either way). No default: rack density is a
     /// facility limit (NVIDIA's H100 SuperPOD RA allows 1, 2 or 4 DGX per rack).
-    #[serde(default)]
     pub nodes_per_rack: Option<NodesPerRack>,
     /// Switch SKU from the catalog for every requested fabric, instead of each fabric's profile.
-    #[serde(default)]
     #[validate(length(min = 1, max = 64), custom(function = "identifier"))]
     #[schema(
         min_length = 1,
@@ -361,14 +342,11 @@ pub struct TopologyRequest {
     )]
     pub switch_sku: Option<String>,
     /// In-network reduction (SHARP / CollNet) on InfiniBand. Default false.
-    #[serde(default)]
     pub in_network_reduction: Option<bool>,
     /// RoCE tuning: `default` (1 QP per connection, plain ECMP) or `tuned` (more QPs, enhanced
     /// ECMP, tuned ECN). Default `default`.
-    #[serde(default)]
     pub roce_tuning: Option<RoceTuning>,
     /// Per-tier optics and cables (catalog SKUs), replacing the fabric profile's choice.
-    #[serde(default)]
     pub cabling: Option<CablingRequest>,
 }
 
@@ -378,13 +356,10 @@ pub struct TopologyRequest {
 pub struct CablingRequest {
     /// Node–leaf: e.g. `{"nic_module": null, "switch_module": null, "cable": "dac-800g-twin-2m"}`
     /// for in-rack copper.
-    #[serde(default)]
     pub node_leaf: Option<TierCabling>,
     /// Leaf–spine.
-    #[serde(default)]
     pub leaf_spine: Option<TierCabling>,
     /// Spine–core.
-    #[serde(default)]
     pub spine_core: Option<TierCabling>,
 }
 
@@ -394,71 +369,51 @@ pub struct CablingRequest {
 pub struct WorkloadRequest {
     /// One all-reduce of this many bytes over all GPUs (nccl-tests style) instead of a
     /// training step.
-    #[serde(default)]
     pub message_bytes: Option<MessageBytes>,
     /// Model parameters, billions. Default 70.
-    #[serde(default)]
     pub model_params_billion: Option<ModelParamsBillion>,
     /// Bytes per gradient element in the all-reduce (2 = bf16, 4 = fp32). Default 2.
-    #[serde(default)]
     pub bytes_per_gradient: Option<BytesPerGradient>,
     /// Tensor-parallel degree. Default min(8, GPUs per node).
-    #[serde(default)]
     pub tensor_parallel: Option<ParallelDegree>,
     /// Pipeline-parallel degree. Default min(4, GPUs ÷ tensor_parallel).
-    #[serde(default)]
     pub pipeline_parallel: Option<ParallelDegree>,
     /// Compute time of one training step (forward + backward), ms. Default 2,175.
-    #[serde(default)]
     pub step_compute_ms: Option<StepComputeMs>,
     /// DDP gradient bucket. Default 25.
-    #[serde(default)]
     pub bucket_mb: Option<BucketMb>,
     /// A documented, sourced job (docs/model.md#presets); the fields below override it.
     /// Default: none — the 70B TP 8 × PP 4 DDP job above.
-    #[serde(default)]
     pub preset: Option<WorkloadPreset>,
     /// Parameters active per token, billions (mixture of experts), at most
     /// `model_params_billion`. Default: all parameters (dense).
-    #[serde(default)]
     pub active_params_billion: Option<ModelParamsBillion>,
     /// Context-parallel degree. Default 1.
-    #[serde(default)]
     pub context_parallel: Option<ParallelDegree>,
     /// Expert-parallel degree (1 = dense), carved out of data parallelism. Default 1.
-    #[serde(default)]
     pub expert_parallel: Option<ParallelDegree>,
     /// Experts per token (MoE top-k). Default 2.
-    #[serde(default)]
     pub moe_top_k: Option<MoeTopK>,
     /// Data-parallel degree; must equal GPUs ÷ (TP × PP × CP). Default: that quotient.
-    #[serde(default)]
     pub data_parallel: Option<DataParallelDegree>,
     /// `ddp` (gradient all-reduce) or `fsdp` (ZeRO-3: parameter all-gathers and gradient
     /// reduce-scatter). Default `ddp`.
-    #[serde(default)]
     pub data_parallel_mode: Option<DataParallelMode>,
     /// Tokens per sequence. Default 4,096.
-    #[serde(default)]
     pub sequence_length: Option<SequenceLength>,
     /// Tokens per optimizer step over the whole job. Default: 16 sequences per data-parallel
     /// replica.
-    #[serde(default)]
     pub global_batch_tokens: Option<GlobalBatchTokens>,
     /// Model hidden size. Default: derived from the active parameters (params ≈ 12 · layers ·
     /// hidden², layers ≈ hidden / 128).
-    #[serde(default)]
     pub hidden_size: Option<HiddenSize>,
     /// Activation precision on the wire: `bf16` (2 bytes) or `fp8` (1 byte). Default `bf16`.
-    #[serde(default)]
     pub precision: Option<Precision>,
     /// Model FLOPs utilization against the GPU's dense BF16 peak. Default 0.40 (Llama 3
     /// paper: 38–43% on H100). Sets the step compute when `step_compute_ms` is not given.
-    #[serde(default)]
     pub mfu: Option<Mfu>,
     /// Share of link bandwidth other jobs use. On a shared cluster; applies to every fabric.
     /// Default 0.
-    #[serde(default)]
     pub background_load: Option<BackgroundLoad>,
 }
 
@@ -469,24 +424,18 @@ pub struct WorkloadRequest {
 pub struct ReliabilityRequest {
     /// Job-interrupting failures per NIC per year. Default 0.00289 (Llama 3: 7 NIC
     /// interruptions in 54 days on 16,384 NICs).
-    #[serde(default)]
     pub nic_failures_per_year: Option<FailuresPerPartYear>,
     /// Job-interrupting failures per switch per year. Default 0.00159.
-    #[serde(default)]
     pub switch_failures_per_year: Option<FailuresPerPartYear>,
     /// Job-interrupting failures per transceiver per year. Default 0.00159.
-    #[serde(default)]
     pub transceiver_failures_per_year: Option<FailuresPerPartYear>,
     /// Job-interrupting failures per cable per year. Default 0.00159.
-    #[serde(default)]
     pub cable_failures_per_year: Option<FailuresPerPartYear>,
     /// Minutes between checkpoints; an interruption loses half of it on average.
     /// Default 30.
-    #[serde(default)]
     pub checkpoint_interval_minutes: Option<Minutes>,
     /// Minutes from an interruption to training again (detect, replace or cordon, reload).
     /// Default 15.
-    #[serde(default)]
     pub restart_minutes: Option<Minutes>,
 }
 
@@ -495,7 +444,6 @@ pub struct ReliabilityRequest {
 #[serde(deny_unknown_fields)]
 pub struct UtilizationRequest {
     /// Share of hours the cluster runs jobs. Default: catalog.
-    #[serde(default)]
     pub busy_fraction: Option<Fraction>,
 }
 
@@ -515,47 +463,33 @@ pub enum GpuHourBasis {
 #[serde(deny_unknown_fields)]
 pub struct EconomicsRequest {
     /// Horizon of the TCO. Default 5.
-    #[serde(default)]
     pub years: Option<Years>,
     /// Discount rate per year for NPV. Default: catalog.
-    #[serde(default)]
     pub discount_rate: Option<Fraction>,
     /// Electricity price. Default: catalog.
-    #[serde(default)]
     pub electricity_usd_per_kwh: Option<ElectricityUsdPerKwh>,
     /// Power usage effectiveness. Default: catalog.
-    #[serde(default)]
     pub pue: Option<Pue>,
     /// Hardware support per year as a share of hardware capex. Default: catalog.
-    #[serde(default)]
     pub support_rate: Option<Fraction>,
     /// Network engineer, fully loaded, USD per year. Default: catalog.
-    #[serde(default)]
     pub network_engineer_usd_per_year: Option<SalaryUsdPerYear>,
     /// InfiniBand specialist, fully loaded, USD per year. Default: catalog.
-    #[serde(default)]
     pub ib_specialist_usd_per_year: Option<SalaryUsdPerYear>,
     /// GPUs per network engineer FTE (either fabric). Default: catalog.
-    #[serde(default)]
     pub gpus_per_network_fte: Option<GpusPerFte>,
     /// GPUs per additional InfiniBand specialist FTE. Default: catalog.
-    #[serde(default)]
     pub gpus_per_ib_specialist: Option<GpusPerFte>,
     /// Spare parts per year as a share of hardware capex. Default: catalog.
-    #[serde(default)]
     pub spares_rate: Option<Fraction>,
     /// Value of one GPU-hour. Default: from the GPU model and `gpu_hour_basis`.
-    #[serde(default)]
     pub gpu_hour_usd: Option<GpuHourUsd>,
     /// `owned` (default) or `rental`: how the default GPU-hour value is derived.
-    #[serde(default)]
     pub gpu_hour_basis: Option<GpuHourBasis>,
     /// NVIDIA UFM subscription, USD per NIC endpoint per year (InfiniBand). No public price:
     /// without it the plan warns "quote required".
-    #[serde(default)]
     pub ufm_usd_per_endpoint_per_year: Option<UsdPerEndpointYear>,
     /// Ethernet NOS subscription/support, USD per switch per year. Default: catalog.
-    #[serde(default)]
     pub ethernet_nos_usd_per_switch_per_year: Option<UsdPerSwitchYear>,
 }
 
@@ -564,12 +498,10 @@ pub struct EconomicsRequest {
 #[serde(deny_unknown_fields)]
 pub struct PricesRequest {
     /// Net unit price per SKU, USD (no discount applies on top of an override).
-    #[serde(default)]
     #[validate(custom(function = "map_size"))]
     #[schema(example = json!({"nvidia-qm9700": "42000.00"}))]
     pub overrides: Option<BTreeMap<String, UnitPriceUsd>>,
     /// Discounts off list price.
-    #[serde(default)]
     #[validate(nested)]
     pub discounts: Option<DiscountsRequest>,
 }
@@ -579,12 +511,10 @@ pub struct PricesRequest {
 #[serde(deny_unknown_fields)]
 pub struct DiscountsRequest {
     /// By vendor (as named in the catalog, e.g. `NVIDIA`).
-    #[serde(default)]
     #[validate(custom(function = "map_size"))]
     #[schema(example = json!({"NVIDIA": "0.15"}))]
     pub vendor: Option<BTreeMap<String, Discount>>,
     /// By category (`nic`, `switch`, `optic`, `cable`, `license`).
-    #[serde(default)]
     #[validate(custom(function = "map_size"))]
     #[schema(example = json!({"optic": "0.30"}))]
     pub category: Option<BTreeMap<Category, Discount>>,
@@ -598,15 +528,12 @@ pub const MAX_UNCERTAIN_INPUTS: usize = 64;
 #[serde(deny_unknown_fields)]
 pub struct UncertaintyRequest {
     /// Monte Carlo samples. Default 1,000.
-    #[serde(default)]
     pub samples: Option<Samples>,
     /// Seed of the random draws (same seed, same answer). Default 1.
-    #[serde(default)]
     pub seed: Option<Seed>,
     /// Give every BOM SKU without a range of its own (and without a price override) its
     /// catalog price range (`price_range_usd`: triangular, low / list price / high). Default
     /// true.
-    #[serde(default)]
     pub catalog_price_ranges: Option<bool>,
     /// Uncertain inputs by name: any continuous plan input that does not change the fabric's
     /// design (`economics.*`, `utilization.*`, `workload.*`, `reliability.*`,
@@ -616,7 +543,6 @@ pub struct UncertaintyRequest {
     /// or `{"low": …, "high": …}` (uniform), or the same as text, `"low,mode,high"` /
     /// `"low,high"` (the query form: `uncertainty.inputs.economics.gpu_hour_usd=1.5,2.5,4`).
     /// Empty: the catalog's price ranges only. At most 64.
-    #[serde(default)]
     pub inputs: Option<UncertainInputs>,
 }
 

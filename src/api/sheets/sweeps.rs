@@ -52,46 +52,35 @@ pub struct SweepRequest {
     #[schema(min_length = 1, max_length = 64, example = "gpus")]
     pub vary: String,
     /// First value of the range (with `to` and `steps`; ignored when `values` is given).
-    #[serde(default)]
     pub from: Option<f64>,
     /// Last value of the range.
-    #[serde(default)]
     pub to: Option<f64>,
     /// Number of values in the range, 2–10000. Default 8.
-    #[serde(default)]
     #[validate(range(min = 2, max = 10000))]
     #[schema(minimum = 2, maximum = 10000)]
     pub steps: Option<u32>,
     /// `linear` (default) or `geometric`.
-    #[serde(default)]
     pub scale: Option<Scale>,
     /// Explicit values (sorted ascending, duplicates removed), instead of a range.
-    #[serde(default)]
     #[validate(length(min = 1, max = 10000))]
     #[schema(min_items = 1, max_items = 10000)]
     pub values: Option<Vec<f64>>,
     /// A second numeric input, for a grid (every value of `vary` at every value of `vary2`);
     /// crossovers are found along `vary` at each value of `vary2`. At most 10,000 grid points.
-    #[serde(default)]
     #[validate(length(min = 1, max = 64))]
     #[schema(min_length = 1, max_length = 64, example = "economics.gpu_hour_usd")]
     pub vary2: Option<String>,
     /// First value of the second input's range.
-    #[serde(default)]
     pub from2: Option<f64>,
     /// Last value of the second input's range.
-    #[serde(default)]
     pub to2: Option<f64>,
     /// Number of values of the second input, 2–10000. Default 8.
-    #[serde(default)]
     #[validate(range(min = 2, max = 10000))]
     #[schema(minimum = 2, maximum = 10000)]
     pub steps2: Option<u32>,
     /// Spacing of the second input's range.
-    #[serde(default)]
     pub scale2: Option<Scale>,
     /// Explicit values of the second input, instead of a range.
-    #[serde(default)]
     #[validate(length(min = 1, max = 10000))]
     #[schema(min_items = 1, max_items = 10000)]
     pub values2: Option<Vec<f64>>,
