@@ -3,7 +3,7 @@ use crate::spawn_app;
 #[tokio::test]
 async fn lists_the_default_catalog_with_its_sha256() {
     let app = spawn_app().await;
-    let body: serde_json::Value = app.get("/v1/catalogs").await.json().await.unwrap();
+    let body: serde_json::Value = app.json("/v1/catalogs").await;
     let list = body["catalogs"].as_array().unwrap();
     assert_eq!(list.len(), 1);
     let c = &list[0];

@@ -39,12 +39,11 @@ async fn every_chart_is_reachable_as_svg_and_png() {
 
         // Accept negotiation, without `format`.
         let res = app
-            .client
-            .get(app.url(&format!("/v1/charts/{chart}?gpus=512")))
-            .header("accept", "image/png")
-            .send()
-            .await
-            .expect("request");
+            .get_with(
+                &format!("/v1/charts/{chart}?gpus=512"),
+                ("accept", "image/png"),
+            )
+            .await;
         assert_eq!(res.headers()["content-type"], "image/png", "{chart}");
         let res = app
             .client
@@ -62,12 +61,7 @@ async fn the_cost_chart_shows_the_plans_totals_and_ids() {
     let app = spawn_app().await;
     let qs = "gpus=3072&economics.years=3&fabrics=infiniband,roce_adaptive";
     let plan = plan_json(&app, qs).await;
-    let svg = app
-        .get(&format!("/v1/charts/cost?{qs}"))
-        .await
-        .text()
-        .await
-        .expect("svg");
+    let svg = app.text(&format!("/v1/charts/cost?{qs}")).await;
     let fabrics = plan["fabrics"].as_array().expect("fabrics");
     assert_eq!(fabrics.len(), 2);
     for f in fabrics {
@@ -83,18 +77,8 @@ async fn the_cost_chart_shows_the_plans_totals_and_ids() {
 async fn the_sweep_chart_marks_the_sweeps_crossovers() {
     let app = spawn_app().await;
     let qs = "gpus=1024&vary=gpus&from=256&to=4096&steps=5&scale=geometric";
-    let sweep: Value = app
-        .get(&format!("/v1/sweeps?{qs}"))
-        .await
-        .json()
-        .await
-        .expect("sweep");
-    let svg = app
-        .get(&format!("/v1/charts/sweep?{qs}"))
-        .await
-        .text()
-        .await
-        .expect("svg");
+    let sweep: Value = app.json(&format!("/v1/sweeps?{qs}")).await;
+    let svg = app.text(&format!("/v1/charts/sweep?{qs}")).await;
     let crossovers = sweep["crossovers"].as_array().expect("crossovers");
     for c in crossovers {
         let v = c["value"].as_f64().expect("value").round() as i128;
@@ -111,48 +95,39 @@ async fn the_sweep_chart_marks_the_sweeps_crossovers() {
 #[tokio::test]
 async fn bad_chart_requests_are_problems() {
     let app = spawn_app().await;
-    assert_problem(app.get("/v1/charts/violin?gpus=8").await, 404).await;
+    app.problem("/v1/charts/violin?gpus=8", 404).await;
     // A tornado compares two fabrics.
-    let b = assert_problem(
-        app.get("/v1/charts/tornado?gpus=64&fabrics=roce").await,
-        422,
-    )
-    .await;
-    assert_eq!(b["errors"][0]["pointer"], "/fabrics");
-    let b = assert_problem(app.get("/v1/charts/cost?gpus=8&format=gif").await, 422).await;
-    assert_eq!(b["errors"][0]["pointer"], "/format");
-    let b = assert_problem(app.get("/v1/charts/cost").await, 422).await;
-    assert_eq!(b["errors"][0]["pointer"], "/gpus");
-    let b = assert_problem(app.get("/v1/charts/cost?gpus=0").await, 422).await;
-    assert_eq!(b["errors"][0]["pointer"], "/gpus");
-    let b = assert_problem(
-        app.get("/v1/charts/cost?gpus=8&format=png&width=10").await,
-        422,
-    )
-    .await;
-    assert_eq!(b["errors"][0]["pointer"], "/width");
-    let b = assert_problem(
-        app.get("/v1/charts/sweep?gpus=8&vary=gpus&values=8,16&vary2=economics.years&values2=1,2")
+    assert_eq!(
+        app.pointer("/v1/charts/tornado?gpus=64&fabrics=roce", 422)
             .await,
-        422,
-    )
-    .await;
-    assert_eq!(b["errors"][0]["pointer"], "/vary2");
-    assert_problem(app.get("/v1/charts/sweep?gpus=8&from=4").await, 422).await;
+        "/fabrics"
+    );
+    assert_eq!(
+        app.pointer("/v1/charts/cost?gpus=8&format=gif", 422).await,
+        "/format"
+    );
+    assert_eq!(app.pointer("/v1/charts/cost", 422).await, "/gpus");
+    assert_eq!(app.pointer("/v1/charts/cost?gpus=0", 422).await, "/gpus");
+    assert_eq!(
+        app.pointer("/v1/charts/cost?gpus=8&format=png&width=10", 422)
+            .await,
+        "/width"
+    );
+    assert_eq!(
+        app.pointer(
+            "/v1/charts/sweep?gpus=8&vary=gpus&values=8,16&vary2=economics.years&values2=1,2",
+            422
+        )
+        .await,
+        "/vary2"
+    );
+    app.problem("/v1/charts/sweep?gpus=8&from=4", 422).await;
 }
 
 #[tokio::test]
 async fn the_page_shows_the_form_the_comparison_and_the_charts() {
     let app = spawn_app().await;
-    let res = app.get("/").await;
-    assert_eq!(res.status(), 200);
-    assert!(
-        res.headers()["content-type"]
-            .to_str()
-            .unwrap_or("")
-            .starts_with("text/html")
-    );
-    let html = res.text().await.expect("html");
+    let html = app.html("/", 200).await;
     assert!(html.contains("<form"));
     assert!(html.contains("name=\"gpus\""));
     assert!(!html.contains("<script"), "no JavaScript");
@@ -186,12 +161,7 @@ async fn the_page_shows_the_form_the_comparison_and_the_charts() {
 async fn the_report_takes_plan_parameters_and_escapes_them() {
     let app = spawn_app().await;
     let qs = "gpus=256&fabrics=roce&fabrics=infiniband&economics.years=7&_x=%3Cb%3E";
-    let html = app
-        .get(&format!("/report?{qs}"))
-        .await
-        .text()
-        .await
-        .expect("html");
+    let html = app.text(&format!("/report?{qs}")).await;
     let plan = plan_json(&app, qs).await;
     assert!(html.contains(plan["plan_id"].as_str().expect("id")));
     assert!(html.contains("Network TCO (7 years)"));
@@ -211,15 +181,7 @@ async fn the_report_takes_plan_parameters_and_escapes_them() {
 #[tokio::test]
 async fn an_invalid_query_gives_an_html_page_naming_the_problem() {
     let app = spawn_app().await;
-    let res = app.get("/report?gpus=0&economics.years=99").await;
-    assert_eq!(res.status(), 422);
-    assert!(
-        res.headers()["content-type"]
-            .to_str()
-            .unwrap_or("")
-            .starts_with("text/html")
-    );
-    let html = res.text().await.expect("html");
+    let html = app.html("/report?gpus=0&economics.years=99", 422).await;
     assert!(html.contains("<form"));
     assert!(html.contains("class=\"problem\""));
     assert!(html.contains("gpus"));

@@ -10,12 +10,7 @@ async fn unknown_path_is_a_404_problem() {
 #[tokio::test]
 async fn wrong_method_is_a_405_problem_with_allow() {
     let app = spawn_app().await;
-    let res = app
-        .client
-        .delete(app.url("/v1/catalogs"))
-        .send()
-        .await
-        .unwrap();
+    let res = app.send(reqwest::Method::DELETE, "/v1/catalogs").await;
     assert_eq!(res.headers()["allow"], "GET, HEAD, OPTIONS");
     let body = assert_problem(res, 405).await;
     assert_eq!(body["code"], "method_not_allowed");
@@ -27,13 +22,12 @@ async fn wrong_method_is_a_405_problem_with_allow() {
 async fn malformed_json_is_a_400_problem() {
     let app = spawn_app().await;
     let res = app
-        .client
-        .post(app.url("/v1/plans"))
-        .header("content-type", "application/json")
-        .body("{\"gpus\": 8,")
-        .send()
-        .await
-        .unwrap();
+        .post_raw(
+            "/v1/plans",
+            ("content-type", "application/json"),
+            "{\"gpus\": 8,",
+        )
+        .await;
     let body = assert_problem(res, 400).await;
     assert_eq!(body["code"], "malformed_request");
 }
@@ -42,13 +36,8 @@ async fn malformed_json_is_a_400_problem() {
 async fn wrong_or_missing_content_type_is_a_415_problem() {
     let app = spawn_app().await;
     let res = app
-        .client
-        .post(app.url("/v1/plans"))
-        .header("content-type", "text/plain")
-        .body("{\"gpus\": 8}")
-        .send()
-        .await
-        .unwrap();
+        .post_raw("/v1/plans", ("content-type", "text/plain"), "{\"gpus\": 8}")
+        .await;
     assert_problem(res, 415).await;
     let res = app
         .client
@@ -68,13 +57,8 @@ async fn oversized_body_is_a_413_problem() {
         "x".repeat(300 * 1024)
     );
     let res = app
-        .client
-        .post(app.url("/v1/plans"))
-        .header("content-type", "application/json")
-        .body(big)
-        .send()
-        .await
-        .unwrap();
+        .post_raw("/v1/plans", ("content-type", "application/json"), big)
+        .await;
     assert_problem(res, 413).await;
 }
 

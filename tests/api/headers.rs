@@ -9,12 +9,7 @@ async fn with_header(
     name: &str,
     value: &str,
 ) -> reqwest::Response {
-    app.client
-        .get(app.url(path))
-        .header(name, value)
-        .send()
-        .await
-        .expect("request")
+    app.get_with(path, (name, value)).await
 }
 
 /// Each `Accept` header gets the representation named beside it (200, that content type).

@@ -45,6 +45,27 @@ impl TestApp {
         assert_problem(self.get(path).await, status).await
     }
 
+    /// GET `path`, which must answer a `status` problem; the pointer of its first error.
+    pub async fn pointer(&self, path: &str, status: u16) -> serde_json::Value {
+        self.problem(path, status).await["errors"][0]["pointer"].take()
+    }
+
+    /// GET `path`, which must answer a `status` problem; the code of its first error.
+    pub async fn code(&self, path: &str, status: u16) -> serde_json::Value {
+        self.problem(path, status).await["errors"][0]["code"].take()
+    }
+
+    /// GET `path`, which must answer an HTML page with `status`; the page.
+    pub async fn html(&self, path: &str, status: u16) -> String {
+        let res = self.get(path).await;
+        assert_eq!(res.status().as_u16(), status, "status of {path}");
+        assert!(
+            content_type(&res).starts_with("text/html"),
+            "{path} is HTML"
+        );
+        res.text().await.expect("HTML body")
+    }
+
     /// GET `path` and its body as text.
     pub async fn text(&self, path: &str) -> String {
         self.get(path).await.text().await.expect("body")
@@ -62,6 +83,38 @@ impl TestApp {
             .send()
             .await
             .expect("request failed")
+    }
+
+    /// `method` on `path`, no body.
+    pub async fn send(&self, method: reqwest::Method, path: &str) -> reqwest::Response {
+        let req = self.client.request(method, self.url(path));
+        req.send().await.expect("request failed")
+    }
+
+    /// GET `path` with one request header.
+    pub async fn get_with(&self, path: &str, (name, value): (&str, &str)) -> reqwest::Response {
+        let req = self.client.get(self.url(path)).header(name, value);
+        req.send().await.expect("request failed")
+    }
+
+    /// POST a raw `body` to `path` with one request header (usually `content-type`).
+    pub async fn post_raw(
+        &self,
+        path: &str,
+        (name, value): (&str, &str),
+        body: impl Into<reqwest::Body>,
+    ) -> reqwest::Response {
+        let req = self.client.post(self.url(path)).header(name, value);
+        req.body(body).send().await.expect("request failed")
+    }
+
+    /// POST `body` to `path` and the answer's body as JSON.
+    pub async fn post_value(&self, path: &str, body: &serde_json::Value) -> serde_json::Value {
+        self.post_json(path, body)
+            .await
+            .json()
+            .await
+            .expect("JSON body")
     }
 }
 
@@ -104,15 +157,37 @@ pub async fn spawn_configured(
     }
 }
 
+/// The parts of `opex_per_year` that sum to its `total_usd`.
+pub const OPEX_PARTS: [&str; 5] = [
+    "power_usd",
+    "support_usd",
+    "staff_usd",
+    "licenses_usd",
+    "spares_usd",
+];
+
+/// The string `key` of every object in the array `v`.
+pub fn strs<'a>(v: &'a serde_json::Value, key: &str) -> Vec<&'a str> {
+    let items = v.as_array().expect("an array");
+    items.iter().map(|x| x[key].as_str().expect(key)).collect()
+}
+
+/// The object in the array `v` whose `key` is `value`.
+pub fn find<'a>(v: &'a serde_json::Value, key: &str, value: &str) -> &'a serde_json::Value {
+    let items = v.as_array().expect("an array");
+    items.iter().find(|x| x[key] == value).expect(value)
+}
+
+/// The response's `Content-Type`, or "" when it has none.
+pub fn content_type(res: &reqwest::Response) -> &str {
+    let ct = res.headers().get("content-type");
+    ct.and_then(|v| v.to_str().ok()).unwrap_or("")
+}
+
 /// Asserts a problem+json response with `status` and returns its body.
 pub async fn assert_problem(res: reqwest::Response, status: u16) -> serde_json::Value {
     assert_eq!(res.status().as_u16(), status, "status");
-    let ct = res
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
+    let ct = content_type(&res).to_string();
     assert!(
         ct.starts_with("application/problem+json"),
         "content-type was {ct}"

@@ -7,7 +7,7 @@ const REGENERATE: &str = "cargo run --quiet -- openapi > openapi/openapi.json";
 #[tokio::test]
 async fn committed_openapi_matches_the_served_document() {
     let app = spawn_app().await;
-    let served: serde_json::Value = app.get("/openapi.json").await.json().await.unwrap();
+    let served: serde_json::Value = app.json("/openapi.json").await;
     let committed_text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json"))
             .unwrap_or_default();
@@ -21,7 +21,7 @@ async fn committed_openapi_matches_the_served_document() {
 #[tokio::test]
 async fn document_is_openapi_3_1_and_every_operation_is_documented() {
     let app = spawn_app().await;
-    let doc: serde_json::Value = app.get("/openapi.json").await.json().await.unwrap();
+    let doc: serde_json::Value = app.json("/openapi.json").await;
     assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
     let paths = doc["paths"].as_object().unwrap();
     assert!(paths.len() >= 4);
@@ -62,7 +62,7 @@ async fn document_is_openapi_3_1_and_every_operation_is_documented() {
 #[tokio::test]
 async fn examples_are_real_responses() {
     let app = spawn_app().await;
-    let doc: serde_json::Value = app.get("/openapi.json").await.json().await.unwrap();
+    let doc: serde_json::Value = app.json("/openapi.json").await;
     let mut problems = 0;
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {

@@ -4,7 +4,7 @@
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
-use crate::{assert_problem, spawn_app};
+use crate::{assert_problem, spawn_app, strs};
 
 fn dec(v: &Value) -> Decimal {
     v.as_str()
@@ -159,13 +159,10 @@ async fn default_plan_has_the_contract_fields_and_consistent_money() {
     assert_eq!(v["catalog"]["id"], "default");
     assert_eq!(v["inputs"]["gpu_model"], "h100");
     assert_eq!(v["inputs"]["economics"]["years"], 5);
-    let names: Vec<&str> = v["fabrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["fabric"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["infiniband", "roce", "roce_adaptive"]);
+    assert_eq!(
+        strs(&v["fabrics"], "fabric"),
+        ["infiniband", "roce", "roce_adaptive"]
+    );
     for f in v["fabrics"].as_array().unwrap() {
         let c = &f["capex"];
         let parts: Decimal = [
@@ -198,16 +195,7 @@ async fn default_plan_has_the_contract_fields_and_consistent_money() {
             );
         }
         let o = &f["opex_per_year"];
-        let parts: Decimal = [
-            "power_usd",
-            "support_usd",
-            "staff_usd",
-            "licenses_usd",
-            "spares_usd",
-        ]
-        .iter()
-        .map(|k| dec(&o[*k]))
-        .sum();
+        let parts: Decimal = crate::OPEX_PARTS.iter().map(|k| dec(&o[*k])).sum();
         assert_eq!(parts, dec(&o["total_usd"]));
         let years = f["tco"]["years"].as_u64().unwrap();
         let tco = dec(&c["total_usd"]) + dec(&o["total_usd"]) * Decimal::from(years);
@@ -515,7 +503,7 @@ async fn repeated_plans_come_from_the_memo_and_equal_the_first() {
     }
     assert_eq!(texts[0], texts[1]);
     assert_eq!(texts[1], texts[2]);
-    let ready: serde_json::Value = app.get("/readyz").await.json().await.unwrap();
+    let ready: serde_json::Value = app.json("/readyz").await;
     let c = &ready["plan_cache"];
     assert_eq!(c["capacity"], 256);
     assert_eq!(c["entries"], 1, "{c}");
@@ -525,11 +513,8 @@ async fn repeated_plans_come_from_the_memo_and_equal_the_first() {
     );
     // GET with the same inputs is the same request: a hit, the same plan.
     let get: serde_json::Value = app
-        .get("/v1/plans?gpus=2048&fabrics=infiniband,roce")
-        .await
-        .json()
-        .await
-        .unwrap();
+        .json("/v1/plans?gpus=2048&fabrics=infiniband,roce")
+        .await;
     let first: serde_json::Value = serde_json::from_str(&texts[0]).unwrap();
     assert_eq!(get, first);
 }
@@ -592,11 +577,8 @@ async fn hundred_thousand_gpus_plans_with_infiniband_infeasible() {
 async fn a_named_design_is_forced_and_listed_as_chosen() {
     let app = spawn_app().await;
     let v: Value = app
-        .get("/v1/plans?gpus=128&fabrics=infiniband&topology.design=su_clos")
-        .await
-        .json()
-        .await
-        .unwrap();
+        .json("/v1/plans?gpus=128&fabrics=infiniband&topology.design=su_clos")
+        .await;
     let f = &v["fabrics"][0];
     assert_eq!(f["topology"]["design"], "su_clos");
     assert_eq!(f["topology"]["leaf_switches"], 8);
@@ -609,14 +591,11 @@ async fn a_named_design_is_forced_and_listed_as_chosen() {
     assert_eq!(chosen.len(), 1);
     assert_eq!(chosen[0]["design"], "su_clos");
     let auto: Value = app
-        .post_json(
+        .post_value(
             "/v1/plans",
             &json!({"gpus": 128, "fabrics": ["infiniband"]}),
         )
-        .await
-        .json()
-        .await
-        .unwrap();
+        .await;
     assert_eq!(auto["fabrics"][0]["topology"]["design"], "collapsed_rails");
     assert_eq!(auto["inputs"]["topology"]["design"], "auto");
 }
@@ -627,12 +606,7 @@ async fn an_overridden_placeholder_is_no_longer_flagged_and_a_given_gpu_hour_has
     let body = json!({"gpus": 64, "fabrics": ["roce", "infiniband"],
         "prices": {"overrides": {"arista-7060x6-64pe": "61000"}},
         "economics": {"gpu_hour_usd": "2.10"}});
-    let v: Value = app
-        .post_json("/v1/plans", &body)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let v: Value = app.post_value("/v1/plans", &body).await;
     let roce = &v["fabrics"][0];
     let lines: Vec<&Value> = roce["bom"]
         .as_array()
@@ -653,19 +627,9 @@ async fn an_overridden_placeholder_is_no_longer_flagged_and_a_given_gpu_hour_has
     assert_eq!(v["inputs"]["economics"]["gpu_hour_usd"], "2.1");
     assert!(v["inputs"]["economics"]["gpu_hour_basis"].is_null());
     // Posting the echoed inputs back gives the same plan.
-    let again: Value = app
-        .post_json("/v1/plans", &v["inputs"])
-        .await
-        .json()
-        .await
-        .unwrap();
+    let again: Value = app.post_value("/v1/plans", &v["inputs"]).await;
     assert_eq!(again["plan_id"], v["plan_id"]);
     // Without a value, the basis that derived it is echoed.
-    let d: Value = app
-        .post_json("/v1/plans", &json!({"gpus": 64}))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let d: Value = app.post_value("/v1/plans", &json!({"gpus": 64})).await;
     assert_eq!(d["inputs"]["economics"]["gpu_hour_basis"], "owned");
 }

@@ -181,7 +181,7 @@ async fn ib_plan_warned(app: &TestApp) -> (Value, String, String) {
 }
 
 async fn source(app: &TestApp) -> Value {
-    let v: Value = app.get("/v1/catalogs").await.json().await.unwrap();
+    let v: Value = app.json("/v1/catalogs").await;
     v["sources"][0].clone()
 }
 
@@ -192,7 +192,7 @@ async fn a_remote_catalog_is_served_refreshed_with_etag_and_survives_every_failu
         setup(std::slice::from_ref(&srv.url), Duration::from_millis(700)).await;
 
     // Picked up, listed with its source, and used to price plans.
-    let list: Value = app.get("/v1/catalogs").await.json().await.unwrap();
+    let list: Value = app.json("/v1/catalogs").await;
     let remote = list["catalogs"]
         .as_array()
         .unwrap()
@@ -209,19 +209,16 @@ async fn a_remote_catalog_is_served_refreshed_with_etag_and_survives_every_failu
     assert_eq!(cat["id"], "negotiated");
     assert_eq!(cat["sha256"], remote["sha256"]);
     let embedded: Value = app
-        .post_json(
+        .post_value(
             "/v1/plans",
             &json!({"gpus": 1024, "fabrics": ["infiniband"], "catalog": "default"}),
         )
-        .await
-        .json()
-        .await
-        .unwrap();
+        .await;
     assert_ne!(
         embedded["fabrics"][0]["capex"]["switches_usd"], v1_switches,
         "the remote price is used"
     );
-    let ready: Value = app.get("/readyz").await.json().await.unwrap();
+    let ready: Value = app.json("/readyz").await;
     assert_eq!(ready["status"], "ready");
 
     // ETag round-trip: the refresh sends If-None-Match and takes the 304.
@@ -265,7 +262,7 @@ async fn a_remote_catalog_is_served_refreshed_with_etag_and_survives_every_failu
             "after '{why}' the old catalog still prices"
         );
         assert_eq!(sw, v1_switches);
-        let ready: Value = app.get("/readyz").await.json().await.unwrap();
+        let ready: Value = app.json("/readyz").await;
         assert_eq!(ready["status"], "degraded");
     }
 
@@ -282,7 +279,7 @@ async fn a_remote_catalog_is_served_refreshed_with_etag_and_survives_every_failu
     assert_ne!(c2["sha256"], cat["sha256"]);
     assert_eq!(c2["sha256"], s["sha256"]);
     assert_ne!(v2_switches, v1_switches);
-    let ready: Value = app.get("/readyz").await.json().await.unwrap();
+    let ready: Value = app.json("/readyz").await;
     assert_eq!(ready["status"], "ready");
 }
 
@@ -310,13 +307,10 @@ async fn with_every_source_down_at_start_the_embedded_catalog_serves_and_readine
     let ready: Value = ready.json().await.unwrap();
     assert_eq!(ready["status"], "degraded");
     assert_eq!(ready["default_catalog"], "default");
-    let states: Vec<&str> = ready["sources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["state"].as_str().unwrap())
-        .collect();
-    assert_eq!(states, ["failed", "failed", "failed"]);
+    assert_eq!(
+        crate::strs(&ready["sources"], "state"),
+        ["failed", "failed", "failed"]
+    );
     for s in ready["sources"].as_array().unwrap() {
         assert!(s["last_error"].is_string(), "{s}");
         assert!(s["last_success_at"].is_null(), "{s}");
@@ -410,8 +404,8 @@ async fn clients_see_no_host_names_paths_or_error_text_unless_the_operator_allow
     let app = spawn_store(store.clone()).await;
     let (_, _, warnings) = ib_plan_warned(&app).await;
     for body in [
-        app.get("/v1/catalogs").await.text().await.unwrap(),
-        app.get("/readyz").await.text().await.unwrap(),
+        app.text("/v1/catalogs").await,
+        app.text("/readyz").await,
         warnings,
     ] {
         assert!(
@@ -420,10 +414,10 @@ async fn clients_see_no_host_names_paths_or_error_text_unless_the_operator_allow
         );
         assert!(!body.contains("os error"), "{body}");
     }
-    let list: Value = app.get("/v1/catalogs").await.json().await.unwrap();
+    let list: Value = app.json("/v1/catalogs").await;
     assert_eq!(list["sources"][0]["url"], "source 1");
     assert_eq!(list["sources"][0]["last_error"], "connection failed");
     store.set_expose_sources(true);
-    let list: Value = app.get("/v1/catalogs").await.json().await.unwrap();
+    let list: Value = app.json("/v1/catalogs").await;
     assert_eq!(list["sources"][0]["url"], dead);
 }

@@ -92,12 +92,7 @@ fn q_body() -> Value {
 #[tokio::test]
 async fn get_plan_equals_post_plan_for_the_same_inputs() {
     let app = spawn_app().await;
-    let post: Value = app
-        .post_json("/v1/plans", &q_body())
-        .await
-        .json()
-        .await
-        .unwrap();
+    let post: Value = app.post_value("/v1/plans", &q_body()).await;
     let (s, h, body) = get_text(&app, &format!("/v1/plans?{Q}&_=12345")).await;
     assert_eq!(s, 200, "{body}");
     assert_eq!(h["cache-control"], "no-store");
@@ -124,12 +119,7 @@ async fn get_plan_equals_post_plan_for_the_same_inputs() {
 #[tokio::test]
 async fn plan_csv_parses_and_matches_the_json_figures() {
     let app = spawn_app().await;
-    let plan: Value = app
-        .post_json("/v1/plans", &q_body())
-        .await
-        .json()
-        .await
-        .unwrap();
+    let plan: Value = app.post_value("/v1/plans", &q_body()).await;
     let (s, h, text) = get_text(&app, &format!("/v1/plans?{Q}&format=csv")).await;
     assert_eq!(s, 200, "{text}");
     assert_eq!(h["content-type"], "text/csv; charset=utf-8");
@@ -175,12 +165,8 @@ async fn plan_csv_parses_and_matches_the_json_figures() {
     }
     // Accept: text/csv on GET and on POST give the same CSV.
     let via_accept = app
-        .client
-        .get(app.url(&format!("/v1/plans?{Q}")))
-        .header("Accept", "text/csv")
-        .send()
+        .get_with(&format!("/v1/plans?{Q}"), ("Accept", "text/csv"))
         .await
-        .unwrap()
         .text()
         .await
         .unwrap();
@@ -205,18 +191,8 @@ async fn plan_csv_parses_and_matches_the_json_figures() {
 #[tokio::test]
 async fn bom_rows_match_the_plan() {
     let app = spawn_app().await;
-    let plan: Value = app
-        .post_json("/v1/plans", &q_body())
-        .await
-        .json()
-        .await
-        .unwrap();
-    let bom: Value = app
-        .get(&format!("/v1/plans/bom?{Q}"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let plan: Value = app.post_value("/v1/plans", &q_body()).await;
+    let bom: Value = app.json(&format!("/v1/plans/bom?{Q}")).await;
     let rows = bom["rows"].as_array().unwrap();
     let lines: usize = plan["fabrics"]
         .as_array()
@@ -247,12 +223,7 @@ async fn bom_rows_match_the_plan() {
 #[tokio::test]
 async fn value_is_the_bare_json_number() {
     let app = spawn_app().await;
-    let plan: Value = app
-        .post_json("/v1/plans", &q_body())
-        .await
-        .json()
-        .await
-        .unwrap();
+    let plan: Value = app.post_value("/v1/plans", &q_body()).await;
     for fabric in ["infiniband", "roce"] {
         let f = plan["fabrics"]
             .as_array()
@@ -319,26 +290,31 @@ async fn value_errors_are_problems_that_help() {
         assert!(valid.contains(&m), "{m} in {valid:?}");
     }
     assert!(!valid.contains(&"fabric") && !valid.contains(&"topology.switch_sku"));
-    let p = app
-        .problem(
+    assert_eq!(
+        app.code(
             &format!("/v1/value?metric=topology.switch_sku&fabric=roce&{Q}"),
-            422,
+            422
         )
-        .await;
-    assert_eq!(p["errors"][0]["code"], "not_numeric");
-    let p = app
-        .problem(&format!("/v1/value?metric=tco.total_usd&{Q}"), 422)
-        .await;
-    assert_eq!(p["errors"][0]["pointer"], "/fabric");
-    let p = app
-        .problem(
+        .await,
+        "not_numeric"
+    );
+    assert_eq!(
+        app.pointer(&format!("/v1/value?metric=tco.total_usd&{Q}"), 422)
+            .await,
+        "/fabric"
+    );
+    assert_eq!(
+        app.pointer(
             &format!("/v1/value?metric=tco.total_usd&fabric=roce_adaptive&{Q}"),
-            422,
+            422
         )
-        .await;
-    assert_eq!(p["errors"][0]["pointer"], "/fabric");
-    let p = app.problem("/v1/value?fabric=roce&gpus=8", 422).await;
-    assert_eq!(p["errors"][0]["pointer"], "/metric");
+        .await,
+        "/fabric"
+    );
+    assert_eq!(
+        app.pointer("/v1/value?fabric=roce&gpus=8", 422).await,
+        "/metric"
+    );
 }
 
 #[tokio::test]
@@ -355,7 +331,7 @@ async fn head_etag_and_304() {
         let tag = get.headers()["etag"].to_str().unwrap().to_string();
         assert!(tag.starts_with('"') && tag.ends_with('"'), "{tag}");
         let len = get.bytes().await.unwrap().len();
-        let head = app.client.head(app.url(&path)).send().await.unwrap();
+        let head = app.send(reqwest::Method::HEAD, &path).await;
         assert_eq!(head.status(), 200, "HEAD {path}");
         assert_eq!(head.headers()["etag"].to_str().unwrap(), tag);
         assert_eq!(head.headers()["cache-control"], "no-store");
@@ -364,23 +340,13 @@ async fn head_etag_and_304() {
             len.to_string()
         );
         assert!(head.bytes().await.unwrap().is_empty());
-        let cond = app
-            .client
-            .get(app.url(&path))
-            .header("If-None-Match", &tag)
-            .send()
-            .await
-            .unwrap();
+        let cond = app.get_with(&path, ("If-None-Match", &tag)).await;
         assert_eq!(cond.status(), 304, "{path}");
         assert_eq!(cond.headers()["etag"].to_str().unwrap(), tag);
         assert!(cond.bytes().await.unwrap().is_empty());
         let other = app
-            .client
-            .get(app.url(&path))
-            .header("If-None-Match", "\"something-else\"")
-            .send()
-            .await
-            .unwrap();
+            .get_with(&path, ("If-None-Match", "\"something-else\""))
+            .await;
         assert_eq!(other.status(), 200);
     }
     // Representations differ in their tags.
@@ -388,12 +354,7 @@ async fn head_etag_and_304() {
     let b = app.get(&format!("/v1/plans?{Q}&format=csv")).await;
     assert_ne!(a.headers()["etag"], b.headers()["etag"]);
     // OPTIONS is answered from the route table.
-    let opt = app
-        .client
-        .request(reqwest::Method::OPTIONS, app.url("/v1/value"))
-        .send()
-        .await
-        .unwrap();
+    let opt = app.send(reqwest::Method::OPTIONS, "/v1/value").await;
     assert_eq!(opt.status(), 204);
     assert!(opt.headers()["allow"].to_str().unwrap().contains("HEAD"));
 }
@@ -411,14 +372,19 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
             .unwrap()
             .contains("economics.years")
     );
-    let p = app
-        .problem("/v1/plans?gpus=1024&topology.oversubscription=0.5", 422)
-        .await;
-    assert_eq!(p["errors"][0]["pointer"], "/topology/oversubscription");
-    let p = app.problem("/v1/plans?economics.years=5", 422).await;
-    assert_eq!(p["errors"][0]["pointer"], "/gpus");
-    let p = app.problem("/v1/plans?gpus=8&gpus=16", 422).await;
-    assert_eq!(p["errors"][0]["code"], "duplicate_key");
+    assert_eq!(
+        app.pointer("/v1/plans?gpus=1024&topology.oversubscription=0.5", 422)
+            .await,
+        "/topology/oversubscription"
+    );
+    assert_eq!(
+        app.pointer("/v1/plans?economics.years=5", 422).await,
+        "/gpus"
+    );
+    assert_eq!(
+        app.code("/v1/plans?gpus=8&gpus=16", 422).await,
+        "duplicate_key"
+    );
     let p = app
         .problem("/v1/plans?gpus=8&fabrics=roce,ethernet", 422)
         .await;
@@ -428,8 +394,10 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
             .unwrap()
             .starts_with("/fabrics")
     );
-    let p = app.problem("/v1/plans?gpus=8&format=xlsx", 422).await;
-    assert_eq!(p["errors"][0]["pointer"], "/format");
+    assert_eq!(
+        app.pointer("/v1/plans?gpus=8&format=xlsx", 422).await,
+        "/format"
+    );
     let long = format!("/v1/plans?gpus=8&_={}", "x".repeat(9000));
     app.problem(&long, 414).await;
 
@@ -445,13 +413,16 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
         assert_eq!(p["errors"][0]["code"], "unknown_field", "{path}");
         assert!(p["detail"].as_str().unwrap().contains("economics.yeras"));
     }
-    let p = app.problem("/v1/plans?gpus=64&utm_source=sheet", 422).await;
-    assert_eq!(p["errors"][0]["pointer"], "/utm_source");
+    assert_eq!(
+        app.pointer("/v1/plans?gpus=64&utm_source=sheet", 422).await,
+        "/utm_source"
+    );
     // Another endpoint's own parameter is not a plan input here.
-    let p = app
-        .problem("/v1/plans?gpus=64&metric=tco.total_usd", 422)
-        .await;
-    assert_eq!(p["errors"][0]["pointer"], "/metric");
+    assert_eq!(
+        app.pointer("/v1/plans?gpus=64&metric=tco.total_usd", 422)
+            .await,
+        "/metric"
+    );
     // Strict numbers: no digit separators, no exotic floats.
     for bad in [
         "gpus=1_024",
@@ -521,11 +492,8 @@ async fn sweep_rows_and_crossovers_agree_with_single_plans() {
     // Each row is the single plan's figures.
     let first = &rows[0];
     let single: Value = app
-        .get("/v1/plans?gpus=16&fabrics=infiniband,roce_adaptive&economics.years=5")
-        .await
-        .json()
-        .await
-        .unwrap();
+        .json("/v1/plans?gpus=16&fabrics=infiniband,roce_adaptive&economics.years=5")
+        .await;
     assert_eq!(first["gpus"], 16);
     assert_eq!(first["plan_id"], single["plan_id"]);
     assert_eq!(
@@ -548,16 +516,11 @@ async fn sweep_rows_and_crossovers_agree_with_single_plans() {
         );
     }
     // POST gives the same.
-    let post: Value = app
-        .post_json(
+    let post: Value = app.post_value(
             "/v1/sweeps",
             &json!({"base": {"gpus": 1, "fabrics": ["infiniband", "roce_adaptive"], "economics": {"years": 5}},
                     "vary": "gpus", "from": 16, "to": 1024, "steps": 8, "scale": "geometric"}),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
+        ).await;
     assert_eq!(post, sw);
     // CSV rows.
     let (_, h, csv) = get_text(
@@ -579,10 +542,11 @@ async fn sweep_limits_and_bad_points_are_422_problems() {
         .await;
     assert_eq!(p["errors"][0]["pointer"], "/vary");
     assert!(p["extra"]["valid_inputs"].as_array().unwrap().len() > 5);
-    let p = app
-        .problem("/v1/sweeps?vary=gpus&from=1&to=1000&steps=20000", 422)
-        .await;
-    assert_eq!(p["errors"][0]["pointer"], "/steps");
+    assert_eq!(
+        app.pointer("/v1/sweeps?vary=gpus&from=1&to=1000&steps=20000", 422)
+            .await,
+        "/steps"
+    );
     // A value beyond the tier ceiling fails the sweep with a 422 naming the value.
     let res = app
         .get("/v1/sweeps?vary=gpus&from=100000&to=1000000&steps=50&fabrics=infiniband")
@@ -671,29 +635,31 @@ async fn grid_sweep_rows_and_crossovers_agree_with_single_plans() {
 async fn grid_sweep_errors_name_the_second_input() {
     let app = spawn_app().await;
     // Range of a second input without the input.
-    let p = app
-        .problem("/v1/sweeps?vary=gpus&values=512&from2=1", 422)
-        .await;
-    assert_eq!(p["errors"][0]["pointer"], "/vary2");
+    assert_eq!(
+        app.pointer("/v1/sweeps?vary=gpus&values=512&from2=1", 422)
+            .await,
+        "/vary2"
+    );
     // The same input twice.
-    let p = app
-        .problem(
+    assert_eq!(
+        app.pointer(
             "/v1/sweeps?vary=gpus&values=512&vary2=gpus&values2=1024",
-            422,
+            422
         )
-        .await;
-    assert_eq!(p["errors"][0]["pointer"], "/vary2");
+        .await,
+        "/vary2"
+    );
     // 200 × 100 grid points is over the 10,000-plan cap: refused before any plan is made.
-    let p = app.problem("/v1/sweeps?vary=gpus&from=256&to=16384&steps=200&vary2=economics.gpu_hour_usd&from2=1&to2=10&steps2=100", 422).await;
-    assert_eq!(p["errors"][0]["code"], "too_many_plans");
+    assert_eq!(app.code("/v1/sweeps?vary=gpus&from=256&to=16384&steps=200&vary2=economics.gpu_hour_usd&from2=1&to2=10&steps2=100", 422).await, "too_many_plans");
     // A bad second range names its own field.
-    let p = app
-        .problem(
+    assert_eq!(
+        app.pointer(
             "/v1/sweeps?vary=gpus&values=512&vary2=economics.years&from2=1&to2=99",
-            422,
+            422
         )
-        .await;
-    assert_eq!(p["errors"][0]["pointer"], "/from2");
+        .await,
+        "/from2"
+    );
     // POST: the same rules.
     let post = app
         .post_json(
@@ -736,13 +702,8 @@ async fn csv_columns_sum_to_totals_and_carry_the_warnings() {
     use rust_decimal::Decimal;
     use std::str::FromStr;
     let app = spawn_app().await;
-    let json: Value = app.get("/v1/plans?gpus=1024").await.json().await.unwrap();
-    let text = app
-        .get("/v1/plans?gpus=1024&format=csv")
-        .await
-        .text()
-        .await
-        .unwrap();
+    let json: Value = app.json("/v1/plans?gpus=1024").await;
+    let text = app.text("/v1/plans?gpus=1024&format=csv").await;
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let col = |name: &str| {
@@ -759,16 +720,10 @@ async fn csv_columns_sum_to_totals_and_carry_the_warnings() {
     for line in lines {
         let cells = parse_csv_line(line);
         let d = |name: &str| Decimal::from_str(&cells[col(name)]).unwrap();
-        let parts = [
-            "power_usd",
-            "support_usd",
-            "staff_usd",
-            "licenses_usd",
-            "spares_usd",
-        ]
-        .iter()
-        .map(|p| d(&format!("opex_per_year.{p}")))
-        .sum::<Decimal>();
+        let parts = crate::OPEX_PARTS
+            .iter()
+            .map(|p| d(&format!("opex_per_year.{p}")))
+            .sum::<Decimal>();
         assert_eq!(parts, d("opex_per_year.total_usd"), "{line}");
         let w = &cells[col("warnings")];
         for expected in warnings {
@@ -776,12 +731,7 @@ async fn csv_columns_sum_to_totals_and_carry_the_warnings() {
         }
     }
     // Sweeps carry each plan's warnings too.
-    let sweep: Value = app
-        .get("/v1/sweeps?vary=gpus&values=64,128")
-        .await
-        .json()
-        .await
-        .unwrap();
+    let sweep: Value = app.json("/v1/sweeps?vary=gpus&values=64,128").await;
     assert!(
         sweep["rows"]
             .as_array()
@@ -790,11 +740,8 @@ async fn csv_columns_sum_to_totals_and_carry_the_warnings() {
             .all(|r| !r["warnings"].as_array().unwrap().is_empty())
     );
     let csv = app
-        .get("/v1/sweeps?vary=gpus&values=64,128&format=csv")
-        .await
-        .text()
-        .await
-        .unwrap();
+        .text("/v1/sweeps?vary=gpus&values=64,128&format=csv")
+        .await;
     assert!(csv.lines().next().unwrap().ends_with(",warnings"));
 }
 
@@ -822,22 +769,16 @@ fn parse_csv_line(line: &str) -> Vec<String> {
 #[tokio::test]
 async fn value_of_the_cheapest_fabric() {
     let app = spawn_app().await;
-    let plan: Value = app.get("/v1/plans?gpus=1024").await.json().await.unwrap();
+    let plan: Value = app.json("/v1/plans?gpus=1024").await;
     let cheapest = plan["comparison"]["cheapest_fabric"].as_str().unwrap();
     let a = app
-        .get(&format!(
+        .text(&format!(
             "/v1/value?metric=total_cost_usd&fabric={cheapest}&gpus=1024"
         ))
-        .await
-        .text()
-        .await
-        .unwrap();
+        .await;
     let b = app
-        .get("/v1/value?metric=total_cost_usd&fabric=cheapest&gpus=1024")
-        .await
-        .text()
-        .await
-        .unwrap();
+        .text("/v1/value?metric=total_cost_usd&fabric=cheapest&gpus=1024")
+        .await;
     assert_eq!(a, b);
     let p = app
         .problem(

@@ -14,12 +14,12 @@ fn free_port() -> u16 {
 }
 
 /// Starts the binary cargo built for these tests on `port` with `env`, output to `out`, and waits for
-/// `/healthz`. Returns the child and its base URL.
+/// `/healthz`. Returns the child, its base URL and a client.
 async fn start_binary(
     port: u16,
     env: &[(&str, String)],
     out: fn() -> Stdio,
-) -> (std::process::Child, String) {
+) -> (std::process::Child, String, reqwest::Client) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_fabric-tco"));
     cmd.env("FABRIC_TCO_BIND", format!("127.0.0.1:{port}"))
         .stdout(out())
@@ -39,13 +39,13 @@ async fn start_binary(
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    (child, base)
+    (child, base, client)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_lets_in_flight_requests_finish() {
     let port = free_port();
-    let (mut child, base) = start_binary(
+    let (mut child, base, client) = start_binary(
         port,
         &[
             ("FABRIC_TCO_WORKERS", "2".into()),
@@ -55,8 +55,6 @@ async fn sigterm_lets_in_flight_requests_finish() {
         Stdio::null,
     )
     .await;
-    fabric_tco::catalog::remote::install_tls_provider();
-    let client = reqwest::Client::new();
 
     // Long requests (a 1,000-plan sweep each, ~1 s together in a debug build), all in flight
     // when the signal arrives.
@@ -144,7 +142,7 @@ async fn sigterm_lets_in_flight_requests_finish() {
 async fn json_logs_are_structured_and_carry_no_secret() {
     let port = free_port();
     let closed = free_port();
-    let (child, base) = start_binary(
+    let (child, base, client) = start_binary(
         port,
         &[
             ("FABRIC_TCO_WORKERS", "1".into()),
@@ -159,8 +157,6 @@ async fn json_logs_are_structured_and_carry_no_secret() {
         Stdio::piped,
     )
     .await;
-    fabric_tco::catalog::remote::install_tls_provider();
-    let client = reqwest::Client::new();
     let plan: Value = client
         .get(format!(
             "{base}/v1/plans?gpus=64&economics.gpu_hour_usd=2.5"

@@ -60,20 +60,14 @@ async fn the_query_form_reads_ranges_as_text() {
     let app = spawn_app().await;
     let q = "/v1/plans?gpus=256&uncertainty.samples=200&uncertainty.inputs.economics.gpu_hour_usd=1.5,2.5,4\
              &uncertainty.inputs.prices.list.nvidia-sn5600=55000,80000";
-    let p: Value = app.get(q).await.json().await.expect("json");
-    let inputs = p["uncertainty"]["inputs"].as_array().expect("inputs");
-    let hour = inputs
-        .iter()
-        .find(|i| i["input"] == "economics.gpu_hour_usd")
-        .expect("hour");
+    let p: Value = app.json(q).await;
+    let inputs = &p["uncertainty"]["inputs"];
+    let hour = crate::find(inputs, "input", "economics.gpu_hour_usd");
     assert_eq!(
         (&hour["distribution"], &hour["mode"]),
         (&json!("triangular"), &json!("2.5"))
     );
-    let sn = inputs
-        .iter()
-        .find(|i| i["input"] == "prices.list.nvidia-sn5600")
-        .expect("sn5600");
+    let sn = crate::find(inputs, "input", "prices.list.nvidia-sn5600");
     assert_eq!(
         (&sn["source"], &sn["distribution"]),
         (&json!("request"), &json!("uniform"))
@@ -138,20 +132,20 @@ async fn bad_ranges_are_422s_naming_the_input() {
     )
     .await;
     assert_eq!(b["errors"][0]["pointer"], "/uncertainty/samples");
-    let b = assert_problem(
-        app.get("/v1/plans?gpus=64&uncertainty.sampels=5").await,
-        422,
-    )
-    .await;
-    assert_eq!(b["errors"][0]["code"], "unknown_field");
-    // A sweep does not run analyses.
-    let b = assert_problem(
-        app.get("/v1/sweeps?vary=gpus&values=64,128&uncertainty.samples=10")
+    assert_eq!(
+        app.code("/v1/plans?gpus=64&uncertainty.sampels=5", 422)
             .await,
-        422,
-    )
-    .await;
-    assert_eq!(b["errors"][0]["pointer"], "/uncertainty/samples");
+        "unknown_field"
+    );
+    // A sweep does not run analyses.
+    assert_eq!(
+        app.pointer(
+            "/v1/sweeps?vary=gpus&values=64,128&uncertainty.samples=10",
+            422
+        )
+        .await,
+        "/uncertainty/samples"
+    );
 }
 
 /// An analysis runs off the event loop within the request deadline: a 100,000-sample analysis
@@ -203,19 +197,14 @@ async fn an_analysis_stops_at_the_deadline_and_does_not_block_health() {
 async fn spreadsheets_read_the_analysis_as_values_and_csv_columns() {
     let app = spawn_app().await;
     let q = "gpus=1024&uncertainty.samples=300&uncertainty.seed=4";
-    let plan: Value = app
-        .get(&format!("/v1/plans?{q}"))
-        .await
-        .json()
-        .await
-        .expect("json");
+    let plan: Value = app.json(&format!("/v1/plans?{q}")).await;
     let u = &plan["uncertainty"];
     for f in u["fabrics"].as_array().expect("fabrics") {
         let fabric = f["fabric"].as_str().expect("fabric");
         let text = |metric: &str| {
             let url = format!("/v1/value?metric={metric}&fabric={fabric}&{q}");
             let app = &app;
-            async move { app.get(&url).await.text().await.expect("text") }
+            async move { app.text(&url).await }
         };
         assert_eq!(
             text("uncertainty.probability_cheapest")
@@ -231,13 +220,10 @@ async fn spreadsheets_read_the_analysis_as_values_and_csv_columns() {
     }
     // Plan-wide, and the default analysis when the query asks for none (the issue's example).
     let gap = app
-        .get(&format!(
+        .text(&format!(
             "/v1/value?metric=uncertainty.gap_at_modes_usd&{q}"
         ))
-        .await
-        .text()
-        .await
-        .expect("text");
+        .await;
     assert_eq!(gap, u["gap_at_modes_usd"].as_str().expect("gap"));
     let res = app
         .get("/v1/value?metric=uncertainty.probability_cheapest&fabric=roce&gpus=1024")
@@ -245,20 +231,16 @@ async fn spreadsheets_read_the_analysis_as_values_and_csv_columns() {
     assert_eq!(res.status(), 200);
     let p: f64 = res.text().await.expect("text").parse().expect("number");
     assert!((0.0..=1.0).contains(&p));
-    let b = assert_problem(
-        app.get("/v1/value?metric=uncertainty.probability_cheapest&gpus=1024")
-            .await,
-        422,
-    )
-    .await;
-    assert_eq!(b["errors"][0]["pointer"], "/fabric");
+    assert_eq!(
+        app.pointer(
+            "/v1/value?metric=uncertainty.probability_cheapest&gpus=1024",
+            422
+        )
+        .await,
+        "/fabric"
+    );
     // CSV: the percentile columns, one row per fabric, equal to the JSON.
-    let csv = app
-        .get(&format!("/v1/plans?{q}&format=csv"))
-        .await
-        .text()
-        .await
-        .expect("csv");
+    let csv = app.text(&format!("/v1/plans?{q}&format=csv")).await;
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().expect("header").split(',').collect();
     let col = |name: &str| {
@@ -283,12 +265,7 @@ async fn spreadsheets_read_the_analysis_as_values_and_csv_columns() {
         );
     }
     // Without an analysis the columns are not there.
-    let plain = app
-        .get("/v1/plans?gpus=1024&format=csv")
-        .await
-        .text()
-        .await
-        .expect("csv");
+    let plain = app.text("/v1/plans?gpus=1024&format=csv").await;
     assert!(
         !plain
             .lines()
