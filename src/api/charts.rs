@@ -9,9 +9,10 @@ use utoipa::IntoParams;
 use utoipa::openapi::path::{Parameter, ParameterIn};
 
 use super::AppState;
-use super::error::{ApiError, ErrorCode, NotModified, Problem, QueryProblems};
+use super::error::{ApiError, ErrorCode, Problem};
 use super::middleware::with_plan_id;
 use super::query::{self, Kind, Query};
+use super::responses::{Busy, PlanInvalid, QueryProblems};
 use super::sheets::{etag, respond, sweeps};
 use crate::charts::data::{self, ChartId, SweepInput};
 use crate::charts::render;
@@ -204,7 +205,8 @@ impl IntoParams for ChartParams {
 /// (`vary`, `from`, `to`, `steps`, `scale` or `values` as in `GET /v1/sweeps`; default the
 /// cluster size from a quarter to four times `gpus`), crossovers marked. Every plan input as in
 /// `GET /v1/plans`. Okabe–Ito colours, axis units, the catalog version and plan id in the
-/// footer. `format=png` (or `Accept: image/png`) for spreadsheets' `IMAGE()`.
+/// footer. `format=png` (or `Accept: image/png`) for spreadsheets' `IMAGE()`. Only `sweep` can
+/// answer 503 (busy), as `GET /v1/sweeps` does.
 #[utoipa::path(
     tag = "charts",
     params(
@@ -216,11 +218,10 @@ impl IntoParams for ChartParams {
             (String = "image/svg+xml"),
             (Vec<u8> = "image/png")
         )),
-        NotModified,
         QueryProblems,
         (status = 404, description = "No chart with that name.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A parameter is invalid, missing (`gpus`) or given twice, or the cluster cannot be built as asked; `errors[].pointer` names it.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`sweep` only: four sweeps are already running, or this one overran its time budget.", body = Problem, content_type = "application/problem+json")
+        PlanInvalid,
+        Busy
     )
 )]
 #[get("/v1/charts/{chart}")]

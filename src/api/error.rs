@@ -219,43 +219,6 @@ impl ResponseError for ApiError {
     }
 }
 
-// ---- Problem responses, declared once for the OpenAPI document ----
-
-/// The problems any endpoint with a JSON body may return besides its own 422.
-#[derive(utoipa::IntoResponses)]
-#[allow(dead_code)]
-pub enum BodyProblems {
-    /// The body is not one JSON object (not JSON, data after the value, an array or a scalar).
-    #[response(status = 400, content_type = "application/problem+json")]
-    Malformed(Problem),
-    /// The body exceeds 256 KiB.
-    #[response(status = 413, content_type = "application/problem+json")]
-    TooLarge(Problem),
-    /// The body is not `application/json`, or it is compressed (`Content-Encoding` is refused).
-    #[response(status = 415, content_type = "application/problem+json")]
-    MediaType(Problem),
-}
-
-/// The problems any GET endpoint with plan query parameters may return besides its own 422.
-#[derive(utoipa::IntoResponses)]
-#[allow(dead_code)]
-pub enum QueryProblems {
-    /// The query string cannot be decoded.
-    #[response(status = 400, content_type = "application/problem+json")]
-    Malformed(Problem),
-    /// The query string exceeds 8 KiB.
-    #[response(status = 414, content_type = "application/problem+json")]
-    TooLong(Problem),
-}
-
-/// `304 Not Modified`, for every GET that answers with an `ETag`.
-#[derive(utoipa::IntoResponses)]
-#[response(
-    status = 304,
-    description = "`If-None-Match` matched the `ETag`: no body."
-)]
-pub struct NotModified;
-
 /// A real problem document for `status`, as the service renders it (for OpenAPI examples).
 pub fn problem_example(status: u16, query: bool) -> Option<serde_json::Value> {
     let e = match status {

@@ -10,6 +10,7 @@ pub mod middleware;
 pub mod plans;
 pub mod query;
 pub mod report;
+pub mod responses;
 pub mod shape;
 pub mod sheets;
 pub mod wire;
@@ -131,7 +132,14 @@ pointer of each bad field.",
         (name = "charts", description = "Plans drawn as SVG or PNG images."),
         (name = "report", description = "The report page (HTML) for people.")
     ),
-    components(schemas(error::Problem, error::FieldError, crate::charts::data::ChartId))
+    components(schemas(
+        error::Problem,
+        error::FieldError,
+        crate::charts::data::ChartId,
+        crate::plan::Plan,
+        crate::table::BomSheet,
+        sheets::sweeps::SweepResult
+    ))
 )]
 struct ApiDoc;
 

@@ -3,9 +3,10 @@
 use actix_web::{HttpRequest, HttpResponse, post, web};
 
 use super::AppState;
-use super::error::{ApiError, BodyProblems, Problem};
+use super::error::ApiError;
 use super::extract::ValidJson;
 use super::middleware::with_plan_id;
+use super::responses::{BodyProblems, JsonOrCsv, PlanInvalid};
 use super::sheets::{self, Format};
 use crate::plan::{Plan, PlanError, PlanRequest};
 
@@ -32,14 +33,7 @@ impl From<PlanError> for ApiError {
 #[utoipa::path(
     tag = "plans",
     request_body(content = PlanRequest, description = "The cluster and assumptions; only `gpus` is required.", content_type = "application/json"),
-    responses(
-        (status = 200, description = "The plan, one result per fabric, and the comparison (JSON), or with `Accept: text/csv` one CSV row per fabric.", content(
-            (Plan = "application/json"),
-            (String = "text/csv")
-        )),
-        BodyProblems,
-        (status = 422, description = "An input is invalid or the cluster cannot be built as asked; `errors[].pointer` names the field.", body = Problem, content_type = "application/problem+json")
-    )
+    responses(JsonOrCsv<Plan>, BodyProblems, PlanInvalid)
 )]
 #[post("/v1/plans")]
 pub async fn post_plan(

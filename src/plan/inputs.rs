@@ -287,40 +287,25 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
                 .and_then(|l| l.price_usd)
                 .unwrap_or(Decimal::ZERO)
         });
+    // The request's value, else the catalog's operating figure.
+    macro_rules! given_or_catalog {
+        ($field:ident) => {
+            e.$field.map(|v| v.get()).unwrap_or(ops.$field.value)
+        };
+    }
     let economics = Economics {
         years: e.years.map(Years::get).unwrap_or(DEFAULT_YEARS),
-        discount_rate: e
-            .discount_rate
-            .map(Fraction::get)
-            .unwrap_or(ops.discount_rate.value),
+        discount_rate: given_or_catalog!(discount_rate),
         electricity_usd_per_kwh: electricity,
         pue,
-        support_rate: e
-            .support_rate
-            .map(Fraction::get)
-            .unwrap_or(ops.support_rate.value),
-        network_engineer_usd_per_year: e
-            .network_engineer_usd_per_year
-            .map(SalaryUsdPerYear::get)
-            .unwrap_or(ops.network_engineer_usd_per_year.value),
-        ib_specialist_usd_per_year: e
-            .ib_specialist_usd_per_year
-            .map(SalaryUsdPerYear::get)
-            .unwrap_or(ops.ib_specialist_usd_per_year.value),
-        gpus_per_network_fte: e
-            .gpus_per_network_fte
-            .map(GpusPerFte::get)
-            .unwrap_or(ops.gpus_per_network_fte.value),
-        gpus_per_ib_specialist: e
-            .gpus_per_ib_specialist
-            .map(GpusPerFte::get)
-            .unwrap_or(ops.gpus_per_ib_specialist.value),
+        support_rate: given_or_catalog!(support_rate),
+        network_engineer_usd_per_year: given_or_catalog!(network_engineer_usd_per_year),
+        ib_specialist_usd_per_year: given_or_catalog!(ib_specialist_usd_per_year),
+        gpus_per_network_fte: given_or_catalog!(gpus_per_network_fte),
+        gpus_per_ib_specialist: given_or_catalog!(gpus_per_ib_specialist),
         ufm_usd_per_endpoint_per_year: e.ufm_usd_per_endpoint_per_year.map(UsdPerEndpointYear::get),
         ethernet_nos_usd_per_switch_per_year: nos,
-        spares_rate: e
-            .spares_rate
-            .map(Fraction::get)
-            .unwrap_or(ops.spares_rate.value),
+        spares_rate: given_or_catalog!(spares_rate),
         gpu_hour_usd,
         busy_fraction,
     };

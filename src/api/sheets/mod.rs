@@ -14,8 +14,9 @@ use utoipa_actix_web::service_config::ServiceConfig;
 
 use super::AppState;
 pub use super::conneg::{Format, etag, negotiate, respond};
-use super::error::{ApiError, NotModified, Problem, QueryProblems};
+use super::error::{ApiError, Problem};
 use super::middleware::with_plan_id;
+use super::responses::{JsonOrCsv, PlanInvalid, QueryProblems};
 use crate::fabric::Fabric;
 use crate::plan::Plan;
 use crate::plan::cache::CachedPlan;
@@ -92,19 +93,7 @@ impl IntoParams for ValueParams {
 /// headline figures (columns named by their JSON path), `cheapest`, `catalog.id`,
 /// `catalog.version` and `plan_id`. Responses carry `Cache-Control: no-store` and an `ETag`
 /// (`"<plan_id>"` for JSON, `"<plan_id>-csv"` for CSV); `If-None-Match` → 304.
-#[utoipa::path(
-    tag = "plans",
-    params(PlanParams),
-    responses(
-        (status = 200, description = "The plan (JSON), or one CSV row per fabric.", content(
-            (Plan = "application/json"),
-            (String = "text/csv")
-        )),
-        NotModified,
-        QueryProblems,
-        (status = 422, description = "A parameter is invalid, missing (`gpus`), given twice, or the cluster cannot be built as asked; `errors[].pointer` names it (`economics.years` → `/economics/years`).", body = Problem, content_type = "application/problem+json")
-    )
-)]
+#[utoipa::path(tag = "plans", params(PlanParams), responses(JsonOrCsv<Plan>, QueryProblems, PlanInvalid))]
 #[get("/v1/plans")]
 pub async fn get_plan(
     req: HttpRequest,
@@ -154,19 +143,7 @@ async fn plan_sheet(
 /// unit, unit and extended price (USD), unit and extended power (W), placeholder flag, source.
 /// Same inputs as `GET /v1/plans`; `format=csv` or `Accept: text/csv` for CSV. `ETag`
 /// `"<plan_id>-bom"` / `"<plan_id>-bom-csv"`.
-#[utoipa::path(
-    tag = "plans",
-    params(PlanParams),
-    responses(
-        (status = 200, description = "The BOM rows (JSON), or CSV with a header row.", content(
-            (BomSheet = "application/json"),
-            (String = "text/csv")
-        )),
-        NotModified,
-        QueryProblems,
-        (status = 422, description = "A parameter is invalid, missing or given twice, or the cluster cannot be built as asked; `errors[].pointer` names it.", body = Problem, content_type = "application/problem+json")
-    )
-)]
+#[utoipa::path(tag = "plans", params(PlanParams), responses(JsonOrCsv<BomSheet>, QueryProblems, PlanInvalid))]
 #[get("/v1/plans/bom")]
 pub async fn get_bom(
     req: HttpRequest,
@@ -206,7 +183,6 @@ pub async fn get_bom(
     params(ValueParams),
     responses(
         (status = 200, description = "The number, e.g. `12345678.90`.", body = String, content_type = "text/plain"),
-        NotModified,
         QueryProblems,
         (status = 422, description = "A plan input is invalid; `metric` is missing or unknown (`extra.valid_metrics` lists the valid ones) or not a number; `fabric` is missing, unknown or not in the plan.", body = Problem, content_type = "application/problem+json")
     )

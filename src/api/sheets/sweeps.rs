@@ -23,11 +23,14 @@ use validator::Validate;
 
 use super::{Format, etag, negotiate, respond};
 use crate::api::AppState;
-use crate::api::error::{ApiError, BodyProblems, NotModified, Problem, QueryProblems};
+use crate::api::error::ApiError;
 use crate::api::extract::ValidJson;
 use crate::api::query::{
     self, Numeric, ParamSpec, Query, format_param, name_params, plan_parameters, pointer_of,
     request_from_json,
+};
+use crate::api::responses::{
+    BodyProblems, Busy, JsonOrCsv, NotModified, QueryProblems, SweepInvalid,
 };
 use crate::catalog::CatalogSet;
 use crate::plan::sweep::{
@@ -583,20 +586,7 @@ fn axes(b: &SweepRequest) -> Result<Checked, ApiError> {
 /// with both values, and crossovers along `vary` at each value of `vary2` (`input2`,
 /// `value2`). At most 10,000 plans per sweep, bisection included; a value that cannot be
 /// planned fails the sweep with a 422 naming it.
-#[utoipa::path(
-    tag = "plans",
-    params(SweepParams),
-    responses(
-        (status = 200, description = "Rows and crossovers (JSON), or the rows as CSV.", content(
-            (SweepResult = "application/json"),
-            (String = "text/csv")
-        )),
-        NotModified,
-        QueryProblems,
-        (status = 422, description = "The sweep is invalid (unknown input, bad range, more than 10,000 plans) or a value cannot be planned; the problem names the input and the value.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Four sweeps are already running (`Retry-After: 1`), or this one overran its time budget (90% of the request deadline, `FABRIC_TCO_REQUEST_DEADLINE_SECS`).", body = Problem, content_type = "application/problem+json")
-    )
-)]
+#[utoipa::path(tag = "plans", params(SweepParams), responses(JsonOrCsv<SweepResult>, QueryProblems, SweepInvalid, Busy))]
 #[get("/v1/sweeps")]
 pub async fn get_sweep(
     req: HttpRequest,
@@ -617,16 +607,7 @@ pub async fn get_sweep(
 #[utoipa::path(
     tag = "plans",
     request_body(content = SweepRequest, description = "The base plan request and the input to vary.", content_type = "application/json"),
-    responses(
-        (status = 200, description = "Rows and crossovers (JSON), or the rows as CSV.", content(
-            (SweepResult = "application/json"),
-            (String = "text/csv")
-        )),
-        NotModified,
-        BodyProblems,
-        (status = 422, description = "The sweep is invalid (unknown input, bad range, more than 10,000 plans) or a value cannot be planned; the problem names the input and the value.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Four sweeps are already running (`Retry-After: 1`), or this one overran its time budget (90% of the request deadline, `FABRIC_TCO_REQUEST_DEADLINE_SECS`).", body = Problem, content_type = "application/problem+json")
-    )
+    responses(JsonOrCsv<SweepResult>, NotModified, BodyProblems, SweepInvalid, Busy)
 )]
 #[post("/v1/sweeps")]
 pub async fn post_sweep(
