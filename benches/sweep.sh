@@ -26,22 +26,10 @@ for c in "${cases[@]}"; do
   name="${c%%|*}"
   url="${c#*|}"
   out=$(mktemp)
-  times=()
-  for _ in $(seq 1 "$RUNS"); do
-    t=$(curl -s -o "$out" -w '%{http_code} %{time_total} %{size_download}' "$url")
-    read -r code secs bytes <<<"$t"
-    if [[ "$code" != 200 ]]; then
-      echo "$name: HTTP $code: $(head -c 400 "$out")" >&2
-      exit 1
-    fi
-    times+=("$secs")
-  done
+  timing=$(serve_time "$RUNS" "$out" "$url")
+  read -r min median max bytes <<<"$timing"
   plans=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["plans_computed"])' "$out")
   rm -f "$out"
-  sorted=$(printf '%s\n' "${times[@]}" | sort -g)
-  min=$(head -1 <<<"$sorted")
-  max=$(tail -1 <<<"$sorted")
-  median=$(sed -n "$(((RUNS + 1) / 2))p" <<<"$sorted")
   printf '%-22s %8s %10s %10s %10s %10.1f\n' "$name" "$plans" "$min" "$median" "$max" \
     "$(python3 -c "print($bytes/1e6)")"
 done

@@ -11,6 +11,11 @@
 #
 # Extra environment for the service can be passed as usual (FABRIC_TCO_WORKERS=1 serve_start).
 # `serve_stop` (also run on EXIT) sends SIGTERM and waits. Needs only bash and curl.
+#
+#   serve_time RUNS OUT URL [SUFFIX_CMD]
+#                               # GETs URL RUNS times (URL + the output of SUFFIX_CMD RUN when
+#                               # given), keeps the last body in OUT, exits on a non-200 and
+#                               # prints "min median max bytes" (seconds, curl's time_total)
 
 # The release binary: $FABRIC_TCO_BIN, or built with `cargo build --release --locked`.
 serve_release_bin() {
@@ -56,4 +61,18 @@ serve_start() {
   echo "serve.sh: $bin did not answer /healthz within 30 s; its log:" >&2
   cat "$SERVE_LOG" >&2
   return 1
+}
+
+serve_time() {
+  local runs="$1" out="$2" url="$3" suffix="${4:-}" run t code secs bytes times=()
+  for run in $(seq 1 "$runs"); do
+    t=$(curl -s -o "$out" -w '%{http_code} %{time_total} %{size_download}' "${url}${suffix:+$($suffix "$run")}")
+    read -r code secs bytes <<<"$t"
+    if [[ "$code" != 200 ]]; then
+      echo "HTTP $code from $url: $(head -c 400 "$out")" >&2
+      exit 1
+    fi
+    times+=("$secs")
+  done
+  printf '%s\n' "${times[@]}" | sort -g | awk -v b="$bytes" '{a[NR]=$1} END {print a[1], a[int((NR+1)/2)], a[NR], b}'
 }
