@@ -101,6 +101,19 @@ fn bench_plan(c: &mut Criterion) {
         })
     });
     group.finish();
+    // The same plan at other cluster sizes: the target is a cost constant in the number of GPUs.
+    let mut group = c.benchmark_group("plan_by_size");
+    for gpus in [16u32, 1024, 16_384, 80_000] {
+        let mut r = req.clone();
+        let Some(g) = fabric_tco::plan::request::Gpus::new(gpus) else {
+            return;
+        };
+        r.gpus = g;
+        group.bench_function(format!("{gpus}_gpus_3_fabrics/build"), |b| {
+            b.iter(|| fabric_tco::plan::build_plan(black_box(&r), &cats))
+        });
+    }
+    group.finish();
 }
 
 /// A sweep as `GET /v1/sweeps?vary=gpus&from=256&to=16384&steps=64&scale=geometric` runs it

@@ -4,12 +4,12 @@
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 use serde::Deserialize;
-use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::fabric::Fabric;
 use crate::plan::Plan;
 use crate::plan::sweep::Crossover;
+use crate::table::NamedSweepRow;
 
 /// The charts the service draws (`GET /v1/charts/{chart}`). A new chart is a variant here,
 /// a builder in this module and a drawing function in `render`.
@@ -266,8 +266,8 @@ pub fn cumulative(plan: &Plan) -> Chart {
 pub struct SweepInput<'a> {
     /// The varied input's query-parameter name.
     pub vary: &'a str,
-    /// The rows as `GET /v1/sweeps` returns them (`value`, `fabric`, `total_cost_usd`).
-    pub rows: &'a [Value],
+    /// The rows as `GET /v1/sweeps` returns them.
+    pub rows: &'a [NamedSweepRow],
     pub crossovers: &'a [Crossover],
     /// Geometric spacing (drawn on a log axis).
     pub geometric: bool,
@@ -291,18 +291,8 @@ pub fn input_label(name: &str) -> String {
 /// not one-input rows (a grid's) are refused by the caller; rows missing a field are skipped.
 pub fn sweep(plan: &Plan, s: &SweepInput<'_>) -> Chart {
     let mut lines: Vec<Line> = Vec::new();
-    for row in s.rows {
-        let (Some(x), Some(fabric), Some(total)) = (
-            row.get("value").and_then(Value::as_f64),
-            row.get("fabric")
-                .and_then(Value::as_str)
-                .and_then(Fabric::parse),
-            row.get("total_cost_usd")
-                .and_then(Value::as_str)
-                .and_then(|t| t.parse::<Decimal>().ok()),
-        ) else {
-            continue;
-        };
+    for NamedSweepRow { row, .. } in s.rows {
+        let (x, fabric, total) = (row.value, row.fabric, row.total_cost_usd);
         match lines.iter_mut().find(|l| l.fabric == fabric) {
             Some(l) => l.points.push((x, total)),
             None => lines.push(Line {
@@ -311,11 +301,7 @@ pub fn sweep(plan: &Plan, s: &SweepInput<'_>) -> Chart {
             }),
         }
     }
-    let integer = s.rows.iter().all(|r| {
-        r.get("value")
-            .and_then(Value::as_f64)
-            .is_some_and(|v| v.fract() == 0.0)
-    });
+    let integer = s.rows.iter().all(|r| r.row.value.fract() == 0.0);
     let markers = s
         .crossovers
         .iter()

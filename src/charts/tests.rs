@@ -75,11 +75,33 @@ fn cumulative_starts_at_capex_and_ends_at_the_total() {
 #[test]
 fn sweep_lines_and_markers_come_from_the_rows_and_crossovers() {
     let p = plan(json!({"gpus": 1024}));
+    let row = |value: f64, fabric: Fabric, total: Decimal| crate::table::NamedSweepRow {
+        inputs: crate::table::NamedValues(
+            crate::table::NamedValue {
+                name: "gpus".into(),
+                value: json!(value as i64),
+            },
+            None,
+        ),
+        row: crate::plan::sweep::SweepRow {
+            value,
+            value2: None,
+            fabric,
+            total_cost_usd: total,
+            capex_usd: Decimal::ZERO,
+            tco_usd: Decimal::ZERO,
+            gpu_idle_fraction: 0.0,
+            gpu_idle_cost_usd: Decimal::ZERO,
+            cheapest: false,
+            plan_id: "p".into(),
+            warnings: Vec::new().into(),
+        },
+    };
     let rows = vec![
-        json!({"value": 256.0, "fabric": "infiniband", "total_cost_usd": "100.50"}),
-        json!({"value": 256.0, "fabric": "roce", "total_cost_usd": "120"}),
-        json!({"value": 512.0, "fabric": "infiniband", "total_cost_usd": "300"}),
-        json!({"value": 512.0, "fabric": "roce", "total_cost_usd": "250.25"}),
+        row(256.0, Fabric::Infiniband, Decimal::new(10050, 2)),
+        row(256.0, Fabric::Roce, Decimal::from(120)),
+        row(512.0, Fabric::Infiniband, Decimal::from(300)),
+        row(512.0, Fabric::Roce, Decimal::new(25025, 2)),
     ];
     let cross = vec![Crossover {
         input: "gpus".into(),

@@ -291,7 +291,8 @@ pub struct SizedFabric {
 /// One fabric sized, or infeasible (with the error a single-fabric request would have returned).
 #[derive(Debug, Clone)]
 enum Sizing {
-    Sized(Box<SizedFabric>),
+    /// Shared: a remembered sizing (`SizingMemo`) and the plan's `Prepared` hold the same one.
+    Sized(std::sync::Arc<SizedFabric>),
     Infeasible(Box<FabricPlan>, PlanError),
 }
 
@@ -316,7 +317,7 @@ pub struct Prepared {
     pub request: Option<PlanRequest>,
     pub resolved: inputs::Resolved,
     /// Sized fabrics, in request order (infeasible ones left out).
-    pub sized: Vec<SizedFabric>,
+    pub sized: Vec<std::sync::Arc<SizedFabric>>,
 }
 
 /// Makes a plan. A fabric that cannot be built for the request is returned as infeasible; only
@@ -420,7 +421,7 @@ pub fn build_with(
                 let (fp, cost) = plan_sized(&r, &sized, &mut warnings)?;
                 fabrics.push(fp);
                 costs.push((fabric, cost));
-                sized_all.push(*sized);
+                sized_all.push(sized);
             }
             Sizing::Infeasible(fp, e) => {
                 push_unique(
@@ -846,7 +847,7 @@ fn size_fabric(
         .ok_or_else(|| {
             PlanError::field("/gpus", ErrorCode::TooLarge, "too many switches to count")
         })?;
-    Ok(Sizing::Sized(Box::new(SizedFabric {
+    Ok(Sizing::Sized(std::sync::Arc::new(SizedFabric {
         fabric,
         nic_sku: nic.sku.clone(),
         topology,

@@ -5,6 +5,8 @@
 //! patches the base request and runs the same parse, validation and planning as
 //! `POST /v1/plans`).
 
+use std::sync::Arc;
+
 use crate::error_code::ErrorCode;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -232,10 +234,12 @@ pub struct SweepRow {
     /// True for the cheapest fabric (by total cost) at this point.
     pub cheapest: bool,
     /// The plan's id (`POST /v1/plans` with the same inputs gives the same id).
-    pub plan_id: String,
+    #[schema(value_type = String)]
+    pub plan_id: Arc<str>,
     /// The plan's warnings (placeholder prices, quotes required, assumptions); in CSV one cell
-    /// joined with `; `.
-    pub warnings: Vec<String>,
+    /// joined with `; `. The fabrics of one point share them.
+    #[schema(value_type = Vec<String>)]
+    pub warnings: Arc<[String]>,
 }
 
 /// Where the cheapest fabric changes along the first input.
@@ -315,8 +319,10 @@ pub fn run<E>(
     for v2 in slices {
         let mut winners: Vec<Option<Fabric>> = Vec::with_capacity(first.values.len());
         for &v in &first.values {
-            let p = plan(v, v2)?;
+            let mut p = plan(v, v2)?;
             let win = cheapest(&p);
+            let plan_id: Arc<str> = Arc::from(std::mem::take(&mut p.plan_id));
+            let warnings: Arc<[String]> = Arc::from(std::mem::take(&mut p.warnings));
             // Infeasible fabrics have no cost: no row.
             rows.extend(p.fabrics.iter().filter_map(|f| {
                 Some(SweepRow {
@@ -329,8 +335,8 @@ pub fn run<E>(
                     gpu_idle_fraction: f.performance.as_ref()?.gpu_idle_fraction,
                     gpu_idle_cost_usd: f.gpu_idle.as_ref()?.cost_total_usd,
                     cheapest: win.is_none_or(|w| w == f.fabric),
-                    plan_id: p.plan_id.clone(),
-                    warnings: p.warnings.clone(),
+                    plan_id: Arc::clone(&plan_id),
+                    warnings: Arc::clone(&warnings),
                 })
             }));
             winners.push(win);

@@ -6,11 +6,14 @@
 pub mod csv;
 pub mod metrics;
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::fabric::Fabric;
+use crate::plan::sweep::SweepRow;
 use crate::plan::{CatalogRef, Plan};
 use csv::Csv;
 
@@ -216,19 +219,65 @@ pub const SWEEP_COLUMNS: &[&str] = &[
     "warnings",
 ];
 
+/// A varied input's value under the input's own name (`"gpus": 1024`).
+#[derive(Debug, Clone)]
+pub struct NamedValue {
+    pub name: Arc<str>,
+    /// An integer for integer inputs, else a number.
+    pub value: Value,
+}
+
+/// A sweep row as the answer carries it: each varied input under its own name, then the row's
+/// fields (one flat object in JSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct NamedSweepRow {
+    #[serde(flatten)]
+    pub inputs: NamedValues,
+    #[serde(flatten)]
+    pub row: SweepRow,
+}
+
+/// The varied inputs of one row (one, or two for a grid).
+#[derive(Debug, Clone)]
+pub struct NamedValues(pub NamedValue, pub Option<NamedValue>);
+
+impl Serialize for NamedValues {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(1 + usize::from(self.1.is_some())))?;
+        for n in std::iter::once(&self.0).chain(&self.1) {
+            m.serialize_entry(&*n.name, &n.value)?;
+        }
+        m.end()
+    }
+}
+
 /// A sweep's rows as CSV: the varied inputs (`vary`, then `vary2` for a grid), then
 /// [`SWEEP_COLUMNS`].
-pub fn sweep_csv(vary: &str, vary2: Option<&str>, rows: &[Value]) -> String {
+pub fn sweep_csv(vary: &str, vary2: Option<&str>, rows: &[NamedSweepRow]) -> String {
     let mut header = vec![vary];
     header.extend(vary2);
     header.extend_from_slice(SWEEP_COLUMNS);
     let mut out = Csv::new(&header);
-    for row in rows {
-        out.row(
-            header
-                .iter()
-                .map(|c| row.get(*c).cloned().unwrap_or(Value::Null)),
-        );
+    for r in rows {
+        let inputs = std::iter::once(&r.inputs.0).chain(&r.inputs.1);
+        out.row(inputs.map(|n| n.value.clone()).chain(sweep_cells(&r.row)));
     }
     out.finish()
+}
+
+/// A sweep row's cells in [`SWEEP_COLUMNS`] order.
+fn sweep_cells(r: &SweepRow) -> [Value; 9] {
+    let money = |d: rust_decimal::Decimal| Value::String(d.to_string());
+    [
+        Value::from(r.fabric.as_str()),
+        money(r.total_cost_usd),
+        money(r.capex_usd),
+        money(r.tco_usd),
+        serde_json::Number::from_f64(r.gpu_idle_fraction).map_or(Value::Null, Value::Number),
+        money(r.gpu_idle_cost_usd),
+        Value::Bool(r.cheapest),
+        Value::from(&*r.plan_id),
+        Value::Array(r.warnings.iter().map(|w| Value::from(w.as_str())).collect()),
+    ]
 }

@@ -38,6 +38,7 @@ use crate::plan::sweep::{
 };
 use crate::plan::{self, PlanRequest};
 use crate::table::csv::TEXT_CSV;
+use crate::table::{NamedSweepRow, NamedValue, NamedValues};
 
 /// A sweep: a base plan request and the input to vary.
 #[derive(Debug, Clone, Deserialize, Validate, ToSchema)]
@@ -99,7 +100,7 @@ pub struct SweepResult {
     pub vary2: Option<String>,
     /// A row per value and fabric (per grid point and fabric for grids).
     #[schema(value_type = Vec<SweepRow>)]
-    pub rows: Vec<Value>,
+    pub rows: Vec<NamedSweepRow>,
     /// The values where the cheapest fabric changes.
     pub crossovers: Vec<Crossover>,
     /// Plans computed (grid and bisection).
@@ -375,23 +376,28 @@ fn run(
         RunError::Sweep(s) => sweep_error(s),
         RunError::Plan(p) => p,
     })?;
+    let first: Arc<str> = Arc::from(c.spec.first.name.as_str());
+    let second: Option<Arc<str>> = c.spec.second.as_ref().map(|b| Arc::from(b.name.as_str()));
     let rows = out
         .rows
-        .iter()
-        .map(|row| {
-            let mut obj = serde_json::to_value(row).map_err(|e| ApiError::internal(&e))?;
-            if let Value::Object(m) = &mut obj {
-                m.insert(
-                    c.spec.first.name.clone(),
-                    json_value_out(c.kinds.0, row.value),
-                );
-                if let (Some(b), Some(kb), Some(v2)) = (&c.spec.second, c.kinds.1, row.value2) {
-                    m.insert(b.name.clone(), json_value_out(kb, v2));
-                }
-            }
-            Ok(obj)
+        .into_iter()
+        .map(|row| NamedSweepRow {
+            inputs: NamedValues(
+                NamedValue {
+                    name: Arc::clone(&first),
+                    value: json_value_out(c.kinds.0, row.value),
+                },
+                match (&second, c.kinds.1, row.value2) {
+                    (Some(name), Some(kb), Some(v2)) => Some(NamedValue {
+                        name: Arc::clone(name),
+                        value: json_value_out(kb, v2),
+                    }),
+                    _ => None,
+                },
+            ),
+            row,
         })
-        .collect::<Result<Vec<_>, ApiError>>()?;
+        .collect();
     Ok(SweepResult {
         vary: c.spec.first.name.clone(),
         vary2: c.spec.second.as_ref().map(|b| b.name.clone()),
