@@ -78,6 +78,25 @@ pub fn compare(
     econ: &Economics,
     gpus: u32,
 ) -> Result<Option<Comparison>, CostError> {
+    compare_with(costs, econ, gpus, true)
+}
+
+/// [`compare`]'s figures alone (the cheapest fabric, the deltas, the break-even), with an empty
+/// recommendation and no reasons: what a sweep row reads.
+pub fn compare_figures(
+    costs: &[(Fabric, &FabricCost)],
+    econ: &Economics,
+    gpus: u32,
+) -> Result<Option<Comparison>, CostError> {
+    compare_with(costs, econ, gpus, false)
+}
+
+fn compare_with(
+    costs: &[(Fabric, &FabricCost)],
+    econ: &Economics,
+    gpus: u32,
+    words: bool,
+) -> Result<Option<Comparison>, CostError> {
     if costs.len() < 2 {
         return Ok(None);
     }
@@ -115,6 +134,15 @@ pub fn compare(
     }
 
     let break_even = break_even(cheapest, best, runner, second, econ, gpus)?;
+    if !words {
+        return Ok(Some(Comparison {
+            cheapest_fabric: cheapest,
+            deltas,
+            recommendation: String::new(),
+            reasons: Vec::new(),
+            break_even,
+        }));
+    }
     let years = econ.years;
     let year_word = if years == 1 { "year" } else { "years" };
 

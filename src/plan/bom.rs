@@ -53,8 +53,12 @@ pub trait LineSink {
     ) -> Result<(), PlanError>;
 }
 
-/// The plan's BOM items.
-struct Items(Vec<BomItem>);
+/// The plan's BOM items; with `text: false` (a sweep point, which reads figures only) without
+/// descriptions, units, derivations or sources.
+struct Items {
+    items: Vec<BomItem>,
+    text: bool,
+}
 
 impl LineSink for Items {
     fn line(
@@ -64,8 +68,12 @@ impl LineSink for Items {
         quantity: u64,
         words: impl FnOnce() -> (String, String, String),
     ) -> Result<(), PlanError> {
-        let (description, unit, derivation) = words();
-        self.0.push(BomItem {
+        let (description, unit, derivation) = if self.text {
+            words()
+        } else {
+            Default::default()
+        };
+        self.items.push(BomItem {
             line: BomLine {
                 sku: e.sku.to_string(),
                 vendor: e.vendor.to_string(),
@@ -77,7 +85,11 @@ impl LineSink for Items {
             },
             unit,
             derivation,
-            source: e.prov.source.clone(),
+            source: if self.text {
+                e.prov.source.clone()
+            } else {
+                String::new()
+            },
             placeholder_price: e.prov.is_placeholder(),
             placeholder_power: e.prov.power_grade == Some(crate::catalog::Grade::P),
         });
@@ -167,10 +179,17 @@ fn overflow(what: &str) -> PlanError {
 }
 
 /// Builds the BOM for one fabric.
-pub fn bill_of_materials(topo: &Topology, ctx: &BomContext<'_>) -> Result<Vec<BomItem>, PlanError> {
-    let mut items = Items(Vec::new());
+pub fn bill_of_materials(
+    topo: &Topology,
+    ctx: &BomContext<'_>,
+    detail: super::Detail,
+) -> Result<Vec<BomItem>, PlanError> {
+    let mut items = Items {
+        items: Vec::new(),
+        text: detail == super::Detail::Full,
+    };
     walk(topo, ctx, &mut items)?;
-    Ok(items.0)
+    Ok(items.items)
 }
 
 /// The capex of the BOM [`bill_of_materials`] would build, priced as the plan prices it

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::catalog::CatalogSet;
-use crate::plan::{PlanRequest, SizingMemo, build_plan, build_with};
+use crate::plan::{Detail, PlanRequest, SizingMemo, build_plan, build_with};
 
 #[test]
 fn remembered_sizing_gives_the_same_plans_as_sizing_again() {
@@ -22,7 +22,8 @@ fn remembered_sizing_gives_the_same_plans_as_sizing_again() {
     for v in &reqs {
         let req: PlanRequest = serde_json::from_value(v.clone()).expect("request");
         let fresh = build_plan(&req, &cats).expect("plan");
-        let (remembered, _) = build_with(&req, &cats, None, Some(&mut memo)).expect("plan");
+        let (remembered, _) =
+            build_with(&req, &cats, None, Some(&mut memo), Detail::Full).expect("plan");
         assert_eq!(
             serde_json::to_string(&fresh).expect("json"),
             serde_json::to_string(&remembered).expect("json"),
@@ -70,4 +71,43 @@ fn comparison_reasons_read_like_sentences_with_separators_and_bounds() {
         beyond > 0,
         "64 GPUs: the break-even lies beyond $1,000 per GPU-hour"
     );
+}
+
+#[test]
+fn a_figures_plan_has_every_figure_of_the_full_plan_and_no_text() {
+    // Sweeps build `Detail::Figures` plans: they must cost, compare and warn exactly as the full
+    // plan does, at every size and with the buyer's prices, and leave out only the text.
+    let cats = CatalogSet::embedded().expect("catalog");
+    let reqs = [
+        json!({"gpus": 16}),
+        json!({"gpus": 1024, "workload": {"preset": "moe-deepseek-v3"}}),
+        json!({"gpus": 80_000, "economics": {"years": 3}}),
+        json!({"gpus": 2048, "topology": {"rail_optimized": false, "nodes_per_rack": 4},
+               "prices": {"overrides": {"nvidia-qm9700": "1000"}, "discounts": {"category": {"optic": "0.3"}}}}),
+    ];
+    for v in &reqs {
+        let req: PlanRequest = serde_json::from_value(v.clone()).expect("request");
+        let (full, _) = build_with(&req, &cats, None, None, Detail::Full).expect("plan");
+        let (figures, _) = build_with(&req, &cats, None, None, Detail::Figures).expect("plan");
+        assert_eq!(figures.plan_id, full.plan_id, "{v}");
+        assert_eq!(figures.warnings, full.warnings, "{v}");
+        let (fc, cc) = (
+            full.comparison.clone().expect("comparison"),
+            figures.comparison.clone().expect("comparison"),
+        );
+        assert_eq!(cc.cheapest_fabric, fc.cheapest_fabric, "{v}");
+        assert_eq!(cc.deltas, fc.deltas, "{v}");
+        assert_eq!(cc.break_even, fc.break_even, "{v}");
+        assert!(!fc.reasons.is_empty() && cc.reasons.is_empty() && cc.recommendation.is_empty());
+        for (f, g) in full.fabrics.iter().zip(&figures.fabrics) {
+            assert_eq!(f.bom.as_ref().is_some_and(|b| !b.is_empty()), f.feasible);
+            assert!(g.bom.is_none(), "{v}");
+            let text = |p: &crate::plan::FabricPlan| {
+                let mut x = serde_json::to_value(p).expect("json");
+                x.as_object_mut().expect("object").remove("bom");
+                x
+            };
+            assert_eq!(text(g), text(f), "{v}");
+        }
+    }
 }

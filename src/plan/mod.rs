@@ -362,13 +362,14 @@ impl SizingMemo {
 fn size_all(
     r: &inputs::Resolved,
     memo: Option<&mut SizingMemo>,
+    detail: Detail,
 ) -> Result<Vec<(Sizing, Vec<String>)>, PlanError> {
     let fresh = |r: &inputs::Resolved| -> Result<Vec<(Sizing, Vec<String>)>, PlanError> {
         r.fabrics
             .iter()
             .map(|&fabric| {
                 let mut w = Vec::new();
-                Ok((size_fabric(r, fabric, &mut w)?, w))
+                Ok((size_fabric(r, fabric, &mut w, detail)?, w))
             })
             .collect()
     };
@@ -393,16 +394,28 @@ pub fn build(
     catalogs: &CatalogSet,
     deadline: Option<std::time::Instant>,
 ) -> Result<(Plan, Prepared), PlanError> {
-    build_with(req, catalogs, deadline, None)
+    build_with(req, catalogs, deadline, None, Detail::Full)
+}
+
+/// How much of a plan to write out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Everything: the BOM lines with their text, the comparison's recommendation and reasons.
+    Full,
+    /// The figures a sweep row reads (costs, performance, the cheapest fabric, warnings, the
+    /// plan id): no BOM lines, no recommendation or reasons. Every figure is the one `Full`
+    /// gives for the same request.
+    Figures,
 }
 
 /// [`build`], reusing the sizing in `memo` when the request differs from the last one only in
-/// inputs sizing does not read (see [`SizingMemo`]).
+/// inputs sizing does not read (see [`SizingMemo`]; one memo serves one `detail`).
 pub fn build_with(
     req: &PlanRequest,
     catalogs: &CatalogSet,
     deadline: Option<std::time::Instant>,
     memo: Option<&mut SizingMemo>,
+    detail: Detail,
 ) -> Result<(Plan, Prepared), PlanError> {
     let r = inputs::resolve(req, catalogs)?;
     let mut warnings = r.warnings.clone();
@@ -411,14 +424,14 @@ pub fn build_with(
     let mut sized_all = Vec::with_capacity(r.fabrics.len());
     let mut first_error = None;
 
-    for (sizing, raised) in size_all(&r, memo)? {
+    for (sizing, raised) in size_all(&r, memo, detail)? {
         for w in raised {
             push_unique(&mut warnings, w);
         }
         match sizing {
             Sizing::Sized(sized) => {
                 let fabric = sized.fabric;
-                let (fp, cost) = plan_sized(&r, &sized, &mut warnings)?;
+                let (fp, cost) = plan_sized(&r, &sized, &mut warnings, detail)?;
                 fabrics.push(fp);
                 costs.push((fabric, cost));
                 sized_all.push(sized);
@@ -444,7 +457,10 @@ pub fn build_with(
     }
 
     let pairs: Vec<(Fabric, &cost::FabricCost)> = costs.iter().map(|(f, c)| (*f, c)).collect();
-    let comparison = cost::compare(&pairs, &r.economics, r.gpus)?;
+    let comparison = match detail {
+        Detail::Full => cost::compare(&pairs, &r.economics, r.gpus)?,
+        Detail::Figures => cost::compare_figures(&pairs, &r.economics, r.gpus)?,
+    };
 
     let catalog = &r.catalog;
     let catalog_ref = CatalogRef {
@@ -490,6 +506,7 @@ fn size_fabric(
     r: &inputs::Resolved,
     fabric: Fabric,
     warnings: &mut Vec<String>,
+    detail: Detail,
 ) -> Result<Sizing, PlanError> {
     let catalog = &r.catalog;
     let profile = match catalog.profile(fabric) {
@@ -796,7 +813,7 @@ fn size_fabric(
             "chosen design lost",
         ));
     };
-    let items = bom::bill_of_materials(&topology, ctx_for(design).unwrap_or(&ctx))?;
+    let items = bom::bill_of_materials(&topology, ctx_for(design).unwrap_or(&ctx), detail)?;
     if topology.leaf_uplinks > 0
         && (topology.oversubscription_realised - r.oversubscription).abs() > 1e-9
     {
@@ -930,6 +947,7 @@ fn plan_sized(
     r: &inputs::Resolved,
     s: &SizedFabric,
     warnings: &mut Vec<String>,
+    detail: Detail,
 ) -> Result<(FabricPlan, cost::FabricCost), PlanError> {
     let fabric = s.fabric;
     // 3. Performance.
@@ -964,19 +982,20 @@ fn plan_sized(
     }
     // The priced lines move into the plan (the comparison does not read them).
     let priced = std::mem::take(&mut cost.bom);
-    let bom = s
-        .items
-        .iter()
-        .zip(priced)
-        .map(|(it, p)| BomLineOut {
-            // An overridden price is the buyer's own: no longer a placeholder.
-            placeholder_price: it.placeholder_price && !p.price_overridden,
-            priced: p,
-            unit: it.unit.clone(),
-            derivation: it.derivation.clone(),
-            source: it.source.clone(),
-        })
-        .collect();
+    let bom = (detail == Detail::Full).then(|| {
+        s.items
+            .iter()
+            .zip(priced)
+            .map(|(it, p)| BomLineOut {
+                // An overridden price is the buyer's own: no longer a placeholder.
+                placeholder_price: it.placeholder_price && !p.price_overridden,
+                priced: p,
+                unit: it.unit.clone(),
+                derivation: it.derivation.clone(),
+                source: it.source.clone(),
+            })
+            .collect()
+    });
     let fp = FabricPlan {
         fabric,
         feasible: true,
@@ -985,7 +1004,7 @@ fn plan_sized(
         nic_sku: Some(s.nic_sku.clone()),
         topology: Some(s.topology.clone()),
         design_alternatives: s.design_alternatives.clone(),
-        bom: Some(bom),
+        bom,
         capex: Some(cost.capex.clone()),
         opex_per_year: Some(cost.opex_per_year.clone()),
         tco: Some(cost.tco.clone()),

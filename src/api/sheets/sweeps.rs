@@ -341,7 +341,7 @@ fn plan_at(
         )
     };
     let r = base.request(c, v, v2, false).map_err(at_value)?;
-    plan::build_with(&r, catalogs, None, Some(memo))
+    plan::build_with(&r, catalogs, None, Some(memo), plan::Detail::Figures)
         .map(|(p, _)| p)
         .map_err(ApiError::from)
         .map_err(at_value)
