@@ -85,6 +85,7 @@ fn a_figures_plan_has_every_figure_of_the_full_plan_and_no_text() {
         json!({"gpus": 2048, "topology": {"rail_optimized": false, "nodes_per_rack": 4},
                "prices": {"overrides": {"nvidia-qm9700": "1000"}, "discounts": {"category": {"optic": "0.3"}}}}),
     ];
+    let mut advised = 0;
     for v in &reqs {
         let req: PlanRequest = serde_json::from_value(v.clone()).expect("request");
         let (full, _) = build_with(&req, &cats, None, None, Detail::Full).expect("plan");
@@ -101,13 +102,67 @@ fn a_figures_plan_has_every_figure_of_the_full_plan_and_no_text() {
         assert!(!fc.reasons.is_empty() && cc.reasons.is_empty() && cc.recommendation.is_empty());
         for (f, g) in full.fabrics.iter().zip(&figures.fabrics) {
             assert_eq!(f.bom.as_ref().is_some_and(|b| !b.is_empty()), f.feasible);
-            assert!(g.bom.is_none(), "{v}");
+            assert!(g.bom.is_none() && g.suggestions.is_empty(), "{v}");
+            advised += usize::from(!f.suggestions.is_empty());
             let text = |p: &crate::plan::FabricPlan| {
                 let mut x = serde_json::to_value(p).expect("json");
-                x.as_object_mut().expect("object").remove("bom");
+                let m = x.as_object_mut().expect("object");
+                m.remove("bom");
+                m.remove("suggestions");
                 x
             };
             assert_eq!(text(g), text(f), "{v}");
         }
     }
+    assert!(
+        advised > 0,
+        "80,000 GPUs: InfiniBand is infeasible, with suggestions"
+    );
+}
+
+#[test]
+fn the_inputs_sizing_reads_are_the_ones_in_the_sizing_memo_key() {
+    // A sweep skips the memo along an input sizing reads; the memo's key must then be exactly
+    // what changes with such an input and never with the others.
+    let cats = CatalogSet::embedded().expect("catalog");
+    let key_at = |name: &str, value: f64| {
+        let mut v = json!({"gpus": 1024});
+        let mut cur = &mut v;
+        let segs: Vec<&str> = name.split('.').collect();
+        for s in &segs[..segs.len() - 1] {
+            cur = cur
+                .as_object_mut()
+                .expect("object")
+                .entry(*s)
+                .or_insert(json!({}));
+        }
+        cur[segs[segs.len() - 1]] = json!(value);
+        let req: PlanRequest = serde_json::from_value(v).ok()?;
+        let r = crate::plan::inputs::resolve(&req, &cats).ok()?;
+        SizingMemo::key(&r)
+    };
+    let mut checked = 0;
+    for p in crate::plan::registry::axis_inputs() {
+        let Some(n) = &p.numeric else { continue };
+        let (lo, hi) = (
+            n.min.max(1.0),
+            if n.max_exclusive { n.max * 0.5 } else { n.max },
+        );
+        let (lo, hi) = if n.integer {
+            (lo.ceil(), hi.floor().min(lo.ceil() + 8.0))
+        } else {
+            (lo, hi)
+        };
+        let (Some(a), Some(b)) = (key_at(&p.name, lo), key_at(&p.name, hi)) else {
+            continue;
+        };
+        assert_eq!(
+            a != b,
+            SizingMemo::sizing_reads(&p.name),
+            "{} at {lo} and {hi}",
+            p.name
+        );
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} inputs could be checked");
 }

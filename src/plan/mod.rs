@@ -339,6 +339,14 @@ pub struct SizingMemo {
 }
 
 impl SizingMemo {
+    /// Whether sizing reads the input named `name` (dotted, as a sweep names it): everything
+    /// but the sections [`SizingMemo::key`] leaves out. A sweep along such an input sizes at
+    /// every point, so remembering its sizing would only cost.
+    pub fn sizing_reads(name: &str) -> bool {
+        let ignored = ["workload.", "reliability.", "utilization.", "economics."];
+        !ignored.iter().any(|s| name.starts_with(s))
+    }
+
     /// What sizing reads of a resolved request: everything but the sections it ignores.
     fn key(r: &inputs::Resolved) -> Option<[u8; 32]> {
         let sizing_inputs = PlanRequest {
@@ -403,8 +411,8 @@ pub enum Detail {
     /// Everything: the BOM lines with their text, the comparison's recommendation and reasons.
     Full,
     /// The figures a sweep row reads (costs, performance, the cheapest fabric, warnings, the
-    /// plan id): no BOM lines, no recommendation or reasons. Every figure is the one `Full`
-    /// gives for the same request.
+    /// plan id): no BOM lines, no suggestions for infeasible fabrics, no recommendation or
+    /// reasons. Every figure is the one `Full` gives for the same request.
     Figures,
 }
 
@@ -782,14 +790,19 @@ fn size_fabric(
                     ),
                 )
             });
-        let others: Vec<sizing::SwitchSpec> = catalog
-            .data
-            .switches
-            .iter()
-            .filter(|s| s.fabrics.contains(&fabric))
-            .map(switch_spec)
-            .collect();
-        let suggestions = sizing::feasibility::suggestions(&cluster, &sw_spec, &opts, &others);
+        // What would make it buildable: advice for a reader, left out of a sweep's figures.
+        let suggestions = if detail == Detail::Full {
+            let others: Vec<sizing::SwitchSpec> = catalog
+                .data
+                .switches
+                .iter()
+                .filter(|s| s.fabrics.contains(&fabric))
+                .map(switch_spec)
+                .collect();
+            sizing::feasibility::suggestions(&cluster, &sw_spec, &opts, &others)
+        } else {
+            Vec::new()
+        };
         return Ok(infeasible(fabric, e, suggestions));
     };
     let design_alternatives: Vec<DesignAlternative> = sized

@@ -316,7 +316,7 @@ fn plan_at(
     base: &Base,
     c: &Checked,
     catalogs: &CatalogSet,
-    memo: &mut plan::SizingMemo,
+    memo: Option<&mut plan::SizingMemo>,
     v: f64,
     v2: Option<f64>,
 ) -> Result<plan::Plan, ApiError> {
@@ -341,7 +341,7 @@ fn plan_at(
         )
     };
     let r = base.request(c, v, v2, false).map_err(at_value)?;
-    plan::build_with(&r, catalogs, None, Some(memo), plan::Detail::Figures)
+    plan::build_with(&r, catalogs, None, memo, plan::Detail::Figures)
         .map(|(p, _)| p)
         .map_err(ApiError::from)
         .map_err(at_value)
@@ -356,8 +356,10 @@ fn run(
     budget: Option<(Instant, Duration)>,
 ) -> Result<SweepResult, ApiError> {
     // A sweep over an input sizing does not read (economics, utilization, workload,
-    // reliability) sizes once and re-prices at every point.
-    let mut memo = plan::SizingMemo::default();
+    // reliability) sizes once and re-prices at every point; along one sizing reads, every
+    // point sizes anew and there is nothing to remember.
+    let mut memo =
+        (!plan::SizingMemo::sizing_reads(&c.spec.first.name)).then(plan::SizingMemo::default);
     let out = sweep::run(&c.spec, |v, v2| {
         if let Some((until, limit)) = budget
             && Instant::now() >= until
@@ -370,7 +372,7 @@ fn run(
                 ),
             ));
         }
-        plan_at(&base, c, catalogs, &mut memo, v, v2)
+        plan_at(&base, c, catalogs, memo.as_mut(), v, v2)
     })
     .map_err(|e| match e {
         RunError::Sweep(s) => sweep_error(s),
