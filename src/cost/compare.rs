@@ -71,8 +71,8 @@ pub struct Comparison {
     pub break_even: BreakEven,
 }
 
-/// Compares fabrics costed with the same `econ` and `gpus`. `None` for fewer than two fabrics;
-/// a fabric listed twice is an invalid `fabrics`.
+/// Compares fabrics costed with the same `econ` and `gpus`, with the recommendation and its
+/// reasons. `None` for fewer than two fabrics; a fabric listed twice is an invalid `fabrics`.
 pub fn compare(
     costs: &[(Fabric, &FabricCost)],
     econ: &Economics,
@@ -81,17 +81,9 @@ pub fn compare(
     compare_with(costs, econ, gpus, true)
 }
 
-/// [`compare`]'s figures alone (the cheapest fabric, the deltas, the break-even), with an empty
-/// recommendation and no reasons: what a sweep row reads.
-pub fn compare_figures(
-    costs: &[(Fabric, &FabricCost)],
-    econ: &Economics,
-    gpus: u32,
-) -> Result<Option<Comparison>, CostError> {
-    compare_with(costs, econ, gpus, false)
-}
-
-fn compare_with(
+/// [`compare`]; with `words: false` its figures alone (the cheapest fabric, the deltas, the
+/// break-even) with an empty recommendation and no reasons, which is what a sweep row reads.
+pub fn compare_with(
     costs: &[(Fabric, &FabricCost)],
     econ: &Economics,
     gpus: u32,

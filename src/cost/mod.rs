@@ -24,7 +24,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 pub use capex::{Capex, CapexTotal, PricedLine, capex, price_lines};
-pub use compare::{BreakEven, Comparison, FabricDelta, GPU_HOUR_USD_MAX, compare, compare_figures};
+pub use compare::{BreakEven, Comparison, FabricDelta, GPU_HOUR_USD_MAX, compare, compare_with};
 pub use error::CostError;
 pub use idle::{GpuIdle, gpu_idle, idle_fraction_to_decimal, owned_gpu_hour_usd};
 pub use input::{BomLine, Category, Economics, FabricCostInput, PriceAdjustments, TrafficShare};

@@ -465,10 +465,8 @@ pub fn build_with(
     }
 
     let pairs: Vec<(Fabric, &cost::FabricCost)> = costs.iter().map(|(f, c)| (*f, c)).collect();
-    let comparison = match detail {
-        Detail::Full => cost::compare(&pairs, &r.economics, r.gpus)?,
-        Detail::Figures => cost::compare_figures(&pairs, &r.economics, r.gpus)?,
-    };
+    let words = detail == Detail::Full;
+    let comparison = cost::compare_with(&pairs, &r.economics, r.gpus, words)?;
 
     let catalog = &r.catalog;
     let catalog_ref = CatalogRef {

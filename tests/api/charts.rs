@@ -96,31 +96,21 @@ async fn the_sweep_chart_marks_the_sweeps_crossovers() {
 async fn bad_chart_requests_are_problems() {
     let app = spawn_app().await;
     app.problem("/v1/charts/violin?gpus=8", 404).await;
-    // A tornado compares two fabrics.
-    assert_eq!(
-        app.pointer("/v1/charts/tornado?gpus=64&fabrics=roce", 422)
-            .await,
-        "/fabrics"
-    );
-    assert_eq!(
-        app.pointer("/v1/charts/cost?gpus=8&format=gif", 422).await,
-        "/format"
-    );
-    assert_eq!(app.pointer("/v1/charts/cost", 422).await, "/gpus");
-    assert_eq!(app.pointer("/v1/charts/cost?gpus=0", 422).await, "/gpus");
-    assert_eq!(
-        app.pointer("/v1/charts/cost?gpus=8&format=png&width=10", 422)
-            .await,
-        "/width"
-    );
-    assert_eq!(
-        app.pointer(
-            "/v1/charts/sweep?gpus=8&vary=gpus&values=8,16&vary2=economics.years&values2=1,2",
-            422
-        )
-        .await,
-        "/vary2"
-    );
+    for (query, pointer) in [
+        // A tornado compares two fabrics.
+        ("tornado?gpus=64&fabrics=roce", "/fabrics"),
+        ("cost?gpus=8&format=gif", "/format"),
+        ("cost", "/gpus"),
+        ("cost?gpus=0", "/gpus"),
+        ("cost?gpus=8&format=png&width=10", "/width"),
+        (
+            "sweep?gpus=8&vary=gpus&values=8,16&vary2=economics.years&values2=1,2",
+            "/vary2",
+        ),
+    ] {
+        let path = format!("/v1/charts/{query}");
+        assert_eq!(app.pointer(&path, 422).await, pointer, "{path}");
+    }
     app.problem("/v1/charts/sweep?gpus=8&from=4", 422).await;
 }
 

@@ -372,15 +372,16 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
             .unwrap()
             .contains("economics.years")
     );
-    assert_eq!(
-        app.pointer("/v1/plans?gpus=1024&topology.oversubscription=0.5", 422)
-            .await,
-        "/topology/oversubscription"
-    );
-    assert_eq!(
-        app.pointer("/v1/plans?economics.years=5", 422).await,
-        "/gpus"
-    );
+    for (query, pointer) in [
+        (
+            "gpus=1024&topology.oversubscription=0.5",
+            "/topology/oversubscription",
+        ),
+        ("economics.years=5", "/gpus"),
+    ] {
+        let path = format!("/v1/plans?{query}");
+        assert_eq!(app.pointer(&path, 422).await, pointer, "{path}");
+    }
     assert_eq!(
         app.code("/v1/plans?gpus=8&gpus=16", 422).await,
         "duplicate_key"
