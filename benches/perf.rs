@@ -130,8 +130,8 @@ fn bench_plan(c: &mut Criterion) {
 
 /// A sweep as `GET /v1/sweeps?vary=gpus&from=256&to=16384&steps=64&scale=geometric` runs it
 /// (three fabrics, crossovers bisected to one GPU), without HTTP and JSON: `plan::sweep::run`
-/// over `build_with` as the API calls it (figures only, sizing memo), the request copied per
-/// point with its `gpus` replaced.
+/// over `build_with` as the API calls it (figures only; no sizing memo along `gpus`), the
+/// request copied per point with its `gpus` replaced.
 fn bench_sweep(c: &mut Criterion) {
     use fabric_tco::plan::sweep::{self, AxisInput, Domain, Scale, Spec};
     let Some((cats, req)) = catalog_and_request() else {
@@ -164,12 +164,14 @@ fn bench_sweep(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("gpus_256_16384_x64_3_fabrics", |b| {
         b.iter(|| {
-            let mut memo = fabric_tco::plan::SizingMemo::default();
+            // As the API: no memo along `gpus`, which sizing reads.
+            let mut memo = (!fabric_tco::plan::SizingMemo::sizing_reads("gpus"))
+                .then(fabric_tco::plan::SizingMemo::default);
             sweep::run(black_box(&spec), |v, _| {
                 let mut r = req.clone();
                 r.gpus = fabric_tco::plan::request::Gpus::new(v as u32).ok_or(())?;
                 let detail = fabric_tco::plan::Detail::Figures;
-                fabric_tco::plan::build_with(&r, &cats, None, Some(&mut memo), detail)
+                fabric_tco::plan::build_with(&r, &cats, None, memo.as_mut(), detail)
                     .map(|(p, _)| p)
                     .map_err(|_| ())
             })

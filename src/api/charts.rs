@@ -205,8 +205,8 @@ impl IntoParams for ChartParams {
 /// (`vary`, `from`, `to`, `steps`, `scale` or `values` as in `GET /v1/sweeps`; default the
 /// cluster size from a quarter to four times `gpus`), crossovers marked. Every plan input as in
 /// `GET /v1/plans`. Okabe–Ito colours, axis units, the catalog version and plan id in the
-/// footer. `format=png` (or `Accept: image/png`) for spreadsheets' `IMAGE()`. Only `sweep` can
-/// answer 503 (busy), as `GET /v1/sweeps` does.
+/// footer. `format=png` (or `Accept: image/png`) for spreadsheets' `IMAGE()`. `sweep` and
+/// `tornado` (an uncertainty analysis) can answer 503 (busy), as `GET /v1/sweeps` does.
 #[utoipa::path(
     tag = "charts",
     params(

@@ -6,7 +6,7 @@ use super::AppState;
 use super::error::ApiError;
 use super::extract::ValidJson;
 use super::middleware::with_plan_id;
-use super::responses::{BodyProblems, JsonOrCsv, PlanInvalid};
+use super::responses::{BodyProblems, Busy, JsonOrCsv, PlanInvalid};
 use super::sheets::{self, Format};
 use crate::plan::{Plan, PlanError, PlanRequest};
 
@@ -33,7 +33,7 @@ impl From<PlanError> for ApiError {
 #[utoipa::path(
     tag = "plans",
     request_body(content = PlanRequest, description = "The cluster and assumptions; only `gpus` is required.", content_type = "application/json"),
-    responses(JsonOrCsv<Plan>, BodyProblems, PlanInvalid)
+    responses(JsonOrCsv<Plan>, BodyProblems, PlanInvalid, Busy)
 )]
 #[post("/v1/plans")]
 pub async fn post_plan(

@@ -103,8 +103,9 @@ pub struct PlanInvalid(Problem);
 #[allow(dead_code)]
 pub struct SweepInvalid(Problem);
 
-/// Four sweeps are already running (`Retry-After: 1`), or this one overran its time budget
-/// (90% of the request deadline, `FABRIC_TCO_REQUEST_DEADLINE_SECS`).
+/// Four sweeps or uncertainty analyses are already running (`Retry-After: 1`), or this one
+/// overran its time budget (90% of the request deadline, `FABRIC_TCO_REQUEST_DEADLINE_SECS`).
+/// Only a sweep or a request with an uncertainty analysis (`uncertainty.*`) can get it.
 #[derive(IntoResponses)]
 #[response(status = 503, content_type = "application/problem+json")]
 #[allow(dead_code)]

@@ -288,7 +288,7 @@ pub fn input_label(name: &str) -> String {
 }
 
 /// `sweep`: total cost against the swept input per fabric, crossovers marked. Rows that are
-/// not one-input rows (a grid's) are refused by the caller; rows missing a field are skipped.
+/// not one-input rows (a grid's) are refused by the caller.
 pub fn sweep(plan: &Plan, s: &SweepInput<'_>) -> Chart {
     let mut lines: Vec<Line> = Vec::new();
     for NamedSweepRow { row, .. } in s.rows {

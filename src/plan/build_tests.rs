@@ -91,6 +91,7 @@ fn a_figures_plan_has_every_figure_of_the_full_plan_and_no_text() {
         let (full, _) = build_with(&req, &cats, None, None, Detail::Full).expect("plan");
         let (figures, _) = build_with(&req, &cats, None, None, Detail::Figures).expect("plan");
         assert_eq!(figures.plan_id, full.plan_id, "{v}");
+        assert_eq!(figures.fabrics.len(), full.fabrics.len(), "{v}");
         assert_eq!(figures.warnings, full.warnings, "{v}");
         let (fc, cc) = (
             full.comparison.clone().expect("comparison"),
@@ -141,19 +142,26 @@ fn the_inputs_sizing_reads_are_the_ones_in_the_sizing_memo_key() {
         let r = crate::plan::inputs::resolve(&req, &cats).ok()?;
         SizingMemo::key(&r)
     };
-    let mut checked = 0;
+    let (mut checked, mut unresolved) = (0, Vec::new());
     for p in crate::plan::registry::axis_inputs() {
         let Some(n) = &p.numeric else { continue };
-        let (lo, hi) = (
-            n.min.max(1.0),
-            if n.max_exclusive { n.max * 0.5 } else { n.max },
-        );
-        let (lo, hi) = if n.integer {
-            (lo.ceil(), hi.floor().min(lo.ceil() + 8.0))
-        } else {
-            (lo, hi)
+        // Two distinct values inside the range (two allowed values for a listed set), kept
+        // small for integers so that a job's parallel degrees still divide the cluster.
+        let (lo, hi) = match &n.one_of {
+            Some(vals) if vals.len() >= 2 => (vals[0], vals[1]),
+            _ => {
+                let span = n.max.min(n.min + 16.0) - n.min;
+                let (lo, hi) = (n.min + span / 4.0, n.min + span * 3.0 / 4.0);
+                if n.integer {
+                    (lo.floor(), hi.ceil().min(n.min + span))
+                } else {
+                    (lo, hi)
+                }
+            }
         };
+        assert!(lo < hi, "{}: {lo} and {hi}", p.name);
         let (Some(a), Some(b)) = (key_at(&p.name, lo), key_at(&p.name, hi)) else {
+            unresolved.push(p.name.clone());
             continue;
         };
         assert_eq!(
@@ -165,4 +173,8 @@ fn the_inputs_sizing_reads_are_the_ones_in_the_sizing_memo_key() {
         checked += 1;
     }
     assert!(checked >= 20, "only {checked} inputs could be checked");
+    assert!(
+        unresolved.len() <= 2,
+        "requests that did not resolve: {unresolved:?}"
+    );
 }

@@ -333,6 +333,8 @@ pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, Plan
 #[derive(Debug, Default)]
 pub struct SizingMemo {
     key: Option<[u8; 32]>,
+    /// The detail the remembered sizing was built at (a figures sizing has no BOM text).
+    detail: Option<Detail>,
     fabrics: Vec<(Sizing, Vec<String>)>,
     /// Plans that reused the remembered sizing.
     pub hits: usize,
@@ -385,12 +387,13 @@ fn size_all(
         return fresh(r);
     };
     let key = SizingMemo::key(r);
-    if key.is_some() && memo.key == key {
+    if key.is_some() && memo.key == key && memo.detail == Some(detail) {
         memo.hits += 1;
         return Ok(memo.fabrics.clone());
     }
     let out = fresh(r)?;
     memo.key = key;
+    memo.detail = Some(detail);
     memo.fabrics = out.clone();
     Ok(out)
 }
@@ -417,7 +420,8 @@ pub enum Detail {
 }
 
 /// [`build`], reusing the sizing in `memo` when the request differs from the last one only in
-/// inputs sizing does not read (see [`SizingMemo`]; one memo serves one `detail`).
+/// inputs sizing does not read (see [`SizingMemo`]; a sizing remembered at another `detail` is
+/// not reused).
 pub fn build_with(
     req: &PlanRequest,
     catalogs: &CatalogSet,

@@ -237,7 +237,8 @@ pub struct SweepRow {
     #[schema(value_type = String)]
     pub plan_id: Arc<str>,
     /// The plan's warnings (placeholder prices, quotes required, assumptions); in CSV one cell
-    /// joined with `; `. The fabrics of one point share them.
+    /// joined with `; `.
+    // The fabrics of one point share them (`Arc`).
     #[schema(value_type = Vec<String>)]
     pub warnings: Arc<[String]>,
 }

@@ -16,7 +16,7 @@ use super::AppState;
 pub use super::conneg::{Format, etag, negotiate, respond};
 use super::error::{ApiError, Problem};
 use super::middleware::with_plan_id;
-use super::responses::{JsonOrCsv, PlanInvalid, QueryProblems};
+use super::responses::{Busy, JsonOrCsv, PlanInvalid, QueryProblems};
 use crate::fabric::Fabric;
 use crate::plan::Plan;
 use crate::plan::cache::CachedPlan;
@@ -93,7 +93,7 @@ impl IntoParams for ValueParams {
 /// headline figures (columns named by their JSON path), `cheapest`, `catalog.id`,
 /// `catalog.version` and `plan_id`. Responses carry `Cache-Control: no-store` and an `ETag`
 /// (`"<plan_id>"` for JSON, `"<plan_id>-csv"` for CSV); `If-None-Match` → 304.
-#[utoipa::path(tag = "plans", params(PlanParams), responses(JsonOrCsv<Plan>, QueryProblems, PlanInvalid))]
+#[utoipa::path(tag = "plans", params(PlanParams), responses(JsonOrCsv<Plan>, QueryProblems, PlanInvalid, Busy))]
 #[get("/v1/plans")]
 pub async fn get_plan(
     req: HttpRequest,
@@ -143,7 +143,7 @@ async fn plan_sheet(
 /// unit, unit and extended price (USD), unit and extended power (W), placeholder flag, source.
 /// Same inputs as `GET /v1/plans`; `format=csv` or `Accept: text/csv` for CSV. `ETag`
 /// `"<plan_id>-bom"` / `"<plan_id>-bom-csv"`.
-#[utoipa::path(tag = "plans", params(PlanParams), responses(JsonOrCsv<BomSheet>, QueryProblems, PlanInvalid))]
+#[utoipa::path(tag = "plans", params(PlanParams), responses(JsonOrCsv<BomSheet>, QueryProblems, PlanInvalid, Busy))]
 #[get("/v1/plans/bom")]
 pub async fn get_bom(
     req: HttpRequest,
@@ -184,7 +184,8 @@ pub async fn get_bom(
     responses(
         (status = 200, description = "The number, e.g. `12345678.90`.", body = String, content_type = "text/plain"),
         QueryProblems,
-        (status = 422, description = "A plan input is invalid; `metric` is missing or unknown (`extra.valid_metrics` lists the valid ones) or not a number; `fabric` is missing, unknown or not in the plan.", body = Problem, content_type = "application/problem+json")
+        (status = 422, description = "A plan input is invalid; `metric` is missing or unknown (`extra.valid_metrics` lists the valid ones) or not a number; `fabric` is missing, unknown or not in the plan.", body = Problem, content_type = "application/problem+json"),
+        Busy
     )
 )]
 #[get("/v1/value")]

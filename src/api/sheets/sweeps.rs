@@ -358,8 +358,12 @@ fn run(
     // A sweep over an input sizing does not read (economics, utilization, workload,
     // reliability) sizes once and re-prices at every point; along one sizing reads, every
     // point sizes anew and there is nothing to remember.
-    let mut memo =
-        (!plan::SizingMemo::sizing_reads(&c.spec.first.name)).then(plan::SizingMemo::default);
+    // (A grid with one value of a sizing input and a non-sizing second input also repeats.)
+    let reads = |name: &str| plan::SizingMemo::sizing_reads(name);
+    let repeats = !reads(&c.spec.first.name)
+        || (c.spec.first.values.len() == 1
+            && c.spec.second.as_ref().is_some_and(|s| !reads(&s.name)));
+    let mut memo = repeats.then(plan::SizingMemo::default);
     let out = sweep::run(&c.spec, |v, v2| {
         if let Some((until, limit)) = budget
             && Instant::now() >= until
