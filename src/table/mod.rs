@@ -281,3 +281,54 @@ fn sweep_cells(r: &SweepRow) -> [Value; 9] {
         Value::Array(r.warnings.iter().map(|w| Value::from(w.as_str())).collect()),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_csv_row_has_each_column_of_the_rows_json() {
+        // Every figure distinct, so two columns swapped cannot pass.
+        let row = SweepRow {
+            value: 512.0,
+            value2: Some(3.0),
+            fabric: Fabric::RoceAdaptive,
+            total_cost_usd: rust_decimal::Decimal::new(1_000_001, 2),
+            capex_usd: rust_decimal::Decimal::new(2_000_002, 2),
+            tco_usd: rust_decimal::Decimal::new(3_000_003, 2),
+            gpu_idle_fraction: 0.125,
+            gpu_idle_cost_usd: rust_decimal::Decimal::new(4_000_004, 2),
+            cheapest: true,
+            plan_id: "abc".into(),
+            warnings: vec!["one".to_string(), "=two".to_string()].into(),
+        };
+        let named = NamedSweepRow {
+            inputs: NamedValues(
+                NamedValue {
+                    name: "gpus".into(),
+                    value: Value::from(512),
+                },
+                Some(NamedValue {
+                    name: "economics.years".into(),
+                    value: Value::from(3),
+                }),
+            ),
+            row,
+        };
+        let csv = sweep_csv(
+            "gpus",
+            Some("economics.years"),
+            std::slice::from_ref(&named),
+        );
+        let json = serde_json::to_value(&named).expect("json");
+        let mut header = vec!["gpus", "economics.years"];
+        header.extend_from_slice(SWEEP_COLUMNS);
+        let mut expected = Csv::new(&header);
+        expected.row(header.iter().map(|c| json[*c].clone()));
+        assert_eq!(csv, expected.finish());
+        assert!(
+            csv.contains(",10000.01,20000.02,30000.03,0.125,40000.04,true,abc,"),
+            "{csv}"
+        );
+    }
+}
