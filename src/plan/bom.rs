@@ -68,8 +68,9 @@ impl LineSink for Items {
         quantity: u64,
         words: impl FnOnce() -> (String, String, String),
     ) -> Result<(), PlanError> {
-        let (description, unit, derivation) = if self.text {
-            words()
+        let (description, unit, derivation, source) = if self.text {
+            let (description, unit, derivation) = words();
+            (description, unit, derivation, e.prov.source.clone())
         } else {
             Default::default()
         };
@@ -85,11 +86,7 @@ impl LineSink for Items {
             },
             unit,
             derivation,
-            source: if self.text {
-                e.prov.source.clone()
-            } else {
-                String::new()
-            },
+            source,
             placeholder_price: e.prov.is_placeholder(),
             placeholder_power: e.prov.power_grade == Some(crate::catalog::Grade::P),
         });
