@@ -38,10 +38,18 @@ pub const HOURS_DP: u32 = 2;
 pub const MAX_AMOUNT_USD: Decimal =
     Decimal::from_parts(2_701_131_776, 466_537_709, 54_210, false, 0);
 
+/// [`MAX_AMOUNT_USD`] as an integer (its scale is 0).
+const MAX_AMOUNT_UNSCALED: u128 = 1_000_000_000_000_000_000_000_000;
+
 /// The single rounding rule of the module: half away from zero.
 pub const ROUNDING: RoundingStrategy = RoundingStrategy::MidpointAwayFromZero;
 
 fn round_to(d: Decimal, dp: u32) -> Decimal {
+    // Already at `dp` places (most sums of cents): nothing to round or rescale. Rounding is
+    // the hot spot of a plan's cost model (profile in docs/performance.md, session 7).
+    if d.scale() == dp {
+        return d;
+    }
     let mut r = d.round_dp_with_strategy(dp, ROUNDING);
     // Fixed scale so JSON shows "1200.00", not "1200" (never fails; see `Decimal::rescale`).
     r.rescale(dp);
@@ -65,6 +73,11 @@ pub(crate) fn rate(d: Decimal, input: &'static str) -> Result<Decimal, CostError
 }
 
 fn bounded(d: Decimal, input: &'static str) -> Result<Decimal, CostError> {
+    // |d| = |mantissa| ÷ 10^scale ≤ |mantissa|: a mantissa below the bound is below it at any
+    // scale, without the rescaling comparison (exactly the same verdict, much cheaper).
+    if d.mantissa().unsigned_abs() < MAX_AMOUNT_UNSCALED {
+        return Ok(d);
+    }
     if d.abs() >= MAX_AMOUNT_USD {
         Err(CostError::Overflow { input })
     } else {
@@ -263,6 +276,28 @@ mod tests {
         assert_eq!(format_usd_short(d("2100000000")), "$2.1B");
         assert_eq!(format_percent(d("0.0312")), "3.1%");
         assert_eq!(format_percent(d("0")), "0.0%");
+    }
+
+    #[test]
+    fn the_fast_bound_is_the_bound() {
+        assert_eq!(MAX_AMOUNT_USD.scale(), 0);
+        assert_eq!(
+            MAX_AMOUNT_USD.mantissa().unsigned_abs(),
+            MAX_AMOUNT_UNSCALED
+        );
+        // Just below and at the bound, at several scales, either sign.
+        for scale in [0u32, 2, 4] {
+            let unscaled = MAX_AMOUNT_UNSCALED * 10u128.pow(scale) - 1;
+            for sign in [Decimal::ONE, Decimal::NEGATIVE_ONE] {
+                let below = Decimal::from_i128_with_scale(unscaled as i128, scale) * sign;
+                assert!(bounded(below, "x").is_ok(), "{below}");
+                assert!(bounded(MAX_AMOUNT_USD * sign, "x").is_err());
+            }
+        }
+        // Rounding a value already at the places gives it back, scale included.
+        assert_eq!(round_money(d("12.30")).to_string(), "12.30");
+        assert_eq!(round_money(d("12.3")).to_string(), "12.30");
+        assert_eq!(round_money(d("12.305")).to_string(), "12.31");
     }
 
     #[test]
