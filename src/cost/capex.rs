@@ -36,6 +36,76 @@ pub struct PricedLine {
     pub extended_power_w: Decimal,
 }
 
+/// What the buyer pays for one line, without the line: all the cost model reads of a priced
+/// line (capex, opex), so a plan that reports only figures (a sweep point, a Monte Carlo
+/// sample) prices its lines without copying them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinePrice {
+    pub category: Category,
+    /// See [`PricedLine::unit_price_usd`].
+    pub unit_price_usd: Decimal,
+    /// See [`PricedLine::extended_price_usd`].
+    pub extended_price_usd: Decimal,
+    /// See [`PricedLine::price_overridden`].
+    pub price_overridden: bool,
+    /// See [`PricedLine::discount_fraction`].
+    pub discount_fraction: Decimal,
+    /// See [`PricedLine::extended_power_w`].
+    pub extended_power_w: Decimal,
+}
+
+impl PricedLine {
+    /// The line with its price.
+    pub fn new(line: BomLine, p: &LinePrice) -> PricedLine {
+        PricedLine {
+            line,
+            unit_price_usd: p.unit_price_usd,
+            extended_price_usd: p.extended_price_usd,
+            price_overridden: p.price_overridden,
+            discount_fraction: p.discount_fraction,
+            extended_power_w: p.extended_power_w,
+        }
+    }
+}
+
+/// What capex and opex read of a priced line: a [`PricedLine`] or its [`LinePrice`].
+pub trait Priced {
+    fn category(&self) -> Category;
+    fn extended_price_usd(&self) -> Decimal;
+    fn price_overridden(&self) -> bool;
+    fn extended_power_w(&self) -> Decimal;
+}
+
+impl Priced for LinePrice {
+    fn category(&self) -> Category {
+        self.category
+    }
+    fn extended_price_usd(&self) -> Decimal {
+        self.extended_price_usd
+    }
+    fn price_overridden(&self) -> bool {
+        self.price_overridden
+    }
+    fn extended_power_w(&self) -> Decimal {
+        self.extended_power_w
+    }
+}
+
+impl Priced for PricedLine {
+    fn category(&self) -> Category {
+        self.line.category
+    }
+    fn extended_price_usd(&self) -> Decimal {
+        self.extended_price_usd
+    }
+    fn price_overridden(&self) -> bool {
+        self.price_overridden
+    }
+    fn extended_power_w(&self) -> Decimal {
+        self.extended_power_w
+    }
+}
+
 /// Prices every line: an override is the net unit price; otherwise
 /// `unit = round_cents(list × (1 − vendor_discount) × (1 − category_discount))`.
 /// `extended = quantity × unit`, exact.
@@ -43,6 +113,15 @@ pub fn price_lines(
     lines: &[BomLine],
     adj: &PriceAdjustments,
 ) -> Result<Vec<PricedLine>, CostError> {
+    Ok(lines
+        .iter()
+        .zip(line_prices(lines, adj)?)
+        .map(|(line, p)| PricedLine::new(line.clone(), &p))
+        .collect())
+}
+
+/// The prices [`price_lines`] gives, without the lines.
+pub fn line_prices(lines: &[BomLine], adj: &PriceAdjustments) -> Result<Vec<LinePrice>, CostError> {
     adj.validate()?;
     super::input::validate_lines(lines)?;
     let mut out = Vec::with_capacity(lines.len());
@@ -50,13 +129,13 @@ pub fn price_lines(
         let (unit, overridden, discount) = net_unit(line, adj)?;
         let qty = Decimal::from(line.quantity);
         let input = line_input(overridden);
-        out.push(PricedLine {
+        out.push(LinePrice {
+            category: line.category,
             unit_price_usd: unit,
             extended_price_usd: money(mul(qty, unit, input)?, input)?,
             price_overridden: overridden,
             discount_fraction: discount,
             extended_power_w: mul(qty, line.power_w, "gpus")?,
-            line: line.clone(),
         });
     }
     Ok(out)
@@ -84,16 +163,15 @@ fn net_unit_of(
     if let Some(net) = adj.overrides.get(sku) {
         return Ok((money(*net, "prices.overrides")?, true, Decimal::ZERO));
     }
-    let vd = adj
-        .vendor_discounts
-        .get(vendor)
-        .copied()
-        .unwrap_or(Decimal::ZERO);
-    let cd = adj
-        .category_discounts
-        .get(&category)
-        .copied()
-        .unwrap_or(Decimal::ZERO);
+    let vd = adj.vendor_discounts.get(vendor).copied();
+    let cd = adj.category_discounts.get(&category).copied();
+    // No discount given (the usual plan): the list price in cents, exactly what the products
+    // below give with both factors 1 (scale 0), without the decimal arithmetic.
+    if vd.is_none() && cd.is_none() {
+        return Ok((money(list_unit_price_usd, "gpus")?, false, Decimal::ZERO));
+    }
+    let vd = vd.unwrap_or(Decimal::ZERO);
+    let cd = cd.unwrap_or(Decimal::ZERO);
     // Both factors are in [0, 1], so these products cannot grow the price.
     let keep = mul(
         sub(Decimal::ONE, vd, "prices.vendor_discounts")?,
@@ -176,22 +254,22 @@ pub struct Capex {
 
 /// Sums priced lines into [`Capex`]. Also returns the input to blame if a later sum over capex
 /// overflows (the one behind the largest line).
-pub fn capex(lines: &[PricedLine]) -> Result<(Capex, &'static str), CostError> {
+pub fn capex<L: Priced>(lines: &[L]) -> Result<(Capex, &'static str), CostError> {
     let mut sums = [Decimal::ZERO; 5];
     let terms: Vec<(Decimal, &'static str)> = lines
         .iter()
-        .map(|l| (l.extended_price_usd, line_input(l.price_overridden)))
+        .map(|l| (l.extended_price_usd(), line_input(l.price_overridden())))
         .collect();
     let blame = largest_input(&terms);
     for line in lines {
-        let i = match line.line.category {
+        let i = match line.category() {
             Category::Nic => 0,
             Category::Switch => 1,
             Category::Optic => 2,
             Category::Cable => 3,
             Category::License => 4,
         };
-        sums[i] = add_money(sums[i], line.extended_price_usd, blame)?;
+        sums[i] = add_money(sums[i], line.extended_price_usd(), blame)?;
     }
     let [nics, switches, optics, cables, licenses] = sums;
     let mut hardware = Decimal::ZERO;
@@ -211,4 +289,24 @@ pub fn capex(lines: &[PricedLine]) -> Result<(Capex, &'static str), CostError> {
         },
         blame,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The no-discount shortcut gives what the discount arithmetic gives with both factors 1.
+    #[test]
+    fn no_discount_is_the_list_price_in_cents() {
+        let none = PriceAdjustments::default();
+        for list in ["0", "1", "12.345", "12.355", "1299.995", "31000", "0.004"] {
+            let list: Decimal = list.parse().unwrap_or_default();
+            let (unit, overridden, discount) =
+                net_unit_of("s", "v", Category::Optic, list, &none).unwrap_or_default();
+            let keep = (Decimal::ONE - Decimal::ZERO) * (Decimal::ONE - Decimal::ZERO);
+            assert_eq!(unit.to_string(), round_money(list * keep).to_string());
+            assert_eq!(discount.to_string(), (Decimal::ONE - keep).to_string());
+            assert!(!overridden);
+        }
+    }
 }

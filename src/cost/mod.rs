@@ -23,7 +23,9 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-pub use capex::{Capex, CapexTotal, PricedLine, capex, price_lines};
+pub use capex::{
+    Capex, CapexTotal, LinePrice, Priced, PricedLine, capex, line_prices, price_lines,
+};
 pub use compare::{BreakEven, Comparison, FabricDelta, GPU_HOUR_USD_MAX, compare, compare_with};
 pub use error::CostError;
 pub use idle::{GpuIdle, gpu_idle, idle_fraction_to_decimal, owned_gpu_hour_usd};
@@ -54,7 +56,7 @@ pub const TIE_THRESHOLD: Decimal = Decimal::from_parts(1, 0, 0, false, 2);
 /// (`bom`, `capex`, `opex_per_year`, `tco`, `gpu_idle`, `total_cost_usd`).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct FabricCost {
-    /// Priced BOM lines.
+    /// Priced BOM lines (empty from [`fabric_cost_with`] without `priced_lines`).
     pub bom: Vec<PricedLine>,
     /// Capex by category, USD.
     pub capex: Capex,
@@ -83,16 +85,28 @@ pub fn fabric_cost(
     adj: &PriceAdjustments,
     econ: &Economics,
 ) -> Result<FabricCost, CostError> {
+    fabric_cost_with(input, adj, econ, true)
+}
+
+/// [`fabric_cost`]; with `priced_lines: false` its `bom` is left empty (the lines are priced
+/// all the same, but not copied): for a sweep point or a Monte Carlo sample, which read the
+/// figures only.
+pub fn fabric_cost_with(
+    input: &FabricCostInput,
+    adj: &PriceAdjustments,
+    econ: &Economics,
+    priced_lines: bool,
+) -> Result<FabricCost, CostError> {
     econ.validate()?;
     let idle_fraction = idle_fraction_to_decimal(input.gpu_idle_fraction)?;
-    let bom = price_lines(&input.lines, adj)?;
-    let (capex, capex_blame) = capex(&bom)?;
+    let prices = line_prices(&input.lines, adj)?;
+    let (capex, capex_blame) = capex(&prices)?;
     let (opex, opex_blame) = opex_per_year(
         input.fabric,
         input.gpus,
         input.endpoints,
         input.switches,
-        &bom,
+        &prices,
         &capex,
         econ,
     )?;
@@ -149,6 +163,16 @@ pub fn fabric_cost(
         ));
     }
 
+    let bom = if priced_lines {
+        input
+            .lines
+            .iter()
+            .zip(&prices)
+            .map(|(line, p)| PricedLine::new(line.clone(), p))
+            .collect()
+    } else {
+        Vec::new()
+    };
     Ok(FabricCost {
         bom,
         capex,

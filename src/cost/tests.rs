@@ -616,6 +616,24 @@ proptest! {
     }
 
     #[test]
+    fn a_cost_without_priced_lines_has_every_other_figure(
+        i in arb_input(), a in arb_adj(), e in arb_econ(),
+    ) {
+        // What a sweep point or a Monte Carlo sample gets (`priced_lines: false`) is the full
+        // cost but for the lines themselves, with and without discounts.
+        for adj in [a, PriceAdjustments::default()] {
+            match (fabric_cost(&i, &adj, &e), fabric_cost_with(&i, &adj, &e, false)) {
+                (Ok(full), Ok(bare)) => {
+                    prop_assert_eq!(full.bom.len(), i.lines.len());
+                    prop_assert!(bare.bom.is_empty());
+                    prop_assert_eq!(FabricCost { bom: Vec::new(), ..full }, bare);
+                }
+                (full, bare) => prop_assert_eq!(full.err(), bare.err()),
+            }
+        }
+    }
+
+    #[test]
     fn a_discount_never_raises_capex(
         i in arb_input(), a in arb_adj(), e in arb_econ(),
         vendor in 0..3usize, cat in 0..5usize, extra in 0..=100i64,

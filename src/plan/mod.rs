@@ -987,10 +987,11 @@ fn plan_sized(
             exposed_ms: c.exposed_ms,
         })
         .collect();
-    let mut cost = cost::fabric_cost(
+    let mut cost = cost::fabric_cost_with(
         &cost_input(r, s, performance.gpu_idle_fraction, traffic),
         &r.adjustments,
         &r.economics,
+        detail == Detail::Full,
     )?;
     for w in &cost.warnings {
         push_unique(warnings, w.clone());

@@ -595,7 +595,7 @@ impl<'a> Engine<'a> {
                 f.input.gpu_idle_fraction = perf.gpu_idle_fraction;
                 f.input.failure_gpu_hours_per_year = super::failure_gpu_hours(r, f.sized);
             }
-            let c = cost::fabric_cost(&f.input, &r.adjustments, &r.economics)?;
+            let c = cost::fabric_cost_with(&f.input, &r.adjustments, &r.economics, false)?;
             out.push(Totals {
                 capex: c.capex.total_usd,
                 tco: c.tco.total_usd,
