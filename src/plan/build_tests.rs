@@ -110,8 +110,19 @@ fn a_figures_plan_has_every_figure_of_the_full_plan_and_no_text() {
                 let m = x.as_object_mut().expect("object");
                 m.remove("bom");
                 m.remove("suggestions");
+                if let Some(p) = m.get_mut("performance").and_then(|p| p.as_object_mut()) {
+                    p.remove("roce_tuning_side_by_side");
+                }
                 x
             };
+            let tunings = |p: &crate::plan::FabricPlan| {
+                p.performance
+                    .as_ref()
+                    .map_or(0, |x| x.roce_tuning_side_by_side.len())
+            };
+            let roce = f.fabric == crate::fabric::Fabric::Roce && f.feasible;
+            assert_eq!(tunings(f), if roce { 2 } else { 0 }, "{v}");
+            assert_eq!(tunings(g), 0, "{v}");
             assert_eq!(text(g), text(f), "{v}");
         }
     }
@@ -177,4 +188,25 @@ fn the_inputs_sizing_reads_are_the_ones_in_the_sizing_memo_key() {
         unresolved.len() <= 2,
         "requests that did not resolve: {unresolved:?}"
     );
+}
+
+#[test]
+fn the_plan_id_is_the_hash_of_the_request_json_and_the_catalog() {
+    // The id is hashed while the request is written (no buffer); it must be the documented
+    // SHA-256 of the whole JSON text, a newline and the catalog hash.
+    use sha2::{Digest, Sha256};
+    let req: PlanRequest = serde_json::from_value(
+        json!({"gpus": 2048, "fabrics": ["roce"], "economics": {"years": 4},
+               "prices": {"overrides": {"nvidia-qm9700": "1000"}}}),
+    )
+    .expect("request");
+    let mut h = Sha256::new();
+    h.update(serde_json::to_vec(&req).expect("json"));
+    h.update(b"\n");
+    h.update(b"abc123");
+    let want: String = h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(crate::plan::plan_id(&req, "abc123"), want);
 }

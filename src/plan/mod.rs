@@ -415,7 +415,8 @@ pub enum Detail {
     Full,
     /// The figures a sweep row reads (costs, performance, the cheapest fabric, warnings, the
     /// plan id): no BOM lines, no suggestions for infeasible fabrics, no recommendation or
-    /// reasons. Every figure is the one `Full` gives for the same request.
+    /// reasons, no RoCE tunings side by side. Every figure is the one `Full` gives for the
+    /// same request.
     Figures,
 }
 
@@ -968,7 +969,8 @@ fn plan_sized(
     // 3. Performance.
     let perf_input = perf_input(r, s);
     let mut performance = perf::evaluate(&perf_input).map_err(perf_error)?;
-    if fabric == Fabric::Roce {
+    // Both RoCE tunings side by side are a reader's comparison, not a figure of the plan asked.
+    if fabric == Fabric::Roce && detail == Detail::Full {
         performance.roce_tuning_side_by_side = roce_tunings(&perf_input, &performance)?;
     }
 
@@ -977,13 +979,18 @@ fn plan_sized(
         .collectives
         .iter()
         .map(|c| cost::TrafficShare {
-            label: format!(
-                "the {} {} over {} GPUs ({})",
-                c.parallelism,
-                c.kind.replace('_', "-"),
-                c.group_size,
-                c.placement
-            ),
+            // The label names the traffic in the comparison's reasons: words only.
+            label: if detail == Detail::Full {
+                format!(
+                    "the {} {} over {} GPUs ({})",
+                    c.parallelism,
+                    c.kind.replace('_', "-"),
+                    c.group_size,
+                    c.placement
+                )
+            } else {
+                String::new()
+            },
             exposed_ms: c.exposed_ms,
         })
         .collect();
@@ -1062,8 +1069,22 @@ fn roce_tunings(
 
 /// SHA-256 over the normalized request's JSON and the catalog hash; 32 hex characters.
 pub fn plan_id(normalized: &PlanRequest, catalog_sha256: &str) -> String {
+    /// Feeds the JSON to the hash as it is written: the same bytes as `to_vec`, no buffer.
+    struct Hashing<'a>(&'a mut Sha256);
+    impl std::io::Write for Hashing<'_> {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.update(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
     let mut h = Sha256::new();
-    h.update(serde_json::to_vec(normalized).unwrap_or_default());
+    // Serialising a request to JSON cannot fail (string keys, no non-finite floats: the request
+    // is validated); were it to, the id would hash what was written, as before with `to_vec`'s
+    // empty fallback for the whole text.
+    let _ = serde_json::to_writer(Hashing(&mut h), normalized);
     h.update(b"\n");
     h.update(catalog_sha256.as_bytes());
     h.finalize()
