@@ -7,14 +7,12 @@ use crate::{assert_problem, spawn_app};
 #[tokio::test]
 async fn a_1024_gpu_plan_with_catalog_ranges_carries_the_analysis() {
     let app = spawn_app().await;
-    let res = app
-        .post_json(
+    let p = app
+        .post_ok(
             "/v1/plans",
             &json!({"gpus": 1024, "uncertainty": {"samples": 500, "seed": 7, "inputs": {}}}),
         )
         .await;
-    assert_eq!(res.status(), 200);
-    let p: Value = res.json().await.expect("json");
     let u = &p["uncertainty"];
     assert_eq!(u["samples"], 500);
     assert_eq!(p["inputs"]["uncertainty"]["seed"], 7);
