@@ -385,8 +385,13 @@ fn tier_ceiling_errors_name_the_limit() {
         assert_eq!(err.code().as_str(), "exceeds_tier_ceiling");
     }
     // One SU less fits: 65,536 GPUs = 2,048 SU·leaves = k²/2.
-    let three = (3, 2048, 2048, 1024, 65_536, 65_536, 65_536);
-    sized(&sw, &opts(1, 1.0, 3), 65_536, 400, three);
+    sized(
+        &sw,
+        &opts(1, 1.0, 3),
+        65_536,
+        400,
+        (3, 2048, 2048, 1024, 65_536, 65_536, 65_536),
+    );
     // At 3:1 the ceiling is k·d = 3,072.
     let err = size(&cluster(3080, 8, 400), &sw, &opts(1, 3.0, 2)).unwrap_err();
     assert!(
