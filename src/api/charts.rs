@@ -67,25 +67,13 @@ pub enum ImageFormat {
 
 /// `format=svg|png` wins; otherwise `Accept` (`conneg::preferred`); otherwise SVG.
 pub fn negotiate(req: &HttpRequest, q: &Query) -> Result<ImageFormat, ApiError> {
-    if let Some(f) = q.single("format")? {
-        return match f.to_ascii_lowercase().as_str() {
-            "svg" => Ok(ImageFormat::Svg),
-            "png" => Ok(ImageFormat::Png),
-            other => Err(ApiError::field(
-                "/format",
-                ErrorCode::UnknownValue,
-                format!("query parameter 'format' must be 'svg' or 'png' (got '{other}')"),
-            )),
-        };
-    }
-    Ok(
-        match super::conneg::preferred(
-            req,
-            &[actix_web::mime::IMAGE_SVG, actix_web::mime::IMAGE_PNG],
-        ) {
-            1 => ImageFormat::Png,
-            _ => ImageFormat::Svg,
-        },
+    super::conneg::choose(
+        req,
+        Some(q),
+        &[
+            (actix_web::mime::IMAGE_SVG, "svg", ImageFormat::Svg),
+            (actix_web::mime::IMAGE_PNG, "png", ImageFormat::Png),
+        ],
     )
 }
 

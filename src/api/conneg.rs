@@ -20,28 +20,45 @@ pub enum Format {
 
 /// `format=csv|json` wins; otherwise `Accept` ([`preferred`]); otherwise JSON.
 pub fn negotiate(req: &HttpRequest, q: Option<&Query>) -> Result<Format, ApiError> {
+    choose(
+        req,
+        q,
+        &[
+            (actix_web::mime::APPLICATION_JSON, "json", Format::Json),
+            (actix_web::mime::TEXT_CSV, "csv", Format::Csv),
+        ],
+    )
+}
+
+/// Which of `offered` (media type, `format=` name, representation; the first is the default)
+/// the request asks for: `format=<name>` (any case) wins; otherwise `Accept` ([`preferred`]);
+/// otherwise the first. A `format` naming none of them is a 422 that lists the names.
+pub fn choose<F: Copy>(
+    req: &HttpRequest,
+    q: Option<&Query>,
+    offered: &[(actix_web::mime::Mime, &str, F)],
+) -> Result<F, ApiError> {
     if let Some(q) = q
         && let Some(f) = q.single("format")?
     {
-        return match f.to_ascii_lowercase().as_str() {
-            "csv" => Ok(Format::Csv),
-            "json" => Ok(Format::Json),
-            other => Err(ApiError::field(
-                "/format",
-                ErrorCode::UnknownValue,
-                format!("query parameter 'format' must be 'json' or 'csv' (got '{other}')"),
-            )),
+        let f = f.to_ascii_lowercase();
+        return match offered.iter().find(|(_, name, _)| *name == f) {
+            Some(&(_, _, chosen)) => Ok(chosen),
+            None => {
+                let names: Vec<String> = offered.iter().map(|(_, n, _)| format!("'{n}'")).collect();
+                Err(ApiError::field(
+                    "/format",
+                    ErrorCode::UnknownValue,
+                    format!(
+                        "query parameter 'format' must be {} (got '{f}')",
+                        names.join(" or ")
+                    ),
+                ))
+            }
         };
     }
-    Ok(
-        match preferred(
-            req,
-            &[actix_web::mime::APPLICATION_JSON, actix_web::mime::TEXT_CSV],
-        ) {
-            1 => Format::Csv,
-            _ => Format::Json,
-        },
-    )
+    let media_types: Vec<_> = offered.iter().map(|(m, _, _)| m.clone()).collect();
+    Ok(offered[preferred(req, &media_types)].2)
 }
 
 /// Which of `offered` (the first is the default) the request's `Accept` prefers. The header is
@@ -144,6 +161,28 @@ mod tests {
         assert_eq!(pick("not a media type"), Format::Json);
         let none = actix_web::test::TestRequest::default().to_http_request();
         assert_eq!(negotiate(&none, None).expect("format"), Format::Json);
+    }
+
+    #[test]
+    fn an_unknown_format_is_refused_naming_the_choices() {
+        let req = actix_web::test::TestRequest::default().to_http_request();
+        let q = Query::parse("format=XLSX").expect("query");
+        let err = negotiate(&req, Some(&q)).expect_err("refused");
+        let problem = serde_json::to_value(err.problem()).expect("json");
+        assert_eq!(problem["errors"][0]["pointer"], "/format");
+        assert_eq!(problem["errors"][0]["code"], "unknown_value");
+        assert_eq!(
+            problem["errors"][0]["detail"],
+            "query parameter 'format' must be 'json' or 'csv' (got 'xlsx')"
+        );
+        let q = Query::parse("format=CSV").expect("query");
+        assert_eq!(negotiate(&req, Some(&q)).expect("format"), Format::Csv);
+        let q = Query::parse("format=gif").expect("query");
+        let err = crate::api::charts::negotiate(&req, &q).expect_err("refused");
+        assert_eq!(
+            err.problem().errors[0].detail,
+            "query parameter 'format' must be 'svg' or 'png' (got 'gif')"
+        );
     }
 
     #[test]

@@ -21,6 +21,13 @@ fn assert_names(msg: &str, parts: &[&str]) {
     }
 }
 
+/// The embedded catalog with `edit` applied must fail to load with a message naming `parts`.
+fn assert_broken(edit: impl FnOnce(&mut serde_json::Value), parts: &[&str]) {
+    let mut v = default_json();
+    edit(&mut v);
+    assert_names(&load_err(&v), parts);
+}
+
 #[test]
 fn embedded_catalog_loads_and_is_consistent() {
     let set = CatalogSet::embedded().expect("embedded catalog loads");
@@ -36,11 +43,8 @@ fn embedded_catalog_loads_and_is_consistent() {
 
 #[test]
 fn non_positive_price_is_named() {
-    let mut v = default_json();
-    v["switches"][1]["price_usd"] = "0".into();
-    let msg = load_err(&v);
-    assert_names(
-        &msg,
+    assert_broken(
+        |v| v["switches"][1]["price_usd"] = "0".into(),
         &[
             "fixture.json",
             "switches[1] (nvidia-qm9790)",
@@ -52,50 +56,36 @@ fn non_positive_price_is_named() {
 
 #[test]
 fn missing_source_is_named() {
-    let mut v = default_json();
-    v["nics"][0].as_object_mut().unwrap().remove("source");
-    let msg = load_err(&v);
-    assert_names(&msg, &["fixture.json", "nics[0]", "source"]);
-
-    let mut v = default_json();
-    v["cables"][0]["source"] = " ".into();
-    let msg = load_err(&v);
-    assert_names(
-        &msg,
+    assert_broken(
+        |v| _ = v["nics"][0].as_object_mut().unwrap().remove("source"),
+        &["fixture.json", "nics[0]", "source"],
+    );
+    assert_broken(
+        |v| v["cables"][0]["source"] = " ".into(),
         &["cables[0] (fiber-mpo12-om4-10m)", "source", "empty"],
     );
 }
 
 #[test]
 fn duplicate_sku_is_named() {
-    let mut v = default_json();
-    v["transceivers"][1]["sku"] = v["transceivers"][0]["sku"].clone();
-    let msg = load_err(&v);
-    assert_names(
-        &msg,
+    assert_broken(
+        |v| v["transceivers"][1]["sku"] = v["transceivers"][0]["sku"].clone(),
         &["transceivers[1]", "sku", "duplicate SKU 'osfp-800g-2xsr4'"],
     );
 }
 
 #[test]
 fn unknown_sku_reference_is_named() {
-    let mut v = default_json();
-    v["fabric_profiles"][0]["switch_by_link_speed"]["400"] = "no-such-switch".into();
-    let msg = load_err(&v);
-    assert_names(
-        &msg,
+    assert_broken(
+        |v| v["fabric_profiles"][0]["switch_by_link_speed"]["400"] = "no-such-switch".into(),
         &[
             "fabric_profiles[0] (infiniband)",
             "switch_by_link_speed.400",
             "unknown switch SKU 'no-such-switch'",
         ],
     );
-
-    let mut v = default_json();
-    v["fabric_profiles"][1]["cabling"][0]["leaf_spine"]["cable"] = "nope".into();
-    let msg = load_err(&v);
-    assert_names(
-        &msg,
+    assert_broken(
+        |v| v["fabric_profiles"][1]["cabling"][0]["leaf_spine"]["cable"] = "nope".into(),
         &[
             "fabric_profiles[1] (roce)",
             "cabling[0].leaf_spine.cable",
@@ -105,29 +95,22 @@ fn unknown_sku_reference_is_named() {
 
     // The optional in-rack cabling is checked like the tiers: an unknown SKU, and optics
     // with copper.
-    let mut v = default_json();
-    let at_400 = |v: &mut serde_json::Value| -> usize {
-        v["fabric_profiles"][0]["cabling"]
-            .as_array()
-            .and_then(|a| a.iter().position(|c| c["link_speed_gbps"] == 400))
-            .expect("400G cabling")
-    };
-    let i = at_400(&mut v);
-    v["fabric_profiles"][0]["cabling"][i]["inter_switch"]["cable"] = "dac-nope".into();
-    let msg = load_err(&v);
-    assert_names(
-        &msg,
+    let i = default_json()["fabric_profiles"][0]["cabling"]
+        .as_array()
+        .and_then(|a| a.iter().position(|c| c["link_speed_gbps"] == 400))
+        .expect("400G cabling");
+    assert_broken(
+        |v| v["fabric_profiles"][0]["cabling"][i]["inter_switch"]["cable"] = "dac-nope".into(),
         &[
             &format!("cabling[{i}].inter_switch.cable"),
             "unknown cable SKU 'dac-nope'",
         ],
     );
-    let mut v = default_json();
-    v["fabric_profiles"][0]["cabling"][i]["node_leaf_in_rack"]["nic_module"] =
-        "osfp-400g-sr4".into();
-    let msg = load_err(&v);
-    assert_names(
-        &msg,
+    assert_broken(
+        |v| {
+            v["fabric_profiles"][0]["cabling"][i]["node_leaf_in_rack"]["nic_module"] =
+                "osfp-400g-sr4".into();
+        },
         &[
             &format!("cabling[{i}].node_leaf_in_rack.cable"),
             "copper cables carry their own ends",
@@ -137,26 +120,26 @@ fn unknown_sku_reference_is_named() {
 
 #[test]
 fn wrong_type_names_the_field_path() {
-    let mut v = default_json();
-    v["switches"][0]["ports"] = "many".into();
-    let msg = load_err(&v);
-    assert_names(&msg, &["fixture.json", "switches[0].ports"]);
+    assert_broken(
+        |v| v["switches"][0]["ports"] = "many".into(),
+        &["fixture.json", "switches[0].ports"],
+    );
 }
 
 #[test]
 fn unknown_field_is_rejected() {
-    let mut v = default_json();
-    v["gpus"][0]["nvlink_gbps_typo"] = 1.into();
-    let msg = load_err(&v);
-    assert_names(&msg, &["gpus[0]", "nvlink_gbps_typo"]);
+    assert_broken(
+        |v| v["gpus"][0]["nvlink_gbps_typo"] = 1.into(),
+        &["gpus[0]", "nvlink_gbps_typo"],
+    );
 }
 
 #[test]
 fn out_of_range_operating_figure_is_named() {
-    let mut v = default_json();
-    v["operations"]["pue"]["value"] = "0.5".into();
-    let msg = load_err(&v);
-    assert_names(&msg, &["operations.pue", "value"]);
+    assert_broken(
+        |v| v["operations"]["pue"]["value"] = "0.5".into(),
+        &["operations.pue", "value"],
+    );
 }
 
 #[test]
@@ -204,11 +187,8 @@ fn duplicate_catalog_ids_are_rejected() {
 #[test]
 fn price_ranges_must_bracket_the_price_and_follow_it() {
     // Above the high end.
-    let mut v = default_json();
-    v["switches"][0]["price_usd"] = "999999.00".into();
-    let msg = load_err(&v);
-    assert_names(
-        &msg,
+    assert_broken(
+        |v| v["switches"][0]["price_usd"] = "999999.00".into(),
         &[
             "switches[0] (nvidia-qm9700)",
             "price_range_usd",
@@ -216,25 +196,22 @@ fn price_ranges_must_bracket_the_price_and_follow_it() {
         ],
     );
     // Missing on a priced entry: a schema error naming the field.
-    let mut v = default_json();
-    v["transceivers"][0]
-        .as_object_mut()
-        .unwrap()
-        .remove("price_range_usd");
-    let msg = load_err(&v);
-    assert_names(&msg, &["price_range_usd"]);
+    assert_broken(
+        |v| {
+            _ = v["transceivers"][0]
+                .as_object_mut()
+                .unwrap()
+                .remove("price_range_usd")
+        },
+        &["price_range_usd"],
+    );
     // A GPU range without the price it ranges.
-    let mut v = default_json();
-    let h100 = v["gpus"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|g| g["id"] == "h100")
-        .unwrap();
-    h100["purchase_usd"] = serde_json::Value::Null;
-    let msg = load_err(&v);
-    assert_names(
-        &msg,
+    assert_broken(
+        |v| {
+            let gpus = v["gpus"].as_array_mut().unwrap();
+            let h100 = gpus.iter_mut().find(|g| g["id"] == "h100").unwrap();
+            h100["purchase_usd"] = serde_json::Value::Null;
+        },
         &["gpus[1] (h100)", "purchase_range_usd", "without a price"],
     );
 }

@@ -1,6 +1,6 @@
 //! Catalog validation: every problem names the entry and the field.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use rust_decimal::Decimal;
 
@@ -83,6 +83,61 @@ impl Checker {
             (Some(_), None) => self.fail(entry, field, "required when the price is given"),
             (None, Some(_)) => self.fail(entry, field, "given without a price"),
             (None, None) => {}
+        }
+    }
+
+    /// The start of every SKU'd entry (`kind[i] (sku)`, which it returns): a SKU, not empty
+    /// and not used before (`skus`), a vendor and a description.
+    fn entry<'a>(
+        &mut self,
+        skus: &mut HashSet<&'a str>,
+        kind: &str,
+        i: usize,
+        sku: &'a str,
+        vendor: &str,
+        description: &str,
+    ) -> String {
+        let entry = format!("{kind}[{i}] ({sku})");
+        self.text(&entry, "sku", sku);
+        if !skus.insert(sku) {
+            self.fail(&entry, "sku", format!("duplicate SKU '{sku}'"));
+        }
+        self.text(&entry, "vendor", vendor);
+        self.text(&entry, "description", description);
+        entry
+    }
+
+    /// The end of every priced entry: a unit price > 0 inside its range, and its source.
+    fn priced(&mut self, entry: &str, price: Decimal, range: &PriceRange, p: &Provenance) {
+        self.positive(entry, "price_usd", price);
+        self.range(entry, "price_range_usd", Some(price), Some(range));
+        self.provenance(entry, p);
+    }
+
+    /// A profile's map from speed (Gb/s) to SKU, `(field, what the key is, what the SKU is)`:
+    /// every key a number, every SKU one that `find` knows (its fabrics) and that runs `fabric`.
+    fn by_speed<'c>(
+        &mut self,
+        entry: &str,
+        fabric: Fabric,
+        map: &BTreeMap<String, String>,
+        (name, key, kind): (&str, &str, &str),
+        find: impl Fn(&str) -> Option<&'c Vec<Fabric>>,
+    ) {
+        for (speed, sku) in map {
+            let field = format!("{name}.{speed}");
+            if speed.parse::<u32>().is_err() {
+                self.fail(entry, &field, format!("key must be a {key} in Gb/s"));
+            }
+            match find(sku) {
+                None => self.fail(entry, &field, format!("unknown {kind} SKU '{sku}'")),
+                Some(fabrics) if !fabrics.contains(&fabric) => self.fail(
+                    entry,
+                    &field,
+                    format!("{kind} '{sku}' does not run {}", fabric.as_str()),
+                ),
+                Some(_) => {}
+            }
         }
     }
 
@@ -196,10 +251,7 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
     let mut skus: HashSet<&str> = HashSet::new();
 
     for (i, s) in c.switches.iter().enumerate() {
-        let e = format!("switches[{i}] ({})", s.sku);
-        sku(&mut k, &mut skus, &e, &s.sku);
-        k.text(&e, "vendor", &s.vendor);
-        k.text(&e, "description", &s.description);
+        let e = k.entry(&mut skus, "switches", i, &s.sku, &s.vendor, &s.description);
         k.nonzero(&e, "ports", s.ports.into());
         k.nonzero(&e, "port_speed_gbps", s.port_speed_gbps.into());
         k.nonzero(&e, "ports_per_cage", s.ports_per_cage.into());
@@ -219,20 +271,10 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             }
         }
         k.positive(&e, "power_w", s.power_w);
-        k.positive(&e, "price_usd", s.price_usd);
-        k.range(
-            &e,
-            "price_range_usd",
-            Some(s.price_usd),
-            Some(&s.price_range_usd),
-        );
-        k.provenance(&e, &s.provenance);
+        k.priced(&e, s.price_usd, &s.price_range_usd, &s.provenance);
     }
     for (i, n) in c.nics.iter().enumerate() {
-        let e = format!("nics[{i}] ({})", n.sku);
-        sku(&mut k, &mut skus, &e, &n.sku);
-        k.text(&e, "vendor", &n.vendor);
-        k.text(&e, "description", &n.description);
+        let e = k.entry(&mut skus, "nics", i, &n.sku, &n.vendor, &n.description);
         k.nonzero(&e, "speed_gbps", n.speed_gbps.into());
         k.nonzero(&e, "ports", n.ports.into());
         if !(3..=6).contains(&n.pcie_gen) {
@@ -245,56 +287,33 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             k.fail(&e, "fabrics", "must list at least one fabric");
         }
         k.positive(&e, "power_w", n.power_w);
-        k.positive(&e, "price_usd", n.price_usd);
-        k.range(
-            &e,
-            "price_range_usd",
-            Some(n.price_usd),
-            Some(&n.price_range_usd),
-        );
-        k.provenance(&e, &n.provenance);
+        k.priced(&e, n.price_usd, &n.price_range_usd, &n.provenance);
     }
     for (i, t) in c.transceivers.iter().enumerate() {
-        let e = format!("transceivers[{i}] ({})", t.sku);
-        sku(&mut k, &mut skus, &e, &t.sku);
-        k.text(&e, "vendor", &t.vendor);
-        k.text(&e, "description", &t.description);
+        let e = k.entry(
+            &mut skus,
+            "transceivers",
+            i,
+            &t.sku,
+            &t.vendor,
+            &t.description,
+        );
         k.text(&e, "form_factor", &t.form_factor);
         k.nonzero(&e, "link_speed_gbps", t.link_speed_gbps.into());
         k.nonzero(&e, "links_per_module", t.links_per_module.into());
         k.nonzero(&e, "reach_m", t.reach_m.into());
         k.non_negative(&e, "power_w", t.power_w);
-        k.positive(&e, "price_usd", t.price_usd);
-        k.range(
-            &e,
-            "price_range_usd",
-            Some(t.price_usd),
-            Some(&t.price_range_usd),
-        );
-        k.provenance(&e, &t.provenance);
+        k.priced(&e, t.price_usd, &t.price_range_usd, &t.provenance);
     }
     for (i, cb) in c.cables.iter().enumerate() {
-        let e = format!("cables[{i}] ({})", cb.sku);
-        sku(&mut k, &mut skus, &e, &cb.sku);
-        k.text(&e, "vendor", &cb.vendor);
-        k.text(&e, "description", &cb.description);
+        let e = k.entry(&mut skus, "cables", i, &cb.sku, &cb.vendor, &cb.description);
         k.nonzero(&e, "reach_m", cb.reach_m.into());
         k.nonzero(&e, "links_per_cable", cb.links_per_cable.into());
         k.non_negative(&e, "power_w", cb.power_w);
-        k.positive(&e, "price_usd", cb.price_usd);
-        k.range(
-            &e,
-            "price_range_usd",
-            Some(cb.price_usd),
-            Some(&cb.price_range_usd),
-        );
-        k.provenance(&e, &cb.provenance);
+        k.priced(&e, cb.price_usd, &cb.price_range_usd, &cb.provenance);
     }
     for (i, l) in c.licenses.iter().enumerate() {
-        let e = format!("licenses[{i}] ({})", l.sku);
-        sku(&mut k, &mut skus, &e, &l.sku);
-        k.text(&e, "vendor", &l.vendor);
-        k.text(&e, "description", &l.description);
+        let e = k.entry(&mut skus, "licenses", i, &l.sku, &l.vendor, &l.description);
         if let Some(p) = l.price_usd {
             k.non_negative(&e, "price_usd", p);
         }
@@ -389,42 +408,41 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
     }
 
     let o = &c.operations;
-    k.figure(
-        "electricity_usd_per_kwh",
-        &o.electricity_usd_per_kwh,
-        d(0),
-        d(10),
-    );
-    k.figure("pue", &o.pue, d(1), d(3));
-    k.figure("support_rate", &o.support_rate, d(0), d(1));
-    k.figure(
-        "network_engineer_usd_per_year",
-        &o.network_engineer_usd_per_year,
-        d(0),
-        d(10_000_000),
-    );
-    k.figure(
-        "ib_specialist_usd_per_year",
-        &o.ib_specialist_usd_per_year,
-        d(0),
-        d(10_000_000),
-    );
-    k.figure(
-        "gpus_per_network_fte",
-        &o.gpus_per_network_fte,
-        d(1),
-        d(1_000_000),
-    );
-    k.figure(
-        "gpus_per_ib_specialist",
-        &o.gpus_per_ib_specialist,
-        d(1),
-        d(1_000_000),
-    );
-    k.figure("depreciation_years", &o.depreciation_years, d(1), d(15));
-    k.figure("spares_rate", &o.spares_rate, d(0), d(1));
-    k.figure("busy_fraction", &o.busy_fraction, d(0), d(1));
-    k.figure("discount_rate", &o.discount_rate, d(0), d(1));
+    for (name, figure, min, max) in [
+        ("electricity_usd_per_kwh", &o.electricity_usd_per_kwh, 0, 10),
+        ("pue", &o.pue, 1, 3),
+        ("support_rate", &o.support_rate, 0, 1),
+        (
+            "network_engineer_usd_per_year",
+            &o.network_engineer_usd_per_year,
+            0,
+            10_000_000,
+        ),
+        (
+            "ib_specialist_usd_per_year",
+            &o.ib_specialist_usd_per_year,
+            0,
+            10_000_000,
+        ),
+        (
+            "gpus_per_network_fte",
+            &o.gpus_per_network_fte,
+            1,
+            1_000_000,
+        ),
+        (
+            "gpus_per_ib_specialist",
+            &o.gpus_per_ib_specialist,
+            1,
+            1_000_000,
+        ),
+        ("depreciation_years", &o.depreciation_years, 1, 15),
+        ("spares_rate", &o.spares_rate, 0, 1),
+        ("busy_fraction", &o.busy_fraction, 0, 1),
+        ("discount_rate", &o.discount_rate, 0, 1),
+    ] {
+        k.figure(name, figure, d(min), d(max));
+    }
 
     // Fabric profiles: one per fabric, every reference resolves to an entry of the right kind.
     let mut seen = HashSet::new();
@@ -435,36 +453,23 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         }
         k.text(&e, "description", &p.description);
         k.provenance(&e, &p.provenance);
-        for (speed, s) in &p.switch_by_link_speed {
-            let field = format!("switch_by_link_speed.{speed}");
-            if speed.parse::<u32>().is_err() {
-                k.fail(&e, &field, "key must be a link speed in Gb/s");
-            }
-            match c.switches.iter().find(|x| &x.sku == s) {
-                None => k.fail(&e, &field, format!("unknown switch SKU '{s}'")),
-                Some(sw) if !sw.fabrics.contains(&p.fabric) => k.fail(
-                    &e,
-                    &field,
-                    format!("switch '{s}' does not run {}", p.fabric.as_str()),
-                ),
-                Some(_) => {}
-            }
-        }
-        for (speed, n) in &p.nic_by_speed {
-            let field = format!("nic_by_speed.{speed}");
-            if speed.parse::<u32>().is_err() {
-                k.fail(&e, &field, "key must be a NIC speed in Gb/s");
-            }
-            match c.nics.iter().find(|x| &x.sku == n) {
-                None => k.fail(&e, &field, format!("unknown NIC SKU '{n}'")),
-                Some(nic) if !nic.fabrics.contains(&p.fabric) => k.fail(
-                    &e,
-                    &field,
-                    format!("NIC '{n}' does not run {}", p.fabric.as_str()),
-                ),
-                Some(_) => {}
-            }
-        }
+        let switches = |sku: &str| c.switches.iter().find(|x| x.sku == sku).map(|x| &x.fabrics);
+        let by_link_speed = ("switch_by_link_speed", "link speed", "switch");
+        k.by_speed(
+            &e,
+            p.fabric,
+            &p.switch_by_link_speed,
+            by_link_speed,
+            switches,
+        );
+        let nics = |sku: &str| c.nics.iter().find(|x| x.sku == sku).map(|x| &x.fabrics);
+        k.by_speed(
+            &e,
+            p.fabric,
+            &p.nic_by_speed,
+            ("nic_by_speed", "NIC speed", "NIC"),
+            nics,
+        );
         for (j, l) in p.licenses.iter().enumerate() {
             if !c.licenses.iter().any(|x| &x.sku == l) {
                 k.fail(
@@ -576,13 +581,6 @@ fn check_tier(
                 );
             }
         }
-    }
-}
-
-fn sku<'a>(k: &mut Checker, skus: &mut HashSet<&'a str>, entry: &str, v: &'a str) {
-    k.text(entry, "sku", v);
-    if !skus.insert(v) {
-        k.fail(entry, "sku", format!("duplicate SKU '{v}'"));
     }
 }
 

@@ -3,7 +3,8 @@
 
 use std::sync::{Arc, OnceLock};
 
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::chart::MeshStyle;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged, ValueFormatter};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use resvg::{tiny_skia, usvg};
@@ -262,6 +263,57 @@ fn legend_entries(chart: &Chart) -> Vec<(Key, String)> {
     }
 }
 
+/// A chart area with the caption, the common margin and the given right margin and label areas
+/// (x below, y left), px.
+fn chart_builder<'a, 'b, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, plotters::coord::Shift>,
+    chart: &'b Chart,
+    margin_right: u32,
+    x_label_area: u32,
+    y_label_area: u32,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .caption(&chart.title, (FAMILY, 20).into_font())
+        .margin(10)
+        .margin_right(margin_right)
+        .x_label_area_size(x_label_area)
+        .y_label_area_size(y_label_area);
+    builder
+}
+
+/// Draws a configured mesh with labels of `label` px, axis descriptions of `desc` px and light
+/// grey grid lines.
+fn draw_mesh<X, Y, DB>(
+    mesh: &mut MeshStyle<'_, '_, X, Y, DB>,
+    label: u32,
+    desc: u32,
+) -> Result<(), RenderError>
+where
+    X: Ranged + ValueFormatter<X::ValueType>,
+    Y: Ranged + ValueFormatter<Y::ValueType>,
+    DB: DrawingBackend,
+{
+    mesh.label_style((FAMILY, label))
+        .axis_desc_style((FAMILY, desc))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(err)
+}
+
+/// The name at a segment's centre, `names[index(i)]` for segment `i` (blank elsewhere and
+/// beyond the names).
+fn centre_name(v: &SegmentValue<i32>, names: &[&str], index: impl Fn(i32) -> i32) -> String {
+    match v {
+        SegmentValue::CenterOf(i) => usize::try_from(index(*i))
+            .ok()
+            .and_then(|k| names.get(k))
+            .map(|s| s.to_string())
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
 fn y_max(max: f64) -> f64 {
     if max > 0.0 { max * 1.12 } else { 1.0 }
 }
@@ -273,35 +325,22 @@ fn draw_bars<DB: DrawingBackend>(
 ) -> Result<(), RenderError> {
     let n = bars.len().max(1) as i32;
     let top = bars.iter().map(|b| f(b.total_usd)).fold(0.0, f64::max);
-    let mut c = ChartBuilder::on(area)
-        .caption(&chart.title, (FAMILY, 20).into_font())
-        .margin(10)
-        .margin_right(20)
-        .x_label_area_size(36)
-        .y_label_area_size(118)
+    let mut c = chart_builder(area, chart, 20, 36, 118)
         .build_cartesian_2d((0..n - 1).into_segmented(), 0f64..y_max(top))
         .map_err(err)?;
     let names: Vec<&str> = bars.iter().map(|b| short_name(b.fabric)).collect();
-    let x_fmt = |v: &SegmentValue<i32>| match v {
-        SegmentValue::CenterOf(i) => usize::try_from(*i)
-            .ok()
-            .and_then(|i| names.get(i))
-            .map(|s| s.to_string())
-            .unwrap_or_default(),
-        _ => String::new(),
-    };
+    let x_fmt = |v: &SegmentValue<i32>| centre_name(v, &names, |i| i);
     let y_fmt = |v: &f64| usd_tick(*v);
-    c.configure_mesh()
-        .disable_x_mesh()
-        .y_desc(&chart.y_label)
-        .x_labels(bars.len() + 1)
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .label_style((FAMILY, 14))
-        .axis_desc_style((FAMILY, 15))
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()
-        .map_err(err)?;
+    draw_mesh(
+        c.configure_mesh()
+            .disable_x_mesh()
+            .y_desc(&chart.y_label)
+            .x_labels(bars.len() + 1)
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&y_fmt),
+        14,
+        15,
+    )?;
     let segments = bars.first().map(|b| b.segments.len()).unwrap_or(0);
     let mut base = vec![0.0_f64; bars.len()];
     for s in 0..segments {
@@ -364,37 +403,24 @@ fn draw_tornado<DB: DrawingBackend>(
     }
     let pad = (hi - lo) * 0.06;
     (lo, hi) = (lo - pad, hi + pad);
-    let mut c = ChartBuilder::on(area)
-        .caption(&chart.title, (FAMILY, 20).into_font())
-        .margin(10)
-        .margin_right(24)
-        .x_label_area_size(48)
-        .y_label_area_size(236)
+    let mut c = chart_builder(area, chart, 24, 48, 236)
         .build_cartesian_2d(lo..hi, (0..n - 1).into_segmented())
         .map_err(err)?;
     // Row k from the top is segment n − 1 − k.
     let names: Vec<&str> = bars.iter().map(|b| b.label.as_str()).collect();
-    let y_fmt = |v: &SegmentValue<i32>| match v {
-        SegmentValue::CenterOf(i) => usize::try_from(n - 1 - *i)
-            .ok()
-            .and_then(|k| names.get(k))
-            .map(|s| s.to_string())
-            .unwrap_or_default(),
-        _ => String::new(),
-    };
+    let y_fmt = |v: &SegmentValue<i32>| centre_name(v, &names, |i| n - 1 - i);
     let x_fmt = |v: &f64| usd_tick(*v);
-    c.configure_mesh()
-        .disable_y_mesh()
-        .x_desc(x_label)
-        .y_labels(bars.len() + 1)
-        .y_label_formatter(&y_fmt)
-        .x_label_formatter(&x_fmt)
-        .x_labels(7)
-        .label_style((FAMILY, 12))
-        .axis_desc_style((FAMILY, 14))
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()
-        .map_err(err)?;
+    draw_mesh(
+        c.configure_mesh()
+            .disable_y_mesh()
+            .x_desc(x_label)
+            .y_labels(bars.len() + 1)
+            .y_label_formatter(&y_fmt)
+            .x_label_formatter(&x_fmt)
+            .x_labels(7),
+        12,
+        14,
+    )?;
     let mut rects = Vec::with_capacity(2 * bars.len());
     for (k, b) in bars.iter().enumerate() {
         let row = n - 1 - k as i32;
@@ -510,12 +536,7 @@ fn draw_lines<DB: DrawingBackend>(
             .map(|i| x0 + (x1 - x0) * f64::from(i) / 8.0)
             .collect();
     }
-    let mut c = ChartBuilder::on(area)
-        .caption(&chart.title, (FAMILY, 20).into_font())
-        .margin(10)
-        .margin_right(24)
-        .x_label_area_size(48)
-        .y_label_area_size(118)
+    let mut c = chart_builder(area, chart, 24, 48, 118)
         .build_cartesian_2d(
             Ticks {
                 lo: x0,
@@ -537,16 +558,15 @@ fn draw_lines<DB: DrawingBackend>(
         }
     };
     let y_fmt = |v: &f64| usd_tick(*v);
-    c.configure_mesh()
-        .x_desc(axes.x_label)
-        .y_desc(&chart.y_label)
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .label_style((FAMILY, 14))
-        .axis_desc_style((FAMILY, 15))
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()
-        .map_err(err)?;
+    draw_mesh(
+        c.configure_mesh()
+            .x_desc(axes.x_label)
+            .y_desc(&chart.y_label)
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&y_fmt),
+        14,
+        15,
+    )?;
     for m in markers {
         let x = tx(m.x);
         c.draw_series(DashedLineSeries::new(

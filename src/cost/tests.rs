@@ -246,14 +246,18 @@ fn ufm_without_price_warns_and_is_not_silently_zero_priced() {
     assert!(r.warnings.is_empty());
 }
 
+/// Two hand-worked fabrics (16 GPUs), each at its idle fraction, priced under `e` and compared.
+fn hand_compare(a: (Fabric, f64), b: (Fabric, f64), e: &Economics) -> Comparison {
+    let cost_a = fabric_cost(&hand_input(a.0, a.1), &hand_adj(), e).unwrap();
+    let cost_b = fabric_cost(&hand_input(b.0, b.1), &hand_adj(), e).unwrap();
+    compare(&[(a.0, &cost_a), (b.0, &cost_b)], e, 16)
+        .unwrap()
+        .unwrap()
+}
+
 #[test]
 fn hand_worked_comparison_and_break_even() {
-    let e = econ();
-    let ib = fabric_cost(&hand_input(Fabric::Infiniband, 0.05), &hand_adj(), &e).unwrap();
-    let ro = fabric_cost(&hand_input(Fabric::Roce, 0.08), &hand_adj(), &e).unwrap();
-    let cmp = compare(&[(Fabric::Infiniband, &ib), (Fabric::Roce, &ro)], &e, 16)
-        .unwrap()
-        .unwrap();
+    let cmp = hand_compare((Fabric::Infiniband, 0.05), (Fabric::Roce, 0.08), &econ());
     assert_eq!(cmp.cheapest_fabric, Fabric::Infiniband);
     // RoCE − IB: capex 0; opex 25,768.85 − 30,775.10 = −5,006.25; TCO −15,018.75;
     // idle 67,276.80 − 42,048.00 = 25,228.80; total 10,210.05.
@@ -301,11 +305,7 @@ fn hand_worked_comparison_and_break_even() {
     for (v, want) in [("1.47", Fabric::Roce), ("1.50", Fabric::Infiniband)] {
         let mut e2 = econ();
         e2.gpu_hour_usd = d(v);
-        let ib = fabric_cost(&hand_input(Fabric::Infiniband, 0.05), &hand_adj(), &e2).unwrap();
-        let ro = fabric_cost(&hand_input(Fabric::Roce, 0.08), &hand_adj(), &e2).unwrap();
-        let c = compare(&[(Fabric::Infiniband, &ib), (Fabric::Roce, &ro)], &e2, 16)
-            .unwrap()
-            .unwrap();
+        let c = hand_compare((Fabric::Infiniband, 0.05), (Fabric::Roce, 0.08), &e2);
         assert_eq!(c.cheapest_fabric, want, "at ${v}/GPU-hour");
         // The break-even value itself does not depend on v.
         assert_eq!(c.break_even.gpu_hour_usd, Some(d("1.4883")));
@@ -328,12 +328,11 @@ fn compare_needs_two_distinct_fabrics() {
 
 #[test]
 fn near_equal_totals_are_called_a_tie() {
-    let e = econ();
-    let a = fabric_cost(&hand_input(Fabric::Roce, 0.05), &hand_adj(), &e).unwrap();
-    let b = fabric_cost(&hand_input(Fabric::RoceAdaptive, 0.0501), &hand_adj(), &e).unwrap();
-    let c = compare(&[(Fabric::Roce, &a), (Fabric::RoceAdaptive, &b)], &e, 16)
-        .unwrap()
-        .unwrap();
+    let c = hand_compare(
+        (Fabric::Roce, 0.05),
+        (Fabric::RoceAdaptive, 0.0501),
+        &econ(),
+    );
     assert_eq!(c.cheapest_fabric, Fabric::Roce);
     assert!(
         c.recommendation.contains("within 1.0% of each other"),

@@ -19,6 +19,19 @@ fn fab(p: &Plan, f: Fabric) -> &FabricPlan {
         .expect("fabric in plan")
 }
 
+/// The alternative of `design` listed for `f`, if it is listed.
+fn alternative(f: &FabricPlan, design: Design) -> Option<&DesignAlternative> {
+    f.design_alternatives.iter().find(|a| a.design == design)
+}
+
+/// Asserts that one of `texts` contains `part`.
+pub(super) fn assert_mentions(texts: &[String], part: &str) {
+    assert!(
+        texts.iter().any(|t| t.contains(part)),
+        "no '{part}' in {texts:#?}"
+    );
+}
+
 fn counts(f: &FabricPlan) -> (Design, u8, u64, u64, u64) {
     let t = f.topology.as_ref().expect("topology");
     (
@@ -49,11 +62,7 @@ fn small_clusters_get_the_published_two_switch_design() {
             assert_eq!((t.links.node_leaf, t.links.leaf_spine), (gpus, gpus / 2));
             // One switch would be cheaper and is listed, but auto does not build a whole
             // fabric on one switch; asked for by name, it is built.
-            let single = f
-                .design_alternatives
-                .iter()
-                .find(|a| a.design == Design::SingleSwitch)
-                .expect("single switch listed");
+            let single = alternative(f, Design::SingleSwitch).expect("single switch listed");
             assert!(!single.meets_request);
             assert!(single.capex_usd < f.capex.as_ref().expect("capex").total_usd);
         }
@@ -82,11 +91,7 @@ fn below_one_su_rails_collapse_and_at_su_scale_the_reference_holds() {
     let p = plan(serde_json::json!({"gpus": 128, "fabrics": ["infiniband"]})).expect("plan");
     let ib = fab(&p, Fabric::Infiniband);
     assert_eq!(counts(ib), (Design::CollapsedRails, 2, 4, 2, 0));
-    let su = ib
-        .design_alternatives
-        .iter()
-        .find(|a| a.design == Design::SuClos)
-        .expect("su alternative listed");
+    let su = alternative(ib, Design::SuClos).expect("su alternative listed");
     assert_eq!((su.leaf_switches, su.spine_switches), (8, 4));
     // Forcing the SU design reproduces it.
     let p = plan(serde_json::json!({"gpus": 128, "fabrics": ["infiniband"],
@@ -188,18 +193,8 @@ fn hundred_thousand_gpus_infiniband_infeasible_ethernet_priced() {
     assert!(ib.capex.is_none() && ib.total_cost_usd.is_none() && ib.topology.is_none());
     let reason = ib.infeasible_reason.as_deref().expect("reason");
     assert!(reason.contains("three-tier ceiling"), "{reason}");
-    assert!(
-        ib.suggestions
-            .iter()
-            .any(|s| s.contains("topology.planes = 2")),
-        "{:?}",
-        ib.suggestions
-    );
-    assert!(
-        ib.suggestions.iter().any(|s| s.contains("nvidia-q3400-ra")),
-        "{:?}",
-        ib.suggestions
-    );
+    assert_mentions(&ib.suggestions, "topology.planes = 2");
+    assert_mentions(&ib.suggestions, "nvidia-q3400-ra");
     assert!(
         ib.suggestions
             .iter()
@@ -327,12 +322,7 @@ fn tomahawk6_runs_800g_links_at_radix_128() {
 fn top_of_rack_copper_is_sized_when_the_racks_are_known() {
     // Without a rack size the design is not sized: rack density is the buyer's facility limit.
     let p = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"]})).expect("plan");
-    assert!(
-        fab(&p, Fabric::Infiniband)
-            .design_alternatives
-            .iter()
-            .all(|a| a.design != Design::TorCopper)
-    );
+    assert!(alternative(fab(&p, Fabric::Infiniband), Design::TorCopper).is_none());
     // 1,024 H100 = 128 servers, 4 per rack on QM9700 (d = 32 = 4 servers x 8 ports): a leaf per
     // rack, 32 racks -> 32 leaves, ceil(32 x 32 / 64) = 16 spines.
     // Sized but not chosen while the request keeps rail-optimized wiring (the default): a
@@ -342,11 +332,7 @@ fn top_of_rack_copper_is_sized_when_the_racks_are_known() {
     .expect("plan");
     let ib = fab(&p, Fabric::Infiniband);
     assert_eq!(counts(ib).0, Design::SuClos);
-    let tor = ib
-        .design_alternatives
-        .iter()
-        .find(|a| a.design == Design::TorCopper)
-        .expect("tor listed");
+    let tor = alternative(ib, Design::TorCopper).expect("tor listed");
     assert!(!tor.meets_request);
     let with_racks = serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
         "topology": {"nodes_per_rack": 4, "rail_optimized": false}});
@@ -368,11 +354,7 @@ fn top_of_rack_copper_is_sized_when_the_racks_are_known() {
     assert_eq!(qty("dac-800g-osfp-2x400g-osfp-3m"), 512);
     // The SU design with optics is dearer, and its failure line (driven by the optics count)
     // is higher.
-    let su = ib
-        .design_alternatives
-        .iter()
-        .find(|a| a.design == Design::SuClos)
-        .expect("su listed");
+    let su = alternative(ib, Design::SuClos).expect("su listed");
     assert!(su.capex_usd > ib.capex.as_ref().expect("capex").total_usd);
     let mut forced = with_racks;
     forced["topology"]["design"] = serde_json::json!("su_clos");
@@ -431,13 +413,8 @@ fn top_of_rack_copper_is_sized_when_the_racks_are_known() {
     .expect("plan");
     let ib = fab(&p, Fabric::Infiniband);
     assert!(!ib.feasible);
-    assert!(
-        ib.infeasible_reason
-            .as_deref()
-            .is_some_and(|r| r.contains("two-tier limit")),
-        "{:?}",
-        ib.infeasible_reason
-    );
+    let reason = ib.infeasible_reason.as_deref().expect("reason");
+    assert!(reason.contains("two-tier limit"), "{reason}");
 }
 
 #[test]
@@ -451,12 +428,7 @@ fn two_switches_need_two_rails_and_one_port_gets_one_switch() {
         let p = plan(body.clone()).expect("plan");
         let f = fab(&p, Fabric::Infiniband);
         assert_ne!(counts(f).0, Design::DualSwitch, "{body}");
-        assert!(
-            f.design_alternatives
-                .iter()
-                .all(|a| a.design != Design::DualSwitch),
-            "{body}"
-        );
+        assert!(alternative(f, Design::DualSwitch).is_none(), "{body}");
     }
     // 3 NICs, 8 servers: 16 + 16 ports on the first switch, 8 on the second.
     let p = plan(serde_json::json!({"gpus": 64, "nics_per_node": 3, "fabrics": ["infiniband"]}))

@@ -114,13 +114,7 @@ fn reasons_name_the_traffic_when_idle_matters() {
         "workload": {"preset": "fsdp-llama2-70b"}}),
     );
     let c = p.comparison.as_ref().expect("comparison");
-    assert!(
-        c.reasons
-            .iter()
-            .any(|r| r.contains("idle difference comes from the")),
-        "{:#?}",
-        c.reasons
-    );
+    super::design_tests::assert_mentions(&c.reasons, "idle difference comes from the");
 }
 
 #[test]

@@ -76,27 +76,26 @@ fn qm9700() -> SwitchSpec {
         .expect("qm9700 in data")
 }
 
+/// An 800G switch (links at 800G or 400G) with `ports` ports, `ports_per_cage` per cage.
+fn switch_800g(sku: &str, ports: u32, ports_per_cage: u32) -> SwitchSpec {
+    SwitchSpec {
+        sku: sku.into(),
+        ports,
+        port_speed_gbps: 800,
+        link_speeds_gbps: vec![800, 400],
+        ports_per_cage,
+    }
+}
+
 /// 64 × 800G Ethernet (Tomahawk-5 / Spectrum-4 class), one 800G port per OSFP cage, runs as
 /// 128 × 400G.
 fn eth_64x800() -> SwitchSpec {
-    SwitchSpec {
-        sku: "eth-64x800".into(),
-        ports: 64,
-        port_speed_gbps: 800,
-        link_speeds_gbps: vec![800, 400],
-        ports_per_cage: 1,
-    }
+    switch_800g("eth-64x800", 64, 1)
 }
 
 /// 144 × 800G (Quantum-X800 Q3400 class) in 72 twin-port cages.
 fn xdr_144x800() -> SwitchSpec {
-    SwitchSpec {
-        sku: "ib-144x800".into(),
-        ports: 144,
-        port_speed_gbps: 800,
-        link_speeds_gbps: vec![800, 400],
-        ports_per_cage: 2,
-    }
+    switch_800g("ib-144x800", 144, 2)
 }
 
 fn cluster(gpus: u32, nics: u32, nic_speed_gbps: u32) -> ClusterSpec {
@@ -119,7 +118,9 @@ fn opts(planes: u32, oversubscription: f64, max_tiers: u8) -> TopologyOptions {
 }
 
 /// (tiers, leaves, spines, cores, node-leaf, leaf-spine, spine-core)
-fn summary(t: &Topology) -> (u8, u64, u64, u64, u64, u64, u64) {
+type Summary = (u8, u64, u64, u64, u64, u64, u64);
+
+fn summary(t: &Topology) -> Summary {
     (
         t.tiers,
         t.leaf_switches,
@@ -128,6 +129,28 @@ fn summary(t: &Topology) -> (u8, u64, u64, u64, u64, u64, u64) {
         t.links.node_leaf,
         t.links.leaf_spine,
         t.links.spine_core,
+    )
+}
+
+/// Sizes `gpus` GPUs (8 per node, 8 NICs of `nic_gbps`) on `sw` with `o`, asserts that its
+/// [`summary`] is `want` and returns the topology for further checks.
+fn sized(
+    sw: &SwitchSpec,
+    o: &TopologyOptions,
+    gpus: u32,
+    nic_gbps: u32,
+    want: Summary,
+) -> Topology {
+    let t = size(&cluster(gpus, 8, nic_gbps), sw, o).expect("sizes");
+    assert_eq!(summary(&t), want, "{gpus} GPUs at {nic_gbps}G");
+    t
+}
+
+/// The (two-tier, three-tier) endpoint ceilings per plane.
+fn ceilings(t: &Topology) -> (u64, u64) {
+    (
+        t.two_tier_max_endpoints_per_plane,
+        t.three_tier_max_endpoints_per_plane,
     )
 }
 
@@ -217,30 +240,20 @@ fn ethernet_128x400_breakout() {
     let sw = eth_64x800();
     let o = opts(1, 1.0, 3);
     // 1,024 GPUs = 128 nodes = 2 SU → L = 16; ceil(16·64/128) = 8 divides 64 → 8 spines.
-    let t = size(&cluster(1024, 8, 400), &sw, &o).expect("sizes");
+    let t = sized(&sw, &o, 1024, 400, (2, 16, 8, 0, 1024, 1024, 0));
     assert_eq!(
         (t.radix, t.scalable_unit_nodes, t.scalable_units),
         (128, 64, 2)
     );
-    assert_eq!(summary(&t), (2, 16, 8, 0, 1024, 1024, 0));
-    assert_eq!(
-        (
-            t.two_tier_max_endpoints_per_plane,
-            t.three_tier_max_endpoints_per_plane
-        ),
-        (8192, 524_288)
-    );
+    assert_eq!(ceilings(&t), (8192, 524_288));
     // 1,536 GPUs = 192 nodes = 3 SU → L = 24; ceil(24·64/128) = 12 does not divide 64 → 16
     // (the same effect as NVIDIA's 3-SU row).
-    let t = size(&cluster(1536, 8, 400), &sw, &o).expect("sizes");
-    assert_eq!(summary(&t), (2, 24, 16, 0, 1536, 1536, 0));
+    sized(&sw, &o, 1536, 400, (2, 24, 16, 0, 1536, 1536, 0));
     // 8,192 GPUs = 1,024 nodes = 16 SU → L = 128 = k, S = 64: exactly at the two-tier ceiling.
-    let t = size(&cluster(8192, 8, 400), &sw, &o).expect("sizes");
-    assert_eq!(summary(&t), (2, 128, 64, 0, 8192, 8192, 0));
+    sized(&sw, &o, 8192, 400, (2, 128, 64, 0, 8192, 8192, 0));
     // 8,200 GPUs = 1,025 nodes = 17 SU → L = 136 > 128 → three tiers: spines = 136·64/64 = 136,
     // core = 136·64/128 = 68; leaf-spine = spine-core = 136·64 = 8,704.
-    let t = size(&cluster(8200, 8, 400), &sw, &o).expect("sizes");
-    assert_eq!(summary(&t), (3, 136, 136, 68, 8200, 8704, 8704));
+    let t = sized(&sw, &o, 8200, 400, (3, 136, 136, 68, 8200, 8704, 8704));
     // Cages: one 800G port (2 × 400G links) per cage, 64 cages per switch.
     assert_eq!(t.ports.switch_cages_total, (136 + 136 + 68) * 64);
 }
@@ -252,23 +265,20 @@ fn xdr_144x800_su_is_72_nodes() {
     let sw = xdr_144x800();
     let o = opts(1, 1.0, 3);
     // 576 GPUs = 72 nodes = 1 SU → L = 8; ceil(8·72/144) = 4 divides 72 → 4 spines.
-    let t = size(&cluster(576, 8, 800), &sw, &o).expect("sizes");
+    let t = sized(&sw, &o, 576, 800, (2, 8, 4, 0, 576, 576, 0));
     assert_eq!((t.link_speed_gbps, t.scalable_unit_nodes), (800, 72));
-    assert_eq!(summary(&t), (2, 8, 4, 0, 576, 576, 0));
-    assert_eq!(
-        (
-            t.two_tier_max_endpoints_per_plane,
-            t.three_tier_max_endpoints_per_plane
-        ),
-        (10_368, 746_496)
-    );
+    assert_eq!(ceilings(&t), (10_368, 746_496));
     // 2,304 GPUs = 288 nodes = 4 SU → L = 32; ceil(32·72/144) = 16; divisors of 72 ≥ 16 → 18.
-    let t = size(&cluster(2304, 8, 800), &sw, &o).expect("sizes");
-    assert_eq!(summary(&t), (2, 32, 18, 0, 2304, 2304, 0));
+    sized(&sw, &o, 2304, 800, (2, 32, 18, 0, 2304, 2304, 0));
     // 20,736 GPUs = 2,592 nodes = 36 SU → L = 288 > 144 → three tiers: spines 288, core 144,
     // leaf-spine = spine-core = 288·72 = 20,736.
-    let t = size(&cluster(20_736, 8, 800), &sw, &o).expect("sizes");
-    assert_eq!(summary(&t), (3, 288, 288, 144, 20_736, 20_736, 20_736));
+    sized(
+        &sw,
+        &o,
+        20_736,
+        800,
+        (3, 288, 288, 144, 20_736, 20_736, 20_736),
+    );
 }
 
 #[test]
@@ -277,17 +287,16 @@ fn two_planes_of_400g_from_800g_nics() {
     // 512 GPUs = 64 nodes = 1 SU. Per plane: L = 8, ceil(8·64/128) = 4 → 4 spines.
     // Totals ×2: 16 leaves, 8 spines; node-leaf = 64·8·2 = 1,024; leaf-spine = 16·64 = 1,024.
     let sw = eth_64x800();
-    let t = size(&cluster(512, 8, 800), &sw, &opts(2, 1.0, 3)).expect("sizes");
+    let two = opts(2, 1.0, 3);
+    let t = sized(&sw, &two, 512, 800, (2, 16, 8, 0, 1024, 1024, 0));
     assert_eq!(
         (t.planes, t.link_speed_gbps, t.radix, t.endpoints_per_plane),
         (2, 400, 128, 512)
     );
-    assert_eq!(summary(&t), (2, 16, 8, 0, 1024, 1024, 0));
     assert_eq!(t.ports.nic_ports, 1024);
     // 8,192 GPUs = 1,024 nodes = 16 SU: per plane L = 128 = k, S = 64 (ceiling 8,192 per plane);
     // totals 256 leaves, 128 spines, 16,384 node-leaf and 16,384 leaf-spine links.
-    let t = size(&cluster(8192, 8, 800), &sw, &opts(2, 1.0, 3)).expect("sizes");
-    assert_eq!(summary(&t), (2, 256, 128, 0, 16_384, 16_384, 0));
+    sized(&sw, &two, 8192, 800, (2, 256, 128, 0, 16_384, 16_384, 0));
     // The same NICs on one plane run 800G links: k = 64, a different fabric.
     let t = size(&cluster(512, 8, 800), &sw, &opts(1, 1.0, 3)).expect("sizes");
     assert_eq!(
@@ -304,17 +313,14 @@ fn three_to_one_oversubscription() {
     let o = opts(1, 3.0, 3);
     // 1,024 GPUs = 128 nodes = ceil(128/48) = 3 SU → L = 24; ceil(24·16/64) = 6 → divisors of
     // 16 → 8 spines; leaf-spine = 24·16 = 384.
-    let t = size(&cluster(1024, 8, 400), &sw, &o).expect("sizes");
+    let t = sized(&sw, &o, 1024, 400, (2, 24, 8, 0, 1024, 384, 0));
     assert_eq!((t.scalable_unit_nodes, t.scalable_units), (48, 3));
-    assert_eq!(summary(&t), (2, 24, 8, 0, 1024, 384, 0));
     assert_eq!(t.three_tier_max_endpoints_per_plane, 98_304);
     // 3,072 GPUs = 384 nodes = 8 SU → L = 64 = k, S = 16.
-    let t = size(&cluster(3072, 8, 400), &sw, &o).expect("sizes");
-    assert_eq!(summary(&t), (2, 64, 16, 0, 3072, 1024, 0));
+    sized(&sw, &o, 3072, 400, (2, 64, 16, 0, 3072, 1024, 0));
     // 4,096 GPUs = 512 nodes = 11 SU → L = 88 > 64 → three tiers: spines = 88·16/32 = 44,
     // core = 44·32/64 = 22; leaf-spine = spine-core = 1,408.
-    let t = size(&cluster(4096, 8, 400), &sw, &o).expect("sizes");
-    assert_eq!(summary(&t), (3, 88, 44, 22, 4096, 1408, 1408));
+    sized(&sw, &o, 4096, 400, (3, 88, 44, 22, 4096, 1408, 1408));
 }
 
 #[test]
@@ -325,11 +331,9 @@ fn not_rail_optimized_puts_a_node_on_one_leaf() {
     let sw = qm9700();
     let mut o = opts(1, 1.0, 3);
     o.rail_optimized = false;
-    let t = size(&cluster(1016, 8, 400), &sw, &o).expect("sizes");
+    let t = sized(&sw, &o, 1016, 400, (2, 32, 16, 0, 1016, 1024, 0));
     assert_eq!((t.nodes_per_leaf, t.scalable_unit_nodes), (4, 4));
-    assert_eq!(summary(&t), (2, 32, 16, 0, 1016, 1024, 0));
-    let t = size(&cluster(800, 8, 400), &sw, &o).expect("sizes");
-    assert_eq!(summary(&t), (2, 25, 16, 0, 800, 800, 0));
+    sized(&sw, &o, 800, 400, (2, 25, 16, 0, 800, 800, 0));
 }
 
 #[test]
@@ -339,12 +343,11 @@ fn two_to_one_is_exact_and_never_adds_spines() {
     // ⌈8·21/64⌉ = 3 spines, 3 divides 21 → 3 spines: 11 switches against 12 at 1:1.
     // (The old rule, d = ⌊k·o/(1+o)⌋ = 42 with u = 22, needed 11 spines: 22 has no divisor
     // between 3 and 10.)
-    let t = size(&cluster(248, 8, 400), &qm9700(), &opts(1, 2.0, 3)).expect("sizes");
+    let sw = qm9700();
+    let t = sized(&sw, &opts(1, 2.0, 3), 248, 400, (2, 8, 3, 0, 248, 168, 0));
     assert_eq!((t.leaf_downlinks, t.leaf_uplinks), (42, 21));
     assert_eq!(t.oversubscription_realised, 2.0);
-    assert_eq!(summary(&t), (2, 8, 3, 0, 248, 168, 0));
-    let nb = size(&cluster(248, 8, 400), &qm9700(), &opts(1, 1.0, 3)).expect("sizes");
-    assert_eq!(summary(&nb), (2, 8, 4, 0, 248, 256, 0));
+    sized(&sw, &opts(1, 1.0, 3), 248, 400, (2, 8, 4, 0, 248, 256, 0));
     // 2:1 on 128 × 400G (64 × 800G Ethernet): 84:42, two ports unused.
     let s = leaf_split(128, 2.0);
     assert_eq!((s.downlinks, s.uplinks, s.exact), (84, 42, true));
@@ -359,31 +362,38 @@ fn two_to_one_is_exact_and_never_adds_spines() {
 // --------------------------------------------------------------------------------- errors
 
 #[test]
-fn three_tier_ceiling_error_names_the_limit() {
-    // 65,537 GPUs → 8,193 nodes → 65,544 endpoints per plane > 64³/4 = 65,536.
-    let err = size(&cluster(65_537, 8, 400), &qm9700(), &opts(1, 1.0, 3)).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "65,544 endpoints per plane exceed the three-tier ceiling of 65,536 \
-         (k^3/4 with k = 64 ports of 400G on nvidia-qm9700)"
-    );
-    assert_eq!(err.code().as_str(), "exceeds_tier_ceiling");
+fn tier_ceiling_errors_name_the_limit() {
+    let sw = qm9700();
+    for (gpus, max_tiers, message) in [
+        // 65,537 GPUs → 8,193 nodes → 65,544 endpoints per plane > 64³/4 = 65,536.
+        (
+            65_537,
+            3,
+            "65,544 endpoints per plane exceed the three-tier ceiling of 65,536 \
+             (k^3/4 with k = 64 ports of 400G on nvidia-qm9700)",
+        ),
+        // 2,056 GPUs → 257 nodes → 2,056 endpoints > 64·32 = 2,048.
+        (
+            2056,
+            2,
+            "2,056 endpoints per plane exceed the two-tier ceiling of 2,048 \
+             (k^2/2 with k = 64 ports of 400G on nvidia-qm9700)",
+        ),
+    ] {
+        let err = size(&cluster(gpus, 8, 400), &sw, &opts(1, 1.0, max_tiers)).unwrap_err();
+        assert_eq!(err.to_string(), message);
+        assert_eq!(err.code().as_str(), "exceeds_tier_ceiling");
+    }
     // One SU less fits: 65,536 GPUs = 2,048 SU·leaves = k²/2.
-    let t = size(&cluster(65_536, 8, 400), &qm9700(), &opts(1, 1.0, 3)).expect("fits");
-    assert_eq!(summary(&t), (3, 2048, 2048, 1024, 65_536, 65_536, 65_536));
-}
-
-#[test]
-fn two_tier_ceiling_error() {
-    // 2,056 GPUs → 257 nodes → 2,056 endpoints > 64·32 = 2,048.
-    let err = size(&cluster(2056, 8, 400), &qm9700(), &opts(1, 1.0, 2)).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "2,056 endpoints per plane exceed the two-tier ceiling of 2,048 \
-         (k^2/2 with k = 64 ports of 400G on nvidia-qm9700)"
+    sized(
+        &sw,
+        &opts(1, 1.0, 3),
+        65_536,
+        400,
+        (3, 2048, 2048, 1024, 65_536, 65_536, 65_536),
     );
     // At 3:1 the ceiling is k·d = 3,072.
-    let err = size(&cluster(3080, 8, 400), &qm9700(), &opts(1, 3.0, 2)).unwrap_err();
+    let err = size(&cluster(3080, 8, 400), &sw, &opts(1, 3.0, 2)).unwrap_err();
     assert!(
         err.to_string()
             .contains("ceiling of 3,072 (k*d with k = 64"),

@@ -30,9 +30,7 @@ async fn lists_the_default_catalog_with_its_sha256() {
 #[tokio::test]
 async fn shows_every_entry_with_its_source() {
     let app = spawn_app().await;
-    let res = app.get("/v1/catalogs/default").await;
-    assert_eq!(res.status(), 200);
-    let body: serde_json::Value = res.json().await.unwrap();
+    let body = app.ok_json("/v1/catalogs/default").await;
     let content = &body["content"];
     let mut n = 0;
     for kind in [

@@ -21,14 +21,7 @@ async fn wrong_method_is_a_405_problem_with_allow() {
 #[tokio::test]
 async fn malformed_json_is_a_400_problem() {
     let app = spawn_app().await;
-    let res = app
-        .post_raw(
-            "/v1/plans",
-            ("content-type", "application/json"),
-            "{\"gpus\": 8,",
-        )
-        .await;
-    let body = assert_problem(res, 400).await;
+    let body = assert_problem(post_raw(&app, b"{\"gpus\": 8,", &[]).await, 400).await;
     assert_eq!(body["code"], "malformed_request");
 }
 
@@ -157,6 +150,7 @@ async fn with_deadline(deadline: std::time::Duration) -> crate::TestApp {
     .await
 }
 
+/// POSTs `body` to `/v1/plans` as `application/json`, with `headers` besides.
 async fn post_raw(
     app: &crate::TestApp,
     body: &'static [u8],

@@ -3,14 +3,10 @@ use crate::spawn_app;
 #[tokio::test]
 async fn healthz_and_readyz_answer_200() {
     let app = spawn_app().await;
-    let res = app.get("/healthz").await;
-    assert_eq!(res.status(), 200);
-    let body: serde_json::Value = res.json().await.unwrap();
+    let body = app.ok_json("/healthz").await;
     assert_eq!(body["status"], "ok");
 
-    let res = app.get("/readyz").await;
-    assert_eq!(res.status(), 200);
-    let body: serde_json::Value = res.json().await.unwrap();
+    let body = app.ok_json("/readyz").await;
     assert_eq!(body["status"], "ready");
     assert_eq!(body["default_catalog"], "default");
 }

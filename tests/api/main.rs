@@ -76,6 +76,16 @@ impl TestApp {
         self.get(path).await.json().await.expect("JSON body")
     }
 
+    /// GET `path`, which must answer 200; its body as JSON.
+    pub async fn ok_json(&self, path: &str) -> serde_json::Value {
+        ok_json(self.get(path).await).await
+    }
+
+    /// POST `body` to `path`, which must answer 200; the answer's body as JSON.
+    pub async fn post_ok(&self, path: &str, body: &serde_json::Value) -> serde_json::Value {
+        ok_json(self.post_json(path, body).await).await
+    }
+
     pub async fn post_json(&self, path: &str, body: &serde_json::Value) -> reqwest::Response {
         self.client
             .post(self.url(path))
@@ -182,6 +192,12 @@ pub fn find<'a>(v: &'a serde_json::Value, key: &str, value: &str) -> &'a serde_j
 pub fn content_type(res: &reqwest::Response) -> &str {
     let ct = res.headers().get("content-type");
     ct.and_then(|v| v.to_str().ok()).unwrap_or("")
+}
+
+/// Asserts a 200 response and returns its body as JSON.
+pub async fn ok_json(res: reqwest::Response) -> serde_json::Value {
+    assert_eq!(res.status().as_u16(), 200, "status of {}", res.url());
+    res.json().await.expect("JSON body")
 }
 
 /// Asserts a problem+json response with `status` and returns its body.

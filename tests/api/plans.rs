@@ -22,6 +22,15 @@ fn fabric<'a>(plan: &'a Value, name: &str) -> &'a Value {
         .unwrap()
 }
 
+/// Asserts that one of the plan's warnings contains `part`.
+fn assert_warns(plan: &Value, part: &str, why: &str) {
+    let warnings = plan["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w.as_str().unwrap().contains(part)),
+        "{why}: {warnings:?}"
+    );
+}
+
 async fn plan(app: &crate::TestApp, body: Value) -> Value {
     let res = app.post_json("/v1/plans", &body).await;
     let status = res.status();
@@ -232,19 +241,8 @@ async fn default_plan_has_the_contract_fields_and_consistent_money() {
         .unwrap();
     assert_eq!(min["fabric"], cheapest);
     assert!(!v["comparison"]["reasons"].as_array().unwrap().is_empty());
-    let warnings = v["warnings"].as_array().unwrap();
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.as_str().unwrap().contains("arista-7060x6-64pe")),
-        "placeholder price warned: {warnings:?}"
-    );
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.as_str().unwrap().contains("quote required")),
-        "UFM quote required: {warnings:?}"
-    );
+    assert_warns(&v, "arista-7060x6-64pe", "placeholder price warned");
+    assert_warns(&v, "quote required", "UFM quote required");
 }
 
 #[tokio::test]
@@ -418,6 +416,7 @@ async fn crossing_the_reported_break_even_flips_the_cheapest_fabric() {
 
 #[tokio::test]
 async fn idle_fraction_moves_the_way_physics_says() {
+    use std::cmp::Ordering::{Greater, Less};
     let app = spawn_app().await;
     let idle = |v: &Value, f: &str| {
         fabric(v, f)["performance"]["gpu_idle_fraction"]
@@ -425,35 +424,42 @@ async fn idle_fraction_moves_the_way_physics_says() {
             .unwrap()
     };
     let base = json!({"gpus": 16384, "fabrics": ["roce"], "workload": {"step_compute_ms": 500}});
-    let b = plan(&app, base.clone()).await;
-    let mut tuned = base.clone();
-    tuned["topology"] = json!({"roce_tuning": "tuned"});
-    let t = plan(&app, tuned).await;
-    assert!(
-        idle(&t, "roce") < idle(&b, "roce"),
-        "tuning ECMP lowers idle time"
-    );
-    let mut over = base.clone();
-    over["topology"] = json!({"oversubscription": 3});
-    let o = plan(&app, over).await;
-    assert!(
-        idle(&o, "roce") > idle(&b, "roce"),
-        "oversubscription raises idle time"
-    );
-    let mut short = base.clone();
-    short["workload"]["step_compute_ms"] = json!(200);
-    let s = plan(&app, short).await;
-    assert!(
-        idle(&s, "roce") > idle(&b, "roce"),
-        "less compute to hide behind raises idle time"
-    );
-    let mut big = base.clone();
-    big["workload"]["model_params_billion"] = json!(140);
-    let g = plan(&app, big).await;
-    assert!(
-        idle(&g, "roce") > idle(&b, "roce"),
-        "bigger gradients raise idle time"
-    );
+    let b = idle(&plan(&app, base.clone()).await, "roce");
+    for (section, key, value, moves, why) in [
+        (
+            "topology",
+            "roce_tuning",
+            json!("tuned"),
+            Less,
+            "tuning ECMP lowers idle time",
+        ),
+        (
+            "topology",
+            "oversubscription",
+            json!(3),
+            Greater,
+            "oversubscription raises idle time",
+        ),
+        (
+            "workload",
+            "step_compute_ms",
+            json!(200),
+            Greater,
+            "less compute to hide behind raises idle time",
+        ),
+        (
+            "workload",
+            "model_params_billion",
+            json!(140),
+            Greater,
+            "bigger gradients raise idle time",
+        ),
+    ] {
+        let mut changed = base.clone();
+        changed[section][key] = value;
+        let idle = idle(&plan(&app, changed).await, "roce");
+        assert_eq!(idle.partial_cmp(&b), Some(moves), "{why}: {idle} vs {b}");
+    }
 }
 
 #[tokio::test]
@@ -481,14 +487,7 @@ async fn in_rack_copper_replaces_node_side_optics() {
             .any(|l| l["description"].as_str().unwrap().contains("NIC side")),
         "no NIC-side modules with copper"
     );
-    assert!(
-        v["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|w| w.as_str().unwrap().contains("dac-800g-twin-2m")),
-        "placeholder DAC price warned"
-    );
+    assert_warns(&v, "dac-800g-twin-2m", "placeholder DAC price warned");
 }
 
 #[tokio::test]

@@ -1,6 +1,8 @@
 //! The spreadsheet surface through real HTTP: GET plans = POST plans, CSV, single values, BOM,
 //! HTTP caching behaviour, query parameter errors, sweeps.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Value, json};
 
 use crate::{TestApp, assert_problem, spawn_app};
@@ -43,7 +45,7 @@ fn parse_csv(text: &str) -> Vec<Vec<String>> {
 }
 
 /// CSV rows as maps header → cell.
-fn csv_records(text: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+fn csv_records(text: &str) -> Vec<BTreeMap<String, String>> {
     let rows = parse_csv(text);
     let header = rows[0].clone();
     rows[1..]
@@ -79,6 +81,43 @@ async fn get_text(app: &TestApp, path: &str) -> (u16, reqwest::header::HeaderMap
     (status, headers, res.text().await.unwrap())
 }
 
+/// GET `path`, which must answer 200; its headers and body.
+async fn get_ok(app: &TestApp, path: &str) -> (reqwest::header::HeaderMap, String) {
+    let (status, headers, text) = get_text(app, path).await;
+    assert_eq!(status, 200, "{path}: {text}");
+    (headers, text)
+}
+
+/// GET `path`, which must answer 200 with `rows` CSV records; the records.
+async fn csv_rows(app: &TestApp, path: &str, rows: usize) -> Vec<BTreeMap<String, String>> {
+    let (h, text) = get_ok(app, path).await;
+    assert_eq!(h["content-type"], "text/csv; charset=utf-8", "{path}");
+    let recs = csv_records(&text);
+    assert_eq!(recs.len(), rows, "{path}");
+    recs
+}
+
+/// The answer's `ETag` is the plan's id (then `suffix`), quoted.
+fn assert_plan_etag(h: &reqwest::header::HeaderMap, plan: &Value, suffix: &str) {
+    let id = plan["plan_id"].as_str().unwrap();
+    assert_eq!(h["etag"].to_str().unwrap(), format!("\"{id}{suffix}\""));
+}
+
+/// A text cell (CSV cell or bare value) is the number of a JSON leaf, to 1 part in 10^12.
+fn assert_number(cell: &str, leaf: &Value, what: &str) {
+    let want = num(leaf);
+    let got: f64 = cell.parse().unwrap();
+    assert!(
+        (got - want).abs() <= want.abs() * 1e-12,
+        "{what}: {got} vs {want}"
+    );
+}
+
+/// A field of a problem's first error, as text.
+fn first_error<'a>(p: &'a Value, field: &str) -> &'a str {
+    p["errors"][0][field].as_str().unwrap()
+}
+
 const Q: &str = "gpus=2048&gpu_model=h100&fabrics=infiniband,roce&economics.years=4\
 &topology.oversubscription=1&prices.discounts.category.optic=0.3&prices.overrides.nvidia-qm9700=42000";
 
@@ -93,16 +132,12 @@ fn q_body() -> Value {
 async fn get_plan_equals_post_plan_for_the_same_inputs() {
     let app = spawn_app().await;
     let post: Value = app.post_value("/v1/plans", &q_body()).await;
-    let (s, h, body) = get_text(&app, &format!("/v1/plans?{Q}&_=12345")).await;
-    assert_eq!(s, 200, "{body}");
+    let (h, body) = get_ok(&app, &format!("/v1/plans?{Q}&_=12345")).await;
     assert_eq!(h["cache-control"], "no-store");
     let got: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(got["plan_id"], post["plan_id"]);
     assert_eq!(got, post);
-    assert_eq!(
-        h["etag"].to_str().unwrap(),
-        format!("\"{}\"", post["plan_id"].as_str().unwrap())
-    );
+    assert_plan_etag(&h, &post, "");
     // Repeated list parameter = comma-separated.
     let (_, _, rep) = get_text(
         &app,
@@ -120,13 +155,9 @@ async fn get_plan_equals_post_plan_for_the_same_inputs() {
 async fn plan_csv_parses_and_matches_the_json_figures() {
     let app = spawn_app().await;
     let plan: Value = app.post_value("/v1/plans", &q_body()).await;
-    let (s, h, text) = get_text(&app, &format!("/v1/plans?{Q}&format=csv")).await;
-    assert_eq!(s, 200, "{text}");
+    let (h, text) = get_ok(&app, &format!("/v1/plans?{Q}&format=csv")).await;
     assert_eq!(h["content-type"], "text/csv; charset=utf-8");
-    assert_eq!(
-        h["etag"].to_str().unwrap(),
-        format!("\"{}-csv\"", plan["plan_id"].as_str().unwrap())
-    );
+    assert_plan_etag(&h, &plan, "-csv");
     let recs = csv_records(&text);
     assert_eq!(recs.len(), 2);
     for (rec, f) in recs.iter().zip(plan["fabrics"].as_array().unwrap()) {
@@ -153,12 +184,7 @@ async fn plan_csv_parses_and_matches_the_json_figures() {
                 !cell.contains(['e', 'E', ' ']),
                 "{col}: plain number {cell}"
             );
-            let want = num(dig(f, col));
-            let got: f64 = cell.parse().unwrap();
-            assert!(
-                (got - want).abs() <= want.abs() * 1e-12,
-                "{col}: {got} vs {want}"
-            );
+            assert_number(cell, dig(f, col), col);
         }
         let cheapest = plan["comparison"]["cheapest_fabric"] == f["fabric"];
         assert_eq!(rec["cheapest"], cheapest.to_string());
@@ -201,10 +227,7 @@ async fn bom_rows_match_the_plan() {
         .map(|f| f["bom"].as_array().unwrap().len())
         .sum();
     assert_eq!(rows.len(), lines);
-    let (s, _, text) = get_text(&app, &format!("/v1/plans/bom?{Q}&format=csv")).await;
-    assert_eq!(s, 200);
-    let recs = csv_records(&text);
-    assert_eq!(recs.len(), lines);
+    let recs = csv_rows(&app, &format!("/v1/plans/bom?{Q}&format=csv"), lines).await;
     for f in plan["fabrics"].as_array().unwrap() {
         let name = f["fabric"].as_str().unwrap();
         let sum: f64 = recs
@@ -238,31 +261,24 @@ async fn value_is_the_bare_json_number() {
             "topology.spine_switches",
             "tco.by_year.1.cost_usd",
         ] {
-            let (s, h, text) = get_text(
+            let (h, text) = get_ok(
                 &app,
                 &format!("/v1/value?metric={metric}&fabric={fabric}&{Q}"),
             )
             .await;
-            assert_eq!(s, 200, "{metric}: {text}");
             assert_eq!(h["content-type"], "text/plain; charset=utf-8");
             assert!(
                 !text.ends_with('\n') && !text.contains(['e', ',']),
                 "{text:?}"
             );
-            let want = num(dig(f, metric));
-            let got: f64 = text.parse().unwrap();
-            assert!(
-                (got - want).abs() <= want.abs() * 1e-12,
-                "{metric}: {got} vs {want}"
-            );
+            assert_number(&text, dig(f, metric), metric);
         }
     }
-    let (s, _, text) = get_text(
+    let (_, text) = get_ok(
         &app,
         &format!("/v1/value?metric=comparison.break_even.current_gpu_hour_usd&{Q}"),
     )
     .await;
-    assert_eq!(s, 200, "{text}");
     assert_eq!(
         text.parse::<f64>().unwrap(),
         num(&plan["comparison"]["break_even"]["current_gpu_hour_usd"])
@@ -366,12 +382,7 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
         .problem("/v1/plans?gpus=1024&economics.years=abc", 422)
         .await;
     assert_eq!(p["errors"][0]["pointer"], "/economics/years");
-    assert!(
-        p["errors"][0]["detail"]
-            .as_str()
-            .unwrap()
-            .contains("economics.years")
-    );
+    assert!(first_error(&p, "detail").contains("economics.years"));
     for (query, pointer) in [
         (
             "gpus=1024&topology.oversubscription=0.5",
@@ -389,12 +400,7 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
     let p = app
         .problem("/v1/plans?gpus=8&fabrics=roce,ethernet", 422)
         .await;
-    assert!(
-        p["errors"][0]["pointer"]
-            .as_str()
-            .unwrap()
-            .starts_with("/fabrics")
-    );
+    assert!(first_error(&p, "pointer").starts_with("/fabrics"));
     assert_eq!(
         app.pointer("/v1/plans?gpus=8&format=xlsx", 422).await,
         "/format"
@@ -432,10 +438,7 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
     ] {
         let p = app.problem(&format!("/v1/plans?{bad}"), 422).await;
         assert!(
-            p["errors"][0]["detail"]
-                .as_str()
-                .unwrap()
-                .starts_with("query parameter"),
+            first_error(&p, "detail").starts_with("query parameter"),
             "{bad}: {p}"
         );
     }
@@ -464,12 +467,11 @@ async fn csv_text_cells_are_guarded_against_formulas() {
 }
 
 async fn cheapest_at(app: &TestApp, gpus: u64) -> String {
-    let (s, _, text) = get_text(
+    let (_, text) = get_ok(
         app,
         &format!("/v1/plans?gpus={gpus}&fabrics=infiniband,roce_adaptive&economics.years=5"),
     )
     .await;
-    assert_eq!(s, 200, "{text}");
     let v: Value = serde_json::from_str(&text).unwrap();
     v["comparison"]["cheapest_fabric"]
         .as_str()
@@ -480,13 +482,12 @@ async fn cheapest_at(app: &TestApp, gpus: u64) -> String {
 #[tokio::test]
 async fn sweep_rows_and_crossovers_agree_with_single_plans() {
     let app = spawn_app().await;
-    let (s, _, text) = get_text(
+    let (_, text) = get_ok(
         &app,
         "/v1/sweeps?vary=gpus&from=16&to=1024&steps=8&scale=geometric\
          &fabrics=infiniband,roce_adaptive&economics.years=5",
     )
     .await;
-    assert_eq!(s, 200, "{text}");
     let sw: Value = serde_json::from_str(&text).unwrap();
     let rows = sw["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 16);
@@ -524,14 +525,12 @@ async fn sweep_rows_and_crossovers_agree_with_single_plans() {
         ).await;
     assert_eq!(post, sw);
     // CSV rows.
-    let (_, h, csv) = get_text(
+    let recs = csv_rows(
         &app,
         "/v1/sweeps?vary=gpus&values=512,1024&fabrics=infiniband,roce&format=csv",
+        4,
     )
     .await;
-    assert_eq!(h["content-type"], "text/csv; charset=utf-8");
-    let recs = csv_records(&csv);
-    assert_eq!(recs.len(), 4);
     assert_eq!(recs[0]["gpus"], "512");
 }
 
@@ -564,8 +563,7 @@ async fn sweep_limits_and_bad_points_are_422_problems() {
 }
 
 async fn plan_at(app: &TestApp, query: &str) -> Value {
-    let (s, _, text) = get_text(app, &format!("/v1/plans?{query}")).await;
-    assert_eq!(s, 200, "{text}");
+    let (_, text) = get_ok(app, &format!("/v1/plans?{query}")).await;
     serde_json::from_str(&text).unwrap()
 }
 
@@ -573,7 +571,7 @@ async fn plan_at(app: &TestApp, query: &str) -> Value {
 async fn grid_sweep_rows_and_crossovers_agree_with_single_plans() {
     let app = spawn_app().await;
     let base = "fabrics=infiniband,roce";
-    let (s, _, text) = get_text(
+    let (_, text) = get_ok(
         &app,
         &format!(
             "/v1/sweeps?vary=gpus&from=16&to=512&steps=4&scale=geometric\
@@ -581,7 +579,6 @@ async fn grid_sweep_rows_and_crossovers_agree_with_single_plans() {
         ),
     )
     .await;
-    assert_eq!(s, 200, "{text}");
     let sw: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(sw["vary2"], "economics.gpu_hour_usd");
     let rows = sw["rows"].as_array().unwrap();
@@ -622,13 +619,12 @@ async fn grid_sweep_rows_and_crossovers_agree_with_single_plans() {
         );
     }
     // CSV carries both inputs as columns.
-    let (_, _, csv) = get_text(
+    let recs = csv_rows(
         &app,
         &format!("/v1/sweeps?vary=gpus&values=512,1024&vary2=economics.years&values2=3,5&{base}&format=csv"),
+        8,
     )
     .await;
-    let recs = csv_records(&csv);
-    assert_eq!(recs.len(), 8);
     assert_eq!(recs[0]["economics.years"], "3");
 }
 
@@ -675,12 +671,11 @@ async fn grid_sweep_errors_name_the_second_input() {
 #[tokio::test]
 async fn inputs_with_a_set_of_values_sweep_without_bisecting_into_forbidden_values() {
     let app = spawn_app().await;
-    let (s, _, text) = get_text(
+    let (_, text) = get_ok(
         &app,
         "/v1/sweeps?vary=nic_speed_gbps&values=200,400,800&gpus=64",
     )
     .await;
-    assert_eq!(s, 200, "{text}");
     let sw: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
         sw["plans_computed"], 3,
@@ -690,12 +685,11 @@ async fn inputs_with_a_set_of_values_sweep_without_bisecting_into_forbidden_valu
         assert_eq!(c["exact"], false, "{c}");
     }
     // A geometric range ending exactly at an input's upper bound stays inside it.
-    let (s, _, text) = get_text(
+    get_ok(
         &app,
         "/v1/sweeps?vary=economics.years&from=1&to=15&steps=4&scale=geometric&gpus=64&fabrics=infiniband",
     )
     .await;
-    assert_eq!(s, 200, "{text}");
 }
 
 #[tokio::test]
@@ -787,10 +781,5 @@ async fn value_of_the_cheapest_fabric() {
             422,
         )
         .await;
-    assert!(
-        p["errors"][0]["detail"]
-            .as_str()
-            .unwrap()
-            .contains("cheapest")
-    );
+    assert!(first_error(&p, "detail").contains("cheapest"));
 }

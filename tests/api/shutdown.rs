@@ -42,6 +42,11 @@ async fn start_binary(
     (child, base, client)
 }
 
+/// GETs `url` and parses the answer as JSON.
+async fn get_json(client: &reqwest::Client, url: String) -> Value {
+    client.get(url).send().await.unwrap().json().await.unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_lets_in_flight_requests_finish() {
     let port = free_port();
@@ -157,25 +162,13 @@ async fn json_logs_are_structured_and_carry_no_secret() {
         Stdio::piped,
     )
     .await;
-    let plan: Value = client
-        .get(format!(
-            "{base}/v1/plans?gpus=64&economics.gpu_hour_usd=2.5"
-        ))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let plan = get_json(
+        &client,
+        format!("{base}/v1/plans?gpus=64&economics.gpu_hour_usd=2.5"),
+    )
+    .await;
     let plan_id = plan["plan_id"].as_str().unwrap().to_string();
-    let ready: Value = client
-        .get(format!("{base}/readyz"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let ready = get_json(&client, format!("{base}/readyz")).await;
     assert_eq!(ready["status"], "degraded");
     assert!(!ready.to_string().contains("hunter2"));
     assert!(!ready.to_string().contains("s3cret"));

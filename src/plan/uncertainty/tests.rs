@@ -329,61 +329,36 @@ fn reasons_read_like_sentences() {
 
 #[test]
 fn inputs_that_cannot_vary_are_refused_with_their_name() {
-    let err = |inputs: Value| {
-        try_plan(json!({"gpus": 64, "uncertainty": {"inputs": inputs}})).expect_err("refused")
-    };
-    for (inputs, pointer, code) in [
+    // Each input alone; the error points at it.
+    for (name, range, code) in [
+        ("gpus", json!("1,2"), "unknown_input"),
+        ("topology.oversubscription", json!("1,2"), "unknown_input"),
+        ("economics.years", json!("3,5"), "unknown_input"),
+        ("economics.gpu_hour_usd", json!("1,5000"), "invalid_range"),
+        ("economics.gpu_hour_usd", json!("3,2,4"), "invalid_range"),
         (
-            json!({"gpus": "1,2"}),
-            "/uncertainty/inputs/gpus",
-            "unknown_input",
-        ),
-        (
-            json!({"topology.oversubscription": "1,2"}),
-            "/uncertainty/inputs/topology.oversubscription",
-            "unknown_input",
-        ),
-        (
-            json!({"economics.years": "3,5"}),
-            "/uncertainty/inputs/economics.years",
-            "unknown_input",
-        ),
-        (
-            json!({"economics.gpu_hour_usd": "1,5000"}),
-            "/uncertainty/inputs/economics.gpu_hour_usd",
+            "economics.gpu_hour_usd",
+            json!({"distribution": "triangular", "low": 1, "high": 2}),
             "invalid_range",
         ),
         (
-            json!({"economics.gpu_hour_usd": "3,2,4"}),
-            "/uncertainty/inputs/economics.gpu_hour_usd",
+            "prices.discounts.category.optic",
+            json!("0,1"),
             "invalid_range",
         ),
         (
-            json!({"economics.gpu_hour_usd": {"distribution": "triangular", "low": 1, "high": 2}}),
-            "/uncertainty/inputs/economics.gpu_hour_usd",
-            "invalid_range",
-        ),
-        (
-            json!({"prices.discounts.category.optic": "0,1"}),
-            "/uncertainty/inputs/prices.discounts.category.optic",
-            "invalid_range",
-        ),
-        (
-            json!({"prices.discounts.category.gpu": "0,0.5"}),
-            "/uncertainty/inputs/prices.discounts.category.gpu",
+            "prices.discounts.category.gpu",
+            json!("0,0.5"),
             "unknown_input",
         ),
-        (
-            json!({"prices.list.no-such-sku": "1,2"}),
-            "/uncertainty/inputs/prices.list.no-such-sku",
-            "unknown_input",
-        ),
+        ("prices.list.no-such-sku", json!("1,2"), "unknown_input"),
     ] {
-        let e = err(inputs.clone());
+        let e = try_plan(json!({"gpus": 64, "uncertainty": {"inputs": {name: range}}}))
+            .expect_err("refused");
         assert_eq!(
             (e.pointer.as_str(), e.code.as_str()),
-            (pointer, code),
-            "{inputs}: {}",
+            (format!("/uncertainty/inputs/{name}").as_str(), code),
+            "{name}: {range}: {}",
             e.detail
         );
     }
