@@ -68,59 +68,10 @@ impl PricedLine {
     }
 }
 
-/// What capex and opex read of a priced line: a [`PricedLine`] or its [`LinePrice`].
-pub trait Priced {
-    fn category(&self) -> Category;
-    fn extended_price_usd(&self) -> Decimal;
-    fn price_overridden(&self) -> bool;
-    fn extended_power_w(&self) -> Decimal;
-}
-
-impl Priced for LinePrice {
-    fn category(&self) -> Category {
-        self.category
-    }
-    fn extended_price_usd(&self) -> Decimal {
-        self.extended_price_usd
-    }
-    fn price_overridden(&self) -> bool {
-        self.price_overridden
-    }
-    fn extended_power_w(&self) -> Decimal {
-        self.extended_power_w
-    }
-}
-
-impl Priced for PricedLine {
-    fn category(&self) -> Category {
-        self.line.category
-    }
-    fn extended_price_usd(&self) -> Decimal {
-        self.extended_price_usd
-    }
-    fn price_overridden(&self) -> bool {
-        self.price_overridden
-    }
-    fn extended_power_w(&self) -> Decimal {
-        self.extended_power_w
-    }
-}
-
 /// Prices every line: an override is the net unit price; otherwise
 /// `unit = round_cents(list × (1 − vendor_discount) × (1 − category_discount))`.
-/// `extended = quantity × unit`, exact.
-pub fn price_lines(
-    lines: &[BomLine],
-    adj: &PriceAdjustments,
-) -> Result<Vec<PricedLine>, CostError> {
-    Ok(lines
-        .iter()
-        .zip(line_prices(lines, adj)?)
-        .map(|(line, p)| PricedLine::new(line.clone(), &p))
-        .collect())
-}
-
-/// The prices [`price_lines`] gives, without the lines.
+/// `extended = quantity × unit`, exact. The lines are not copied ([`PricedLine::new`] joins a
+/// line and its price where a plan reports them).
 pub fn line_prices(lines: &[BomLine], adj: &PriceAdjustments) -> Result<Vec<LinePrice>, CostError> {
     adj.validate()?;
     super::input::validate_lines(lines)?;
@@ -221,7 +172,7 @@ impl<'a> CapexTotal<'a> {
         Ok(())
     }
 
-    /// `capex(&price_lines(…)).total_usd` of the lines added.
+    /// `capex(&line_prices(…)).total_usd` of the lines added.
     pub fn total(&self) -> Result<Decimal, CostError> {
         let blame = largest_input(&self.terms);
         let mut total = Decimal::ZERO;
@@ -252,24 +203,24 @@ pub struct Capex {
     pub total_usd: Decimal,
 }
 
-/// Sums priced lines into [`Capex`]. Also returns the input to blame if a later sum over capex
+/// Sums line prices into [`Capex`]. Also returns the input to blame if a later sum over capex
 /// overflows (the one behind the largest line).
-pub fn capex<L: Priced>(lines: &[L]) -> Result<(Capex, &'static str), CostError> {
+pub fn capex(lines: &[LinePrice]) -> Result<(Capex, &'static str), CostError> {
     let mut sums = [Decimal::ZERO; 5];
     let terms: Vec<(Decimal, &'static str)> = lines
         .iter()
-        .map(|l| (l.extended_price_usd(), line_input(l.price_overridden())))
+        .map(|l| (l.extended_price_usd, line_input(l.price_overridden)))
         .collect();
     let blame = largest_input(&terms);
     for line in lines {
-        let i = match line.category() {
+        let i = match line.category {
             Category::Nic => 0,
             Category::Switch => 1,
             Category::Optic => 2,
             Category::Cable => 3,
             Category::License => 4,
         };
-        sums[i] = add_money(sums[i], line.extended_price_usd(), blame)?;
+        sums[i] = add_money(sums[i], line.extended_price_usd, blame)?;
     }
     let [nics, switches, optics, cables, licenses] = sums;
     let mut hardware = Decimal::ZERO;

@@ -23,9 +23,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-pub use capex::{
-    Capex, CapexTotal, LinePrice, Priced, PricedLine, capex, line_prices, price_lines,
-};
+pub use capex::{Capex, CapexTotal, LinePrice, PricedLine, capex, line_prices};
 pub use compare::{BreakEven, Comparison, FabricDelta, GPU_HOUR_USD_MAX, compare, compare_with};
 pub use error::CostError;
 pub use idle::{GpuIdle, gpu_idle, idle_fraction_to_decimal, owned_gpu_hour_usd};

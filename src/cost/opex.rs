@@ -4,7 +4,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::capex::{Capex, Priced};
+use super::capex::{Capex, LinePrice};
 use super::error::CostError;
 use super::input::Economics;
 use super::money::{HOURS_PER_YEAR, add, div, money, mul, sum_blamed};
@@ -38,19 +38,19 @@ pub struct OpexPerYear {
 
 /// Computes [`OpexPerYear`]; also returns the input behind the largest part (blamed if a later
 /// multi-year sum overflows).
-pub fn opex_per_year<L: Priced>(
+pub fn opex_per_year(
     fabric: Fabric,
     gpus: u32,
     endpoints: u64,
     switches: u64,
-    lines: &[L],
+    lines: &[LinePrice],
     capex: &Capex,
     econ: &Economics,
 ) -> Result<(OpexPerYear, &'static str), CostError> {
     // Power.
     let mut it_power_w = Decimal::ZERO;
     for l in lines {
-        it_power_w = add(it_power_w, l.extended_power_w(), "gpus")?;
+        it_power_w = add(it_power_w, l.extended_power_w, "gpus")?;
     }
     let kwh_per_year = mul(
         div(it_power_w, Decimal::from(1_000u32), "gpus")?,

@@ -599,13 +599,13 @@ proptest! {
     fn the_alternatives_capex_total_equals_the_priced_capex(
         lines in arb_lines(), a in arb_adj(), over in 0..=5_000_000i64,
     ) {
-        // `CapexTotal` (design alternatives) and `capex(price_lines)` (the chosen design)
+        // `CapexTotal` (design alternatives) and `capex(line_prices)` (the chosen design)
         // must agree to the cent, with discounts and an override.
         let mut a = a;
         if let Some(first) = lines.first() {
             a.overrides.insert(first.sku.clone(), Decimal::new(over, 2));
         }
-        let priced = price_lines(&lines, &a).unwrap();
+        let priced = line_prices(&lines, &a).unwrap();
         let (c, _) = capex(&priced).unwrap();
         let mut t = CapexTotal::new(&a).unwrap();
         for l in &lines {

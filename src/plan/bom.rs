@@ -190,7 +190,7 @@ pub fn bill_of_materials(
 }
 
 /// The capex of the BOM [`bill_of_materials`] would build, priced as the plan prices it
-/// (`cost::price_lines`, `cost::capex`), without building it.
+/// (`cost::line_prices`, `cost::capex`), without building it.
 pub fn capex_of(
     topo: &Topology,
     ctx: &BomContext<'_>,
