@@ -134,7 +134,7 @@ fn net_unit_of(
     Ok((unit, false, discount))
 }
 
-/// The capex total of lines given one at a time, priced as [`price_lines`] prices them, without
+/// The capex total of lines given one at a time, priced as [`line_prices`] prices them, without
 /// building priced lines or copying any text: what a plan needs of each design alternative
 /// it only compares.
 pub struct CapexTotal<'a> {
