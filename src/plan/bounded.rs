@@ -98,6 +98,67 @@ macro_rules! bounded_schema {
     };
 }
 
+/// A bounded input's `Deserialize`: a visitor that expects the input's range (its
+/// `range_text`) and has the given `visit_*` methods, entered through `deserialize_*`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! bounded_deserialize {
+    ($name:ident, $entry:ident, { $($visit:item)* }) => {
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str(&$name::range_text())
+                    }
+                    $($visit)*
+                }
+                d.$entry(V)
+            }
+        }
+    };
+}
+
+/// The error of a value outside its input's range (`range`: the input's `range_text`).
+pub fn out_of_range<E: serde::de::Error>(range: String, got: impl std::fmt::Display) -> E {
+    E::custom(format!("{OUT_OF_RANGE}must be {range} (got {got})"))
+}
+
+/// What a bounded integer and a bounded float input declare alike: bounds, unit, `get`,
+/// `echo` and the schema with its default (`integer`: the schema's type).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! bounded_number {
+    ($name:ident: $t:ty, $integer:literal, $min:literal, $max:literal, $unit:literal, [$($doc:literal)*] $(, $def:literal)?) => {
+        impl $name {
+            pub const MIN: $t = $min;
+            pub const MAX: $t = $max;
+            pub const UNIT: &'static str = $unit;
+            /// The value.
+            pub fn get(self) -> $t {
+                self.0
+            }
+            /// A resolved value (a default or a catalog figure) echoed in a plan's `inputs`.
+            pub fn echo(v: $t) -> $name {
+                $name(v)
+            }
+        }
+
+        $crate::bounded_schema!($name, {
+                #[allow(unused_mut, unused_assignments)]
+                let mut default: Option<f64> = None;
+                $(default = Some($def as f64);)?
+                #[allow(clippy::unnecessary_cast)]
+                let (min, max) = ($name::MIN as f64, $name::MAX as f64);
+                $crate::plan::bounded::number_schema(
+                    $integer, false, min, max, false, default,
+                    &format!("{} Unit: {}. Range {}–{}.", concat!($($doc),*), $unit, $name::MIN, $name::MAX),
+                )
+        });
+    };
+}
+
 /// Declares a bounded integer input: `bounded_int!(/// doc \n Years: u32, 1..=15, "years", default 5);`
 #[macro_export]
 macro_rules! bounded_int {
@@ -107,26 +168,7 @@ macro_rules! bounded_int {
         #[serde(transparent)]
         pub struct $name($t);
 
-        impl $name {
-            pub const MIN: $t = $min;
-            pub const MAX: $t = $max;
-            pub const UNIT: &'static str = $unit;
-            /// The value.
-            pub fn get(self) -> $t {
-                self.0
-            }
-            /// The value if it is within bounds.
-            pub fn new(v: $t) -> Option<$name> {
-                (Self::MIN..=Self::MAX).contains(&v).then_some($name(v))
-            }
-            /// A resolved value (a default or a catalog figure) echoed in a plan's `inputs`.
-            pub fn echo(v: $t) -> $name {
-                $name(v)
-            }
-            fn range_text() -> String {
-                format!("a whole number from {} to {} ({})", Self::MIN, Self::MAX, Self::UNIT)
-            }
-        }
+        $crate::bounded_number!($name: $t, true, $min, $max, $unit, [$($doc)*] $(, $def)?);
 
         $(
             impl Default for $name {
@@ -137,47 +179,38 @@ macro_rules! bounded_int {
             }
         )?
 
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct V;
-                impl<'de> serde::de::Visitor<'de> for V {
-                    type Value = $name;
-                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                        f.write_str(&$name::range_text())
-                    }
-                    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<$name, E> {
-                        <$t>::try_from(v)
-                            .ok()
-                            .and_then($name::new)
-                            .ok_or_else(|| E::custom(format!("{}must be {} (got {v})", $crate::plan::bounded::OUT_OF_RANGE, $name::range_text())))
-                    }
-                    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<$name, E> {
-                        match u64::try_from(v) {
-                            Ok(u) => self.visit_u64(u),
-                            Err(_) => Err(E::custom(format!("{}must be {} (got {v})", $crate::plan::bounded::OUT_OF_RANGE, $name::range_text()))),
-                        }
-                    }
-                    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<$name, E> {
-                        if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= u64::MAX as f64 {
-                            self.visit_u64(v as u64)
-                        } else {
-                            Err(E::custom(format!("expected {}, got the number {v}", $name::range_text())))
-                        }
-                    }
-                }
-                d.deserialize_u64(V)
+        impl $name {
+            /// The value if it is within bounds.
+            pub fn new(v: $t) -> Option<$name> {
+                (Self::MIN..=Self::MAX).contains(&v).then_some($name(v))
+            }
+            fn range_text() -> String {
+                format!("a whole number from {} to {} ({})", Self::MIN, Self::MAX, Self::UNIT)
             }
         }
 
-        $crate::bounded_schema!($name, {
-                #[allow(unused_mut, unused_assignments)]
-                let mut default: Option<f64> = None;
-                $(default = Some($def as f64);)?
-                $crate::plan::bounded::number_schema(
-                    true, false, $name::MIN as f64, $name::MAX as f64, false, default,
-                    &format!("{} Unit: {}. Range {}–{}.", concat!($($doc),*), $unit, $name::MIN, $name::MAX),
-                )
+        $crate::bounded_deserialize!($name, deserialize_u64, {
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<$name, E> {
+                <$t>::try_from(v)
+                    .ok()
+                    .and_then($name::new)
+                    .ok_or_else(|| $crate::plan::bounded::out_of_range($name::range_text(), v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<$name, E> {
+                match u64::try_from(v) {
+                    Ok(u) => self.visit_u64(u),
+                    Err(_) => Err($crate::plan::bounded::out_of_range($name::range_text(), v)),
+                }
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<$name, E> {
+                if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= u64::MAX as f64 {
+                    self.visit_u64(v as u64)
+                } else {
+                    Err(E::custom(format!("expected {}, got the number {v}", $name::range_text())))
+                }
+            }
         });
+
     };
 }
 
@@ -190,56 +223,30 @@ macro_rules! bounded_float {
         #[serde(transparent)]
         pub struct $name(f64);
 
+        $crate::bounded_number!($name: f64, false, $min, $max, $unit, [$($doc)*] $(, $def)?);
+
         impl $name {
-            pub const MIN: f64 = $min;
-            pub const MAX: f64 = $max;
-            pub const UNIT: &'static str = $unit;
-            pub fn get(self) -> f64 {
-                self.0
-            }
+            /// The value if it is finite and within bounds.
             pub fn new(v: f64) -> Option<$name> {
                 (v.is_finite() && (Self::MIN..=Self::MAX).contains(&v)).then_some($name(v))
-            }
-            /// A resolved value (a default or a catalog figure) echoed in a plan's `inputs`.
-            pub fn echo(v: f64) -> $name {
-                $name(v)
             }
             fn range_text() -> String {
                 format!("a number from {} to {} ({})", Self::MIN, Self::MAX, Self::UNIT)
             }
         }
 
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct V;
-                impl<'de> serde::de::Visitor<'de> for V {
-                    type Value = $name;
-                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                        f.write_str(&$name::range_text())
-                    }
-                    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<$name, E> {
-                        $name::new(v).ok_or_else(|| E::custom(format!("{}must be {} (got {v})", $crate::plan::bounded::OUT_OF_RANGE, $name::range_text())))
-                    }
-                    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<$name, E> {
-                        self.visit_f64(v as f64)
-                    }
-                    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<$name, E> {
-                        self.visit_f64(v as f64)
-                    }
-                }
-                d.deserialize_f64(V)
+        $crate::bounded_deserialize!($name, deserialize_f64, {
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<$name, E> {
+                $name::new(v).ok_or_else(|| $crate::plan::bounded::out_of_range($name::range_text(), v))
             }
-        }
-
-        $crate::bounded_schema!($name, {
-                #[allow(unused_mut, unused_assignments)]
-                let mut default: Option<f64> = None;
-                $(default = Some($def as f64);)?
-                $crate::plan::bounded::number_schema(
-                    false, false, $min, $max, false, default,
-                    &format!("{} Unit: {}. Range {}–{}.", concat!($($doc),*), $unit, $min, $max),
-                )
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<$name, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<$name, E> {
+                self.visit_f64(v as f64)
+            }
         });
+
     };
 }
 
@@ -289,7 +296,7 @@ macro_rules! bounded_decimal {
                 struct V;
                 impl V {
                     fn check<E: serde::de::Error>(v: rust_decimal::Decimal) -> Result<$name, E> {
-                        $name::new(v).ok_or_else(|| E::custom(format!("{}must be {} (got {v})", $crate::plan::bounded::OUT_OF_RANGE, $name::range_text())))
+                        $name::new(v).ok_or_else(|| $crate::plan::bounded::out_of_range($name::range_text(), v))
                     }
                 }
                 impl<'de> serde::de::Visitor<'de> for V {

@@ -167,54 +167,39 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
                 perf::DEFAULT_PIPELINE_PARALLEL.min((gpus / tensor_parallel.max(1)).max(1))
             }
         });
+    // A field the request gives, else the preset's (or the default job's) value.
+    macro_rules! given_or_preset {
+        ($field:ident) => {
+            w.$field.map(|v| v.get()).unwrap_or(base.$field)
+        };
+    }
+    // The same for an optional figure (`None` in both: not given).
+    macro_rules! given_or_preset_if_any {
+        ($field:ident) => {
+            w.$field.map(|v| v.get()).or(base.$field)
+        };
+    }
     let workload = Workload {
         message_bytes: w.message_bytes.map(MessageBytes::get),
         preset: w.preset,
-        model_params_billion: w
-            .model_params_billion
-            .map(ModelParamsBillion::get)
-            .unwrap_or(base.model_params_billion),
-        active_params_billion: w
-            .active_params_billion
-            .map(ModelParamsBillion::get)
-            .or(base.active_params_billion),
-        bytes_per_gradient: w
-            .bytes_per_gradient
-            .map(BytesPerGradient::get)
-            .unwrap_or(base.bytes_per_gradient),
+        model_params_billion: given_or_preset!(model_params_billion),
+        active_params_billion: given_or_preset_if_any!(active_params_billion),
+        bytes_per_gradient: given_or_preset!(bytes_per_gradient),
         tensor_parallel,
         pipeline_parallel,
-        context_parallel: w
-            .context_parallel
-            .map(ParallelDegree::get)
-            .unwrap_or(base.context_parallel),
-        expert_parallel: w
-            .expert_parallel
-            .map(ParallelDegree::get)
-            .unwrap_or(base.expert_parallel),
-        moe_top_k: w.moe_top_k.map(MoeTopK::get).unwrap_or(base.moe_top_k),
+        context_parallel: given_or_preset!(context_parallel),
+        expert_parallel: given_or_preset!(expert_parallel),
+        moe_top_k: given_or_preset!(moe_top_k),
         data_parallel: w.data_parallel.map(DataParallelDegree::get),
         data_parallel_mode: w.data_parallel_mode.unwrap_or(base.data_parallel_mode),
-        sequence_length: w
-            .sequence_length
-            .map(SequenceLength::get)
-            .unwrap_or(base.sequence_length),
-        global_batch_tokens: w
-            .global_batch_tokens
-            .map(GlobalBatchTokens::get)
-            .or(base.global_batch_tokens),
-        hidden_size: w.hidden_size.map(HiddenSize::get).or(base.hidden_size),
+        sequence_length: given_or_preset!(sequence_length),
+        global_batch_tokens: given_or_preset_if_any!(global_batch_tokens),
+        hidden_size: given_or_preset_if_any!(hidden_size),
         precision: w.precision.unwrap_or(base.precision),
-        mfu: w.mfu.map(Mfu::get).unwrap_or(base.mfu),
-        step_compute_ms: w
-            .step_compute_ms
-            .map(StepComputeMs::get)
-            .or(base.step_compute_ms),
-        bucket_mb: w.bucket_mb.map(BucketMb::get).unwrap_or(base.bucket_mb),
-        background_load: w
-            .background_load
-            .map(BackgroundLoad::get)
-            .unwrap_or(base.background_load),
+        mfu: given_or_preset!(mfu),
+        step_compute_ms: given_or_preset_if_any!(step_compute_ms),
+        bucket_mb: given_or_preset!(bucket_mb),
+        background_load: given_or_preset!(background_load),
     };
     if let Some(a) = workload.active_params_billion
         && a > workload.model_params_billion

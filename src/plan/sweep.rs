@@ -512,6 +512,16 @@ mod tests {
         assert!(!a.bisect);
     }
 
+    /// A one-input sweep over `gpus`.
+    fn gpus_only(values: Vec<f64>, bisect: bool) -> Spec {
+        let axis = Axis {
+            name: "gpus".into(),
+            bisect,
+            values,
+        };
+        Spec::new(axis, None).expect("spec")
+    }
+
     #[test]
     fn grids_are_bounded_and_need_two_inputs() {
         let ax = |name: &str, n: usize| Axis {
@@ -538,15 +548,7 @@ mod tests {
             .expect("request");
             build_plan(&req, &cats)
         };
-        let spec = Spec::new(
-            Axis {
-                name: "gpus".into(),
-                bisect: true,
-                values: vec![16.0, 64.0],
-            },
-            None,
-        )
-        .expect("spec");
+        let spec = gpus_only(vec![16.0, 64.0], true);
         let out = run(&spec, |v, _| plan_for(v)).expect("sweep");
         let plans_bisected = out.plans_computed;
         assert_eq!(out.rows.len(), 4);
@@ -571,15 +573,7 @@ mod tests {
         assert!(c.exact);
         assert!(plans_bisected > 2);
         // Without bisection the crossover is the upper grid value, marked inexact.
-        let coarse = Spec::new(
-            Axis {
-                name: "gpus".into(),
-                bisect: false,
-                values: vec![16.0, 64.0],
-            },
-            None,
-        )
-        .expect("spec");
+        let coarse = gpus_only(vec![16.0, 64.0], false);
         let out = run(&coarse, |v, _| plan_for(v)).expect("sweep");
         assert_eq!(out.plans_computed, 2);
         assert_eq!(out.crossovers[0].value, 64.0);
@@ -599,15 +593,7 @@ mod tests {
             build_plan(&req, &cats)
         };
         let values: Vec<f64> = (2..=256).map(|n| f64::from(n * 8)).collect();
-        let spec = Spec::new(
-            Axis {
-                name: "gpus".into(),
-                bisect: false,
-                values,
-            },
-            None,
-        )
-        .expect("spec");
+        let spec = gpus_only(values, false);
         let out = run(&spec, |v, _| plan_for(v)).expect("sweep");
         // A crossover the sizing rule causes shows as a fabric changing design between the
         // two sides; none may.
