@@ -67,7 +67,7 @@ fn summarize(c: &Catalog, default: bool, origin: String) -> CatalogSummary {
         .chain(d.cables.iter().map(|x| (&x.sku, &x.provenance)))
         .chain(d.licenses.iter().map(|x| (&x.sku, &x.provenance)))
         .filter(|(_, p)| p.is_placeholder())
-        .map(|(s, _)| s.clone())
+        .map(|(s, _)| s.to_string())
         .collect();
     placeholders.sort();
     CatalogSummary {

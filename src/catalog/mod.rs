@@ -4,6 +4,7 @@ pub mod remote;
 pub mod schema;
 pub mod source_url;
 pub mod store;
+pub mod text;
 pub mod validate;
 
 use std::fmt;

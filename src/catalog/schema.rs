@@ -4,6 +4,7 @@
 //! price is a placeholder and every plan that uses it says so in `warnings`. Money is
 //! `rust_decimal` (a JSON string such as `"50000.00"`); power is watts.
 
+pub use super::text::Text;
 use std::collections::BTreeMap;
 
 use rust_decimal::Decimal;
@@ -31,7 +32,8 @@ pub enum Grade {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Provenance {
     /// Citation: publication, page or vendor document, enough to find the figure again.
-    pub source: String,
+    #[schema(value_type = String)]
+    pub source: Text,
     /// When the figure was published or observed (`YYYY-MM` or `YYYY-MM-DD`).
     pub date: String,
     /// Confidence grade of the price (or of the value for operating figures).
@@ -66,9 +68,12 @@ pub struct PriceRange {
 #[serde(deny_unknown_fields)]
 pub struct Switch {
     /// Catalog SKU (unique across the catalog).
-    pub sku: String,
-    pub vendor: String,
-    pub description: String,
+    #[schema(value_type = String)]
+    pub sku: Text,
+    #[schema(value_type = String)]
+    pub vendor: Text,
+    #[schema(value_type = String)]
+    pub description: Text,
     /// Which fabrics the switch can run.
     pub fabrics: Vec<Fabric>,
     /// Physical ports at `port_speed_gbps`.
@@ -97,9 +102,12 @@ pub struct Switch {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Nic {
-    pub sku: String,
-    pub vendor: String,
-    pub description: String,
+    #[schema(value_type = String)]
+    pub sku: Text,
+    #[schema(value_type = String)]
+    pub vendor: Text,
+    #[schema(value_type = String)]
+    pub description: Text,
     /// Which fabrics the NIC can run.
     pub fabrics: Vec<Fabric>,
     /// Line rate of the card, Gb/s.
@@ -133,9 +141,12 @@ pub enum Medium {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Transceiver {
-    pub sku: String,
-    pub vendor: String,
-    pub description: String,
+    #[schema(value_type = String)]
+    pub sku: Text,
+    #[schema(value_type = String)]
+    pub vendor: Text,
+    #[schema(value_type = String)]
+    pub description: Text,
     /// Form factor (`OSFP`, `QSFP112`, …).
     pub form_factor: String,
     /// Speed of each link the module serves, Gb/s.
@@ -173,9 +184,12 @@ pub enum CableKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Cable {
-    pub sku: String,
-    pub vendor: String,
-    pub description: String,
+    #[schema(value_type = String)]
+    pub sku: Text,
+    #[schema(value_type = String)]
+    pub vendor: Text,
+    #[schema(value_type = String)]
+    pub description: Text,
     pub kind: CableKind,
     pub medium: Medium,
     /// Length or maximum reach, m.
@@ -208,9 +222,12 @@ pub enum LicenseBasis {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct License {
-    pub sku: String,
-    pub vendor: String,
-    pub description: String,
+    #[schema(value_type = String)]
+    pub sku: Text,
+    #[schema(value_type = String)]
+    pub vendor: Text,
+    #[schema(value_type = String)]
+    pub description: Text,
     pub basis: LicenseBasis,
     /// Price per unit of `basis`, USD; `null` when no public price exists (quote required).
     pub price_usd: Option<Decimal>,

@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 
 use super::error::CostError;
 use super::money::check_range;
+use crate::catalog::Text;
 use crate::fabric::Fabric;
 
 /// Bill-of-materials category; decides which `capex.*` bucket a line lands in.
@@ -55,13 +56,16 @@ impl Category {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct BomLine {
     /// Catalog SKU id; the key of `prices.overrides`.
-    pub sku: String,
+    #[schema(value_type = String)]
+    pub sku: Text,
     /// Vendor id; the key of `prices.vendor_discounts`.
-    pub vendor: String,
+    #[schema(value_type = String)]
+    pub vendor: Text,
     /// What the part is; the key of `prices.category_discounts`.
     pub category: Category,
     /// Human description, copied to the priced line.
-    pub description: String,
+    #[schema(value_type = String)]
+    pub description: Text,
     /// Units.
     pub quantity: u64,
     /// Catalog price of one unit, USD, before discounts.

@@ -6,6 +6,7 @@ use proptest::prelude::*;
 use rust_decimal::Decimal;
 
 use super::*;
+use crate::catalog::Text;
 use crate::fabric::Fabric;
 
 fn d(s: &str) -> Decimal {
@@ -37,7 +38,7 @@ fn line(sku: &str, vendor: &str, category: Category, qty: u64, price: &str, w: &
         sku: sku.into(),
         vendor: vendor.into(),
         category,
-        description: format!("{sku} test part"),
+        description: format!("{sku} test part").into(),
         quantity: qty,
         list_unit_price_usd: d(price),
         power_w: d(w),
@@ -452,10 +453,10 @@ fn arb_line(i: usize) -> impl Strategy<Value = BomLine> {
         0..20_000i64,
     )
         .prop_map(move |(c, v, qty, cents, deciwatts)| BomLine {
-            sku: format!("sku{i}"),
-            vendor: ["nvidia", "arista", "fs"][v].to_string(),
+            sku: format!("sku{i}").into(),
+            vendor: ["nvidia", "arista", "fs"][v].into(),
             category: Category::ALL[c],
-            description: String::new(),
+            description: Text::default(),
             quantity: qty,
             list_unit_price_usd: Decimal::new(cents, 2),
             power_w: Decimal::new(deciwatts, 1),
@@ -603,7 +604,7 @@ proptest! {
         // must agree to the cent, with discounts and an override.
         let mut a = a;
         if let Some(first) = lines.first() {
-            a.overrides.insert(first.sku.clone(), Decimal::new(over, 2));
+            a.overrides.insert(first.sku.to_string(), Decimal::new(over, 2));
         }
         let priced = line_prices(&lines, &a).unwrap();
         let (c, _) = capex(&priced).unwrap();
@@ -661,7 +662,7 @@ proptest! {
         let k = pick.index(i.lines.len());
         let price = Decimal::new(cents, 2);
         let mut o = a.clone();
-        o.overrides.insert(i.lines[k].sku.clone(), price);
+        o.overrides.insert(i.lines[k].sku.to_string(), price);
         let after = fabric_cost(&i, &o, &e).unwrap();
         let q = Decimal::from(i.lines[k].quantity);
         prop_assert_eq!(
@@ -740,7 +741,7 @@ proptest! {
             * Decimal::new(1, scale);
         i.lines[0].quantity = qty;
         match which {
-            0 => { a.overrides.insert(i.lines[0].sku.clone(), big); }
+            0 => { a.overrides.insert(i.lines[0].sku.to_string(), big); }
             1 => i.lines[0].list_unit_price_usd = big,
             2 => e.electricity_usd_per_kwh = big,
             3 => e.gpu_hour_usd = big,

@@ -11,7 +11,7 @@
 //! - fibre: one per link; copper: one per `links_per_cable` links (no modules).
 
 use super::PlanError;
-use crate::catalog::{Catalog, Nic, Provenance, Switch, TierCabling, Transceiver};
+use crate::catalog::{Catalog, Nic, Provenance, Switch, Text, TierCabling, Transceiver};
 use crate::cost::{BomLine, Category};
 use crate::error_code::ErrorCode;
 use crate::sizing::Topology;
@@ -25,7 +25,7 @@ pub struct BomItem {
     /// How the quantity was derived, with the numbers.
     pub derivation: String,
     /// The catalog entry's source.
-    pub source: String,
+    pub source: Text,
     /// True when the catalog price is a placeholder (grade P).
     pub placeholder_price: bool,
     /// True when the catalog power figure is a placeholder.
@@ -34,8 +34,8 @@ pub struct BomItem {
 
 /// The catalog facts a BOM line copies from an entry.
 pub struct Entry<'a> {
-    sku: &'a str,
-    vendor: &'a str,
+    sku: &'a Text,
+    vendor: &'a Text,
     price: rust_decimal::Decimal,
     power_w: rust_decimal::Decimal,
     prov: &'a Provenance,
@@ -49,7 +49,7 @@ pub trait LineSink {
         e: Entry<'_>,
         category: Category,
         quantity: u64,
-        words: impl FnOnce() -> (String, String, String),
+        words: impl FnOnce() -> (Text, String, String),
     ) -> Result<(), PlanError>;
 }
 
@@ -66,7 +66,7 @@ impl LineSink for Items {
         e: Entry<'_>,
         category: Category,
         quantity: u64,
-        words: impl FnOnce() -> (String, String, String),
+        words: impl FnOnce() -> (Text, String, String),
     ) -> Result<(), PlanError> {
         let (description, unit, derivation, source) = if self.text {
             let (description, unit, derivation) = words();
@@ -76,8 +76,8 @@ impl LineSink for Items {
         };
         self.items.push(BomItem {
             line: BomLine {
-                sku: e.sku.to_string(),
-                vendor: e.vendor.to_string(),
+                sku: e.sku.clone(),
+                vendor: e.vendor.clone(),
                 category,
                 description,
                 quantity,
@@ -100,7 +100,7 @@ impl LineSink for crate::cost::CapexTotal<'_> {
         e: Entry<'_>,
         category: Category,
         quantity: u64,
-        _words: impl FnOnce() -> (String, String, String),
+        _words: impl FnOnce() -> (Text, String, String),
     ) -> Result<(), PlanError> {
         Ok(self.add(e.sku, e.vendor, category, e.price, quantity)?)
     }
@@ -244,7 +244,7 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
                 count,
                 || {
                     (
-                        format!("{} — {role}", sw.description),
+                        format!("{} — {role}", sw.description).into(),
                         format!("{role} switch"),
                         format!("{count} {role} switches across {} plane(s)", topo.planes),
                     )
@@ -284,7 +284,7 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
             let q = ceil_div(switch_ends, u64::from(t.links_per_module));
             out.line(Entry::from(t), Category::Optic, q, || {
                 (
-                    format!("{} — {tier} switch side", t.description),
+                    format!("{} — {tier} switch side", t.description).into(),
                     format!("module ({} link ends)", t.links_per_module),
                     format!(
                         "{l} {tier} links × {} switch end(s) = {switch_ends} ports ÷ {} per module",
@@ -303,7 +303,7 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
                 .ok_or_else(|| overflow("modules"))?;
             out.line(Entry::from(t), Category::Optic, q, || {
                 (
-                    format!("{} — NIC side", t.description),
+                    format!("{} — NIC side", t.description).into(),
                     format!("module ({} link(s))", t.links_per_module),
                     format!(
                         "{nics} NICs × {per_nic} module(s) per NIC ({} plane link(s) per NIC)",
@@ -332,7 +332,7 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
             q,
             || {
                 (
-                    format!("{} — {tier}", cable.description),
+                    format!("{} — {tier}", cable.description).into(),
                     if cable.links_per_cable == 1 {
                         "cable per link".into()
                     } else {

@@ -20,7 +20,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
-use crate::catalog::{CatalogSet, TierCabling};
+use crate::catalog::{CatalogSet, Text, TierCabling};
 use crate::cost::{self, Capex, Category, Comparison, FabricCostInput, GpuIdle, OpexPerYear, Tco};
 use crate::fabric::Fabric;
 use crate::perf::{self, PerfResult};
@@ -90,7 +90,8 @@ pub struct BomLineOut {
     /// `prices.overrides` sets this SKU's price.
     pub placeholder_price: bool,
     /// Source of the catalog figures.
-    pub source: String,
+    #[schema(value_type = String)]
+    pub source: Text,
 }
 
 /// One design the plan sized for a fabric, with its capex, so a buyer sees why the chosen one won.
@@ -135,7 +136,8 @@ pub struct FabricPlan {
     pub suggestions: Vec<String>,
     /// NIC SKU used.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub nic_sku: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub nic_sku: Option<Text>,
     /// Sized topology of the chosen design: design, tiers, switch counts, links (totals across
     /// planes).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -271,7 +273,7 @@ fn push_unique(warnings: &mut Vec<String>, w: String) {
 #[derive(Debug, Clone)]
 pub struct SizedFabric {
     pub fabric: Fabric,
-    pub nic_sku: String,
+    pub nic_sku: Text,
     pub topology: Topology,
     pub design_alternatives: Vec<DesignAlternative>,
     pub items: Vec<bom::BomItem>,
@@ -849,7 +851,7 @@ fn size_fabric(
 
     // 2. Bill of materials (already built for the chosen design): warnings.
     for it in &items {
-        if it.placeholder_price && !r.adjustments.overrides.contains_key(&it.line.sku) {
+        if it.placeholder_price && !r.adjustments.overrides.contains_key(it.line.sku.as_str()) {
             push_unique(
                 warnings,
                 format!(

@@ -621,8 +621,8 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
                 .bom
                 .iter()
                 .map(|l| BomLine {
-                    sku: l.priced.line.sku.clone(),
-                    description: l.priced.line.description.clone(),
+                    sku: l.priced.line.sku.to_string(),
+                    description: l.priced.line.description.to_string(),
                     quantity: crate::charts::data::group_thousands(i128::from(
                         l.priced.line.quantity,
                     )),
@@ -630,7 +630,7 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
                     unit_price: usd(l.priced.unit_price_usd),
                     extended: usd(l.priced.extended_price_usd),
                     placeholder: l.placeholder_price,
-                    source: l.source.clone(),
+                    source: l.source.to_string(),
                 })
                 .collect(),
             total: usd(f.capex.total_usd),

@@ -19,6 +19,7 @@
     )
 )]
 
+use crate::catalog::Text;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use utoipa::ToSchema;
@@ -39,7 +40,7 @@ pub use oversubscription::{LeafSplit, leaf_split};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SwitchSpec {
     /// Catalog SKU, quoted in error messages (e.g. `nvidia-qm9700`).
-    pub sku: String,
+    pub sku: Text,
     /// Physical ports.
     pub ports: u32,
     /// Native speed of one physical port, Gb/s.
@@ -94,7 +95,8 @@ pub struct Topology {
     /// Independent fabric planes; every switch count is per-plane count × planes.
     pub planes: u32,
     /// Catalog SKU of the switch used in every tier.
-    pub switch_sku: String,
+    #[schema(value_type = String)]
+    pub switch_sku: Text,
     /// Speed of one link (NIC speed / planes), Gb/s.
     pub link_speed_gbps: u32,
     /// Effective switch radix k: ports per switch at the link speed (physical ports × breakout).
@@ -183,7 +185,7 @@ pub enum SizingError {
     /// The switch cannot run ports at the link speed.
     UnsupportedLinkSpeed {
         link_speed_gbps: u32,
-        switch_sku: String,
+        switch_sku: Text,
         link_speeds_gbps: Vec<u32>,
     },
     /// The leaf split leaves no downlinks or no uplinks (radix too small or ratio too high).

@@ -41,7 +41,7 @@ fn only_on(p: &Plan, f: Fabric, category: crate::cost::Category) -> String {
             .flat_map(|b| {
                 b.bom
                     .iter()
-                    .map(|l| (l.priced.line.sku.clone(), l.priced.line.category))
+                    .map(|l| (l.priced.line.sku.to_string(), l.priced.line.category))
             })
             .collect()
     };

@@ -1,0 +1,110 @@
+//! [`Text`]: catalog text shared, not copied.
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+/// Catalog text (SKU ids, vendors, descriptions, sources), shared by every plan line that cites
+/// it instead of copied into each: a clone is a reference count (`Arc<str>`). In JSON it is a
+/// plain string; a schema field of this type says so with `#[schema(value_type = String)]`
+/// (it has no schema of its own, so a field that forgets does not compile).
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Text(Arc<str>);
+
+impl Text {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        Text(Arc::from(s))
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text(Arc::from(s))
+    }
+}
+
+impl From<Text> for String {
+    fn from(t: Text) -> String {
+        t.0.to_string()
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Text {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_a_plain_string_on_the_wire_and_shares_on_clone() {
+        let t = Text::from("nvidia-qm9700");
+        let u = t.clone();
+        assert!(
+            std::ptr::eq(t.as_str(), u.as_str()),
+            "a clone shares the text"
+        );
+        assert_eq!(
+            serde_json::to_string(&t).ok().as_deref(),
+            Some("\"nvidia-qm9700\"")
+        );
+        let back: Text = serde_json::from_str("\"x\"").unwrap_or_default();
+        assert_eq!(back, "x");
+    }
+}
