@@ -246,18 +246,31 @@ pub fn capex(lines: &[LinePrice]) -> Result<(Capex, &'static str), CostError> {
 mod tests {
     use super::*;
 
-    /// The no-discount shortcut gives what the discount arithmetic gives with both factors 1.
+    /// The no-discount shortcut gives what the discount arithmetic gives with both factors 1:
+    /// the same unit price and discount, scale included (JSON prints them).
     #[test]
     fn no_discount_is_the_list_price_in_cents() {
         let none = PriceAdjustments::default();
-        for list in ["0", "1", "12.345", "12.355", "1299.995", "31000", "0.004"] {
+        // Discounts given as exactly 0 (scale 0) take the full arithmetic.
+        let zero = PriceAdjustments {
+            vendor_discounts: [("v".to_string(), Decimal::ZERO)].into(),
+            category_discounts: [(Category::Optic, Decimal::ZERO)].into(),
+            ..PriceAdjustments::default()
+        };
+        for list in [
+            "0", "1", "12.345", "12.355", "1299.995", "31000", "0.004", "7.1",
+        ] {
             let list: Decimal = list.parse().unwrap_or_default();
-            let (unit, overridden, discount) =
-                net_unit_of("s", "v", Category::Optic, list, &none).unwrap_or_default();
-            let keep = (Decimal::ONE - Decimal::ZERO) * (Decimal::ONE - Decimal::ZERO);
-            assert_eq!(unit.to_string(), round_money(list * keep).to_string());
-            assert_eq!(discount.to_string(), (Decimal::ONE - keep).to_string());
-            assert!(!overridden);
+            let text = |adj: &PriceAdjustments| {
+                net_unit_of("s", "v", Category::Optic, list, adj)
+                    .map(|(unit, overridden, discount)| {
+                        (unit.to_string(), overridden, discount.to_string())
+                    })
+                    .ok()
+            };
+            let short = text(&none);
+            assert!(short.is_some(), "{list}");
+            assert_eq!(short, text(&zero), "{list}");
         }
     }
 }

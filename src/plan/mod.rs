@@ -1083,9 +1083,9 @@ pub fn plan_id(normalized: &PlanRequest, catalog_sha256: &str) -> String {
         }
     }
     let mut h = Sha256::new();
-    // Serialising a request to JSON cannot fail (string keys, no non-finite floats: the request
-    // is validated); were it to, the id would hash what was written, as before with `to_vec`'s
-    // empty fallback for the whole text.
+    // Serialising a request to JSON cannot fail (its maps are keyed by strings or an enum, and
+    // `serde_json` writes a non-finite float as `null`). Were it to, the id would hash the part
+    // written so far (`to_vec`'s fallback hashed empty text instead): either way an id, no panic.
     let _ = serde_json::to_writer(Hashing(&mut h), normalized);
     h.update(b"\n");
     h.update(catalog_sha256.as_bytes());
