@@ -24,6 +24,19 @@ pub struct PricedLine {
     /// The line as sized: SKU, vendor, category, description, quantity, list price, power.
     #[serde(flatten)]
     pub line: BomLine,
+    /// What the buyer pays for it.
+    #[serde(flatten)]
+    pub price: LinePrice,
+}
+
+// All the cost model reads of a priced line (capex, opex): a plan that reports only figures
+// (a sweep point, a Monte Carlo sample) prices its lines without copying them.
+/// What the buyer pays for one BOM line: net unit price, extended price and power.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, ToSchema)]
+pub struct LinePrice {
+    /// The line's category (already in [`PricedLine::line`]; kept here for capex by category).
+    #[serde(skip)]
+    pub category: Category,
     /// Net price of one unit after the override or discounts, USD, rounded to cents.
     pub unit_price_usd: Decimal,
     /// `quantity × unit_price_usd`, USD, exact (no further rounding).
@@ -36,41 +49,9 @@ pub struct PricedLine {
     pub extended_power_w: Decimal,
 }
 
-/// What the buyer pays for one line, without the line: all the cost model reads of a priced
-/// line (capex, opex), so a plan that reports only figures (a sweep point, a Monte Carlo
-/// sample) prices its lines without copying them.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LinePrice {
-    pub category: Category,
-    /// See [`PricedLine::unit_price_usd`].
-    pub unit_price_usd: Decimal,
-    /// See [`PricedLine::extended_price_usd`].
-    pub extended_price_usd: Decimal,
-    /// See [`PricedLine::price_overridden`].
-    pub price_overridden: bool,
-    /// See [`PricedLine::discount_fraction`].
-    pub discount_fraction: Decimal,
-    /// See [`PricedLine::extended_power_w`].
-    pub extended_power_w: Decimal,
-}
-
-impl PricedLine {
-    /// The line with its price.
-    pub fn new(line: BomLine, p: &LinePrice) -> PricedLine {
-        PricedLine {
-            line,
-            unit_price_usd: p.unit_price_usd,
-            extended_price_usd: p.extended_price_usd,
-            price_overridden: p.price_overridden,
-            discount_fraction: p.discount_fraction,
-            extended_power_w: p.extended_power_w,
-        }
-    }
-}
-
 /// Prices every line: an override is the net unit price; otherwise
 /// `unit = round_cents(list × (1 − vendor_discount) × (1 − category_discount))`.
-/// `extended = quantity × unit`, exact. The lines are not copied ([`PricedLine::new`] joins a
+/// `extended = quantity × unit`, exact. The lines are not copied (a [`PricedLine`] joins a
 /// line and its price where a plan reports them).
 pub fn line_prices(lines: &[BomLine], adj: &PriceAdjustments) -> Result<Vec<LinePrice>, CostError> {
     adj.validate()?;

@@ -166,7 +166,10 @@ pub fn fabric_cost_with(
             .lines
             .iter()
             .zip(&prices)
-            .map(|(line, p)| PricedLine::new(line.clone(), p))
+            .map(|(line, &price)| PricedLine {
+                line: line.clone(),
+                price,
+            })
             .collect()
     } else {
         Vec::new()

@@ -92,7 +92,11 @@ fn hand_worked_infiniband_plan() {
     //   2xsr4     900 × 0.95 × 0.80   = 684.00     ×  8 =  5,472.00
     //   mpo12  override 85 (no fs 5 %) = 85.00     × 16 =  1,360.00
     //   lic     1,000 × 0.90          = 900.00     ×  1 =    900.00
-    let units: Vec<String> = c.bom.iter().map(|l| l.unit_price_usd.to_string()).collect();
+    let units: Vec<String> = c
+        .bom
+        .iter()
+        .map(|l| l.price.unit_price_usd.to_string())
+        .collect();
     assert_eq!(
         units,
         ["1710.00", "45000.00", "585.20", "684.00", "85.00", "900.00"]
@@ -100,7 +104,7 @@ fn hand_worked_infiniband_plan() {
     let ext: Vec<String> = c
         .bom
         .iter()
-        .map(|l| l.extended_price_usd.to_string())
+        .map(|l| l.price.extended_price_usd.to_string())
         .collect();
     assert_eq!(
         ext,
@@ -108,9 +112,9 @@ fn hand_worked_infiniband_plan() {
             "27360.00", "45000.00", "9363.20", "5472.00", "1360.00", "900.00"
         ]
     );
-    assert_eq!(c.bom[2].discount_fraction, d("0.24"));
-    assert!(c.bom[4].price_overridden);
-    assert_eq!(c.bom[4].discount_fraction, Decimal::ZERO);
+    assert_eq!(c.bom[2].price.discount_fraction, d("0.24"));
+    assert!(c.bom[4].price.price_overridden);
+    assert_eq!(c.bom[4].price.discount_fraction, Decimal::ZERO);
 
     // Capex: optics 9,363.20 + 5,472.00 = 14,835.20; hardware = 27,360 + 45,000 + 14,835.20
     // + 1,360 = 88,555.20; total = 88,555.20 + 900 = 89,455.20.
@@ -546,7 +550,7 @@ proptest! {
     fn totals_equal_the_sum_of_their_parts(i in arb_input(), a in arb_adj(), e in arb_econ()) {
         let c = fabric_cost(&i, &a, &e).unwrap();
         for cat in Category::ALL {
-            let lines = sum(c.bom.iter().filter(|l| l.line.category == cat).map(|l| l.extended_price_usd));
+            let lines = sum(c.bom.iter().filter(|l| l.line.category == cat).map(|l| l.price.extended_price_usd));
             let bucket = match cat {
                 Category::Nic => c.capex.nics_usd,
                 Category::Switch => c.capex.switches_usd,
@@ -557,7 +561,7 @@ proptest! {
             prop_assert_eq!(bucket, lines);
         }
         for l in &c.bom {
-            prop_assert_eq!(l.extended_price_usd, Decimal::from(l.line.quantity) * l.unit_price_usd);
+            prop_assert_eq!(l.price.extended_price_usd, Decimal::from(l.line.quantity) * l.price.unit_price_usd);
         }
         let k = &c.capex;
         prop_assert_eq!(k.hardware_usd, k.nics_usd + k.switches_usd + k.optics_usd + k.cables_usd);
@@ -649,7 +653,7 @@ proptest! {
         let after = fabric_cost(&i, &more, &e).unwrap();
         prop_assert!(after.capex.total_usd <= before.capex.total_usd);
         for (x, y) in after.bom.iter().zip(&before.bom) {
-            prop_assert!(x.extended_price_usd <= y.extended_price_usd);
+            prop_assert!(x.price.extended_price_usd <= y.price.extended_price_usd);
         }
     }
 
@@ -667,9 +671,9 @@ proptest! {
         let q = Decimal::from(i.lines[k].quantity);
         prop_assert_eq!(
             after.capex.total_usd - before.capex.total_usd,
-            q * (price - before.bom[k].unit_price_usd)
+            q * (price - before.bom[k].price.unit_price_usd)
         );
-        prop_assert_eq!(after.bom[k].unit_price_usd, price);
+        prop_assert_eq!(after.bom[k].price.unit_price_usd, price);
     }
 
     #[test]

@@ -140,11 +140,11 @@ fn switch_and_optics(p: &Plan, f: &FabricPlan) -> Decimal {
     let module = bom
         .iter()
         .filter(|l| l.priced.line.category == crate::cost::Category::Optic)
-        .map(|l| l.priced.unit_price_usd)
+        .map(|l| l.priced.price.unit_price_usd)
         .max()
         .unwrap_or_default();
     let t = f.topology.as_ref().expect("t");
-    sw.priced.unit_price_usd + module * Decimal::from(t.radix)
+    sw.priced.price.unit_price_usd + module * Decimal::from(t.radix)
 }
 
 #[test]

@@ -1013,7 +1013,7 @@ fn plan_sized(
             .zip(priced)
             .map(|(it, p)| BomLineOut {
                 // An overridden price is the buyer's own: no longer a placeholder.
-                placeholder_price: it.placeholder_price && !p.price_overridden,
+                placeholder_price: it.placeholder_price && !p.price.price_overridden,
                 priced: p,
                 unit: it.unit.clone(),
                 derivation: it.derivation.clone(),

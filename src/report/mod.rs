@@ -627,8 +627,8 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
                         l.priced.line.quantity,
                     )),
                     unit: l.unit.clone(),
-                    unit_price: usd(l.priced.unit_price_usd),
-                    extended: usd(l.priced.extended_price_usd),
+                    unit_price: usd(l.priced.price.unit_price_usd),
+                    extended: usd(l.priced.price.extended_price_usd),
                     placeholder: l.placeholder_price,
                     source: l.source.to_string(),
                 })
