@@ -34,12 +34,6 @@ impl Borrow<str> for Text {
     }
 }
 
-impl AsRef<str> for Text {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
 impl From<&str> for Text {
     fn from(s: &str) -> Text {
         Text(Arc::from(s))
@@ -49,12 +43,6 @@ impl From<&str> for Text {
 impl From<String> for Text {
     fn from(s: String) -> Text {
         Text(Arc::from(s))
-    }
-}
-
-impl From<Text> for String {
-    fn from(t: Text) -> String {
-        t.0.to_string()
     }
 }
 
