@@ -968,11 +968,13 @@ fn plan_sized(
     detail: Detail,
 ) -> Result<(FabricPlan, cost::FabricCost), PlanError> {
     let fabric = s.fabric;
+    // Words and lines for a reader; a figures plan (a sweep point) builds neither.
+    let full = detail == Detail::Full;
     // 3. Performance.
     let perf_input = perf_input(r, s);
     let mut performance = perf::evaluate(&perf_input).map_err(perf_error)?;
     // Both RoCE tunings side by side are a reader's comparison, not a figure of the plan asked.
-    if fabric == Fabric::Roce && detail == Detail::Full {
+    if fabric == Fabric::Roce && full {
         performance.roce_tuning_side_by_side = roce_tunings(&perf_input, &performance)?;
     }
 
@@ -982,7 +984,7 @@ fn plan_sized(
         .iter()
         .map(|c| cost::TrafficShare {
             // The label names the traffic in the comparison's reasons: words only.
-            label: if detail == Detail::Full {
+            label: if full {
                 format!(
                     "the {} {} over {} GPUs ({})",
                     c.parallelism,
@@ -1000,14 +1002,14 @@ fn plan_sized(
         &cost_input(r, s, performance.gpu_idle_fraction, traffic),
         &r.adjustments,
         &r.economics,
-        detail == Detail::Full,
+        full,
     )?;
     for w in &cost.warnings {
         push_unique(warnings, w.clone());
     }
     // The priced lines move into the plan (the comparison does not read them).
     let priced = std::mem::take(&mut cost.bom);
-    let bom = (detail == Detail::Full).then(|| {
+    let bom = full.then(|| {
         s.items
             .iter()
             .zip(priced)
