@@ -92,20 +92,16 @@ fn hand_worked_infiniband_plan() {
     //   2xsr4     900 × 0.95 × 0.80   = 684.00     ×  8 =  5,472.00
     //   mpo12  override 85 (no fs 5 %) = 85.00     × 16 =  1,360.00
     //   lic     1,000 × 0.90          = 900.00     ×  1 =    900.00
-    let units: Vec<String> = c
-        .bom
-        .iter()
-        .map(|l| l.price.unit_price_usd.to_string())
-        .collect();
+    // One column of the priced lines, as text.
+    let column = |f: fn(&LinePrice) -> Decimal| -> Vec<String> {
+        c.bom.iter().map(|l| f(&l.price).to_string()).collect()
+    };
+    let units = column(|p| p.unit_price_usd);
     assert_eq!(
         units,
         ["1710.00", "45000.00", "585.20", "684.00", "85.00", "900.00"]
     );
-    let ext: Vec<String> = c
-        .bom
-        .iter()
-        .map(|l| l.price.extended_price_usd.to_string())
-        .collect();
+    let ext = column(|p| p.extended_price_usd);
     assert_eq!(
         ext,
         [
