@@ -18,6 +18,21 @@ pub enum Format {
     Csv,
 }
 
+impl Format {
+    /// The body in this format (`json` or `csv` makes it), its media type and the suffix its
+    /// entity tag takes (`-csv` for CSV, none for JSON).
+    pub fn body<B>(
+        self,
+        json: impl FnOnce() -> Result<B, ApiError>,
+        csv: impl FnOnce() -> Result<B, ApiError>,
+    ) -> Result<(B, &'static str, &'static str), ApiError> {
+        Ok(match self {
+            Format::Json => (json()?, "application/json", ""),
+            Format::Csv => (csv()?, crate::table::csv::TEXT_CSV, "-csv"),
+        })
+    }
+}
+
 /// `format=csv|json` wins; otherwise `Accept` ([`preferred`]); otherwise JSON.
 pub fn negotiate(req: &HttpRequest, q: Option<&Query>) -> Result<Format, ApiError> {
     choose(

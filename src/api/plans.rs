@@ -7,7 +7,7 @@ use super::error::ApiError;
 use super::extract::ValidJson;
 use super::middleware::with_plan_id;
 use super::responses::{BodyProblems, Busy, JsonOrCsv, PlanInvalid};
-use super::sheets::{self, Format};
+use super::sheets;
 use crate::plan::{Plan, PlanError, PlanRequest};
 
 impl From<PlanError> for ApiError {
@@ -43,16 +43,17 @@ pub async fn post_plan(
 ) -> Result<HttpResponse, ApiError> {
     let cached = super::plan_for(&state, &body.0).await?;
     let plan = &cached.plan;
-    let res = if sheets::negotiate(&req, None)? == Format::Csv {
-        HttpResponse::Ok()
-            .insert_header(("Cache-Control", "no-store"))
-            .content_type(crate::table::csv::TEXT_CSV)
-            .body(crate::table::plan_csv(plan).map_err(|e| ApiError::internal(&e))?)
-    } else {
-        HttpResponse::Ok()
-            .insert_header(("Cache-Control", "no-store"))
-            .content_type("application/json")
-            .body(cached.json().map_err(|e| ApiError::internal(&e))?)
-    };
+    let (body, media_type, _) = sheets::negotiate(&req, None)?.body(
+        || cached.json().map_err(|e| ApiError::internal(&e)),
+        || {
+            Ok(crate::table::plan_csv(plan)
+                .map_err(|e| ApiError::internal(&e))?
+                .into())
+        },
+    )?;
+    let res = HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .content_type(media_type)
+        .body(body);
     Ok(with_plan_id(res, &plan.plan_id))
 }

@@ -451,56 +451,27 @@ fn rows(plan: &Plan) -> Vec<Row> {
     let years = plan.built().next().map(|f| f.tco.years).unwrap_or(0);
     let gpus = Decimal::from(plan.inputs.gpus.get());
     type Get = fn(&crate::plan::Built) -> Decimal;
-    let spec: Vec<(String, &str, bool, Get)> = vec![
-        ("Capex: NICs".into(), "capex.nics_usd", false, |f| {
-            f.capex.nics_usd
-        }),
-        ("Capex: switches".into(), "capex.switches_usd", false, |f| {
-            f.capex.switches_usd
-        }),
-        ("Capex: optics".into(), "capex.optics_usd", false, |f| {
-            f.capex.optics_usd
-        }),
-        ("Capex: cables".into(), "capex.cables_usd", false, |f| {
-            f.capex.cables_usd
-        }),
-        ("Capex: licences".into(), "capex.licenses_usd", false, |f| {
-            f.capex.licenses_usd
-        }),
-        ("Capex total".into(), "capex.total_usd", true, |f| {
-            f.capex.total_usd
-        }),
-        (
-            "Opex per year".into(),
-            "opex_per_year.total_usd",
-            false,
-            |f| f.opex_per_year.total_usd,
-        ),
-        (
-            format!("Network TCO ({years} years)"),
-            "tco.total_usd",
-            true,
-            |f| f.tco.total_usd,
-        ),
-        (
-            format!("GPU idle cost ({years} years)"),
-            "gpu_idle.cost_total_usd",
-            false,
-            |f| f.gpu_idle.cost_total_usd,
-        ),
-        ("Total cost".into(), "total_cost_usd", true, |f| {
-            f.total_cost_usd
-        }),
+    let row = |label: String, metric: &str, total: bool, get: Get| Row {
+        label,
+        metric: metric.into(),
+        total,
+        cells: plan.built().map(|f| money_cell(get(&f))).collect(),
+    };
+    // One row a line: label, metric (its JSON path), whether it is a total, the figure.
+    #[rustfmt::skip]
+    let mut out = vec![
+        row("Capex: NICs".into(), "capex.nics_usd", false, |f| f.capex.nics_usd),
+        row("Capex: switches".into(), "capex.switches_usd", false, |f| f.capex.switches_usd),
+        row("Capex: optics".into(), "capex.optics_usd", false, |f| f.capex.optics_usd),
+        row("Capex: cables".into(), "capex.cables_usd", false, |f| f.capex.cables_usd),
+        row("Capex: licences".into(), "capex.licenses_usd", false, |f| f.capex.licenses_usd),
+        row("Capex total".into(), "capex.total_usd", true, |f| f.capex.total_usd),
+        row("Opex per year".into(), "opex_per_year.total_usd", false, |f| f.opex_per_year.total_usd),
+        row(format!("Network TCO ({years} years)"), "tco.total_usd", true, |f| f.tco.total_usd),
+        row(format!("GPU idle cost ({years} years)"), "gpu_idle.cost_total_usd", false,
+            |f| f.gpu_idle.cost_total_usd),
+        row("Total cost".into(), "total_cost_usd", true, |f| f.total_cost_usd),
     ];
-    let mut out: Vec<Row> = spec
-        .iter()
-        .map(|(label, metric, total, get)| Row {
-            label: label.clone(),
-            metric: metric.to_string(),
-            total: *total,
-            cells: plan.built().map(|f| money_cell(get(&f))).collect(),
-        })
-        .collect();
     if !gpus.is_zero() {
         for (label, metric, get) in [
             (

@@ -19,6 +19,24 @@ macro_rules! scalar_forward {
     };
 }
 
+/// `Option`s and newtype structs are transparent in a query: a parameter that is there is
+/// `Some`, and a newtype (a bounded input) reads the value itself.
+macro_rules! transparent_wrappers {
+    () => {
+        fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            v.visit_some(self)
+        }
+
+        fn deserialize_newtype_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            v: V,
+        ) -> Result<V::Value, Error> {
+            v.visit_newtype_struct(self)
+        }
+    };
+}
+
 /// Numbers are parsed from the text, whatever numeric type the field asks for; the field's own
 /// `Deserialize` then checks type and range (a bounded input says its range in the error).
 macro_rules! scalar_numbers {
@@ -121,17 +139,7 @@ impl<'de, 'a: 'de> Deserializer<'de> for &'de Node<'a> {
         }
     }
 
-    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-        v.visit_some(self)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        v: V,
-    ) -> Result<V::Value, Error> {
-        v.visit_newtype_struct(self)
-    }
+    transparent_wrappers!();
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
@@ -342,17 +350,7 @@ impl<'de> Deserializer<'de> for Scalar<'de> {
         }
     }
 
-    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-        v.visit_some(self)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        v: V,
-    ) -> Result<V::Value, Error> {
-        v.visit_newtype_struct(self)
-    }
+    transparent_wrappers!();
 
     fn deserialize_enum<V: Visitor<'de>>(
         self,

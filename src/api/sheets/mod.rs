@@ -20,7 +20,6 @@ use super::responses::{Busy, JsonOrCsv, PlanInvalid, QueryProblems};
 use crate::fabric::Fabric;
 use crate::plan::Plan;
 use crate::plan::cache::CachedPlan;
-use crate::table::csv::TEXT_CSV;
 use crate::table::metrics::{self, FabricChoice};
 use crate::table::{BomSheet, bom_csv, bom_sheet, plan_csv};
 use actix_web::web::Bytes;
@@ -99,36 +98,34 @@ pub async fn get_plan(
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    plan_sheet(&req, &state, |cached, format| {
-        let internal = |e: serde_json::Error| ApiError::internal(&e);
-        Ok(match format {
-            Format::Json => (
-                cached.json().map_err(|e| ApiError::internal(&e))?,
-                "application/json",
-                "",
-            ),
-            Format::Csv => (
-                plan_csv(&cached.plan).map_err(internal)?.into(),
-                TEXT_CSV,
-                "-csv",
-            ),
-        })
-    })
+    plan_sheet(
+        &req,
+        &state,
+        "",
+        |c| c.json().map_err(|e| ApiError::internal(&e)),
+        |c| {
+            Ok(plan_csv(&c.plan)
+                .map_err(|e| ApiError::internal(&e))?
+                .into())
+        },
+    )
     .await
 }
 
-/// A GET that plans from the query (inputs and `format`) and answers in the negotiated format:
-/// `render` gives the body, its media type and the suffix of the plan's entity tag.
+/// A GET that plans from the query (inputs and `format`) and answers in the negotiated format,
+/// `json` or `csv` making the body; the plan's entity tag gets `kind` and the format's suffix.
 async fn plan_sheet(
     req: &HttpRequest,
     state: &AppState,
-    render: impl FnOnce(&CachedPlan, Format) -> Result<(Bytes, &'static str, &'static str), ApiError>,
+    kind: &str,
+    json: impl FnOnce(&CachedPlan) -> Result<Bytes, ApiError>,
+    csv: impl FnOnce(&CachedPlan) -> Result<Bytes, ApiError>,
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(req)?;
     let format = negotiate(req, Some(&q))?;
     let cached = plan_from_query(&q, FORMAT_ONLY, state).await?;
-    let (body, media_type, suffix) = render(&cached, format)?;
-    let tag = etag(&format!("{}{suffix}", cached.tag));
+    let (body, media_type, suffix) = format.body(|| json(&cached), || csv(&cached))?;
+    let tag = etag(&format!("{}{kind}{suffix}", cached.tag));
     Ok(with_plan_id(
         respond(req, &tag, media_type, body),
         &cached.plan.plan_id,
@@ -149,22 +146,18 @@ pub async fn get_bom(
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    plan_sheet(&req, &state, |cached, format| {
-        let sheet = bom_sheet(&cached.plan);
-        let internal = |e: serde_json::Error| ApiError::internal(&e);
-        Ok(match format {
-            Format::Json => (
-                serde_json::to_vec(&sheet).map_err(internal)?.into(),
-                "application/json",
-                "-bom",
-            ),
-            Format::Csv => (
-                bom_csv(&sheet).map_err(internal)?.into(),
-                TEXT_CSV,
-                "-bom-csv",
-            ),
-        })
-    })
+    let internal = |e: serde_json::Error| ApiError::internal(&e);
+    plan_sheet(
+        &req,
+        &state,
+        "-bom",
+        |c| {
+            Ok(serde_json::to_vec(&bom_sheet(&c.plan))
+                .map_err(internal)?
+                .into())
+        },
+        |c| Ok(bom_csv(&bom_sheet(&c.plan)).map_err(internal)?.into()),
+    )
     .await
 }
 

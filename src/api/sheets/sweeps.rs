@@ -37,7 +37,6 @@ use crate::plan::sweep::{
     self, Axis, AxisInput, Crossover, Domain, RunError, Scale, Spec, SweepError, SweepRow,
 };
 use crate::plan::{self, PlanRequest};
-use crate::table::csv::TEXT_CSV;
 use crate::table::{NamedSweepRow, NamedValue, NamedValues};
 
 /// A sweep: a base plan request and the input to vary.
@@ -481,18 +480,10 @@ async fn render(
 
 /// The sweep as JSON or CSV, its content type and entity tag (a hash of the bytes).
 fn encode(format: Format, r: &SweepResult) -> Result<(Vec<u8>, &'static str, EntityTag), ApiError> {
-    let (body, ct, suffix) = match format {
-        Format::Json => (
-            serde_json::to_vec(r).map_err(|e| ApiError::internal(&e))?,
-            "application/json",
-            "",
-        ),
-        Format::Csv => (
-            crate::table::sweep_csv(&r.vary, r.vary2.as_deref(), &r.rows).into_bytes(),
-            TEXT_CSV,
-            "-csv",
-        ),
-    };
+    let (body, ct, suffix) = format.body(
+        || serde_json::to_vec(r).map_err(|e| ApiError::internal(&e)),
+        || Ok(crate::table::sweep_csv(&r.vary, r.vary2.as_deref(), &r.rows).into_bytes()),
+    )?;
     let hash: String = Sha256::digest(&body)
         .iter()
         .take(16)
