@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use super::AppState;
 use super::error::{ApiError, Problem};
 use crate::catalog::store::SourceStatus;
-use crate::catalog::{Catalog, CatalogData, EntryCounts};
+use crate::catalog::{Catalog, CatalogData, EntryCounts, Listed, Part, Provenance};
 
 /// One loaded catalog, summarized.
 #[derive(Debug, Serialize, ToSchema)]
@@ -58,16 +58,16 @@ pub struct CatalogDetail {
 
 fn summarize(c: &Catalog, default: bool, origin: String) -> CatalogSummary {
     let d = &c.data;
-    let mut placeholders: Vec<String> = d
-        .switches
-        .iter()
-        .map(|x| (&x.sku, &x.provenance))
-        .chain(d.nics.iter().map(|x| (&x.sku, &x.provenance)))
-        .chain(d.transceivers.iter().map(|x| (&x.sku, &x.provenance)))
-        .chain(d.cables.iter().map(|x| (&x.sku, &x.provenance)))
-        .chain(d.licenses.iter().map(|x| (&x.sku, &x.provenance)))
+    fn sources<T: Listed>(xs: &[T]) -> impl Iterator<Item = (&Part, &Provenance)> {
+        xs.iter().map(|x| (x.part(), x.provenance()))
+    }
+    let mut placeholders: Vec<String> = sources(&d.switches)
+        .chain(sources(&d.nics))
+        .chain(sources(&d.transceivers))
+        .chain(sources(&d.cables))
+        .chain(d.licenses.iter().map(|x| (&x.part, &x.provenance)))
         .filter(|(_, p)| p.is_placeholder())
-        .map(|(s, _)| s.to_string())
+        .map(|(part, _)| part.sku.to_string())
         .collect();
     placeholders.sort();
     CatalogSummary {

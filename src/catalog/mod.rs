@@ -90,19 +90,19 @@ impl Catalog {
     }
 
     pub fn switch(&self, sku: &str) -> Option<&Switch> {
-        self.data.switches.iter().find(|s| s.sku == sku)
+        by_sku(&self.data.switches, sku)
     }
     pub fn nic(&self, sku: &str) -> Option<&Nic> {
-        self.data.nics.iter().find(|s| s.sku == sku)
+        by_sku(&self.data.nics, sku)
     }
     pub fn transceiver(&self, sku: &str) -> Option<&Transceiver> {
-        self.data.transceivers.iter().find(|s| s.sku == sku)
+        by_sku(&self.data.transceivers, sku)
     }
     pub fn cable(&self, sku: &str) -> Option<&Cable> {
-        self.data.cables.iter().find(|s| s.sku == sku)
+        by_sku(&self.data.cables, sku)
     }
     pub fn license(&self, sku: &str) -> Option<&License> {
-        self.data.licenses.iter().find(|s| s.sku == sku)
+        by_sku(&self.data.licenses, sku)
     }
     pub fn gpu(&self, id: &str) -> Option<&Gpu> {
         self.data
@@ -139,21 +139,18 @@ impl Catalog {
         Option<&PriceRange>,
         &Provenance,
     )> {
-        let d = &self.data;
-        let hit = |p, r, prov| Some((Some(p), Some(r), prov));
-        if let Some(x) = d.switches.iter().find(|x| x.sku == sku) {
-            return hit(x.price_usd, &x.price_range_usd, &x.provenance);
+        fn listed<T: Listed>(x: &T) -> &dyn Listed {
+            x
         }
-        if let Some(x) = d.nics.iter().find(|x| x.sku == sku) {
-            return hit(x.price_usd, &x.price_range_usd, &x.provenance);
+        let listed = (self.switch(sku).map(listed))
+            .or_else(|| self.nic(sku).map(listed))
+            .or_else(|| self.transceiver(sku).map(listed))
+            .or_else(|| self.cable(sku).map(listed));
+        if let Some(x) = listed {
+            let l = x.listing();
+            return Some((Some(l.price_usd), Some(&l.price_range_usd), x.provenance()));
         }
-        if let Some(x) = d.transceivers.iter().find(|x| x.sku == sku) {
-            return hit(x.price_usd, &x.price_range_usd, &x.provenance);
-        }
-        if let Some(x) = d.cables.iter().find(|x| x.sku == sku) {
-            return hit(x.price_usd, &x.price_range_usd, &x.provenance);
-        }
-        let l = d.licenses.iter().find(|x| x.sku == sku)?;
+        let l = self.license(sku)?;
         Some((l.price_usd, l.price_range_usd.as_ref(), &l.provenance))
     }
 

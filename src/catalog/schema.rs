@@ -63,10 +63,9 @@ pub struct PriceRange {
     pub high: Decimal,
 }
 
-/// A switch model.
+/// What names a part: flattened into every switch, NIC, transceiver, cable and licence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Switch {
+pub struct Part {
     /// Catalog SKU (unique across the catalog).
     #[schema(value_type = String)]
     pub sku: Text,
@@ -74,6 +73,72 @@ pub struct Switch {
     pub vendor: Text,
     #[schema(value_type = String)]
     pub description: Text,
+}
+
+/// A part's unit price and its range: flattened into every switch, NIC, transceiver and cable
+/// (a licence's price may be missing: it has its own).
+// No flattened field in here (provenance stays beside it): serde cannot refuse unknown fields
+// through a flatten within a flatten.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Listing {
+    /// Unit price, USD.
+    pub price_usd: Decimal,
+    /// Range of the unit price, USD.
+    pub price_range_usd: PriceRange,
+}
+
+/// A catalog part with a SKU (switch, NIC, transceiver, cable, licence).
+pub trait Named {
+    fn part(&self) -> &Part;
+}
+
+/// The entry of `sku` among `entries`.
+pub fn by_sku<'a, T: Named>(entries: &'a [T], sku: &str) -> Option<&'a T> {
+    entries.iter().find(|x| x.part().sku == sku)
+}
+
+/// A priced part (switch, NIC, transceiver, cable): its name, unit power, price and source.
+pub trait Listed: Named {
+    /// Unit power, W.
+    fn power_w(&self) -> Decimal;
+    fn listing(&self) -> &Listing;
+    fn provenance(&self) -> &Provenance;
+}
+
+macro_rules! named {
+    ($($t:ty),*) => {
+        $(impl Named for $t {
+            fn part(&self) -> &Part {
+                &self.part
+            }
+        })*
+    };
+}
+named!(Switch, Nic, Transceiver, Cable, License);
+
+macro_rules! listed {
+    ($($t:ty),*) => {
+        $(impl Listed for $t {
+            fn power_w(&self) -> Decimal {
+                self.power_w
+            }
+            fn listing(&self) -> &Listing {
+                &self.listing
+            }
+            fn provenance(&self) -> &Provenance {
+                &self.provenance
+            }
+        })*
+    };
+}
+listed!(Switch, Nic, Transceiver, Cable);
+
+/// A switch model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Switch {
+    #[serde(flatten)]
+    pub part: Part,
     /// Which fabrics the switch can run.
     pub fabrics: Vec<Fabric>,
     /// Physical ports at `port_speed_gbps`.
@@ -90,10 +155,8 @@ pub struct Switch {
     pub buffer_mb: u32,
     /// Typical power with passive copper, W (optics counted separately).
     pub power_w: Decimal,
-    /// Unit price, USD.
-    pub price_usd: Decimal,
-    /// Range of the unit price, USD.
-    pub price_range_usd: PriceRange,
+    #[serde(flatten)]
+    pub listing: Listing,
     #[serde(flatten)]
     pub provenance: Provenance,
 }
@@ -102,12 +165,8 @@ pub struct Switch {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Nic {
-    #[schema(value_type = String)]
-    pub sku: Text,
-    #[schema(value_type = String)]
-    pub vendor: Text,
-    #[schema(value_type = String)]
-    pub description: Text,
+    #[serde(flatten)]
+    pub part: Part,
     /// Which fabrics the NIC can run.
     pub fabrics: Vec<Fabric>,
     /// Line rate of the card, Gb/s.
@@ -120,10 +179,8 @@ pub struct Nic {
     pub pcie_lanes: u8,
     /// Typical power, W.
     pub power_w: Decimal,
-    /// Unit price, USD.
-    pub price_usd: Decimal,
-    /// Range of the unit price, USD.
-    pub price_range_usd: PriceRange,
+    #[serde(flatten)]
+    pub listing: Listing,
     #[serde(flatten)]
     pub provenance: Provenance,
 }
@@ -141,12 +198,8 @@ pub enum Medium {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Transceiver {
-    #[schema(value_type = String)]
-    pub sku: Text,
-    #[schema(value_type = String)]
-    pub vendor: Text,
-    #[schema(value_type = String)]
-    pub description: Text,
+    #[serde(flatten)]
+    pub part: Part,
     /// Form factor (`OSFP`, `QSFP112`, …).
     pub form_factor: String,
     /// Speed of each link the module serves, Gb/s.
@@ -158,10 +211,8 @@ pub struct Transceiver {
     pub medium: Medium,
     /// Power per module, W.
     pub power_w: Decimal,
-    /// Unit price, USD.
-    pub price_usd: Decimal,
-    /// Range of the unit price, USD.
-    pub price_range_usd: PriceRange,
+    #[serde(flatten)]
+    pub listing: Listing,
     #[serde(flatten)]
     pub provenance: Provenance,
 }
@@ -184,12 +235,8 @@ pub enum CableKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Cable {
-    #[schema(value_type = String)]
-    pub sku: Text,
-    #[schema(value_type = String)]
-    pub vendor: Text,
-    #[schema(value_type = String)]
-    pub description: Text,
+    #[serde(flatten)]
+    pub part: Part,
     pub kind: CableKind,
     pub medium: Medium,
     /// Length or maximum reach, m.
@@ -198,10 +245,8 @@ pub struct Cable {
     pub links_per_cable: u32,
     /// Power per cable, W (active copper only).
     pub power_w: Decimal,
-    /// Unit price, USD.
-    pub price_usd: Decimal,
-    /// Range of the unit price, USD.
-    pub price_range_usd: PriceRange,
+    #[serde(flatten)]
+    pub listing: Listing,
     #[serde(flatten)]
     pub provenance: Provenance,
 }
@@ -222,12 +267,8 @@ pub enum LicenseBasis {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct License {
-    #[schema(value_type = String)]
-    pub sku: Text,
-    #[schema(value_type = String)]
-    pub vendor: Text,
-    #[schema(value_type = String)]
-    pub description: Text,
+    #[serde(flatten)]
+    pub part: Part,
     pub basis: LicenseBasis,
     /// Price per unit of `basis`, USD; `null` when no public price exists (quote required).
     pub price_usd: Option<Decimal>,

@@ -132,6 +132,13 @@ fn unknown_field_is_rejected() {
         |v| v["gpus"][0]["nvlink_gbps_typo"] = 1.into(),
         &["gpus[0]", "nvlink_gbps_typo"],
     );
+    // Every kind whose name and price are flattened in still refuses a field it does not have.
+    for kind in ["switches", "nics", "transceivers", "cables", "licenses"] {
+        assert_broken(
+            |v| v[kind][0]["price_usd_typo"] = "1".into(),
+            &[&format!("{kind}[0]"), "price_usd_typo"],
+        );
+    }
 }
 
 #[test]

@@ -4,7 +4,9 @@ use std::collections::{BTreeMap, HashSet};
 
 use rust_decimal::Decimal;
 
-use super::schema::{CatalogData, Figure, PriceRange, Provenance, TierCabling};
+use super::schema::{
+    CatalogData, Figure, Listed, Part, PriceRange, Provenance, TierCabling, by_sku,
+};
 use crate::fabric::Fabric;
 
 /// One validation failure: `entry` locates the entry (`switches[2] (nvidia-qm9700)`), `field`
@@ -93,10 +95,9 @@ impl Checker {
         skus: &mut HashSet<&'a str>,
         kind: &str,
         i: usize,
-        sku: &'a str,
-        vendor: &str,
-        description: &str,
+        part: &'a Part,
     ) -> String {
+        let (sku, vendor, description) = (&*part.sku, &*part.vendor, &*part.description);
         let entry = format!("{kind}[{i}] ({sku})");
         self.text(&entry, "sku", sku);
         if !skus.insert(sku) {
@@ -108,10 +109,16 @@ impl Checker {
     }
 
     /// The end of every priced entry: a unit price > 0 inside its range, and its source.
-    fn priced(&mut self, entry: &str, price: Decimal, range: &PriceRange, p: &Provenance) {
-        self.positive(entry, "price_usd", price);
-        self.range(entry, "price_range_usd", Some(price), Some(range));
-        self.provenance(entry, p);
+    fn priced(&mut self, entry: &str, x: &impl Listed) {
+        let l = x.listing();
+        self.positive(entry, "price_usd", l.price_usd);
+        self.range(
+            entry,
+            "price_range_usd",
+            Some(l.price_usd),
+            Some(&l.price_range_usd),
+        );
+        self.provenance(entry, x.provenance());
     }
 
     /// A profile's map from speed (Gb/s) to SKU, `(field, what the key is, what the SKU is)`:
@@ -251,7 +258,7 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
     let mut skus: HashSet<&str> = HashSet::new();
 
     for (i, s) in c.switches.iter().enumerate() {
-        let e = k.entry(&mut skus, "switches", i, &s.sku, &s.vendor, &s.description);
+        let e = k.entry(&mut skus, "switches", i, &s.part);
         k.nonzero(&e, "ports", s.ports.into());
         k.nonzero(&e, "port_speed_gbps", s.port_speed_gbps.into());
         k.nonzero(&e, "ports_per_cage", s.ports_per_cage.into());
@@ -271,10 +278,10 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             }
         }
         k.positive(&e, "power_w", s.power_w);
-        k.priced(&e, s.price_usd, &s.price_range_usd, &s.provenance);
+        k.priced(&e, s);
     }
     for (i, n) in c.nics.iter().enumerate() {
-        let e = k.entry(&mut skus, "nics", i, &n.sku, &n.vendor, &n.description);
+        let e = k.entry(&mut skus, "nics", i, &n.part);
         k.nonzero(&e, "speed_gbps", n.speed_gbps.into());
         k.nonzero(&e, "ports", n.ports.into());
         if !(3..=6).contains(&n.pcie_gen) {
@@ -287,33 +294,26 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             k.fail(&e, "fabrics", "must list at least one fabric");
         }
         k.positive(&e, "power_w", n.power_w);
-        k.priced(&e, n.price_usd, &n.price_range_usd, &n.provenance);
+        k.priced(&e, n);
     }
     for (i, t) in c.transceivers.iter().enumerate() {
-        let e = k.entry(
-            &mut skus,
-            "transceivers",
-            i,
-            &t.sku,
-            &t.vendor,
-            &t.description,
-        );
+        let e = k.entry(&mut skus, "transceivers", i, &t.part);
         k.text(&e, "form_factor", &t.form_factor);
         k.nonzero(&e, "link_speed_gbps", t.link_speed_gbps.into());
         k.nonzero(&e, "links_per_module", t.links_per_module.into());
         k.nonzero(&e, "reach_m", t.reach_m.into());
         k.non_negative(&e, "power_w", t.power_w);
-        k.priced(&e, t.price_usd, &t.price_range_usd, &t.provenance);
+        k.priced(&e, t);
     }
     for (i, cb) in c.cables.iter().enumerate() {
-        let e = k.entry(&mut skus, "cables", i, &cb.sku, &cb.vendor, &cb.description);
+        let e = k.entry(&mut skus, "cables", i, &cb.part);
         k.nonzero(&e, "reach_m", cb.reach_m.into());
         k.nonzero(&e, "links_per_cable", cb.links_per_cable.into());
         k.non_negative(&e, "power_w", cb.power_w);
-        k.priced(&e, cb.price_usd, &cb.price_range_usd, &cb.provenance);
+        k.priced(&e, cb);
     }
     for (i, l) in c.licenses.iter().enumerate() {
-        let e = k.entry(&mut skus, "licenses", i, &l.sku, &l.vendor, &l.description);
+        let e = k.entry(&mut skus, "licenses", i, &l.part);
         if let Some(p) = l.price_usd {
             k.non_negative(&e, "price_usd", p);
         }
@@ -453,7 +453,7 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         }
         k.text(&e, "description", &p.description);
         k.provenance(&e, &p.provenance);
-        let switches = |sku: &str| c.switches.iter().find(|x| x.sku == sku).map(|x| &x.fabrics);
+        let switches = |sku: &str| by_sku(&c.switches, sku).map(|x| &x.fabrics);
         let by_link_speed = ("switch_by_link_speed", "link speed", "switch");
         k.by_speed(
             &e,
@@ -462,7 +462,7 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             by_link_speed,
             switches,
         );
-        let nics = |sku: &str| c.nics.iter().find(|x| x.sku == sku).map(|x| &x.fabrics);
+        let nics = |sku: &str| by_sku(&c.nics, sku).map(|x| &x.fabrics);
         k.by_speed(
             &e,
             p.fabric,
@@ -471,7 +471,7 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             nics,
         );
         for (j, l) in p.licenses.iter().enumerate() {
-            if !c.licenses.iter().any(|x| &x.sku == l) {
+            if by_sku(&c.licenses, l).is_none() {
                 k.fail(
                     &e,
                     &format!("licenses[{j}]"),
@@ -529,7 +529,7 @@ fn check_tier(
 ) {
     let module = |sku: &Option<String>, k: &mut Checker, which: &str| {
         if let Some(s) = sku {
-            match c.transceivers.iter().find(|x| &x.sku == s) {
+            match by_sku(&c.transceivers, s) {
                 None => k.fail(
                     entry,
                     &format!("{field}.{which}"),
@@ -557,7 +557,7 @@ fn check_tier(
             "only the node_leaf tier has NIC modules",
         );
     }
-    match c.cables.iter().find(|x| x.sku == t.cable) {
+    match by_sku(&c.cables, &t.cable) {
         None => k.fail(
             entry,
             &format!("{field}.cable"),

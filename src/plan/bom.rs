@@ -11,7 +11,9 @@
 //! - fibre: one per link; copper: one per `links_per_cable` links (no modules).
 
 use super::PlanError;
-use crate::catalog::{Catalog, Nic, Provenance, Switch, Text, TierCabling, Transceiver};
+use crate::catalog::{
+    Catalog, Listed, Listing, Nic, Part, Provenance, Switch, Text, TierCabling, Transceiver,
+};
 use crate::cost::{BomLine, Category};
 use crate::error_code::ErrorCode;
 use crate::sizing::Topology;
@@ -34,11 +36,10 @@ pub struct BomItem {
 
 /// The catalog facts a BOM line copies from an entry.
 pub struct Entry<'a> {
-    sku: &'a Text,
-    vendor: &'a Text,
-    price: rust_decimal::Decimal,
+    part: &'a Part,
+    listing: &'a Listing,
+    provenance: &'a Provenance,
     power_w: rust_decimal::Decimal,
-    prov: &'a Provenance,
 }
 
 /// Where the BOM walk puts each line: the plan's items (with their text), or a running capex
@@ -70,25 +71,25 @@ impl LineSink for Items {
     ) -> Result<(), PlanError> {
         let (description, unit, derivation, source) = if self.text {
             let (description, unit, derivation) = words();
-            (description, unit, derivation, e.prov.source.clone())
+            (description, unit, derivation, e.provenance.source.clone())
         } else {
             Default::default()
         };
         self.items.push(BomItem {
             line: BomLine {
-                sku: e.sku.clone(),
-                vendor: e.vendor.clone(),
+                sku: e.part.sku.clone(),
+                vendor: e.part.vendor.clone(),
                 category,
                 description,
                 quantity,
-                list_unit_price_usd: e.price,
+                list_unit_price_usd: e.listing.price_usd,
                 power_w: e.power_w,
             },
             unit,
             derivation,
             source,
-            placeholder_price: e.prov.is_placeholder(),
-            placeholder_power: e.prov.power_grade == Some(crate::catalog::Grade::P),
+            placeholder_price: e.provenance.is_placeholder(),
+            placeholder_power: e.provenance.power_grade == Some(crate::catalog::Grade::P),
         });
         Ok(())
     }
@@ -102,7 +103,13 @@ impl LineSink for crate::cost::CapexTotal<'_> {
         quantity: u64,
         _words: impl FnOnce() -> (Text, String, String),
     ) -> Result<(), PlanError> {
-        Ok(self.add(e.sku, e.vendor, category, e.price, quantity)?)
+        Ok(self.add(
+            &e.part.sku,
+            &e.part.vendor,
+            category,
+            e.listing.price_usd,
+            quantity,
+        )?)
     }
 }
 
@@ -121,14 +128,13 @@ pub struct BomContext<'a> {
     pub pointer_for_cabling: &'a str,
 }
 
-impl<'a> From<&'a Transceiver> for Entry<'a> {
-    fn from(t: &'a Transceiver) -> Entry<'a> {
+impl<'a, T: Listed> From<&'a T> for Entry<'a> {
+    fn from(t: &'a T) -> Entry<'a> {
         Entry {
-            sku: &t.sku,
-            vendor: &t.vendor,
-            price: t.price_usd,
-            power_w: t.power_w,
-            prov: &t.provenance,
+            part: t.part(),
+            listing: t.listing(),
+            provenance: t.provenance(),
+            power_w: t.power_w(),
         }
     }
 }
@@ -207,24 +213,13 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         .checked_mul(u64::from(ctx.nics_per_node))
         .ok_or_else(|| overflow("NICs"))?;
     let nic = ctx.nic;
-    out.line(
-        Entry {
-            sku: &nic.sku,
-            vendor: &nic.vendor,
-            price: nic.price_usd,
-            power_w: nic.power_w,
-            prov: &nic.provenance,
-        },
-        Category::Nic,
-        nics,
-        || {
-            (
-                nic.description.clone(),
-                "NIC".into(),
-                format!("{} nodes × {} NICs per node", topo.nodes, ctx.nics_per_node),
-            )
-        },
-    )?;
+    out.line(nic.into(), Category::Nic, nics, || {
+        (
+            nic.part.description.clone(),
+            "NIC".into(),
+            format!("{} nodes × {} NICs per node", topo.nodes, ctx.nics_per_node),
+        )
+    })?;
     let sw = ctx.switch;
     for (role, count) in [
         ("leaf", topo.leaf_switches),
@@ -232,24 +227,13 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         ("core", topo.core_switches),
     ] {
         if count > 0 {
-            out.line(
-                Entry {
-                    sku: &sw.sku,
-                    vendor: &sw.vendor,
-                    price: sw.price_usd,
-                    power_w: sw.power_w,
-                    prov: &sw.provenance,
-                },
-                Category::Switch,
-                count,
-                || {
-                    (
-                        format!("{} — {role}", sw.description).into(),
-                        format!("{role} switch"),
-                        format!("{count} {role} switches across {} plane(s)", topo.planes),
-                    )
-                },
-            )?;
+            out.line(sw.into(), Category::Switch, count, || {
+                (
+                    format!("{} — {role}", sw.part.description).into(),
+                    format!("{role} switch"),
+                    format!("{count} {role} switches across {} plane(s)", topo.planes),
+                )
+            })?;
         }
     }
 
@@ -284,7 +268,7 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
             let q = ceil_div(switch_ends, u64::from(t.links_per_module));
             out.line(Entry::from(t), Category::Optic, q, || {
                 (
-                    format!("{} — {tier} switch side", t.description).into(),
+                    format!("{} — {tier} switch side", t.part.description).into(),
                     format!("module ({} link ends)", t.links_per_module),
                     format!(
                         "{l} {tier} links × {} switch end(s) = {switch_ends} ports ÷ {} per module",
@@ -303,7 +287,7 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
                 .ok_or_else(|| overflow("modules"))?;
             out.line(Entry::from(t), Category::Optic, q, || {
                 (
-                    format!("{} — NIC side", t.description).into(),
+                    format!("{} — NIC side", t.part.description).into(),
                     format!("module ({} link(s))", t.links_per_module),
                     format!(
                         "{nics} NICs × {per_nic} module(s) per NIC ({} plane link(s) per NIC)",
@@ -320,31 +304,20 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         )
         .checked_mul(planes)
         .ok_or_else(|| overflow("cables"))?;
-        out.line(
-            Entry {
-                sku: &cable.sku,
-                vendor: &cable.vendor,
-                price: cable.price_usd,
-                power_w: cable.power_w,
-                prov: &cable.provenance,
-            },
-            Category::Cable,
-            q,
-            || {
-                (
-                    format!("{} — {tier}", cable.description).into(),
-                    if cable.links_per_cable == 1 {
-                        "cable per link".into()
-                    } else {
-                        format!("cable ({} links)", cable.links_per_cable)
-                    },
-                    format!(
-                        "{l} {tier} links ÷ {} link(s) per cable",
-                        cable.links_per_cable
-                    ),
-                )
-            },
-        )?;
+        out.line(cable.into(), Category::Cable, q, || {
+            (
+                format!("{} — {tier}", cable.part.description).into(),
+                if cable.links_per_cable == 1 {
+                    "cable per link".into()
+                } else {
+                    format!("cable ({} links)", cable.links_per_cable)
+                },
+                format!(
+                    "{l} {tier} links ÷ {} link(s) per cable",
+                    cable.links_per_cable
+                ),
+            )
+        })?;
     }
     Ok(())
 }

@@ -505,7 +505,7 @@ pub fn build_with(
 
 fn switch_spec(sw: &crate::catalog::Switch) -> sizing::SwitchSpec {
     sizing::SwitchSpec {
-        sku: sw.sku.clone(),
+        sku: sw.part.sku.clone(),
         ports: sw.ports,
         port_speed_gbps: sw.port_speed_gbps,
         link_speeds_gbps: sw.link_speeds_gbps.clone(),
@@ -884,7 +884,7 @@ fn size_fabric(
         })?;
     Ok(Sizing::Sized(std::sync::Arc::new(SizedFabric {
         fabric,
-        nic_sku: nic.sku.clone(),
+        nic_sku: nic.part.sku.clone(),
         topology,
         design_alternatives,
         items,
