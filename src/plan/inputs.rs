@@ -144,35 +144,30 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     // PP to what is left) unless the user set them. A preset keeps its published shape.
     let w = req.workload.clone().unwrap_or_default();
     let base = w.preset.map(|p| p.workload()).unwrap_or_default();
-    let tensor_parallel = w
-        .tensor_parallel
-        .map(ParallelDegree::get)
-        .unwrap_or_else(|| {
-            if w.preset.is_some() {
-                base.tensor_parallel
-            } else {
-                perf::DEFAULT_TENSOR_PARALLEL
-                    .min(gpus_per_node)
-                    .min(gpus)
-                    .max(1)
-            }
-        });
-    let pipeline_parallel = w
-        .pipeline_parallel
-        .map(ParallelDegree::get)
-        .unwrap_or_else(|| {
-            if w.preset.is_some() {
-                base.pipeline_parallel
-            } else {
-                perf::DEFAULT_PIPELINE_PARALLEL.min((gpus / tensor_parallel.max(1)).max(1))
-            }
-        });
-    // A field the request gives, else the preset's (or the default job's) value.
+    // A field the request gives, else the preset's (or the default job's) value; with
+    // `fitted`, the default job's value is that instead (a preset keeps its own).
     macro_rules! given_or_preset {
         ($field:ident) => {
             w.$field.map(|v| v.get()).unwrap_or(base.$field)
         };
+        ($field:ident, fitted: $fit:expr) => {
+            w.$field.map(|v| v.get()).unwrap_or_else(|| {
+                if w.preset.is_some() {
+                    base.$field
+                } else {
+                    $fit
+                }
+            })
+        };
     }
+    let tensor_parallel = given_or_preset!(
+        tensor_parallel,
+        fitted: perf::DEFAULT_TENSOR_PARALLEL.min(gpus_per_node).min(gpus).max(1)
+    );
+    let pipeline_parallel = given_or_preset!(
+        pipeline_parallel,
+        fitted: perf::DEFAULT_PIPELINE_PARALLEL.min((gpus / tensor_parallel.max(1)).max(1))
+    );
     // The same for an optional figure (`None` in both: not given).
     macro_rules! given_or_preset_if_any {
         ($field:ident) => {

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use super::oversubscription::{LeafSplit, leaf_split, two_tier_spines};
 use super::{
     Basics, ClusterSpec, Links, PortUsage, SizingError, SwitchSpec, Topology, TopologyOptions, add,
-    basics, ceil_div, mul, size, sub, to_u32,
+    basics, ceil_div, mul, size, sub, to_u32, usable_split,
 };
 
 /// Declares the designs once: [`Design`] (with `ALL` in tie-break order and the wire names)
@@ -222,15 +222,8 @@ fn collapsed_rails(
     let design = Design::CollapsedRails;
     let b = basics(cluster, switch, opts)?;
     let o = opts.oversubscription;
-    let split = leaf_split(b.k, o);
+    let split = usable_split(b.k, o)?;
     let (d, u) = (split.downlinks, split.uplinks);
-    if d == 0 || u == 0 {
-        return Err(SizingError::LeafSplit {
-            radix: b.k,
-            leaf_downlinks: d,
-            oversubscription: o,
-        });
-    }
     let full_sus = b.nodes.checked_div(d).unwrap_or(0);
     let rem = b.nodes.checked_rem(d).unwrap_or(0);
     if rem == 0 {
@@ -250,20 +243,12 @@ fn collapsed_rails(
     let leaves = add(full_leaves, partial_leaves, "leaves")?;
     // Cages: whole-SU leaves and all but the last partial-SU leaf carry d node links; the last
     // carries what is left of the partial SU's ports.
-    let cages_of = |down: u64| -> Result<u64, SizingError> {
-        ceil_div(add(down, u, "cages")?, b.per_cage, "cages")
-    };
-    let before_last = sub(partial_leaves, 1, "cages")?;
-    let last_down = sub(partial_ports, mul(before_last, d, "cages")?, "cages")?;
-    let leaf_cages = add(
-        mul(
-            add(full_leaves, before_last, "cages")?,
-            cages_of(d)?,
-            "cages",
-        )?,
-        cages_of(last_down)?,
+    let last_down = sub(
+        partial_ports,
+        mul(sub(partial_leaves, 1, "cages")?, d, "cages")?,
         "cages",
     )?;
+    let leaf_cages = cages_of_leaves(&b, leaves, d, last_down, u)?;
     two_tier(
         &b,
         switch,
@@ -279,6 +264,23 @@ fn collapsed_rails(
             // partial SU when there is no whole one.
             nodes_per_leaf: if full_sus > 0 { d } else { rem },
         },
+    )
+}
+
+/// Cages of `n` ≥ 1 leaves of which all but the last carry `full` node links and the last
+/// `last`, each with `uplinks`: ⌈(node links + uplinks) ÷ ports per cage⌉ a leaf.
+fn cages_of_leaves(
+    b: &Basics,
+    n: u64,
+    full: u64,
+    last: u64,
+    uplinks: u64,
+) -> Result<u64, SizingError> {
+    let cages_of = |down: u64| ceil_div(add(down, uplinks, "cages")?, b.per_cage, "cages");
+    add(
+        mul(sub(n, 1, "cages")?, cages_of(full)?, "cages")?,
+        cages_of(last)?,
+        "cages",
     )
 }
 
@@ -396,13 +398,6 @@ fn tor_copper(
         "leaves",
     )?;
     // Cages: every leaf but the last of each rack carries per_leaf servers.
-    let cages_of = |servers: u64| -> Result<u64, SizingError> {
-        ceil_div(
-            add(mul(servers, b.r, "cages")?, u, "cages")?,
-            b.per_cage,
-            "cages",
-        )
-    };
     let rack_cages = |servers: u64| -> Result<u64, SizingError> {
         if servers == 0 {
             return Ok(0);
@@ -413,10 +408,12 @@ fn tor_copper(
             mul(sub(n, 1, "cages")?, per_leaf, "cages")?,
             "cages",
         )?;
-        add(
-            mul(sub(n, 1, "cages")?, cages_of(per_leaf)?, "cages")?,
-            cages_of(last)?,
-            "cages",
+        cages_of_leaves(
+            &b,
+            n,
+            mul(per_leaf, b.r, "cages")?,
+            mul(last, b.r, "cages")?,
+            u,
         )
     };
     let leaf_cages = add(

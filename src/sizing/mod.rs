@@ -390,6 +390,19 @@ fn to_u32(v: u64, what: &'static str) -> Result<u32, SizingError> {
     u32::try_from(v).map_err(|_| SizingError::Overflow { what })
 }
 
+/// [`leaf_split`], refused when it leaves a leaf no downlink or no uplink.
+fn usable_split(k: u64, o: f64) -> Result<LeafSplit, SizingError> {
+    let split = leaf_split(k, o);
+    if split.downlinks == 0 || split.uplinks == 0 {
+        return Err(SizingError::LeafSplit {
+            radix: k,
+            leaf_downlinks: split.downlinks,
+            oversubscription: o,
+        });
+    }
+    Ok(split)
+}
+
 /// Leaf downlinks for asked ratio `o` on a `k`-port leaf (see [`leaf_split`]).
 #[cfg(test)]
 fn leaf_downlinks(k: u64, o: f64) -> u64 {
@@ -548,15 +561,8 @@ pub fn size(
 
     // ---- 3. Leaf split (sizing.md "Oversubscription"): an exact d : u when the radix allows
     // it, else the nearest ratio below the asked one.
-    let split = leaf_split(k, o);
+    let split = usable_split(k, o)?;
     let (d, u) = (split.downlinks, split.uplinks);
-    if d == 0 || u == 0 {
-        return Err(SizingError::LeafSplit {
-            radix: k,
-            leaf_downlinks: d,
-            oversubscription: o,
-        });
-    }
 
     // ---- 5. Scalable unit and leaves per plane (sizing.md "Leaves", NVIDIA SuperPOD RA: "the
     // fabric should be designed to support the full SU, including leaf switches and leaf-spine
