@@ -40,6 +40,16 @@ impl Fabric {
         }
     }
 
+    /// A name short enough for a chart label ("InfiniBand", "RoCE (ECMP)", "Adaptive
+    /// Ethernet": each fits under a bar at 720 px).
+    pub fn short_name(self) -> &'static str {
+        match self {
+            Fabric::Infiniband => "InfiniBand",
+            Fabric::Roce => "RoCE (ECMP)",
+            Fabric::RoceAdaptive => "Adaptive Ethernet",
+        }
+    }
+
     /// Parses the wire name.
     pub fn parse(s: &str) -> Option<Fabric> {
         Fabric::ALL.into_iter().find(|f| f.as_str() == s)

@@ -218,37 +218,3 @@ impl ResponseError for ApiError {
         res.body(body)
     }
 }
-
-/// A real problem document for `status`, as the service renders it (for OpenAPI examples).
-pub fn problem_example(status: u16, query: bool) -> Option<serde_json::Value> {
-    let e = match status {
-        400 if query => {
-            ApiError::malformed("the query string cannot be decoded: invalid percent-encoding")
-        }
-        400 => ApiError::malformed(
-            "the body has data after the JSON value: send exactly one object (trailing characters)",
-        ),
-        404 => ApiError::not_found("no catalog 'nope'; loaded: default"),
-        405 => ApiError::method_not_allowed("GET, HEAD, OPTIONS".into()),
-        408 => ApiError::new(
-            ErrorCode::RequestTimeout,
-            "the request was not received and answered within 30 s",
-        ),
-        413 => ApiError::payload_too_large(super::extract::MAX_BODY_BYTES),
-        414 => ApiError::new(
-            ErrorCode::UriTooLong,
-            "the query string is 9000 bytes; at most 8192 are accepted",
-        ),
-        415 => ApiError::unsupported_media_type(
-            "request bodies must not be compressed: Content-Encoding 'gzip' is not accepted \
-             (send the JSON uncompressed; it is limited to 256 KiB)",
-        ),
-        422 => super::extract::parse_json::<crate::plan::PlanRequest>(
-            br#"{"gpus": 1024, "economics": {"years": 20}}"#,
-        )
-        .err()?,
-        503 => ApiError::new(ErrorCode::Busy, "4 sweeps are running; retry in a second"),
-        _ => return None,
-    };
-    serde_json::to_value(e.problem()).ok()
-}

@@ -320,7 +320,7 @@ pub fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
     out
 }
 
-pub use crate::error_code::escape_pointer;
+use crate::error_code::escape_pointer;
 
 /// Runs `validator` and maps its errors to field errors with JSON pointers.
 pub fn validate<T: Validate>(value: &T) -> Result<(), ApiError> {

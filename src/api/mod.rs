@@ -180,7 +180,7 @@ fn add_examples(doc: &mut OpenApiDoc) {
                 for (ct, content) in r.content.iter_mut() {
                     let RefOr::T(content) = content else { continue };
                     if ct == error::PROBLEM_JSON {
-                        content.example = error::problem_example(code, query);
+                        content.example = responses::problem_example(code, query);
                     } else if ct == "application/json" && code == 200 && path == "/v1/plans" {
                         content.example = plan_example.clone();
                     }

@@ -9,7 +9,8 @@ use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{IntoResponses, ToSchema};
 
-use super::error::Problem;
+use super::error::{ApiError, Problem};
+use crate::error_code::ErrorCode;
 
 /// A `200` that is `T` as JSON or, when negotiated (`Accept: text/csv` or `format=csv`), a CSV
 /// table.
@@ -27,10 +28,6 @@ impl Sheet for crate::plan::Plan {
 
 impl Sheet for crate::table::BomSheet {
     const DESCRIPTION: &'static str = "The BOM rows (JSON), or CSV with a header row.";
-}
-
-impl Sheet for super::sheets::sweeps::SweepResult {
-    const DESCRIPTION: &'static str = "Rows and crossovers (JSON), or the rows as CSV.";
 }
 
 impl<T: Sheet> IntoResponses for JsonOrCsv<T> {
@@ -110,3 +107,37 @@ pub struct SweepInvalid(Problem);
 #[response(status = 503, content_type = "application/problem+json")]
 #[allow(dead_code)]
 pub struct Busy(Problem);
+
+/// A real problem document for `status`, as the service renders it (for OpenAPI examples).
+pub fn problem_example(status: u16, query: bool) -> Option<serde_json::Value> {
+    let e = match status {
+        400 if query => {
+            ApiError::malformed("the query string cannot be decoded: invalid percent-encoding")
+        }
+        400 => ApiError::malformed(
+            "the body has data after the JSON value: send exactly one object (trailing characters)",
+        ),
+        404 => ApiError::not_found("no catalog 'nope'; loaded: default"),
+        405 => ApiError::method_not_allowed("GET, HEAD, OPTIONS".into()),
+        408 => ApiError::new(
+            ErrorCode::RequestTimeout,
+            "the request was not received and answered within 30 s",
+        ),
+        413 => ApiError::payload_too_large(super::extract::MAX_BODY_BYTES),
+        414 => ApiError::new(
+            ErrorCode::UriTooLong,
+            "the query string is 9000 bytes; at most 8192 are accepted",
+        ),
+        415 => ApiError::unsupported_media_type(
+            "request bodies must not be compressed: Content-Encoding 'gzip' is not accepted \
+             (send the JSON uncompressed; it is limited to 256 KiB)",
+        ),
+        422 => super::extract::parse_json::<crate::plan::PlanRequest>(
+            br#"{"gpus": 1024, "economics": {"years": 20}}"#,
+        )
+        .err()?,
+        503 => ApiError::new(ErrorCode::Busy, "4 sweeps are running; retry in a second"),
+        _ => return None,
+    };
+    serde_json::to_value(e.problem()).ok()
+}

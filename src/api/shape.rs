@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::error::{ApiError, ErrorCode, FieldError};
-use super::extract::escape_pointer;
+use crate::error_code::escape_pointer;
 
 /// A request type's schema and its components, as JSON.
 #[derive(Debug, Clone)]

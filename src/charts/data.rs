@@ -149,17 +149,17 @@ pub fn tornado(plan: &Plan) -> Option<Chart> {
         id: ChartId::Tornado,
         title: format!(
             "What drives {} vs {} ({} GPUs)",
-            crate::charts::render::short_name(runner),
-            crate::charts::render::short_name(leader),
+            runner.short_name(),
+            leader.short_name(),
             group_thousands(i128::from(plan.inputs.gpus.get()))
         ),
         y_label: String::new(),
         series: Series::Tornado {
             x_label: format!(
                 "{} − {} total cost, USD (> 0: {} cheaper)",
-                crate::charts::render::short_name(runner),
-                crate::charts::render::short_name(leader),
-                crate::charts::render::short_name(leader)
+                runner.short_name(),
+                leader.short_name(),
+                leader.short_name()
             ),
             gap_at_modes_usd: gap,
             bars: u

@@ -56,15 +56,6 @@ fn fabric_colour(f: Fabric) -> RGBColor {
     }
 }
 
-/// Short fabric names that fit under a bar at 720 px.
-pub fn short_name(f: Fabric) -> &'static str {
-    match f {
-        Fabric::Infiniband => "InfiniBand",
-        Fabric::Roce => "RoCE (ECMP)",
-        Fabric::RoceAdaptive => "Adaptive Ethernet",
-    }
-}
-
 /// Why a chart could not be drawn (a bug, not bad input).
 #[derive(Debug)]
 pub struct RenderError(pub String);
@@ -249,7 +240,7 @@ fn legend_entries(chart: &Chart) -> Vec<(Key, String)> {
                 .map(|(i, l)| {
                     (
                         Key::Line(fabric_colour(l.fabric), i),
-                        short_name(l.fabric).to_string(),
+                        l.fabric.short_name().to_string(),
                     )
                 })
                 .collect();
@@ -328,7 +319,7 @@ fn draw_bars<DB: DrawingBackend>(
     let mut c = chart_builder(area, chart, 20, 36, 118)
         .build_cartesian_2d((0..n - 1).into_segmented(), 0f64..y_max(top))
         .map_err(err)?;
-    let names: Vec<&str> = bars.iter().map(|b| short_name(b.fabric)).collect();
+    let names: Vec<&str> = bars.iter().map(|b| b.fabric.short_name()).collect();
     let x_fmt = |v: &SegmentValue<i32>| centre_name(v, &names, |i| i);
     let y_fmt = |v: &f64| usd_tick(*v);
     draw_mesh(

@@ -270,6 +270,52 @@ impl Default for Workload {
     }
 }
 
+impl WorkloadPreset {
+    /// The job this preset describes.
+    pub fn workload(self) -> Workload {
+        let base = Workload::default();
+        match self {
+            WorkloadPreset::DenseLlama3_405b => Workload {
+                preset: Some(self),
+                model_params_billion: 405.0,
+                bytes_per_gradient: 4,
+                tensor_parallel: 8,
+                pipeline_parallel: 16,
+                sequence_length: 8192,
+                global_batch_tokens: Some(16 * 1024 * 1024),
+                hidden_size: Some(16_384),
+                mfu: 0.41,
+                ..base
+            },
+            WorkloadPreset::FsdpLlama2_70b => Workload {
+                preset: Some(self),
+                model_params_billion: 70.0,
+                tensor_parallel: 1,
+                pipeline_parallel: 1,
+                data_parallel_mode: DataParallelMode::Fsdp,
+                sequence_length: 4096,
+                global_batch_tokens: Some(4 * 1024 * 1024),
+                hidden_size: Some(8192),
+                ..base
+            },
+            WorkloadPreset::MoeDeepseekV3 => Workload {
+                preset: Some(self),
+                model_params_billion: 671.0,
+                active_params_billion: Some(37.0),
+                tensor_parallel: 1,
+                pipeline_parallel: 16,
+                expert_parallel: 64,
+                moe_top_k: 8,
+                sequence_length: 4096,
+                global_batch_tokens: Some(15_360 * 4096),
+                hidden_size: Some(7168),
+                precision: Precision::Bf16,
+                ..base
+            },
+        }
+    }
+}
+
 /// Everything `evaluate` needs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PerfInput {

@@ -1,7 +1,7 @@
 //! Documented training jobs a user can name instead of spelling out the parallelism. Each
-//! preset is a published configuration; where a figure is not published it says so.
+//! preset is a published configuration; where a figure is not published it says so. The jobs
+//! themselves (`WorkloadPreset::workload`) are written beside the default job in `input`.
 
-use super::input::{DataParallelMode, Precision, Workload};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -36,50 +36,6 @@ impl WorkloadPreset {
             WorkloadPreset::DenseLlama3_405b => "dense-llama3-405b",
             WorkloadPreset::FsdpLlama2_70b => "fsdp-llama2-70b",
             WorkloadPreset::MoeDeepseekV3 => "moe-deepseek-v3",
-        }
-    }
-
-    /// The job this preset describes.
-    pub fn workload(self) -> Workload {
-        let base = Workload::default();
-        match self {
-            WorkloadPreset::DenseLlama3_405b => Workload {
-                preset: Some(self),
-                model_params_billion: 405.0,
-                bytes_per_gradient: 4,
-                tensor_parallel: 8,
-                pipeline_parallel: 16,
-                sequence_length: 8192,
-                global_batch_tokens: Some(16 * 1024 * 1024),
-                hidden_size: Some(16_384),
-                mfu: 0.41,
-                ..base
-            },
-            WorkloadPreset::FsdpLlama2_70b => Workload {
-                preset: Some(self),
-                model_params_billion: 70.0,
-                tensor_parallel: 1,
-                pipeline_parallel: 1,
-                data_parallel_mode: DataParallelMode::Fsdp,
-                sequence_length: 4096,
-                global_batch_tokens: Some(4 * 1024 * 1024),
-                hidden_size: Some(8192),
-                ..base
-            },
-            WorkloadPreset::MoeDeepseekV3 => Workload {
-                preset: Some(self),
-                model_params_billion: 671.0,
-                active_params_billion: Some(37.0),
-                tensor_parallel: 1,
-                pipeline_parallel: 16,
-                expert_parallel: 64,
-                moe_top_k: 8,
-                sequence_length: 4096,
-                global_batch_tokens: Some(15_360 * 4096),
-                hidden_size: Some(7168),
-                precision: Precision::Bf16,
-                ..base
-            },
         }
     }
 }

@@ -83,7 +83,6 @@ pub fn number_schema(
 }
 
 /// The OpenAPI impls of a bounded type: its schema (the block) under its own name.
-#[macro_export]
 macro_rules! bounded_schema {
     ($name:ident, $schema:block) => {
         impl utoipa::PartialSchema for $name {
@@ -100,7 +99,6 @@ macro_rules! bounded_schema {
 
 /// A bounded input's `Deserialize`: a visitor that expects the input's range (its
 /// `range_text`) and has the given `visit_*` methods, entered through `deserialize_*`.
-#[macro_export]
 #[doc(hidden)]
 macro_rules! bounded_deserialize {
     ($name:ident, $entry:ident, { $($visit:item)* }) => {
@@ -127,7 +125,6 @@ pub fn out_of_range<E: serde::de::Error>(range: String, got: impl std::fmt::Disp
 
 /// What a bounded integer and a bounded float input declare alike: bounds, unit, `get`,
 /// `echo` and the schema with its default (`integer`: the schema's type).
-#[macro_export]
 #[doc(hidden)]
 macro_rules! bounded_number {
     ($name:ident: $t:ty, $integer:literal, $min:literal, $max:literal, $unit:literal, [$($doc:literal)*] $(, $def:literal)?) => {
@@ -145,7 +142,7 @@ macro_rules! bounded_number {
             }
         }
 
-        $crate::bounded_schema!($name, {
+        $crate::plan::bounded::bounded_schema!($name, {
                 #[allow(unused_mut, unused_assignments)]
                 let mut default: Option<f64> = None;
                 $(default = Some($def as f64);)?
@@ -160,7 +157,6 @@ macro_rules! bounded_number {
 }
 
 /// Declares a bounded integer input: `bounded_int!(/// doc \n Years: u32, 1..=15, "years", default 5);`
-#[macro_export]
 macro_rules! bounded_int {
     ($(#[doc = $doc:literal])* $name:ident: $t:ty, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)?) => {
         $(#[doc = $doc])*
@@ -168,7 +164,7 @@ macro_rules! bounded_int {
         #[serde(transparent)]
         pub struct $name($t);
 
-        $crate::bounded_number!($name: $t, true, $min, $max, $unit, [$($doc)*] $(, $def)?);
+        $crate::plan::bounded::bounded_number!($name: $t, true, $min, $max, $unit, [$($doc)*] $(, $def)?);
 
         $(
             impl Default for $name {
@@ -189,7 +185,7 @@ macro_rules! bounded_int {
             }
         }
 
-        $crate::bounded_deserialize!($name, deserialize_u64, {
+        $crate::plan::bounded::bounded_deserialize!($name, deserialize_u64, {
             fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<$name, E> {
                 <$t>::try_from(v)
                     .ok()
@@ -215,7 +211,6 @@ macro_rules! bounded_int {
 }
 
 /// Declares a bounded floating-point input (`f64`).
-#[macro_export]
 macro_rules! bounded_float {
     ($(#[doc = $doc:literal])* $name:ident, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)?) => {
         $(#[doc = $doc])*
@@ -223,7 +218,7 @@ macro_rules! bounded_float {
         #[serde(transparent)]
         pub struct $name(f64);
 
-        $crate::bounded_number!($name: f64, false, $min, $max, $unit, [$($doc)*] $(, $def)?);
+        $crate::plan::bounded::bounded_number!($name: f64, false, $min, $max, $unit, [$($doc)*] $(, $def)?);
 
         impl $name {
             /// The value if it is finite and within bounds.
@@ -235,7 +230,7 @@ macro_rules! bounded_float {
             }
         }
 
-        $crate::bounded_deserialize!($name, deserialize_f64, {
+        $crate::plan::bounded::bounded_deserialize!($name, deserialize_f64, {
             fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<$name, E> {
                 $name::new(v).ok_or_else(|| $crate::plan::bounded::out_of_range($name::range_text(), v))
             }
@@ -252,13 +247,12 @@ macro_rules! bounded_float {
 
 /// Declares a bounded exact-decimal input (money, rates): a decimal string (`"0.085"`) or a
 /// JSON number; `max_exclusive` makes the upper bound open (discounts below 1).
-#[macro_export]
 macro_rules! bounded_decimal {
     ($(#[doc = $doc:literal])* $name:ident, $min:literal ..= $max:literal, $unit:literal) => {
-        $crate::bounded_decimal!(@ $(#[doc = $doc])* $name, $min, $max, false, $unit);
+        $crate::plan::bounded::bounded_decimal!(@ $(#[doc = $doc])* $name, $min, $max, false, $unit);
     };
     ($(#[doc = $doc:literal])* $name:ident, $min:literal ..< $max:literal, $unit:literal) => {
-        $crate::bounded_decimal!(@ $(#[doc = $doc])* $name, $min, $max, true, $unit);
+        $crate::plan::bounded::bounded_decimal!(@ $(#[doc = $doc])* $name, $min, $max, true, $unit);
     };
     (@ $(#[doc = $doc:literal])* $name:ident, $min:literal, $max:literal, $excl:literal, $unit:literal) => {
         $(#[doc = $doc])*
@@ -330,7 +324,7 @@ macro_rules! bounded_decimal {
             }
         }
 
-        $crate::bounded_schema!($name, {
+        $crate::plan::bounded::bounded_schema!($name, {
                 let close = if $excl { "below" } else { "to" };
                 $crate::plan::bounded::number_schema(
                     false, true, $min as f64, $max as f64, $excl, None,
@@ -340,20 +334,26 @@ macro_rules! bounded_decimal {
     };
 }
 
+// The declaring macros, by path (`crate::plan::bounded::bounded_int!`), for this crate only.
+pub(crate) use {
+    bounded_decimal, bounded_deserialize, bounded_float, bounded_int, bounded_number,
+    bounded_schema,
+};
+
 #[cfg(test)]
 #[allow(dead_code)]
 mod tests {
     use super::*;
 
-    crate::bounded_int!(
+    crate::plan::bounded::bounded_int!(
         /// Test years.
         TestYears: u32, 1..=15, "years", default 5
     );
-    crate::bounded_decimal!(
+    crate::plan::bounded::bounded_decimal!(
         /// Test share.
         TestShare, 0..<1, "fraction"
     );
-    crate::bounded_float!(
+    crate::plan::bounded::bounded_float!(
         /// Test ratio.
         TestRatio, 1.0..=16.0, "ratio"
     );

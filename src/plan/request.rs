@@ -15,146 +15,146 @@ use crate::perf::{DataParallelMode, Precision, RoceTuning, WorkloadPreset};
 
 // ---- The bounded inputs: each declared once (type, unit, bounds, default, doc). ----
 
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// GPUs in the cluster.
     Gpus: u32, 1..=1_000_000, "GPUs"
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// GPUs per server (8 on HGX/DGX).
     GpusPerNode: u32, 1..=72, "GPUs per server"
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// Scale-out NIC ports per server.
     NicsPerNode: u32, 1..=72, "NIC ports per server"
 );
-crate::bounded_float!(
+crate::plan::bounded::bounded_float!(
     /// Leaf oversubscription, downlink : uplink bandwidth (1 = non-blocking).
     Oversubscription, 1.0..=16.0, "downlink:uplink ratio", default 1
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// Independent fabric planes; each NIC's bandwidth is split across them.
     Planes: u32, 1..=8, "planes", default 1
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// Most switch tiers allowed (2 = leaf–spine, 3 = with core).
     MaxTiers: u8, 2..=3, "switch tiers", default 3
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// GPU servers a rack of the buyer's data hall takes (power and cooling decide it).
     NodesPerRack: u32, 1..=72, "servers per rack"
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// One all-reduce of this many bytes over all GPUs (nccl-tests style).
     MessageBytes: u64, 1..=1_099_511_627_776, "bytes"
 );
-crate::bounded_float!(
+crate::plan::bounded::bounded_float!(
     /// Model parameters.
     ModelParamsBillion, 0.001..=100000.0, "billion parameters", default 70
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// Bytes per gradient element in the all-reduce (2 = bf16, 4 = fp32).
     BytesPerGradient: u32, 1..=8, "bytes per element", default 2
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// A parallelism degree (GPUs per group).
     ParallelDegree: u32, 1..=4096, "GPUs per group"
 );
-crate::bounded_float!(
+crate::plan::bounded::bounded_float!(
     /// Compute time of one training step (forward + backward).
     StepComputeMs, 0.001..=3600000.0, "ms", default 2175
 );
-crate::bounded_float!(
+crate::plan::bounded::bounded_float!(
     /// DDP gradient bucket size (PyTorch `bucket_cap_mb`).
     BucketMb, 0.001..=1000000.0, "MB (10^6 bytes)", default 25
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// Experts each token is routed to (mixture of experts).
     MoeTopK: u32, 1..=64, "experts per token", default 2
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// Data-parallel degree (model replicas).
     DataParallelDegree: u32, 1..=1_000_000, "replicas"
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// Tokens per training sequence.
     SequenceLength: u32, 1..=10_000_000, "tokens", default 4096
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// Tokens per optimizer step over the whole job.
     GlobalBatchTokens: u64, 1..=1_000_000_000_000, "tokens"
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// Model hidden size.
     HiddenSize: u32, 64..=1_000_000, "model dimension"
 );
-crate::bounded_float!(
+crate::plan::bounded::bounded_float!(
     /// Model FLOPs utilization against the GPU's dense BF16 peak.
     Mfu, 0.01..=1.0, "fraction of peak", default 0.4
 );
-crate::bounded_float!(
+crate::plan::bounded::bounded_float!(
     /// Share of every scale-out link's bandwidth other jobs use.
     BackgroundLoad, 0.0..=0.95, "fraction of link bandwidth", default 0
 );
-crate::bounded_float!(
+crate::plan::bounded::bounded_float!(
     /// Job-interrupting failures per part and year.
     FailuresPerPartYear, 0.0..=10.0, "failures per part-year"
 );
-crate::bounded_float!(
+crate::plan::bounded::bounded_float!(
     /// A duration in minutes (up to a week).
     Minutes, 0.0..=10080.0, "minutes"
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// TCO horizon.
     Years: u32, 1..=15, "years", default 5
 );
-crate::bounded_decimal!(
+crate::plan::bounded::bounded_decimal!(
     /// A share between 0 and 1.
     Fraction, 0..=1, "fraction (0.12 = 12%)"
 );
-crate::bounded_decimal!(
+crate::plan::bounded::bounded_decimal!(
     /// Electricity price.
     ElectricityUsdPerKwh, 0..=10, "USD per kWh"
 );
-crate::bounded_decimal!(
+crate::plan::bounded::bounded_decimal!(
     /// Power usage effectiveness (facility power ÷ IT power).
     Pue, 1..=3, "ratio"
 );
-crate::bounded_decimal!(
+crate::plan::bounded::bounded_decimal!(
     /// A fully loaded yearly salary.
     SalaryUsdPerYear, 0..=10_000_000, "USD per year"
 );
-crate::bounded_decimal!(
+crate::plan::bounded::bounded_decimal!(
     /// GPUs one full-time engineer looks after.
     GpusPerFte, 1..=1_000_000, "GPUs per FTE"
 );
-crate::bounded_decimal!(
+crate::plan::bounded::bounded_decimal!(
     /// Value of one GPU-hour.
     GpuHourUsd, 0..=1000, "USD per GPU-hour"
 );
 // The comparison's break-even sentence says "no value up to" this bound.
 const _: () = assert!(GpuHourUsd::MAX_I64 == crate::cost::GPU_HOUR_USD_MAX);
-crate::bounded_decimal!(
+crate::plan::bounded::bounded_decimal!(
     /// A subscription priced per NIC endpoint.
     UsdPerEndpointYear, 0..=100_000, "USD per endpoint per year"
 );
-crate::bounded_decimal!(
+crate::plan::bounded::bounded_decimal!(
     /// A subscription priced per switch.
     UsdPerSwitchYear, 0..=1_000_000, "USD per switch per year"
 );
-crate::bounded_decimal!(
+crate::plan::bounded::bounded_decimal!(
     /// A net unit price.
     UnitPriceUsd, 0..=1_000_000_000, "USD"
 );
-crate::bounded_decimal!(
+crate::plan::bounded::bounded_decimal!(
     /// A discount off list price (0.15 = 15% off).
     Discount, 0..<1, "fraction off list"
 );
 
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// Monte Carlo samples of an uncertainty analysis.
     Samples: u32, 1..=100_000, "samples", default 1000
 );
-crate::bounded_int!(
+crate::plan::bounded::bounded_int!(
     /// Seed of the uncertainty analysis' random draws: the same seed gives the same answer on
     /// any machine (below 2^53, so every JSON client keeps it exact).
     Seed: u64, 0..=9_007_199_254_740_991, "seed", default 1

@@ -180,7 +180,7 @@ pub fn pointer_of(name: &str) -> String {
     let mut out = String::new();
     for seg in name.split('.') {
         out.push('/');
-        out.push_str(&crate::api::extract::escape_pointer(seg));
+        out.push_str(&crate::error_code::escape_pointer(seg));
     }
     out
 }

@@ -106,6 +106,10 @@ pub struct SweepResult {
     pub plans_computed: usize,
 }
 
+impl crate::api::responses::Sheet for SweepResult {
+    const DESCRIPTION: &'static str = "Rows and crossovers (JSON), or the rows as CSV.";
+}
+
 /// The sweep's own query parameters: `SweepRequest`'s fields but `base`.
 pub(crate) fn own_params() -> &'static [String] {
     static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();

@@ -742,7 +742,7 @@ pub fn analyse(
         });
     }
     let t = tornado::tornado(&mut engine)?;
-    let reasons = text::reasons(&out_fabrics, &t, spec.samples);
+    let reasons = text::reasons(&out_fabrics, &t.entries, spec.samples);
     Ok(Uncertainty {
         samples: spec.samples,
         seed: spec.seed,

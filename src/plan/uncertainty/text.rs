@@ -5,7 +5,7 @@ use rust_decimal::Decimal;
 
 use crate::cost::money::group_digits as group;
 
-use super::{FabricUncertainty, Target, tornado::Tornado};
+use super::{FabricUncertainty, Target, TornadoEntry};
 use crate::fabric::Fabric;
 
 /// A plain number with at most 4 significant digits (whole numbers exact), grouped.
@@ -111,8 +111,13 @@ fn percent(count: u32, n: u32) -> String {
 }
 
 /// The analysis in sentences: how often each fabric wins, the regret of each choice, and what
-/// would flip the ranking for the inputs that drive it most.
-pub fn reasons(fabrics: &[FabricUncertainty], t: &Tornado, samples: u32) -> Vec<String> {
+/// would flip the ranking for the inputs that drive it most (`drivers`: the tornado's entries,
+/// largest swing first).
+pub fn reasons(
+    fabrics: &[FabricUncertainty],
+    drivers: &[TornadoEntry],
+    samples: u32,
+) -> Vec<String> {
     let mut out = Vec::new();
     let mut by_wins: Vec<&FabricUncertainty> = fabrics.iter().collect();
     by_wins.sort_by_key(|f| std::cmp::Reverse(f.cheapest_samples));
@@ -149,7 +154,7 @@ pub fn reasons(fabrics: &[FabricUncertainty], t: &Tornado, samples: u32) -> Vec<
             )));
         }
     }
-    for e in t.entries.iter().take(3) {
+    for e in drivers.iter().take(3) {
         out.push(e.reason.clone());
     }
     out
