@@ -19,6 +19,9 @@ pub mod report;
 pub mod sizing;
 pub mod table;
 
+#[cfg(test)]
+mod structure_tests;
+
 use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;
