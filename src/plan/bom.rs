@@ -11,9 +11,7 @@
 //! - fibre: one per link; copper: one per `links_per_cable` links (no modules).
 
 use super::PlanError;
-use crate::catalog::{
-    Catalog, Listed, Listing, Nic, Part, Provenance, Switch, Text, TierCabling, Transceiver,
-};
+use crate::catalog::{Catalog, Listed, Nic, Switch, Text, TierCabling, Transceiver};
 use crate::cost::{BomLine, Category};
 use crate::error_code::ErrorCode;
 use crate::sizing::Topology;
@@ -34,20 +32,12 @@ pub struct BomItem {
     pub placeholder_power: bool,
 }
 
-/// The catalog facts a BOM line copies from an entry.
-pub struct Entry<'a> {
-    part: &'a Part,
-    listing: &'a Listing,
-    provenance: &'a Provenance,
-    power_w: rust_decimal::Decimal,
-}
-
 /// Where the BOM walk puts each line: the plan's items (with their text), or a running capex
 /// total (`cost::CapexTotal`: no text, no copies) for the alternatives a plan only compares.
 pub trait LineSink {
     fn line(
         &mut self,
-        e: Entry<'_>,
+        e: &dyn Listed,
         category: Category,
         quantity: u64,
         words: impl FnOnce() -> (Text, String, String),
@@ -64,32 +54,32 @@ struct Items {
 impl LineSink for Items {
     fn line(
         &mut self,
-        e: Entry<'_>,
+        e: &dyn Listed,
         category: Category,
         quantity: u64,
         words: impl FnOnce() -> (Text, String, String),
     ) -> Result<(), PlanError> {
         let (description, unit, derivation, source) = if self.text {
             let (description, unit, derivation) = words();
-            (description, unit, derivation, e.provenance.source.clone())
+            (description, unit, derivation, e.provenance().source.clone())
         } else {
             Default::default()
         };
         self.items.push(BomItem {
             line: BomLine {
-                sku: e.part.sku.clone(),
-                vendor: e.part.vendor.clone(),
+                sku: e.part().sku.clone(),
+                vendor: e.part().vendor.clone(),
                 category,
                 description,
                 quantity,
-                list_unit_price_usd: e.listing.price_usd,
-                power_w: e.power_w,
+                list_unit_price_usd: e.listing().price_usd,
+                power_w: e.power_w(),
             },
             unit,
             derivation,
             source,
-            placeholder_price: e.provenance.is_placeholder(),
-            placeholder_power: e.provenance.power_grade == Some(crate::catalog::Grade::P),
+            placeholder_price: e.provenance().is_placeholder(),
+            placeholder_power: e.provenance().power_grade == Some(crate::catalog::Grade::P),
         });
         Ok(())
     }
@@ -98,16 +88,16 @@ impl LineSink for Items {
 impl LineSink for crate::cost::CapexTotal<'_> {
     fn line(
         &mut self,
-        e: Entry<'_>,
+        e: &dyn Listed,
         category: Category,
         quantity: u64,
         _words: impl FnOnce() -> (Text, String, String),
     ) -> Result<(), PlanError> {
         Ok(self.add(
-            &e.part.sku,
-            &e.part.vendor,
+            &e.part().sku,
+            &e.part().vendor,
             category,
-            e.listing.price_usd,
+            e.listing().price_usd,
             quantity,
         )?)
     }
@@ -126,17 +116,6 @@ pub struct BomContext<'a> {
     pub cabling: [&'a TierCabling; 3],
     pub nics_per_node: u32,
     pub pointer_for_cabling: &'a str,
-}
-
-impl<'a, T: Listed> From<&'a T> for Entry<'a> {
-    fn from(t: &'a T) -> Entry<'a> {
-        Entry {
-            part: t.part(),
-            listing: t.listing(),
-            provenance: t.provenance(),
-            power_w: t.power_w(),
-        }
-    }
 }
 
 /// Looks up a transceiver for a tier (`which`: `switch_module` or `nic_module`) and checks it
@@ -213,7 +192,7 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         .checked_mul(u64::from(ctx.nics_per_node))
         .ok_or_else(|| overflow("NICs"))?;
     let nic = ctx.nic;
-    out.line(nic.into(), Category::Nic, nics, || {
+    out.line(nic, Category::Nic, nics, || {
         (
             nic.part.description.clone(),
             "NIC".into(),
@@ -227,7 +206,7 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         ("core", topo.core_switches),
     ] {
         if count > 0 {
-            out.line(sw.into(), Category::Switch, count, || {
+            out.line(sw, Category::Switch, count, || {
                 (
                     format!("{} — {role}", sw.part.description).into(),
                     format!("{role} switch"),
@@ -266,7 +245,7 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         if let Some(m) = &cab.switch_module {
             let t = module(ctx, m, tier, "switch_module", topo.link_speed_gbps)?;
             let q = ceil_div(switch_ends, u64::from(t.links_per_module));
-            out.line(Entry::from(t), Category::Optic, q, || {
+            out.line(t, Category::Optic, q, || {
                 (
                     format!("{} — {tier} switch side", t.part.description).into(),
                     format!("module ({} link ends)", t.links_per_module),
@@ -285,7 +264,7 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
             let q = nics
                 .checked_mul(per_nic)
                 .ok_or_else(|| overflow("modules"))?;
-            out.line(Entry::from(t), Category::Optic, q, || {
+            out.line(t, Category::Optic, q, || {
                 (
                     format!("{} — NIC side", t.part.description).into(),
                     format!("module ({} link(s))", t.links_per_module),
@@ -304,7 +283,7 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         )
         .checked_mul(planes)
         .ok_or_else(|| overflow("cables"))?;
-        out.line(cable.into(), Category::Cable, q, || {
+        out.line(cable, Category::Cable, q, || {
             (
                 format!("{} — {tier}", cable.part.description).into(),
                 if cable.links_per_cable == 1 {
