@@ -515,8 +515,8 @@ fn switch_spec(sw: &crate::catalog::Switch) -> sizing::SwitchSpec {
 
 /// Sizes one fabric: every design, each priced at the plan's prices; the cheapest that meets
 /// the request wins (docs/sizing.md "Designs", "Feasibility").
-fn size_fabric(
-    r: &inputs::Resolved,
+fn size_fabric<'a>(
+    r: &'a inputs::Resolved,
     fabric: Fabric,
     warnings: &mut Vec<String>,
     detail: Detail,
@@ -639,11 +639,12 @@ fn size_fabric(
         .cabling
         .iter()
         .find(|c| c.link_speed_gbps == link_speed);
-    let pick = |over: &Option<TierCabling>,
-                from_profile: Option<&TierCabling>,
+    // Borrowed from the request or the catalog: a sweep point copies no cabling text.
+    let pick = |over: &'a Option<TierCabling>,
+                from_profile: Option<&'a TierCabling>,
                 tier: &str|
-     -> Result<TierCabling, PlanError> {
-        over.clone().or_else(|| from_profile.cloned()).ok_or_else(|| {
+     -> Result<&'a TierCabling, PlanError> {
+        over.as_ref().or(from_profile).ok_or_else(|| {
             PlanError::field(
                 "/nic_speed_gbps",
                 ErrorCode::NoCablingForSpeed,
@@ -654,7 +655,7 @@ fn size_fabric(
             )
         })
     };
-    let cabling = (|| -> Result<[TierCabling; 3], PlanError> {
+    let cabling = (|| -> Result<[&TierCabling; 3], PlanError> {
         Ok([
             pick(
                 &r.cabling.node_leaf,
@@ -681,7 +682,7 @@ fn size_fabric(
         catalog,
         switch,
         nic,
-        cabling: [&cabling[0], &cabling[1], &cabling[2]],
+        cabling,
         nics_per_node: r.nics_per_node,
         pointer_for_cabling: "/topology/cabling",
     };
@@ -693,7 +694,7 @@ fn size_fabric(
         _ => None,
     };
     let isl_ctx = isl_cabling.map(|isl| bom::BomContext {
-        cabling: [&cabling[0], isl, &cabling[2]],
+        cabling: [cabling[0], isl, cabling[2]],
         ..ctx
     });
     // `tor_copper` cables servers to their rack's leaf with the profile's in-rack copper, or
@@ -701,7 +702,7 @@ fn size_fabric(
     let tor_ctx = match (&r.cabling.node_leaf, profile_cabling) {
         (Some(_), _) => Some(ctx),
         (None, Some(c)) => c.node_leaf_in_rack.as_ref().map(|copper| bom::BomContext {
-            cabling: [copper, &cabling[1], &cabling[2]],
+            cabling: [copper, cabling[1], cabling[2]],
             ..ctx
         }),
         (None, None) => None,
@@ -1073,29 +1074,82 @@ fn roce_tunings(
 
 /// SHA-256 over the normalized request's JSON and the catalog hash; 32 hex characters.
 pub fn plan_id(normalized: &PlanRequest, catalog_sha256: &str) -> String {
-    /// Feeds the JSON to the hash as it is written: the same bytes as `to_vec`, no buffer.
-    struct Hashing<'a>(&'a mut Sha256);
-    impl std::io::Write for Hashing<'_> {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.update(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
     let mut h = Sha256::new();
-    // Serialising a request to JSON cannot fail (its maps are keyed by strings or an enum, and
-    // `serde_json` writes a non-finite float as `null`). Were it to, the id would hash the part
-    // written so far (`to_vec`'s fallback hashed empty text instead): either way an id, no panic.
-    let _ = serde_json::to_writer(Hashing(&mut h), normalized);
+    {
+        // Serialising a request to JSON cannot fail (its maps are keyed by strings or an enum,
+        // and `serde_json` writes a non-finite float as `null`). Were it to, the id would hash
+        // the part written so far (`to_vec`'s fallback hashed empty text instead): either way
+        // an id, no panic.
+        let mut w = Hashing::new(&mut h);
+        let _ = serde_json::to_writer(&mut w, normalized);
+        w.flush_into_hash();
+    }
     h.update(b"\n");
     h.update(catalog_sha256.as_bytes());
-    h.finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex_prefix(&h.finalize(), 16)
+}
+
+/// Feeds JSON to a hash as it is written: the same bytes as `to_vec`, gathered in a buffer on
+/// the stack so the hash sees a few large updates instead of one per token (serde_json writes
+/// a key, a quote or a comma at a time; a request is ~1.5 KB in a few hundred writes).
+struct Hashing<'a> {
+    hash: &'a mut Sha256,
+    buf: [u8; 512],
+    len: usize,
+}
+
+impl<'a> Hashing<'a> {
+    fn new(hash: &'a mut Sha256) -> Hashing<'a> {
+        Hashing {
+            hash,
+            buf: [0; 512],
+            len: 0,
+        }
+    }
+
+    /// Hands the buffered bytes to the hash.
+    fn flush_into_hash(&mut self) {
+        self.hash
+            .update(self.buf.get(..self.len).unwrap_or_default());
+        self.len = 0;
+    }
+}
+
+impl std::io::Write for Hashing<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let end = self.len.saturating_add(buf.len());
+        match self.buf.get_mut(self.len..end) {
+            Some(room) => {
+                room.copy_from_slice(buf);
+                self.len = end;
+            }
+            None => {
+                self.flush_into_hash();
+                match self.buf.get_mut(..buf.len()) {
+                    Some(room) => {
+                        room.copy_from_slice(buf);
+                        self.len = buf.len();
+                    }
+                    None => self.hash.update(buf),
+                }
+            }
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The first `n` bytes of `bytes` as lower-case hex (a plan id, an entity tag).
+pub fn hex_prefix(bytes: &[u8], n: usize) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(n.saturating_mul(2));
+    for &b in bytes.iter().take(n) {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    out
 }
 
 fn sizing_error(e: &sizing::SizingError, fabric: Fabric) -> PlanError {
