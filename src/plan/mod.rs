@@ -503,6 +503,35 @@ pub fn build_with(
     Ok((plan, prepared))
 }
 
+/// A number's decimal text on the stack, `n.to_string()` without the allocation: the catalog's
+/// profile maps are keyed by speeds as text (`"400"`), looked up for every fabric of every plan.
+struct DecimalText {
+    digits: [u8; 10],
+    start: usize,
+}
+
+impl DecimalText {
+    fn new(mut n: u32) -> DecimalText {
+        let mut digits = [b'0'; 10];
+        let mut start = digits.len();
+        // From the last digit back; u32::MAX has 10 digits, so the slots never run out.
+        for (i, d) in digits.iter_mut().enumerate().rev() {
+            // n % 10 < 10: the cast keeps it exactly.
+            *d = b'0' + (n % 10) as u8;
+            n /= 10;
+            start = i;
+            if n == 0 {
+                break;
+            }
+        }
+        DecimalText { digits, start }
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(self.digits.get(self.start..).unwrap_or_default()).unwrap_or_default()
+    }
+}
+
 fn switch_spec(sw: &crate::catalog::Switch) -> sizing::SwitchSpec {
     sizing::SwitchSpec {
         sku: sw.sku.clone(),
@@ -541,10 +570,13 @@ fn size_fabric<'a>(
         }
     };
     let link_speed = r.nic_speed_gbps / r.planes.max(1);
-    let switch_sku = match &r.switch_sku {
-        Some(s) => s.clone(),
-        None => match profile.switch_by_link_speed.get(&link_speed.to_string()) {
-            Some(s) => s.clone(),
+    let switch_sku: &str = match &r.switch_sku {
+        Some(s) => s,
+        None => match profile
+            .switch_by_link_speed
+            .get(DecimalText::new(link_speed).as_str())
+        {
+            Some(s) => s,
             None => {
                 let e = PlanError::field(
                     "/nic_speed_gbps",
@@ -579,14 +611,17 @@ fn size_fabric<'a>(
             }
         },
     };
-    let switch = catalog.switch(&switch_sku).ok_or_else(|| {
+    let switch = catalog.switch(switch_sku).ok_or_else(|| {
         PlanError::field(
             "/topology/switch_sku",
             ErrorCode::UnknownSku,
             format!("no switch '{switch_sku}'"),
         )
     })?;
-    let nic_sku = match profile.nic_by_speed.get(&r.nic_speed_gbps.to_string()) {
+    let nic_sku = match profile
+        .nic_by_speed
+        .get(DecimalText::new(r.nic_speed_gbps).as_str())
+    {
         Some(n) => n,
         None => {
             return Ok(infeasible(
@@ -1074,66 +1109,44 @@ fn roce_tunings(
 
 /// SHA-256 over the normalized request's JSON and the catalog hash; 32 hex characters.
 pub fn plan_id(normalized: &PlanRequest, catalog_sha256: &str) -> String {
+    thread_local! {
+        /// The JSON of the last request hashed on this thread, its capacity kept for the next
+        /// (a request is ~1.5 KB: a sweep point then neither allocates nor feeds the hash a
+        /// token at a time).
+        static TEXT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
     let mut h = Sha256::new();
-    {
-        // Serialising a request to JSON cannot fail (its maps are keyed by strings or an enum,
-        // and `serde_json` writes a non-finite float as `null`). Were it to, the id would hash
-        // the part written so far (`to_vec`'s fallback hashed empty text instead): either way
-        // an id, no panic.
-        let mut w = Hashing::new(&mut h);
-        let _ = serde_json::to_writer(&mut w, normalized);
-        w.flush_into_hash();
+    // Serialising a request to JSON cannot fail (its maps are keyed by strings or an enum, and
+    // `serde_json` writes a non-finite float as `null`). Were it to, the id would hash the part
+    // written so far (`to_vec`'s fallback hashed empty text instead): either way an id, no panic.
+    let buffered = TEXT.with(|cell| {
+        let Ok(mut text) = cell.try_borrow_mut() else {
+            return false;
+        };
+        text.clear();
+        let _ = serde_json::to_writer(&mut *text, normalized);
+        h.update(text.as_slice());
+        // A very large request (thousands of price overrides) does not pin its buffer.
+        if text.capacity() > 1 << 16 {
+            *text = Vec::new();
+        }
+        true
+    });
+    if !buffered {
+        let _ = serde_json::to_writer(Hashing(&mut h), normalized);
     }
     h.update(b"\n");
     h.update(catalog_sha256.as_bytes());
     hex_prefix(&h.finalize(), 16)
 }
 
-/// Feeds JSON to a hash as it is written: the same bytes as `to_vec`, gathered in a buffer on
-/// the stack so the hash sees a few large updates instead of one per token (serde_json writes
-/// a key, a quote or a comma at a time; a request is ~1.5 KB in a few hundred writes).
-struct Hashing<'a> {
-    hash: &'a mut Sha256,
-    buf: [u8; 512],
-    len: usize,
-}
-
-impl<'a> Hashing<'a> {
-    fn new(hash: &'a mut Sha256) -> Hashing<'a> {
-        Hashing {
-            hash,
-            buf: [0; 512],
-            len: 0,
-        }
-    }
-
-    /// Hands the buffered bytes to the hash.
-    fn flush_into_hash(&mut self) {
-        self.hash
-            .update(self.buf.get(..self.len).unwrap_or_default());
-        self.len = 0;
-    }
-}
+/// Feeds JSON to a hash as it is written: the same bytes as `to_vec`, no buffer (when the
+/// thread's buffer is taken).
+struct Hashing<'a>(&'a mut Sha256);
 
 impl std::io::Write for Hashing<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let end = self.len.saturating_add(buf.len());
-        match self.buf.get_mut(self.len..end) {
-            Some(room) => {
-                room.copy_from_slice(buf);
-                self.len = end;
-            }
-            None => {
-                self.flush_into_hash();
-                match self.buf.get_mut(..buf.len()) {
-                    Some(room) => {
-                        room.copy_from_slice(buf);
-                        self.len = buf.len();
-                    }
-                    None => self.hash.update(buf),
-                }
-            }
-        }
+        self.0.update(buf);
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {

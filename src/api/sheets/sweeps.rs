@@ -320,11 +320,12 @@ fn plan_at(
     v: f64,
     v2: Option<f64>,
 ) -> Result<plan::Plan, ApiError> {
-    let mut label = format!("{}={v}", c.spec.first.name);
-    if let (Some(b), Some(v2)) = (&c.spec.second, v2) {
-        label.push_str(&format!(", {}={v2}", b.name));
-    }
+    // The point's label is written only for an error.
     let at_value = |e: ApiError| {
+        let mut label = format!("{}={v}", c.spec.first.name);
+        if let (Some(b), Some(v2)) = (&c.spec.second, v2) {
+            label.push_str(&format!(", {}={v2}", b.name));
+        }
         let p = e.problem();
         let first = p.errors.first();
         ApiError::field(
