@@ -276,7 +276,10 @@ pub struct SizedFabric {
     pub nic_sku: Text,
     pub topology: Topology,
     pub design_alternatives: Vec<DesignAlternative>,
-    pub items: Vec<bom::BomItem>,
+    /// The chosen design's BOM lines, and beside each (same index) its unit, derivation and
+    /// source.
+    pub lines: Vec<cost::BomLine>,
+    pub notes: Vec<bom::LineNotes>,
     /// Port-to-port latency of the chosen switch, ns.
     pub switch_latency_ns: u32,
     /// The NIC's PCIe generation and lanes.
@@ -918,12 +921,14 @@ fn size_fabric<'a>(
         .ok_or_else(|| {
             PlanError::field("/gpus", ErrorCode::TooLarge, "too many switches to count")
         })?;
+    let (lines, notes) = items.into_iter().map(bom::BomItem::split).unzip();
     Ok(Sizing::Sized(std::sync::Arc::new(SizedFabric {
         fabric,
         nic_sku: nic.sku.clone(),
         topology,
         design_alternatives,
-        items,
+        lines,
+        notes,
         switch_latency_ns: switch.latency_ns,
         nic_pcie_gen: nic.pcie_gen,
         nic_pcie_lanes: nic.pcie_lanes,
@@ -978,18 +983,18 @@ pub fn failure_gpu_hours(r: &inputs::Resolved, s: &SizedFabric) -> f64 {
 
 /// The cost model's input for a sized fabric: its BOM at list price, the idle fraction and
 /// the failure hours (`traffic` names the exposed communication for the reasons).
-pub fn cost_input(
+pub fn cost_input<'s>(
     r: &inputs::Resolved,
-    s: &SizedFabric,
+    s: &'s SizedFabric,
     gpu_idle_fraction: f64,
     traffic: Vec<cost::TrafficShare>,
-) -> FabricCostInput {
+) -> FabricCostInput<'s> {
     FabricCostInput {
         fabric: s.fabric,
         gpus: r.gpus,
         endpoints: s.endpoints,
         switches: s.switches,
-        lines: s.items.iter().map(|i| i.line.clone()).collect(),
+        lines: std::borrow::Cow::Borrowed(&s.lines),
         gpu_idle_fraction,
         failure_gpu_hours_per_year: failure_gpu_hours(r, s),
         traffic,
@@ -1046,7 +1051,7 @@ fn plan_sized(
     // The priced lines move into the plan (the comparison does not read them).
     let priced = std::mem::take(&mut cost.bom);
     let bom = full.then(|| {
-        s.items
+        s.notes
             .iter()
             .zip(priced)
             .map(|(it, p)| BomLineOut {
