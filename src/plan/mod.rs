@@ -749,10 +749,10 @@ fn size_fabric<'a>(
     let mut not_fitting: Vec<(Design, sizing::SizingError)> = Vec::new();
     let no_copper = || sizing::SizingError::DesignDoesNotFit {
         design: Design::TorCopper,
-        why: format!(
+        why: sizing::Why::Text(format!(
             "the {} profile has no in-rack copper for {link_speed} Gb/s links; set topology.cabling.node_leaf",
             fabric.as_str()
-        ),
+        )),
     };
     // The BOM context each design is cabled with; `None`: it cannot be cabled.
     let ctx_for = |d: Design| match d {
@@ -778,7 +778,10 @@ fn size_fabric<'a>(
                             design,
                             sizing::SizingError::DesignDoesNotFit {
                                 design,
-                                why: format!("its cabling cannot be priced: {}", e.detail),
+                                why: sizing::Why::Text(format!(
+                                    "its cabling cannot be priced: {}",
+                                    e.detail
+                                )),
                             },
                         ));
                         continue;
