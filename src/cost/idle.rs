@@ -42,9 +42,7 @@ pub fn idle_fraction_to_decimal(x: f64) -> Result<Decimal, CostError> {
         return Err(invalid);
     }
     let d = Decimal::from_f64_retain(x).ok_or(invalid)?;
-    let mut r = d.round_dp_with_strategy(FRACTION_DP, ROUNDING);
-    r.rescale(FRACTION_DP);
-    Ok(r)
+    Ok(super::money::round_fraction(d))
 }
 
 /// Busy GPU-hours per year: gpus × 8,760 × busy_fraction (exact).
