@@ -86,6 +86,17 @@ fn round_half_away(d: Decimal, dp: u32) -> Option<Decimal> {
     Some(Decimal::from_parts(lo, mid, hi, d.is_sign_negative(), dp))
 }
 
+/// `d.round_dp_with_strategy(dp, ROUNDING)`, the module's rounding without the rescale: a
+/// value already at `dp` places or fewer is returned as it is.
+pub(crate) fn round_dp_away(d: Decimal, dp: u32) -> Decimal {
+    round_half_away(d, dp).unwrap_or_else(|| d.round_dp_with_strategy(dp, ROUNDING))
+}
+
+/// Rounds to `dp` places at scale `dp` (the module's rounding policy, any number of places).
+pub(crate) fn round_places(d: Decimal, dp: u32) -> Decimal {
+    round_to(d, dp)
+}
+
 /// Rounds a money amount to cents (the module's rounding policy).
 pub fn round_money(d: Decimal) -> Decimal {
     round_to(d, MONEY_DP)
@@ -305,6 +316,11 @@ mod tests {
                 super::round_to(d, dp).serialize(),
                 reference(d, dp).serialize(),
                 "{d} to {dp} places"
+            );
+            assert_eq!(
+                super::round_dp_away(d, dp).serialize(),
+                d.round_dp_with_strategy(dp, super::ROUNDING).serialize(),
+                "{d} to {dp} places, scale kept"
             );
             // The half-way values around it: ...5, ...4999…, ...5000…1.
             if scale > dp {
