@@ -208,8 +208,10 @@ pub fn bill_of_materials(
     ctx: &BomContext<'_>,
     detail: super::Detail,
 ) -> Result<Vec<BomItem>, PlanError> {
+    // Room for a three-tier BOM (NICs, switches, optics and cables per tier, licences): one
+    // allocation, no regrowth.
     let mut items = Items {
-        items: Vec::new(),
+        items: Vec::with_capacity(16),
         text: detail == super::Detail::Full,
     };
     walk(topo, ctx, &mut items)?;
