@@ -155,10 +155,13 @@ impl<'a> CapexTotal<'a> {
 
     /// `capex(&line_prices(…)).total_usd` of the lines added.
     pub fn total(&self) -> Result<Decimal, CostError> {
-        let blame = largest_input(&self.terms);
+        // The input to blame is looked for only when the sum overflows (every design of every
+        // fabric is totalled at every point; none overflows in practice).
         let mut total = Decimal::ZERO;
         for (extended, _) in &self.terms {
-            total = add_money(total, *extended, blame)?;
+            total = add_money(total, *extended, "gpus").map_err(|_| CostError::Overflow {
+                input: largest_input(&self.terms),
+            })?;
         }
         Ok(round_money(total))
     }
@@ -188,11 +191,16 @@ pub struct Capex {
 /// overflows (the one behind the largest line).
 pub fn capex(lines: &[LinePrice]) -> Result<(Capex, &'static str), CostError> {
     let mut sums = [Decimal::ZERO; 5];
-    let terms: Vec<(Decimal, &'static str)> = lines
-        .iter()
-        .map(|l| (l.extended_price_usd, line_input(l.price_overridden)))
-        .collect();
-    let blame = largest_input(&terms);
+    // `largest_input` over the lines' extended prices, without a list of them: the first line
+    // of the largest absolute price, `"gpus"` for none.
+    let mut largest: Option<(Decimal, &'static str)> = None;
+    for l in lines {
+        let value = l.extended_price_usd.abs();
+        if largest.is_none_or(|(b, _)| value > b) {
+            largest = Some((value, line_input(l.price_overridden)));
+        }
+    }
+    let blame = largest.map_or("gpus", |b| b.1);
     for line in lines {
         let i = match line.category {
             Category::Nic => 0,
@@ -226,6 +234,84 @@ pub fn capex(lines: &[LinePrice]) -> Result<(Capex, &'static str), CostError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A total that overflows blames the input behind the largest line, as `capex` does.
+    #[test]
+    fn an_overflowing_total_blames_the_largest_line() {
+        let mut with_override = PriceAdjustments::default();
+        with_override.overrides.insert(
+            "big".to_string(),
+            Decimal::new(9, 0) * Decimal::from(10u64.pow(18)),
+        );
+        let mut t = CapexTotal::new(&with_override).expect("adjustments");
+        t.add(
+            "small",
+            "v",
+            Category::Cable,
+            Decimal::new(6, 0) * Decimal::from(10u64.pow(18)),
+            100_000,
+        )
+        .expect("a line");
+        t.add("big", "v", Category::Switch, Decimal::ONE, 100_000)
+            .expect("a line");
+        assert_eq!(
+            t.total(),
+            Err(CostError::Overflow {
+                input: "prices.overrides"
+            })
+        );
+        let mut t = CapexTotal::new(&with_override).expect("adjustments");
+        t.add(
+            "small",
+            "v",
+            Category::Cable,
+            Decimal::new(6, 0) * Decimal::from(10u64.pow(18)),
+            100_000,
+        )
+        .expect("a line");
+        t.add(
+            "other",
+            "v",
+            Category::Cable,
+            Decimal::new(6, 0) * Decimal::from(10u64.pow(18)),
+            100_000,
+        )
+        .expect("a line");
+        t.add("big", "v", Category::Switch, Decimal::ONE, 1)
+            .expect("a line");
+        assert_eq!(t.total(), Err(CostError::Overflow { input: "gpus" }));
+    }
+
+    /// The blame capex computes in place is `largest_input` of the lines' prices: the first of
+    /// the largest (a tie keeps the first, an override's input differs from a list price's).
+    #[test]
+    fn capex_blames_the_largest_line_as_largest_input_does() {
+        let line = |usd: i64, overridden: bool| LinePrice {
+            category: Category::Switch,
+            unit_price_usd: Decimal::new(usd, 2),
+            extended_price_usd: Decimal::new(usd, 2),
+            price_overridden: overridden,
+            discount_fraction: Decimal::ZERO,
+            extended_power_w: Decimal::ZERO,
+        };
+        let cases: Vec<Vec<LinePrice>> = vec![
+            vec![],
+            vec![line(5, false)],
+            vec![line(5, false), line(9, true), line(7, false)],
+            vec![line(9, true), line(9, false)],
+            vec![line(9, false), line(9, true)],
+            vec![line(1, true), line(2, false), line(2, true)],
+        ];
+        for lines in cases {
+            let terms: Vec<(Decimal, &'static str)> = lines
+                .iter()
+                .map(|l| (l.extended_price_usd, line_input(l.price_overridden)))
+                .collect();
+            let (_, blame) = capex(&lines).expect("capex");
+            assert_eq!(blame, largest_input(&terms));
+        }
+        assert_ne!(line_input(true), line_input(false));
+    }
 
     /// The no-discount shortcut gives what the discount arithmetic gives with both factors 1:
     /// the same unit price and discount, scale included (JSON prints them).

@@ -5,9 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::error::CostError;
-use super::money::{
-    FRACTION_DP, HOURS_PER_YEAR, ROUNDING, add, div, money, mul, rate, round_hours,
-};
+use super::money::{FRACTION_DP, HOURS_PER_YEAR, add, div, money, mul, rate, round_hours};
 
 /// GPU time lost to the network (`gpu_idle.*`).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
@@ -42,9 +40,7 @@ pub fn idle_fraction_to_decimal(x: f64) -> Result<Decimal, CostError> {
         return Err(invalid);
     }
     let d = Decimal::from_f64_retain(x).ok_or(invalid)?;
-    let mut r = d.round_dp_with_strategy(FRACTION_DP, ROUNDING);
-    r.rescale(FRACTION_DP);
-    Ok(r)
+    Ok(super::money::round_fraction(d))
 }
 
 /// Busy GPU-hours per year: gpus × 8,760 × busy_fraction (exact).
@@ -87,9 +83,8 @@ pub fn gpu_idle(
     {
         return Err(bad_failure);
     }
-    let failure_hours = Decimal::from_f64_retain(failure_gpu_hours_per_year)
-        .ok_or(bad_failure)?
-        .round_dp_with_strategy(FRACTION_DP, ROUNDING);
+    let failure_hours = Decimal::from_f64_retain(failure_gpu_hours_per_year).ok_or(bad_failure)?;
+    let failure_hours = super::money::round_dp_away(failure_hours, FRACTION_DP);
     let failure_per_year = money(mul(failure_hours, gpu_hour_usd, input)?, input)?;
     let comm_per_year = money(mul(hours, gpu_hour_usd, input)?, input)?;
     let per_year = money(add(comm_per_year, failure_per_year, input)?, input)?;

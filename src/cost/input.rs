@@ -130,7 +130,7 @@ pub struct Economics {
 
 /// Everything about one fabric the cost model needs besides prices and economics.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FabricCostInput {
+pub struct FabricCostInput<'a> {
     /// Which fabric (decides staff and licence rules).
     pub fabric: Fabric,
     /// GPUs in the cluster.
@@ -139,8 +139,9 @@ pub struct FabricCostInput {
     pub endpoints: u64,
     /// Switches on the fabric (Ethernet NOS is licensed per switch).
     pub switches: u64,
-    /// The BOM at list price.
-    pub lines: Vec<BomLine>,
+    /// The BOM at list price: borrowed from the sized fabric, copied only by a caller that
+    /// rewrites prices in place (the uncertainty samples).
+    pub lines: std::borrow::Cow<'a, [BomLine]>,
     /// Share of busy GPU time lost waiting on the network, from the performance model, [0, 1].
     pub gpu_idle_fraction: f64,
     /// GPU-hours per year lost to network failures (`failure::failure_gpu_hours_per_year`), ≥ 0.

@@ -79,7 +79,7 @@ pub struct FabricCost {
 
 /// Prices and costs one fabric: adjusted BOM → capex → yearly opex → TCO → GPU-idle → total.
 pub fn fabric_cost(
-    input: &FabricCostInput,
+    input: &FabricCostInput<'_>,
     adj: &PriceAdjustments,
     econ: &Economics,
 ) -> Result<FabricCost, CostError> {
@@ -90,7 +90,7 @@ pub fn fabric_cost(
 /// all the same, but not copied): for a sweep point or a Monte Carlo sample, which read the
 /// figures only.
 pub fn fabric_cost_with(
-    input: &FabricCostInput,
+    input: &FabricCostInput<'_>,
     adj: &PriceAdjustments,
     econ: &Economics,
     priced_lines: bool,

@@ -46,14 +46,55 @@ pub const ROUNDING: RoundingStrategy = RoundingStrategy::MidpointAwayFromZero;
 
 fn round_to(d: Decimal, dp: u32) -> Decimal {
     // Already at `dp` places (most sums of cents): nothing to round or rescale. Rounding is
-    // the hot spot of a plan's cost model (profile in docs/performance.md, session 7).
+    // the hot spot of a plan's cost model (profile in docs/performance.md, sessions 7 and 8).
     if d.scale() == dp {
         return d;
+    }
+    if let Some(r) = round_half_away(d, dp) {
+        return r;
     }
     let mut r = d.round_dp_with_strategy(dp, ROUNDING);
     // Fixed scale so JSON shows "1200.00", not "1200" (never fails; see `Decimal::rescale`).
     r.rescale(dp);
     r
+}
+
+/// `d.round_dp_with_strategy(dp, ROUNDING)` for a non-zero `d` with more than `dp` places, in
+/// one 128-bit division: the same mantissa, sign and scale (rust_decimal divides, multiplies
+/// back and builds its half-way mark digit by digit). `None` for anything else (the caller
+/// rounds as before).
+fn round_half_away(d: Decimal, dp: u32) -> Option<Decimal> {
+    if d.is_zero() {
+        return None;
+    }
+    let places = d.scale().checked_sub(dp).filter(|&p| p > 0)?;
+    // |mantissa| < 2^96; 10^places ≤ 10^28 < 2^94: both fit a u128.
+    let m = d.mantissa().unsigned_abs();
+    let p = 10u128.checked_pow(places)?;
+    let q = m.checked_div(p)?;
+    let rest = m.checked_rem(p)?;
+    // Half away from zero: up when the rest is at least half of `p` (2·rest ≥ p).
+    let q = if rest >= p.checked_sub(rest)? {
+        q.checked_add(1)?
+    } else {
+        q
+    };
+    // q ≤ |mantissa| / 10 < 2^96: three 32-bit parts.
+    let lo = u32::try_from(q & 0xffff_ffff).ok()?;
+    let mid = u32::try_from((q >> 32) & 0xffff_ffff).ok()?;
+    let hi = u32::try_from(q >> 64).ok()?;
+    Some(Decimal::from_parts(lo, mid, hi, d.is_sign_negative(), dp))
+}
+
+/// `d.round_dp_with_strategy(dp, ROUNDING)`, the module's rounding without the rescale: a
+/// value already at `dp` places or fewer is returned as it is.
+pub(crate) fn round_dp_away(d: Decimal, dp: u32) -> Decimal {
+    round_half_away(d, dp).unwrap_or_else(|| d.round_dp_with_strategy(dp, ROUNDING))
+}
+
+/// Rounds to `dp` places at scale `dp` (the module's rounding policy, any number of places).
+pub(crate) fn round_places(d: Decimal, dp: u32) -> Decimal {
+    round_to(d, dp)
 }
 
 /// Rounds a money amount to cents (the module's rounding policy).
@@ -243,6 +284,64 @@ pub fn format_percent(fraction: Decimal) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// The one-division rounding gives rust_decimal's result bit for bit (mantissa, sign,
+    /// scale): random values of every size and scale, exact half-way values on both sides and
+    /// negatives, at every number of places the module rounds to.
+    #[test]
+    fn round_half_away_is_rust_decimal_rounding() {
+        use rust_decimal::Decimal;
+        let reference = |d: Decimal, dp: u32| {
+            let mut r = d.round_dp_with_strategy(dp, super::ROUNDING);
+            r.rescale(dp);
+            r
+        };
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut checked = 0;
+        for i in 0..200_000u32 {
+            let bits = next();
+            let m = (u128::from(next()) << 32 | u128::from(bits >> 32)) >> (bits % 97);
+            let scale = u32::try_from(next() % 29).unwrap_or(0);
+            let dp = [0, 1, 2, 4, 6][(i % 5) as usize];
+            let lo = (m & 0xffff_ffff) as u32;
+            let mid = ((m >> 32) & 0xffff_ffff) as u32;
+            let hi = ((m >> 64) & 0xffff_ffff) as u32;
+            let d = Decimal::from_parts(lo, mid, hi, bits & 1 == 1, scale);
+            assert_eq!(
+                super::round_to(d, dp).serialize(),
+                reference(d, dp).serialize(),
+                "{d} to {dp} places"
+            );
+            assert_eq!(
+                super::round_dp_away(d, dp).serialize(),
+                d.round_dp_with_strategy(dp, super::ROUNDING).serialize(),
+                "{d} to {dp} places, scale kept"
+            );
+            // The half-way values around it: ...5, ...4999…, ...5000…1.
+            if scale > dp {
+                let p = 10u128.pow(scale - dp);
+                let q = (m / p).min((1u128 << 90) / p);
+                for mm in [q * p + p / 2, q * p + p / 2 - 1, q * p + p / 2 + 1, p / 2] {
+                    let d = Decimal::from_i128_with_scale(mm as i128, scale);
+                    for d in [d, -d] {
+                        assert_eq!(
+                            super::round_to(d, dp).serialize(),
+                            reference(d, dp).serialize(),
+                            "{d} to {dp} places"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked} half-way values");
+    }
+
     use super::*;
 
     fn d(s: &str) -> Decimal {

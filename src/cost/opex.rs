@@ -146,8 +146,7 @@ pub fn opex_per_year(
     ];
     let blame = super::money::largest_input(&parts);
     let total = money(sum_blamed(&parts)?, blame)?;
-    let mut staff_fte = fte.round_dp_with_strategy(FTE_DP, super::money::ROUNDING);
-    staff_fte.rescale(FTE_DP);
+    let staff_fte = super::money::round_places(fte, FTE_DP);
     Ok((
         OpexPerYear {
             power_usd: power,

@@ -68,13 +68,13 @@ fn hand_adj() -> PriceAdjustments {
     }
 }
 
-fn hand_input(fabric: Fabric, idle: f64) -> FabricCostInput {
+fn hand_input(fabric: Fabric, idle: f64) -> FabricCostInput<'static> {
     FabricCostInput {
         fabric,
         gpus: 16,
         endpoints: 16,
         switches: 1,
-        lines: hand_lines(),
+        lines: hand_lines().into(),
         gpu_idle_fraction: idle,
         failure_gpu_hours_per_year: 0.0,
         traffic: Vec::new(),
@@ -398,7 +398,10 @@ fn overflow_names_the_input() {
                 a.overrides.insert("cx7".into(), huge);
             }),
         ),
-        ("gpus", Box::new(|i, _, _| i.lines[0].quantity = u64::MAX)),
+        (
+            "gpus",
+            Box::new(|i, _, _| i.lines.to_mut()[0].quantity = u64::MAX),
+        ),
         (
             "economics.electricity_usd_per_kwh",
             Box::new(move |_, _, e| {
@@ -430,7 +433,7 @@ fn overflow_names_the_input() {
     ];
     for (want, f) in cases {
         let mut i = hand_input(Fabric::Infiniband, 0.05);
-        i.lines[0].list_unit_price_usd = d("10000000000"); // 1e10, so u64::MAX × it overflows
+        i.lines.to_mut()[0].list_unit_price_usd = d("10000000000"); // 1e10, so u64::MAX × it overflows
         let mut a = hand_adj();
         let mut e = econ();
         f(&mut i, &mut a, &mut e);
@@ -514,7 +517,7 @@ prop_compose! {
     }
 }
 
-fn arb_input() -> impl Strategy<Value = FabricCostInput> {
+fn arb_input() -> impl Strategy<Value = FabricCostInput<'static>> {
     (
         0..3usize,
         1..20_000u32,
@@ -529,7 +532,7 @@ fn arb_input() -> impl Strategy<Value = FabricCostInput> {
                 gpus,
                 endpoints,
                 switches,
-                lines,
+                lines: lines.into(),
                 gpu_idle_fraction: idle,
                 failure_gpu_hours_per_year: 0.0,
                 traffic: Vec::new(),
@@ -739,14 +742,14 @@ proptest! {
             .checked_mul(Decimal::from(10_000_000_000u64))
             .unwrap_or(Decimal::MAX)
             * Decimal::new(1, scale);
-        i.lines[0].quantity = qty;
+        i.lines.to_mut()[0].quantity = qty;
         match which {
             0 => { a.overrides.insert(i.lines[0].sku.to_string(), big); }
-            1 => i.lines[0].list_unit_price_usd = big,
+            1 => i.lines.to_mut()[0].list_unit_price_usd = big,
             2 => e.electricity_usd_per_kwh = big,
             3 => e.gpu_hour_usd = big,
             4 => e.network_engineer_usd_per_year = big,
-            _ => i.lines[0].power_w = big,
+            _ => i.lines.to_mut()[0].power_w = big,
         }
         match fabric_cost(&i, &a, &e) {
             Ok(c) => prop_assert!(c.total_cost_usd >= Decimal::ZERO),

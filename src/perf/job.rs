@@ -20,13 +20,16 @@ pub const HIDDEN_PER_LAYER: f64 = 128.0;
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct CollectiveResult {
     /// `all_reduce`, `reduce_scatter`, `all_gather`, `all_to_all` or `send_recv`.
-    pub kind: String,
+    #[schema(value_type = String)]
+    pub kind: &'static str,
     /// Which parallelism sends it: `data`, `tensor`, `pipeline`, `context`, `expert`.
-    pub parallelism: String,
+    #[schema(value_type = String)]
+    pub parallelism: &'static str,
     /// Ranks in one group.
     pub group_size: u32,
     /// `nvlink` when the whole group sits in one NVLink domain, else `network`.
-    pub placement: String,
+    #[schema(value_type = String)]
+    pub placement: &'static str,
     /// Bytes each GPU sends into this collective per step (buffer sizes summed over calls).
     pub bytes_per_step: u64,
     /// Time of all calls per step, ms.
@@ -35,7 +38,8 @@ pub struct CollectiveResult {
     pub exposed_ms: f64,
     /// Algorithm (`ring`, `tree`, `nvls`, … for reductions; `direct` for all-to-all and
     /// point-to-point).
-    pub algorithm: String,
+    #[schema(value_type = String)]
+    pub algorithm: &'static str,
 }
 
 /// What a step's collectives need besides the workload.
@@ -145,23 +149,23 @@ fn placement(c: &Communicator) -> &'static str {
 }
 
 fn result(
-    kind: &str,
-    parallelism: &str,
+    kind: &'static str,
+    parallelism: &'static str,
     c: &Communicator,
     bytes: f64,
     time_ms: f64,
     exposed_ms: f64,
-    algorithm: &str,
+    algorithm: &'static str,
 ) -> CollectiveResult {
     CollectiveResult {
-        kind: kind.to_string(),
-        parallelism: parallelism.to_string(),
+        kind,
+        parallelism,
         group_size: c.ranks.min(f64::from(u32::MAX)) as u32,
-        placement: placement(c).to_string(),
+        placement: placement(c),
         bytes_per_step: bytes.max(0.0) as u64,
         time_ms,
         exposed_ms: exposed_ms.clamp(0.0, time_ms.max(0.0)),
-        algorithm: algorithm.to_string(),
+        algorithm,
     }
 }
 

@@ -423,14 +423,14 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     let fsdp = w.message_bytes.is_none() && w.data_parallel_mode == DataParallelMode::Fsdp;
     if !fsdp && ranks >= 2 {
         collectives.push(CollectiveResult {
-            kind: "all_reduce".to_string(),
-            parallelism: "data".to_string(),
+            kind: "all_reduce",
+            parallelism: "data",
             group_size: u32::try_from(ranks).unwrap_or(u32::MAX),
-            placement: if nodes > 1 { "network" } else { "nvlink" }.to_string(),
+            placement: if nodes > 1 { "network" } else { "nvlink" },
             bytes_per_step: message_bytes as u64,
             time_ms: comm_time_ms,
             exposed_ms: dp_exposed_ms,
-            algorithm: bucket.map_or("none", |c| c.algorithm.as_str()).to_string(),
+            algorithm: bucket.map_or("none", |c| c.algorithm.as_str()),
         });
     }
     if w.message_bytes.is_none() {
@@ -478,8 +478,8 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
 
     let result = PerfResult {
         message_bytes: message_bytes as u64,
-        algorithm: algorithm.to_string(),
-        protocol: protocol.to_string(),
+        algorithm,
+        protocol,
         allreduce_time_us: time_us,
         busbw_gbytes_per_s: busbw,
         algbw_gbytes_per_s: algbw,

@@ -11,9 +11,11 @@ pub struct PerfResult {
     pub message_bytes: u64,
     /// Algorithm chosen for `message_bytes` as NCCL would (fastest modelled): `ring`, `tree`,
     /// `nvls`, `nvls_tree`, `collnet`, or `none` when only one rank takes part.
-    pub algorithm: String,
+    #[schema(value_type = String)]
+    pub algorithm: &'static str,
     /// Protocol chosen: `ll`, `ll128`, `simple` (`none` when only one rank takes part).
-    pub protocol: String,
+    #[schema(value_type = String)]
+    pub protocol: &'static str,
     /// Time of one all-reduce of `message_bytes`, µs.
     pub allreduce_time_us: f64,
     /// Bus bandwidth of that all-reduce (nccl-tests `busbw = algbw · 2(n−1)/n`), GB/s.

@@ -16,6 +16,33 @@ use crate::cost::{BomLine, Category};
 use crate::error_code::ErrorCode;
 use crate::sizing::Topology;
 
+/// What a BOM line says besides its figures: a [`BomItem`] without its line (a sized fabric
+/// keeps its lines side by side, for the cost model to borrow).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineNotes {
+    pub unit: String,
+    pub derivation: String,
+    pub source: Text,
+    pub placeholder_price: bool,
+    pub placeholder_power: bool,
+}
+
+impl BomItem {
+    /// The line and the rest.
+    pub fn split(self) -> (BomLine, LineNotes) {
+        (
+            self.line,
+            LineNotes {
+                unit: self.unit,
+                derivation: self.derivation,
+                source: self.source,
+                placeholder_price: self.placeholder_price,
+                placeholder_power: self.placeholder_power,
+            },
+        )
+    }
+}
+
 /// A BOM line with where its quantity and price come from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BomItem {
@@ -166,8 +193,10 @@ pub fn bill_of_materials(
     ctx: &BomContext<'_>,
     detail: super::Detail,
 ) -> Result<Vec<BomItem>, PlanError> {
+    // Room for a three-tier BOM (NICs, switches, optics and cables per tier, licences): one
+    // allocation, no regrowth.
     let mut items = Items {
-        items: Vec::new(),
+        items: Vec::with_capacity(16),
         text: detail == super::Detail::Full,
     };
     walk(topo, ctx, &mut items)?;

@@ -192,21 +192,59 @@ fn the_inputs_sizing_reads_are_the_ones_in_the_sizing_memo_key() {
 
 #[test]
 fn the_plan_id_is_the_hash_of_the_request_json_and_the_catalog() {
-    // The id is hashed while the request is written (no buffer); it must be the documented
-    // SHA-256 of the whole JSON text, a newline and the catalog hash.
+    // The id is hashed from the thread's reused buffer; it must be the documented SHA-256 of
+    // the whole JSON text, a newline and the catalog hash — for a short request, a normalized
+    // one, one with a long string, and the short one again (the buffer holds the previous
+    // text, which must not leak into the next id).
     use sha2::{Digest, Sha256};
+    let want = |req: &PlanRequest| -> String {
+        let mut h = Sha256::new();
+        h.update(serde_json::to_vec(req).expect("json"));
+        h.update(b"\n");
+        h.update(b"abc123");
+        h.finalize()[..16]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
     let req: PlanRequest = serde_json::from_value(
         json!({"gpus": 2048, "fabrics": ["roce"], "economics": {"years": 4},
                "prices": {"overrides": {"nvidia-qm9700": "1000"}}}),
     )
     .expect("request");
-    let mut h = Sha256::new();
-    h.update(serde_json::to_vec(&req).expect("json"));
-    h.update(b"\n");
-    h.update(b"abc123");
-    let want: String = h.finalize()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    assert_eq!(crate::plan::plan_id(&req, "abc123"), want);
+    assert_eq!(crate::plan::plan_id(&req, "abc123"), want(&req));
+    let cats = CatalogSet::embedded().expect("catalog");
+    let normalized = crate::plan::inputs::resolve(&req, &cats)
+        .expect("resolves")
+        .normalized;
+    assert!(serde_json::to_vec(&normalized).expect("json").len() > 1024);
+    assert_eq!(
+        crate::plan::plan_id(&normalized, "abc123"),
+        want(&normalized)
+    );
+    let long_sku = "x".repeat(700);
+    let long: PlanRequest = serde_json::from_value(json!({"gpus": 16,
+        "prices": {"overrides": {long_sku: "1000", "a": "2"}}}))
+    .expect("request");
+    assert_eq!(crate::plan::plan_id(&long, "abc123"), want(&long));
+    assert_eq!(crate::plan::plan_id(&req, "abc123"), want(&req));
+}
+
+#[test]
+fn decimal_text_is_to_string() {
+    for n in [
+        0,
+        1,
+        9,
+        10,
+        99,
+        100,
+        400,
+        800,
+        1_000_000,
+        4_294_967_295,
+        u32::MAX - 1,
+    ] {
+        assert_eq!(crate::plan::DecimalText::new(n).as_str(), n.to_string());
+    }
 }

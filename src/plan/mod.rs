@@ -276,7 +276,10 @@ pub struct SizedFabric {
     pub nic_sku: Text,
     pub topology: Topology,
     pub design_alternatives: Vec<DesignAlternative>,
-    pub items: Vec<bom::BomItem>,
+    /// The chosen design's BOM lines, and beside each (same index) its unit, derivation and
+    /// source.
+    pub lines: Vec<cost::BomLine>,
+    pub notes: Vec<bom::LineNotes>,
     /// Port-to-port latency of the chosen switch, ns.
     pub switch_latency_ns: u32,
     /// The NIC's PCIe generation and lanes.
@@ -503,6 +506,35 @@ pub fn build_with(
     Ok((plan, prepared))
 }
 
+/// A number's decimal text on the stack, `n.to_string()` without the allocation: the catalog's
+/// profile maps are keyed by speeds as text (`"400"`), looked up for every fabric of every plan.
+struct DecimalText {
+    digits: [u8; 10],
+    start: usize,
+}
+
+impl DecimalText {
+    fn new(mut n: u32) -> DecimalText {
+        let mut digits = [b'0'; 10];
+        let mut start = digits.len();
+        // From the last digit back; u32::MAX has 10 digits, so the slots never run out.
+        for (i, d) in digits.iter_mut().enumerate().rev() {
+            // n % 10 < 10: the cast keeps it exactly.
+            *d = b'0' + (n % 10) as u8;
+            n /= 10;
+            start = i;
+            if n == 0 {
+                break;
+            }
+        }
+        DecimalText { digits, start }
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(self.digits.get(self.start..).unwrap_or_default()).unwrap_or_default()
+    }
+}
+
 fn switch_spec(sw: &crate::catalog::Switch) -> sizing::SwitchSpec {
     sizing::SwitchSpec {
         sku: sw.part.sku.clone(),
@@ -515,8 +547,8 @@ fn switch_spec(sw: &crate::catalog::Switch) -> sizing::SwitchSpec {
 
 /// Sizes one fabric: every design, each priced at the plan's prices; the cheapest that meets
 /// the request wins (docs/sizing.md "Designs", "Feasibility").
-fn size_fabric(
-    r: &inputs::Resolved,
+fn size_fabric<'a>(
+    r: &'a inputs::Resolved,
     fabric: Fabric,
     warnings: &mut Vec<String>,
     detail: Detail,
@@ -541,10 +573,13 @@ fn size_fabric(
         }
     };
     let link_speed = r.nic_speed_gbps / r.planes.max(1);
-    let switch_sku = match &r.switch_sku {
-        Some(s) => s.clone(),
-        None => match profile.switch_by_link_speed.get(&link_speed.to_string()) {
-            Some(s) => s.clone(),
+    let switch_sku: &str = match &r.switch_sku {
+        Some(s) => s,
+        None => match profile
+            .switch_by_link_speed
+            .get(DecimalText::new(link_speed).as_str())
+        {
+            Some(s) => s,
             None => {
                 let e = PlanError::field(
                     "/nic_speed_gbps",
@@ -579,14 +614,17 @@ fn size_fabric(
             }
         },
     };
-    let switch = catalog.switch(&switch_sku).ok_or_else(|| {
+    let switch = catalog.switch(switch_sku).ok_or_else(|| {
         PlanError::field(
             "/topology/switch_sku",
             ErrorCode::UnknownSku,
             format!("no switch '{switch_sku}'"),
         )
     })?;
-    let nic_sku = match profile.nic_by_speed.get(&r.nic_speed_gbps.to_string()) {
+    let nic_sku = match profile
+        .nic_by_speed
+        .get(DecimalText::new(r.nic_speed_gbps).as_str())
+    {
         Some(n) => n,
         None => {
             return Ok(infeasible(
@@ -639,11 +677,12 @@ fn size_fabric(
         .cabling
         .iter()
         .find(|c| c.link_speed_gbps == link_speed);
-    let pick = |over: &Option<TierCabling>,
-                from_profile: Option<&TierCabling>,
+    // Borrowed from the request or the catalog: a sweep point copies no cabling text.
+    let pick = |over: &'a Option<TierCabling>,
+                from_profile: Option<&'a TierCabling>,
                 tier: &str|
-     -> Result<TierCabling, PlanError> {
-        over.clone().or_else(|| from_profile.cloned()).ok_or_else(|| {
+     -> Result<&'a TierCabling, PlanError> {
+        over.as_ref().or(from_profile).ok_or_else(|| {
             PlanError::field(
                 "/nic_speed_gbps",
                 ErrorCode::NoCablingForSpeed,
@@ -654,7 +693,7 @@ fn size_fabric(
             )
         })
     };
-    let cabling = (|| -> Result<[TierCabling; 3], PlanError> {
+    let cabling = (|| -> Result<[&TierCabling; 3], PlanError> {
         Ok([
             pick(
                 &r.cabling.node_leaf,
@@ -681,7 +720,7 @@ fn size_fabric(
         catalog,
         switch,
         nic,
-        cabling: [&cabling[0], &cabling[1], &cabling[2]],
+        cabling,
         nics_per_node: r.nics_per_node,
         pointer_for_cabling: "/topology/cabling",
     };
@@ -693,7 +732,7 @@ fn size_fabric(
         _ => None,
     };
     let isl_ctx = isl_cabling.map(|isl| bom::BomContext {
-        cabling: [&cabling[0], isl, &cabling[2]],
+        cabling: [cabling[0], isl, cabling[2]],
         ..ctx
     });
     // `tor_copper` cables servers to their rack's leaf with the profile's in-rack copper, or
@@ -701,7 +740,7 @@ fn size_fabric(
     let tor_ctx = match (&r.cabling.node_leaf, profile_cabling) {
         (Some(_), _) => Some(ctx),
         (None, Some(c)) => c.node_leaf_in_rack.as_ref().map(|copper| bom::BomContext {
-            cabling: [copper, &cabling[1], &cabling[2]],
+            cabling: [copper, cabling[1], cabling[2]],
             ..ctx
         }),
         (None, None) => None,
@@ -710,10 +749,10 @@ fn size_fabric(
     let mut not_fitting: Vec<(Design, sizing::SizingError)> = Vec::new();
     let no_copper = || sizing::SizingError::DesignDoesNotFit {
         design: Design::TorCopper,
-        why: format!(
+        why: sizing::Why::Text(format!(
             "the {} profile has no in-rack copper for {link_speed} Gb/s links; set topology.cabling.node_leaf",
             fabric.as_str()
-        ),
+        )),
     };
     // The BOM context each design is cabled with; `None`: it cannot be cabled.
     let ctx_for = |d: Design| match d {
@@ -739,7 +778,10 @@ fn size_fabric(
                             design,
                             sizing::SizingError::DesignDoesNotFit {
                                 design,
-                                why: format!("its cabling cannot be priced: {}", e.detail),
+                                why: sizing::Why::Text(format!(
+                                    "its cabling cannot be priced: {}",
+                                    e.detail
+                                )),
                             },
                         ));
                         continue;
@@ -882,12 +924,14 @@ fn size_fabric(
         .ok_or_else(|| {
             PlanError::field("/gpus", ErrorCode::TooLarge, "too many switches to count")
         })?;
+    let (lines, notes) = items.into_iter().map(bom::BomItem::split).unzip();
     Ok(Sizing::Sized(std::sync::Arc::new(SizedFabric {
         fabric,
         nic_sku: nic.part.sku.clone(),
         topology,
         design_alternatives,
-        items,
+        lines,
+        notes,
         switch_latency_ns: switch.latency_ns,
         nic_pcie_gen: nic.pcie_gen,
         nic_pcie_lanes: nic.pcie_lanes,
@@ -942,18 +986,18 @@ pub fn failure_gpu_hours(r: &inputs::Resolved, s: &SizedFabric) -> f64 {
 
 /// The cost model's input for a sized fabric: its BOM at list price, the idle fraction and
 /// the failure hours (`traffic` names the exposed communication for the reasons).
-pub fn cost_input(
+pub fn cost_input<'s>(
     r: &inputs::Resolved,
-    s: &SizedFabric,
+    s: &'s SizedFabric,
     gpu_idle_fraction: f64,
     traffic: Vec<cost::TrafficShare>,
-) -> FabricCostInput {
+) -> FabricCostInput<'s> {
     FabricCostInput {
         fabric: s.fabric,
         gpus: r.gpus,
         endpoints: s.endpoints,
         switches: s.switches,
-        lines: s.items.iter().map(|i| i.line.clone()).collect(),
+        lines: std::borrow::Cow::Borrowed(&s.lines),
         gpu_idle_fraction,
         failure_gpu_hours_per_year: failure_gpu_hours(r, s),
         traffic,
@@ -1010,7 +1054,7 @@ fn plan_sized(
     // The priced lines move into the plan (the comparison does not read them).
     let priced = std::mem::take(&mut cost.bom);
     let bom = full.then(|| {
-        s.items
+        s.notes
             .iter()
             .zip(priced)
             .map(|(it, p)| BomLineOut {
@@ -1073,29 +1117,60 @@ fn roce_tunings(
 
 /// SHA-256 over the normalized request's JSON and the catalog hash; 32 hex characters.
 pub fn plan_id(normalized: &PlanRequest, catalog_sha256: &str) -> String {
-    /// Feeds the JSON to the hash as it is written: the same bytes as `to_vec`, no buffer.
-    struct Hashing<'a>(&'a mut Sha256);
-    impl std::io::Write for Hashing<'_> {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.update(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
+    thread_local! {
+        /// The JSON of the last request hashed on this thread, its capacity kept for the next
+        /// (a request is ~1.5 KB: a sweep point then neither allocates nor feeds the hash a
+        /// token at a time).
+        static TEXT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     let mut h = Sha256::new();
     // Serialising a request to JSON cannot fail (its maps are keyed by strings or an enum, and
     // `serde_json` writes a non-finite float as `null`). Were it to, the id would hash the part
     // written so far (`to_vec`'s fallback hashed empty text instead): either way an id, no panic.
-    let _ = serde_json::to_writer(Hashing(&mut h), normalized);
+    let buffered = TEXT.with(|cell| {
+        let Ok(mut text) = cell.try_borrow_mut() else {
+            return false;
+        };
+        text.clear();
+        let _ = serde_json::to_writer(&mut *text, normalized);
+        h.update(text.as_slice());
+        // A very large request (thousands of price overrides) does not pin its buffer.
+        if text.capacity() > 1 << 16 {
+            *text = Vec::new();
+        }
+        true
+    });
+    if !buffered {
+        let _ = serde_json::to_writer(Hashing(&mut h), normalized);
+    }
     h.update(b"\n");
     h.update(catalog_sha256.as_bytes());
-    h.finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex_prefix(&h.finalize(), 16)
+}
+
+/// Feeds JSON to a hash as it is written: the same bytes as `to_vec`, no buffer (when the
+/// thread's buffer is taken).
+struct Hashing<'a>(&'a mut Sha256);
+
+impl std::io::Write for Hashing<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The first `n` bytes of `bytes` as lower-case hex (a plan id, an entity tag).
+pub fn hex_prefix(bytes: &[u8], n: usize) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(n.saturating_mul(2));
+    for &b in bytes.iter().take(n) {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    out
 }
 
 fn sizing_error(e: &sizing::SizingError, fabric: Fabric) -> PlanError {

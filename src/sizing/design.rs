@@ -7,8 +7,8 @@ use utoipa::ToSchema;
 
 use super::oversubscription::{LeafSplit, leaf_split, two_tier_spines};
 use super::{
-    Basics, ClusterSpec, Links, PortUsage, SizingError, SwitchSpec, Topology, TopologyOptions, add,
-    basics, ceil_div, mul, size, sub, to_u32, usable_split,
+    Basics, ClusterSpec, Links, PortUsage, SizingError, SwitchSpec, Topology, TopologyOptions, Why,
+    add, basics, ceil_div, mul, size, sub, to_u32, usable_split,
 };
 
 /// Declares the designs once: [`Design`] (with `ALL` in tie-break order and the wire names)
@@ -161,10 +161,12 @@ fn single_layer(
         if b.endpoints > b.k {
             return Err(SizingError::DesignDoesNotFit {
                 design,
-                why: format!(
-                    "{} NIC ports per plane exceed the {} ports of one {} at {}G",
-                    b.endpoints, b.k, switch.sku, b.link
-                ),
+                why: Why::PortsExceedOneSwitch {
+                    endpoints: b.endpoints,
+                    k: b.k,
+                    sku: switch.sku.clone(),
+                    link: b.link,
+                },
             });
         }
         (1, b.endpoints)
@@ -172,10 +174,12 @@ fn single_layer(
         if b.nodes > b.k {
             return Err(SizingError::DesignDoesNotFit {
                 design,
-                why: format!(
-                    "{} nodes exceed the {} ports of one rail switch ({} at {}G)",
-                    b.nodes, b.k, switch.sku, b.link
-                ),
+                why: Why::NodesExceedRailSwitch {
+                    nodes: b.nodes,
+                    k: b.k,
+                    sku: switch.sku.clone(),
+                    link: b.link,
+                },
             });
         }
         (b.r, b.nodes)
@@ -229,10 +233,7 @@ fn collapsed_rails(
     if rem == 0 {
         return Err(SizingError::DesignDoesNotFit {
             design,
-            why: format!(
-                "{} nodes are whole scalable units of {d}; use su_clos",
-                b.nodes
-            ),
+            why: Why::WholeScalableUnits { nodes: b.nodes, d },
         });
     }
     // The partial SU's rem·R ports packed rail-major onto ⌈rem·R / d⌉ leaves: a leaf holds
@@ -314,10 +315,13 @@ fn dual_switch(
     if used > b.k {
         return Err(SizingError::DesignDoesNotFit {
             design,
-            why: format!(
-                "{per_switch} node ports and {isl} inter-switch links per switch exceed the {} ports of one {} at {}G",
-                b.k, switch.sku, b.link
-            ),
+            why: Why::DualSwitchPorts {
+                per_switch,
+                isl,
+                k: b.k,
+                sku: switch.sku.clone(),
+                link: b.link,
+            },
         });
     }
     assemble(
@@ -361,7 +365,7 @@ fn tor_copper(
 ) -> Result<Topology, SizingError> {
     let design = Design::TorCopper;
     let b = basics(cluster, switch, opts)?;
-    let not_fit = |why: String| SizingError::DesignDoesNotFit { design, why };
+    let not_fit = |why: Why| SizingError::DesignDoesNotFit { design, why };
     let Some(per_rack) = opts.nodes_per_rack.filter(|&n| n > 0).map(u64::from) else {
         return Err(not_fit(
             "needs topology.nodes_per_rack (servers per rack)".into(),
@@ -372,10 +376,7 @@ fn tor_copper(
     let (d, u) = (split.downlinks, split.uplinks);
     let per_leaf = d.checked_div(b.r).unwrap_or(0).min(per_rack);
     if per_leaf == 0 || u == 0 {
-        return Err(not_fit(format!(
-            "a server's {} NIC ports exceed a leaf's {d} downlinks at {o}:1",
-            b.r
-        )));
+        return Err(not_fit(Why::ServerExceedsLeaf { r: b.r, d, o }));
     }
     // A rack leaf never fills up later: its uplinks are sized to the ports its servers use,
     // not to the leaf's full downlink count.
@@ -465,18 +466,18 @@ fn two_tier(
     split: LeafSplit,
     l: Leaves,
 ) -> Result<Topology, SizingError> {
-    let not_fit = |why: String| SizingError::DesignDoesNotFit { design, why };
+    let not_fit = |why: Why| SizingError::DesignDoesNotFit { design, why };
     if l.count < 2 {
-        return Err(not_fit(format!(
-            "all {} NIC ports fit on one leaf's {} downlinks; use single_switch or dual_switch",
-            b.endpoints, split.downlinks
-        )));
+        return Err(not_fit(Why::OneLeaf {
+            endpoints: b.endpoints,
+            downlinks: split.downlinks,
+        }));
     }
     if l.count > b.k {
-        return Err(not_fit(format!(
-            "{} leaves exceed the two-tier limit of {} leaves per plane; use su_clos",
-            l.count, b.k
-        )));
+        return Err(not_fit(Why::TwoTierLeaves {
+            count: l.count,
+            k: b.k,
+        }));
     }
     let u = split.uplinks;
     let spines =

@@ -219,7 +219,7 @@ pub enum SizingError {
     },
     /// A named design cannot connect this cluster (e.g. one switch with fewer ports than NIC
     /// ports); `why` says which limit.
-    DesignDoesNotFit { design: Design, why: String },
+    DesignDoesNotFit { design: Design, why: Why },
     /// An intermediate count does not fit the integer type (absurd inputs).
     Overflow { what: &'static str },
 }
@@ -356,6 +356,112 @@ impl fmt::Display for SizingError {
 }
 
 impl std::error::Error for SizingError {}
+
+/// Why a design does not fit, as its figures: the sentence is written only when the error is
+/// shown (a plan sizes every design of every fabric, and a sweep point reads none of these
+/// errors unless no design fits).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Why {
+    /// A sentence.
+    Text(String),
+    /// `single_switch`: more NIC ports per plane than one switch has.
+    PortsExceedOneSwitch {
+        endpoints: u64,
+        k: u64,
+        sku: Text,
+        link: u32,
+    },
+    /// `rail_only`: more nodes than one rail switch has ports.
+    NodesExceedRailSwitch {
+        nodes: u64,
+        k: u64,
+        sku: Text,
+        link: u32,
+    },
+    /// `collapsed_rails`: the nodes fill whole scalable units of `d`.
+    WholeScalableUnits { nodes: u64, d: u64 },
+    /// `dual_switch`: node ports and inter-switch links exceed one switch.
+    DualSwitchPorts {
+        per_switch: u64,
+        isl: u64,
+        k: u64,
+        sku: Text,
+        link: u32,
+    },
+    /// `tor_copper`: one server's NIC ports exceed a leaf's downlinks.
+    ServerExceedsLeaf { r: u64, d: u64, o: f64 },
+    /// Two tiers: every NIC port fits on one leaf.
+    OneLeaf { endpoints: u64, downlinks: u64 },
+    /// Two tiers: more leaves than the two-tier limit.
+    TwoTierLeaves { count: u64, k: u64 },
+}
+
+impl From<String> for Why {
+    fn from(s: String) -> Why {
+        Why::Text(s)
+    }
+}
+
+impl From<&str> for Why {
+    fn from(s: &str) -> Why {
+        Why::Text(s.to_string())
+    }
+}
+
+impl fmt::Display for Why {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Why::Text(s) => f.write_str(s),
+            Why::PortsExceedOneSwitch {
+                endpoints,
+                k,
+                sku,
+                link,
+            } => write!(
+                f,
+                "{endpoints} NIC ports per plane exceed the {k} ports of one {sku} at {link}G"
+            ),
+            Why::NodesExceedRailSwitch {
+                nodes,
+                k,
+                sku,
+                link,
+            } => write!(
+                f,
+                "{nodes} nodes exceed the {k} ports of one rail switch ({sku} at {link}G)"
+            ),
+            Why::WholeScalableUnits { nodes, d } => write!(
+                f,
+                "{nodes} nodes are whole scalable units of {d}; use su_clos"
+            ),
+            Why::DualSwitchPorts {
+                per_switch,
+                isl,
+                k,
+                sku,
+                link,
+            } => write!(
+                f,
+                "{per_switch} node ports and {isl} inter-switch links per switch exceed the {k} ports of one {sku} at {link}G"
+            ),
+            Why::ServerExceedsLeaf { r, d, o } => write!(
+                f,
+                "a server's {r} NIC ports exceed a leaf's {d} downlinks at {o}:1"
+            ),
+            Why::OneLeaf {
+                endpoints,
+                downlinks,
+            } => write!(
+                f,
+                "all {endpoints} NIC ports fit on one leaf's {downlinks} downlinks; use single_switch or dual_switch"
+            ),
+            Why::TwoTierLeaves { count, k } => write!(
+                f,
+                "{count} leaves exceed the two-tier limit of {k} leaves per plane; use su_clos"
+            ),
+        }
+    }
+}
 
 /// `65544` → `"65,544"`, for messages people read.
 fn thousands(n: u64) -> String {

@@ -703,3 +703,68 @@ proptest! {
         }
     }
 }
+
+/// The reasons a design does not fit are kept as figures and written when shown; each must read
+/// as the sentence it replaced, word for word.
+#[test]
+fn why_a_design_does_not_fit_reads_as_before() {
+    use crate::sizing::Why;
+    let sku = crate::catalog::Text::from("nvidia-qm9700");
+    let cases = [
+        (
+            Why::PortsExceedOneSwitch {
+                endpoints: 130,
+                k: 64,
+                sku: sku.clone(),
+                link: 400,
+            },
+            "130 NIC ports per plane exceed the 64 ports of one nvidia-qm9700 at 400G",
+        ),
+        (
+            Why::NodesExceedRailSwitch {
+                nodes: 70,
+                k: 64,
+                sku: sku.clone(),
+                link: 200,
+            },
+            "70 nodes exceed the 64 ports of one rail switch (nvidia-qm9700 at 200G)",
+        ),
+        (
+            Why::WholeScalableUnits { nodes: 64, d: 32 },
+            "64 nodes are whole scalable units of 32; use su_clos",
+        ),
+        (
+            Why::DualSwitchPorts {
+                per_switch: 40,
+                isl: 30,
+                k: 64,
+                sku,
+                link: 800,
+            },
+            "40 node ports and 30 inter-switch links per switch exceed the 64 ports of one nvidia-qm9700 at 800G",
+        ),
+        (
+            Why::ServerExceedsLeaf { r: 8, d: 6, o: 2.5 },
+            "a server's 8 NIC ports exceed a leaf's 6 downlinks at 2.5:1",
+        ),
+        (
+            Why::ServerExceedsLeaf { r: 8, d: 6, o: 1.0 },
+            "a server's 8 NIC ports exceed a leaf's 6 downlinks at 1:1",
+        ),
+        (
+            Why::OneLeaf {
+                endpoints: 16,
+                downlinks: 32,
+            },
+            "all 16 NIC ports fit on one leaf's 32 downlinks; use single_switch or dual_switch",
+        ),
+        (
+            Why::TwoTierLeaves { count: 65, k: 64 },
+            "65 leaves exceed the two-tier limit of 64 leaves per plane; use su_clos",
+        ),
+        (Why::from("any sentence"), "any sentence"),
+    ];
+    for (why, text) in cases {
+        assert_eq!(why.to_string(), text);
+    }
+}

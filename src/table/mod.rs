@@ -252,6 +252,69 @@ impl Serialize for NamedValues {
     }
 }
 
+/// A sweep's rows as a JSON array, appended to `out`: the same bytes as `serde_json` writes
+/// for `&[NamedSweepRow]`, without the flattening and with the warnings of one point (shared by
+/// its fabrics' rows, ~700 bytes) escaped once and copied to each row.
+pub fn write_sweep_rows_json(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde_json::Result<()> {
+    // The warnings last written, and their JSON.
+    let mut last: Option<&Arc<[String]>> = None;
+    let mut warnings_json: Vec<u8> = Vec::new();
+    out.push(b'[');
+    for (i, named) in rows.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'{');
+        for (j, n) in std::iter::once(&named.inputs.0)
+            .chain(&named.inputs.1)
+            .enumerate()
+        {
+            if j > 0 {
+                out.push(b',');
+            }
+            serde_json::to_writer(&mut *out, &*n.name)?;
+            out.push(b':');
+            serde_json::to_writer(&mut *out, &n.value)?;
+        }
+        let r = &named.row;
+        out.extend_from_slice(b",\"value\":");
+        serde_json::to_writer(&mut *out, &r.value)?;
+        if let Some(v2) = r.value2 {
+            out.extend_from_slice(b",\"value2\":");
+            serde_json::to_writer(&mut *out, &v2)?;
+        }
+        out.extend_from_slice(b",\"fabric\":");
+        serde_json::to_writer(&mut *out, &r.fabric)?;
+        out.extend_from_slice(b",\"total_cost_usd\":");
+        serde_json::to_writer(&mut *out, &r.total_cost_usd)?;
+        out.extend_from_slice(b",\"capex_usd\":");
+        serde_json::to_writer(&mut *out, &r.capex_usd)?;
+        out.extend_from_slice(b",\"tco_usd\":");
+        serde_json::to_writer(&mut *out, &r.tco_usd)?;
+        out.extend_from_slice(b",\"gpu_idle_fraction\":");
+        serde_json::to_writer(&mut *out, &r.gpu_idle_fraction)?;
+        out.extend_from_slice(b",\"gpu_idle_cost_usd\":");
+        serde_json::to_writer(&mut *out, &r.gpu_idle_cost_usd)?;
+        out.extend_from_slice(if r.cheapest {
+            b",\"cheapest\":true"
+        } else {
+            b",\"cheapest\":false"
+        });
+        out.extend_from_slice(b",\"plan_id\":");
+        serde_json::to_writer(&mut *out, &*r.plan_id)?;
+        out.extend_from_slice(b",\"warnings\":");
+        if !last.is_some_and(|w| Arc::ptr_eq(w, &r.warnings)) {
+            warnings_json.clear();
+            serde_json::to_writer(&mut warnings_json, &*r.warnings)?;
+            last = Some(&r.warnings);
+        }
+        out.extend_from_slice(&warnings_json);
+        out.push(b'}');
+    }
+    out.push(b']');
+    Ok(())
+}
+
 /// A sweep's rows as CSV: the varied inputs (`vary`, then `vary2` for a grid), then
 /// [`SWEEP_COLUMNS`].
 pub fn sweep_csv(vary: &str, vary2: Option<&str>, rows: &[NamedSweepRow]) -> String {

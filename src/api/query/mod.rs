@@ -149,7 +149,14 @@ impl Query {
         if check_names {
             T::shape().check(&node.structure()).map_err(name_params)?;
         }
-        let req = match serde_path_to_error::deserialize::<_, T>(&node) {
+        // Typed without tracking the path first (a sweep types a request per point); only a
+        // request that fails is typed again with the path, which names the parameter at fault
+        // (the same `Deserialize`, so the same verdict and the same error as before).
+        let req = match T::deserialize(&node) {
+            Ok(r) => Ok(r),
+            Err(_) => serde_path_to_error::deserialize::<_, T>(&node),
+        };
+        let req = match req {
             Ok(r) => r,
             Err(e) => {
                 let pointer = crate::api::extract::path_to_pointer(e.path());

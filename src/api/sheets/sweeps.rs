@@ -323,11 +323,12 @@ fn plan_at(
     v: f64,
     v2: Option<f64>,
 ) -> Result<plan::Plan, ApiError> {
-    let mut label = format!("{}={v}", c.spec.first.name);
-    if let (Some(b), Some(v2)) = (&c.spec.second, v2) {
-        label.push_str(&format!(", {}={v2}", b.name));
-    }
+    // The point's label is written only for an error.
     let at_value = |e: ApiError| {
+        let mut label = format!("{}={v}", c.spec.first.name);
+        if let (Some(b), Some(v2)) = (&c.spec.second, v2) {
+            label.push_str(&format!(", {}={v2}", b.name));
+        }
         let p = e.problem();
         let first = p.errors.first();
         ApiError::field(
@@ -482,17 +483,34 @@ async fn render(
     Ok(respond(req, &tag, ct, body))
 }
 
+/// The sweep as JSON: the bytes `serde_json::to_vec` gives for a [`SweepResult`], with the
+/// rows written by [`crate::table::write_sweep_rows_json`] (each point's warnings escaped once).
+fn sweep_json(r: &SweepResult) -> serde_json::Result<Vec<u8>> {
+    // ~1 KB a row with its warnings; a larger answer grows the buffer.
+    let mut out = Vec::with_capacity(r.rows.len().saturating_mul(1024).saturating_add(1024));
+    out.extend_from_slice(b"{\"vary\":");
+    serde_json::to_writer(&mut out, &r.vary)?;
+    if let Some(v2) = &r.vary2 {
+        out.extend_from_slice(b",\"vary2\":");
+        serde_json::to_writer(&mut out, v2)?;
+    }
+    out.extend_from_slice(b",\"rows\":");
+    crate::table::write_sweep_rows_json(&mut out, &r.rows)?;
+    out.extend_from_slice(b",\"crossovers\":");
+    serde_json::to_writer(&mut out, &r.crossovers)?;
+    out.extend_from_slice(b",\"plans_computed\":");
+    serde_json::to_writer(&mut out, &r.plans_computed)?;
+    out.push(b'}');
+    Ok(out)
+}
+
 /// The sweep as JSON or CSV, its content type and entity tag (a hash of the bytes).
 fn encode(format: Format, r: &SweepResult) -> Result<(Vec<u8>, &'static str, EntityTag), ApiError> {
     let (body, ct, suffix) = format.body(
-        || serde_json::to_vec(r).map_err(|e| ApiError::internal(&e)),
+        || sweep_json(r).map_err(|e| ApiError::internal(&e)),
         || Ok(crate::table::sweep_csv(&r.vary, r.vary2.as_deref(), &r.rows).into_bytes()),
     )?;
-    let hash: String = Sha256::digest(&body)
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hash = plan::hex_prefix(&Sha256::digest(&body), 16);
     Ok((body, ct, etag(&format!("sweep-{hash}{suffix}"))))
 }
 
@@ -702,4 +720,93 @@ pub async fn sweep_from_query(
         .collect();
     let base = Base::new(pairs, &spec)?;
     run_blocking(base, spec, state).await.map_err(name_params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::Fabric;
+    use crate::table::{NamedValue, NamedValues};
+    use rust_decimal::Decimal;
+
+    fn row(
+        value: f64,
+        value2: Option<f64>,
+        fabric: Fabric,
+        cheapest: bool,
+        warnings: &Arc<[String]>,
+    ) -> NamedSweepRow {
+        NamedSweepRow {
+            inputs: NamedValues(
+                NamedValue {
+                    name: "gpus".into(),
+                    value: Value::from(value as i64),
+                },
+                value2.map(|v| NamedValue {
+                    name: "economics.gpu_hour_usd".into(),
+                    value: serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
+                }),
+            ),
+            row: SweepRow {
+                value,
+                value2,
+                fabric,
+                total_cost_usd: Decimal::new(123_456_789, 2),
+                capex_usd: Decimal::new(-5, 1),
+                tco_usd: Decimal::new(7, 0),
+                gpu_idle_fraction: if cheapest { 0.1 + 0.2 } else { f64::NAN },
+                gpu_idle_cost_usd: Decimal::new(1, 28),
+                cheapest,
+                plan_id: Arc::from(format!("id-{value}").as_str()),
+                warnings: Arc::clone(warnings),
+            },
+        }
+    }
+
+    /// The hand-written JSON of a sweep is the bytes serde writes for it: one input and a grid,
+    /// rows sharing their point's warnings and rows with their own, text needing escapes.
+    #[test]
+    fn the_sweep_json_is_the_serde_json_of_the_result() {
+        let a: Arc<[String]> = vec![
+            "roce: \"quoted\" \\ and\ttab — ünïcode".to_string(),
+            "second".to_string(),
+        ]
+        .into();
+        let b: Arc<[String]> = Vec::new().into();
+        let c: Arc<[String]> = vec!["other".to_string()].into();
+        let crossover = Crossover {
+            input: "gpus".into(),
+            between: [8.0, 16.0],
+            value: 12.0,
+            exact: true,
+            from_fabric: Fabric::Roce,
+            to_fabric: Fabric::Infiniband,
+            input2: Some("economics.gpu_hour_usd".into()),
+            value2: Some(2.5),
+        };
+        for grid in [None, Some(2.5)] {
+            let rows = vec![
+                row(8.0, grid, Fabric::Infiniband, true, &a),
+                row(8.0, grid, Fabric::Roce, false, &a),
+                row(16.0, grid, Fabric::Infiniband, false, &b),
+                row(16.0, grid, Fabric::RoceAdaptive, true, &b),
+                row(24.0, grid, Fabric::Roce, true, &c),
+                row(32.0, grid, Fabric::Roce, true, &a),
+            ];
+            for rows in [rows.clone(), Vec::new()] {
+                let r = SweepResult {
+                    vary: "gpus".into(),
+                    vary2: grid.map(|_| "economics.gpu_hour_usd".to_string()),
+                    rows,
+                    crossovers: vec![crossover.clone()],
+                    plans_computed: 9,
+                };
+                let want = serde_json::to_vec(&r).expect("serde");
+                assert_eq!(
+                    String::from_utf8(sweep_json(&r).expect("json")).expect("utf-8"),
+                    String::from_utf8(want).expect("utf-8")
+                );
+            }
+        }
+    }
 }

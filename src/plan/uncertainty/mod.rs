@@ -390,8 +390,8 @@ pub fn spec(u: &UncertaintyRequest, prepared: &Prepared) -> Result<Spec, PlanErr
     if u.catalog_price_ranges.unwrap_or(true) {
         let mut seen: Vec<&str> = Vec::new();
         for s in &prepared.sized {
-            for it in &s.items {
-                let sku = it.line.sku.as_str();
+            for line in &s.lines {
+                let sku = line.sku.as_str();
                 if seen.contains(&sku) {
                     continue;
                 }
@@ -450,7 +450,7 @@ struct Totals {
 /// and the BOM lines each list-price target prices.
 struct FabricState<'a> {
     sized: &'a SizedFabric,
-    input: FabricCostInput,
+    input: FabricCostInput<'a>,
     slots: Vec<(usize, Vec<usize>)>,
 }
 
@@ -579,7 +579,8 @@ impl<'a> Engine<'a> {
                     .unwrap_or_default()
                     .round_dp(2);
                 for &i in lines {
-                    if let Some(l) = f.input.lines.get_mut(i) {
+                    // The first price written copies the lines (copy on write).
+                    if let Some(l) = f.input.lines.to_mut().get_mut(i) {
                         l.list_unit_price_usd = price;
                     }
                 }
