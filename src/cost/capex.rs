@@ -243,15 +243,14 @@ mod tests {
             "big".to_string(),
             Decimal::new(9, 0) * Decimal::from(10u64.pow(18)),
         );
+        // A cable line of 100,000 × 6·10¹⁸ USD.
+        let huge = |t: &mut CapexTotal, sku: &str| {
+            let price = Decimal::new(6, 0) * Decimal::from(10u64.pow(18));
+            t.add(sku, "v", Category::Cable, price, 100_000)
+                .expect("a line");
+        };
         let mut t = CapexTotal::new(&with_override).expect("adjustments");
-        t.add(
-            "small",
-            "v",
-            Category::Cable,
-            Decimal::new(6, 0) * Decimal::from(10u64.pow(18)),
-            100_000,
-        )
-        .expect("a line");
+        huge(&mut t, "small");
         t.add("big", "v", Category::Switch, Decimal::ONE, 100_000)
             .expect("a line");
         assert_eq!(
@@ -261,22 +260,8 @@ mod tests {
             })
         );
         let mut t = CapexTotal::new(&with_override).expect("adjustments");
-        t.add(
-            "small",
-            "v",
-            Category::Cable,
-            Decimal::new(6, 0) * Decimal::from(10u64.pow(18)),
-            100_000,
-        )
-        .expect("a line");
-        t.add(
-            "other",
-            "v",
-            Category::Cable,
-            Decimal::new(6, 0) * Decimal::from(10u64.pow(18)),
-            100_000,
-        )
-        .expect("a line");
+        huge(&mut t, "small");
+        huge(&mut t, "other");
         t.add("big", "v", Category::Switch, Decimal::ONE, 1)
             .expect("a line");
         assert_eq!(t.total(), Err(CostError::Overflow { input: "gpus" }));

@@ -277,31 +277,18 @@ pub fn write_sweep_rows_json(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde
             serde_json::to_writer(&mut *out, &n.value)?;
         }
         let r = &named.row;
-        out.extend_from_slice(b",\"value\":");
-        serde_json::to_writer(&mut *out, &r.value)?;
+        member(out, "value", &r.value)?;
         if let Some(v2) = r.value2 {
-            out.extend_from_slice(b",\"value2\":");
-            serde_json::to_writer(&mut *out, &v2)?;
+            member(out, "value2", &v2)?;
         }
-        out.extend_from_slice(b",\"fabric\":");
-        serde_json::to_writer(&mut *out, &r.fabric)?;
-        out.extend_from_slice(b",\"total_cost_usd\":");
-        serde_json::to_writer(&mut *out, &r.total_cost_usd)?;
-        out.extend_from_slice(b",\"capex_usd\":");
-        serde_json::to_writer(&mut *out, &r.capex_usd)?;
-        out.extend_from_slice(b",\"tco_usd\":");
-        serde_json::to_writer(&mut *out, &r.tco_usd)?;
-        out.extend_from_slice(b",\"gpu_idle_fraction\":");
-        serde_json::to_writer(&mut *out, &r.gpu_idle_fraction)?;
-        out.extend_from_slice(b",\"gpu_idle_cost_usd\":");
-        serde_json::to_writer(&mut *out, &r.gpu_idle_cost_usd)?;
-        out.extend_from_slice(if r.cheapest {
-            b",\"cheapest\":true"
-        } else {
-            b",\"cheapest\":false"
-        });
-        out.extend_from_slice(b",\"plan_id\":");
-        serde_json::to_writer(&mut *out, &*r.plan_id)?;
+        member(out, "fabric", &r.fabric)?;
+        member(out, "total_cost_usd", &r.total_cost_usd)?;
+        member(out, "capex_usd", &r.capex_usd)?;
+        member(out, "tco_usd", &r.tco_usd)?;
+        member(out, "gpu_idle_fraction", &r.gpu_idle_fraction)?;
+        member(out, "gpu_idle_cost_usd", &r.gpu_idle_cost_usd)?;
+        member(out, "cheapest", &r.cheapest)?;
+        member(out, "plan_id", &*r.plan_id)?;
         out.extend_from_slice(b",\"warnings\":");
         if !last.is_some_and(|w| Arc::ptr_eq(w, &r.warnings)) {
             warnings_json.clear();
@@ -313,6 +300,18 @@ pub fn write_sweep_rows_json(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde
     }
     out.push(b']');
     Ok(())
+}
+
+/// Appends `,"name":` and the JSON of `value` (`name` is a field name: nothing to escape).
+fn member<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    name: &str,
+    value: &T,
+) -> serde_json::Result<()> {
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":");
+    serde_json::to_writer(&mut *out, value)
 }
 
 /// A sweep's rows as CSV: the varied inputs (`vary`, then `vary2` for a grid), then
