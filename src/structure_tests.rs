@@ -122,32 +122,37 @@ fn paths(code: &str, here: &[String]) -> Vec<Vec<String>> {
     out
 }
 
-#[test]
-fn no_two_source_files_import_each_other_in_a_loop() {
+type Edges = BTreeMap<Vec<String>, BTreeSet<Vec<String>>>;
+
+/// Which file imports which, by module path: every file under `src/` but test files.
+fn file_edges() -> Edges {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = BTreeMap::new();
     modules(&root, &[], &mut files);
     assert!(files.len() > 50, "found only {} source files", files.len());
-    let mut edges: BTreeMap<&Vec<String>, BTreeSet<&Vec<String>>> = BTreeMap::new();
+    let mut edges = Edges::new();
     for (module, path) in &files {
         let text = std::fs::read_to_string(path).expect("source file");
+        let out = edges.entry(module.clone()).or_default();
         for p in paths(&code(&text), module) {
             // The longest prefix of the path that is a file.
             let target = (0..=p.len())
                 .rev()
                 .find_map(|n| files.get_key_value(&p[..n]).map(|(k, _)| k));
-            if let Some(t) = target {
-                // A file may use itself and the modules that contain it.
-                if t != module && !module.starts_with(t) {
-                    edges.entry(module).or_default().insert(t);
-                }
+            // A file may use itself and the modules that contain it.
+            if let Some(t) = target.filter(|t| !module.starts_with(t)) {
+                out.insert(t.clone());
             }
         }
     }
-    // Depth-first search for a loop.
+    edges
+}
+
+/// A loop in `edges`, if there is one, as the names along it.
+fn find_loop(edges: &Edges) -> Option<Vec<String>> {
     fn visit<'a>(
         m: &'a Vec<String>,
-        edges: &BTreeMap<&'a Vec<String>, BTreeSet<&'a Vec<String>>>,
+        edges: &'a Edges,
         stack: &mut Vec<&'a Vec<String>>,
         done: &mut BTreeSet<&'a Vec<String>>,
     ) -> Option<Vec<String>> {
@@ -159,20 +164,75 @@ fn no_two_source_files_import_each_other_in_a_loop() {
         }
         stack.push(m);
         for next in edges.get(m).into_iter().flatten() {
-            if let Some(cycle) = visit(next, edges, stack, done) {
-                return Some(cycle);
+            if let Some(found) = visit(next, edges, stack, done) {
+                return Some(found);
             }
         }
         stack.pop();
         None
     }
     let mut done = BTreeSet::new();
-    for m in files.keys() {
-        let found = visit(m, &edges, &mut Vec::new(), &mut done);
+    edges
+        .keys()
+        .find_map(|m| visit(m, edges, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn no_two_source_files_import_each_other_in_a_loop() {
+    let found = find_loop(&file_edges());
+    assert!(
+        found.is_none(),
+        "these files import each other in a loop: {}",
+        found.unwrap_or_default().join(" -> ")
+    );
+}
+
+/// The layers lib.rs describes: data flows `api` → `report` → `table`/`charts` → `plan` →
+/// {`sizing`, `perf`, `cost`} → `catalog`. No top-level module reaches back up, the pure core
+/// reaches none of the layers above it, and only `api` (and the crate root) knows `api`.
+#[test]
+fn the_top_level_modules_are_layered_and_the_core_knows_no_http() {
+    let mut top = Edges::new();
+    for (from, targets) in file_edges() {
+        let Some(a) = from.first() else {
+            continue; // the crate root declares every module
+        };
+        for t in targets {
+            if let Some(b) = t.first().filter(|b| *b != a) {
+                top.entry(vec![a.clone()])
+                    .or_default()
+                    .insert(vec![b.clone()]);
+            }
+        }
+    }
+    let found = find_loop(&top);
+    assert!(
+        found.is_none(),
+        "these top-level modules import each other in a loop: {}",
+        found.unwrap_or_default().join(" -> ")
+    );
+    let above_the_core = ["plan", "table", "charts", "report", "api"];
+    for core in [
+        "sizing",
+        "perf",
+        "cost",
+        "catalog",
+        "fabric",
+        "clock",
+        "error_code",
+    ] {
+        for up in above_the_core {
+            let reaches = top
+                .get(&vec![core.to_string()])
+                .is_some_and(|t| t.contains(&vec![up.to_string()]));
+            assert!(!reaches, "the core module {core} imports {up}");
+        }
+    }
+    for (from, targets) in &top {
         assert!(
-            found.is_none(),
-            "these files import each other in a loop: {}",
-            found.unwrap_or_default().join(" -> ")
+            from[0] == "api" || !targets.contains(&vec!["api".to_string()]),
+            "{} imports api: only the HTTP layer may",
+            from[0]
         );
     }
 }
