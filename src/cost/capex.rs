@@ -160,7 +160,7 @@ impl<'a> CapexTotal<'a> {
         let mut total = Decimal::ZERO;
         for (extended, _) in &self.terms {
             total = add_money(total, *extended, "gpus").map_err(|_| CostError::Overflow {
-                input: largest_input(&self.terms),
+                input: largest_input(self.terms.iter().copied()),
             })?;
         }
         Ok(round_money(total))
@@ -191,16 +191,11 @@ pub struct Capex {
 /// overflows (the one behind the largest line).
 pub fn capex(lines: &[LinePrice]) -> Result<(Capex, &'static str), CostError> {
     let mut sums = [Decimal::ZERO; 5];
-    // `largest_input` over the lines' extended prices, without a list of them: the first line
-    // of the largest absolute price, `"gpus"` for none.
-    let mut largest: Option<(Decimal, &'static str)> = None;
-    for l in lines {
-        let value = l.extended_price_usd.abs();
-        if largest.is_none_or(|(b, _)| value > b) {
-            largest = Some((value, line_input(l.price_overridden)));
-        }
-    }
-    let blame = largest.map_or("gpus", |b| b.1);
+    let blame = largest_input(
+        lines
+            .iter()
+            .map(|l| (l.extended_price_usd, line_input(l.price_overridden))),
+    );
     for line in lines {
         let i = match line.category {
             Category::Nic => 0,
@@ -267,7 +262,7 @@ mod tests {
         assert_eq!(t.total(), Err(CostError::Overflow { input: "gpus" }));
     }
 
-    /// The blame capex computes in place is `largest_input` of the lines' prices: the first of
+    /// The blame capex reports is `largest_input` of the lines' prices: the first of
     /// the largest (a tie keeps the first, an override's input differs from a list price's).
     #[test]
     fn capex_blames_the_largest_line_as_largest_input_does() {
@@ -293,7 +288,7 @@ mod tests {
                 .map(|l| (l.extended_price_usd, line_input(l.price_overridden)))
                 .collect();
             let (_, blame) = capex(&lines).expect("capex");
-            assert_eq!(blame, largest_input(&terms));
+            assert_eq!(blame, largest_input(terms));
         }
         assert_ne!(line_input(true), line_input(false));
     }

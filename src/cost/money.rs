@@ -44,7 +44,8 @@ const MAX_AMOUNT_UNSCALED: u128 = 1_000_000_000_000_000_000_000_000;
 /// The single rounding rule of the module: half away from zero.
 pub const ROUNDING: RoundingStrategy = RoundingStrategy::MidpointAwayFromZero;
 
-fn round_to(d: Decimal, dp: u32) -> Decimal {
+/// Rounds to `dp` places at scale `dp` (the module's rounding policy, any number of places).
+pub(crate) fn round_places(d: Decimal, dp: u32) -> Decimal {
     // Already at `dp` places (most sums of cents): nothing to round or rescale. Rounding is
     // the hot spot of a plan's cost model (profile in docs/performance.md, sessions 7 and 8).
     if d.scale() == dp {
@@ -92,14 +93,9 @@ pub(crate) fn round_dp_away(d: Decimal, dp: u32) -> Decimal {
     round_half_away(d, dp).unwrap_or_else(|| d.round_dp_with_strategy(dp, ROUNDING))
 }
 
-/// Rounds to `dp` places at scale `dp` (the module's rounding policy, any number of places).
-pub(crate) fn round_places(d: Decimal, dp: u32) -> Decimal {
-    round_to(d, dp)
-}
-
 /// Rounds a money amount to cents (the module's rounding policy).
 pub fn round_money(d: Decimal) -> Decimal {
-    round_to(d, MONEY_DP)
+    round_places(d, MONEY_DP)
 }
 
 /// A money output: bounded by [`MAX_AMOUNT_USD`] (else an overflow blamed on `input`), then
@@ -128,17 +124,17 @@ fn bounded(d: Decimal, input: &'static str) -> Result<Decimal, CostError> {
 
 /// Rounds a USD-per-hour rate to [`RATE_DP`] places.
 pub fn round_rate(d: Decimal) -> Decimal {
-    round_to(d, RATE_DP)
+    round_places(d, RATE_DP)
 }
 
 /// Rounds a fraction to [`FRACTION_DP`] places.
 pub fn round_fraction(d: Decimal) -> Decimal {
-    round_to(d, FRACTION_DP)
+    round_places(d, FRACTION_DP)
 }
 
 /// Rounds hours to [`HOURS_DP`] places.
 pub fn round_hours(d: Decimal) -> Decimal {
-    round_to(d, HOURS_DP)
+    round_places(d, HOURS_DP)
 }
 
 /// `a × b`, or an overflow blamed on `input`.
@@ -180,7 +176,7 @@ pub(crate) fn sum_blamed(terms: &[(Decimal, &'static str)]) -> Result<Decimal, C
             Some(t) => total = t,
             None => {
                 return Err(CostError::Overflow {
-                    input: largest_input(terms),
+                    input: largest_input(terms.iter().copied()),
                 });
             }
         }
@@ -188,10 +184,12 @@ pub(crate) fn sum_blamed(terms: &[(Decimal, &'static str)]) -> Result<Decimal, C
     Ok(total)
 }
 
-/// The input behind the largest (absolute) term; `"gpus"` for an empty list.
-pub(crate) fn largest_input(terms: &[(Decimal, &'static str)]) -> &'static str {
+/// The input behind the largest (absolute) term, the first of equals; `"gpus"` for none.
+pub(crate) fn largest_input(
+    terms: impl IntoIterator<Item = (Decimal, &'static str)>,
+) -> &'static str {
     let mut best: Option<(Decimal, &'static str)> = None;
-    for &(value, input) in terms {
+    for (value, input) in terms {
         if best.is_none_or(|(b, _)| value.abs() > b) {
             best = Some((value.abs(), input));
         }
@@ -313,7 +311,7 @@ mod tests {
             let hi = ((m >> 64) & 0xffff_ffff) as u32;
             let d = Decimal::from_parts(lo, mid, hi, bits & 1 == 1, scale);
             assert_eq!(
-                super::round_to(d, dp).serialize(),
+                super::round_places(d, dp).serialize(),
                 reference(d, dp).serialize(),
                 "{d} to {dp} places"
             );
@@ -330,7 +328,7 @@ mod tests {
                     let d = Decimal::from_i128_with_scale(mm as i128, scale);
                     for d in [d, -d] {
                         assert_eq!(
-                            super::round_to(d, dp).serialize(),
+                            super::round_places(d, dp).serialize(),
                             reference(d, dp).serialize(),
                             "{d} to {dp} places"
                         );

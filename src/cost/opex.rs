@@ -144,7 +144,7 @@ pub fn opex_per_year(
         (licenses, licence_input),
         (spares, "economics.spares_rate"),
     ];
-    let blame = super::money::largest_input(&parts);
+    let blame = super::money::largest_input(parts);
     let total = money(sum_blamed(&parts)?, blame)?;
     let staff_fte = super::money::round_places(fte, FTE_DP);
     Ok((
