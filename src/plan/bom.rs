@@ -16,37 +16,10 @@ use crate::cost::{BomLine, Category};
 use crate::error_code::ErrorCode;
 use crate::sizing::Topology;
 
-/// What a BOM line says besides its figures: a [`BomItem`] without its line (a sized fabric
-/// keeps its lines side by side, for the cost model to borrow).
+/// What a BOM line says besides its figures (a sized fabric keeps these beside its lines, for
+/// the cost model to borrow the lines alone).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineNotes {
-    pub unit: String,
-    pub derivation: String,
-    pub source: Text,
-    pub placeholder_price: bool,
-    pub placeholder_power: bool,
-}
-
-impl BomItem {
-    /// The line and the rest.
-    pub fn split(self) -> (BomLine, LineNotes) {
-        (
-            self.line,
-            LineNotes {
-                unit: self.unit,
-                derivation: self.derivation,
-                source: self.source,
-                placeholder_price: self.placeholder_price,
-                placeholder_power: self.placeholder_power,
-            },
-        )
-    }
-}
-
-/// A BOM line with where its quantity and price come from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BomItem {
-    pub line: BomLine,
     /// Counting unit of `quantity` (`NIC`, `switch`, `module (2 links)`, `fibre run per link`…).
     pub unit: String,
     /// How the quantity was derived, with the numbers.
@@ -57,6 +30,20 @@ pub struct BomItem {
     pub placeholder_price: bool,
     /// True when the catalog power figure is a placeholder.
     pub placeholder_power: bool,
+}
+
+/// A BOM line with where its quantity and price come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BomItem {
+    pub line: BomLine,
+    pub notes: LineNotes,
+}
+
+impl BomItem {
+    /// The line and its notes.
+    pub fn split(self) -> (BomLine, LineNotes) {
+        (self.line, self.notes)
+    }
 }
 
 /// Where the BOM walk puts each line: the plan's items (with their text), or a running capex
@@ -102,11 +89,13 @@ impl LineSink for Items {
                 list_unit_price_usd: e.listing().price_usd,
                 power_w: e.power_w(),
             },
-            unit,
-            derivation,
-            source,
-            placeholder_price: e.provenance().is_placeholder(),
-            placeholder_power: e.provenance().power_grade == Some(crate::catalog::Grade::P),
+            notes: LineNotes {
+                unit,
+                derivation,
+                source,
+                placeholder_price: e.provenance().is_placeholder(),
+                placeholder_power: e.provenance().power_grade == Some(crate::catalog::Grade::P),
+            },
         });
         Ok(())
     }

@@ -893,7 +893,8 @@ fn size_fabric<'a>(
 
     // 2. Bill of materials (already built for the chosen design): warnings.
     for it in &items {
-        if it.placeholder_price && !r.adjustments.overrides.contains_key(it.line.sku.as_str()) {
+        if it.notes.placeholder_price && !r.adjustments.overrides.contains_key(it.line.sku.as_str())
+        {
             push_unique(
                 warnings,
                 format!(
@@ -903,7 +904,7 @@ fn size_fabric<'a>(
                 ),
             );
         }
-        if it.placeholder_power {
+        if it.notes.placeholder_power {
             push_unique(
                 warnings,
                 format!(
