@@ -396,12 +396,6 @@ pub enum Why {
     TwoTierLeaves { count: u64, k: u64 },
 }
 
-impl From<String> for Why {
-    fn from(s: String) -> Why {
-        Why::Text(s)
-    }
-}
-
 impl From<&str> for Why {
     fn from(s: &str) -> Why {
         Why::Text(s.to_string())

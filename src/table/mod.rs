@@ -303,7 +303,7 @@ pub fn write_sweep_rows_json(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde
 }
 
 /// Appends `,"name":` and the JSON of `value` (`name` is a field name: nothing to escape).
-fn member<T: Serialize + ?Sized>(
+pub(crate) fn member<T: Serialize + ?Sized>(
     out: &mut Vec<u8>,
     name: &str,
     value: &T,

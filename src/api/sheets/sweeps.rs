@@ -37,7 +37,7 @@ use crate::plan::sweep::{
     self, Axis, AxisInput, Crossover, Domain, RunError, Scale, Spec, SweepError, SweepRow,
 };
 use crate::plan::{self, PlanRequest};
-use crate::table::{NamedSweepRow, NamedValue, NamedValues};
+use crate::table::{NamedSweepRow, NamedValue, NamedValues, member};
 
 /// A sweep: a base plan request and the input to vary.
 #[derive(Debug, Clone, Deserialize, Validate, ToSchema)]
@@ -491,15 +491,12 @@ fn sweep_json(r: &SweepResult) -> serde_json::Result<Vec<u8>> {
     out.extend_from_slice(b"{\"vary\":");
     serde_json::to_writer(&mut out, &r.vary)?;
     if let Some(v2) = &r.vary2 {
-        out.extend_from_slice(b",\"vary2\":");
-        serde_json::to_writer(&mut out, v2)?;
+        member(&mut out, "vary2", v2)?;
     }
     out.extend_from_slice(b",\"rows\":");
     crate::table::write_sweep_rows_json(&mut out, &r.rows)?;
-    out.extend_from_slice(b",\"crossovers\":");
-    serde_json::to_writer(&mut out, &r.crossovers)?;
-    out.extend_from_slice(b",\"plans_computed\":");
-    serde_json::to_writer(&mut out, &r.plans_computed)?;
+    member(&mut out, "crossovers", &r.crossovers)?;
+    member(&mut out, "plans_computed", &r.plans_computed)?;
     out.push(b'}');
     Ok(out)
 }
