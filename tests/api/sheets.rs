@@ -341,6 +341,8 @@ async fn head_etag_and_304() {
         format!("/v1/plans?{Q}&format=csv"),
         format!("/v1/plans/bom?{Q}"),
         format!("/v1/value?metric=tco.total_usd&fabric=roce&{Q}"),
+        format!("/v1/sweeps?{Q}&vary=gpus&values=256,1024"),
+        format!("/v1/sweeps?{Q}&vary=gpus&values=256,1024&format=csv"),
     ] {
         let get = app.get(&path).await;
         assert_eq!(get.status(), 200, "{path}");
@@ -369,6 +371,31 @@ async fn head_etag_and_304() {
     let a = app.get(&format!("/v1/plans?{Q}")).await;
     let b = app.get(&format!("/v1/plans?{Q}&format=csv")).await;
     assert_ne!(a.headers()["etag"], b.headers()["etag"]);
+    // A sweep's tag is made from its rows' plan ids: any input, varied or not, changes it,
+    // and so does the format.
+    let sweep = format!("/v1/sweeps?{Q}&vary=gpus&values=256,1024");
+    let mut tags: Vec<String> = Vec::new();
+    for p in [
+        sweep.clone(),
+        format!("{sweep}&format=csv"),
+        sweep.replace("values=256,1024", "values=256,2048"),
+        sweep.replace("economics.years=4", "economics.years=5"),
+        sweep.replace(
+            "vary=gpus&values=256,1024",
+            "vary=economics.years&values=3,4",
+        ),
+    ] {
+        let r = app.get(&p).await;
+        assert_eq!(r.status(), 200, "{p}");
+        tags.push(r.headers()["etag"].to_str().unwrap().to_string());
+    }
+    for (i, t) in tags.iter().enumerate() {
+        assert!(t.starts_with("\"sweep-"), "{t}");
+        assert!(
+            !tags[..i].contains(t),
+            "tag {i} repeats an earlier one: {tags:?}"
+        );
+    }
     // OPTIONS is answered from the route table.
     let opt = app.send(reqwest::Method::OPTIONS, "/v1/value").await;
     assert_eq!(opt.status(), 204);

@@ -501,14 +501,40 @@ fn sweep_json(r: &SweepResult) -> serde_json::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The sweep as JSON or CSV, its content type and entity tag (a hash of the bytes).
+/// The sweep as JSON or CSV, its content type and entity tag ([`sweep_tag`]).
 fn encode(format: Format, r: &SweepResult) -> Result<(Vec<u8>, &'static str, EntityTag), ApiError> {
     let (body, ct, suffix) = format.body(
         || sweep_json(r).map_err(|e| ApiError::internal(&e)),
         || Ok(crate::table::sweep_csv(&r.vary, r.vary2.as_deref(), &r.rows).into_bytes()),
     )?;
-    let hash = plan::hex_prefix(&Sha256::digest(&body), 16);
-    Ok((body, ct, etag(&format!("sweep-{hash}{suffix}"))))
+    Ok((body, ct, etag(&format!("sweep-{}{suffix}", sweep_tag(r)))))
+}
+
+/// The sweep's entity tag: a hash of what its answer is made from, not of the answer's bytes.
+/// Each row's `plan_id` already hashes the point's whole request and the catalog, so the
+/// plan ids, with the varied inputs, the values, the crossovers and this build's version,
+/// determine every byte of the answer, as a plan's id is its entity tag (the catalog-source
+/// warnings a plan's tag adds are not part of a sweep). Hashing ~30 bytes a row instead of
+/// ~2.8 KB: the SHA-256 of a 10,000-point answer was 7 % of the sweep's time
+/// (docs/performance.md, session 9).
+fn sweep_tag(r: &SweepResult) -> String {
+    let mut h = Sha256::new();
+    h.update(concat!("fabric-tco/", env!("CARGO_PKG_VERSION"), "\n").as_bytes());
+    h.update(r.vary.as_bytes());
+    h.update(b"\n");
+    h.update(r.vary2.as_deref().unwrap_or("").as_bytes());
+    h.update(b"\n");
+    for n in &r.rows {
+        let row = &n.row;
+        h.update(row.plan_id.as_bytes());
+        h.update(row.fabric.as_str().as_bytes());
+        h.update(row.value.to_bits().to_le_bytes());
+        h.update(row.value2.map_or(u64::MAX, f64::to_bits).to_le_bytes());
+    }
+    // A few crossovers: their JSON is their whole content.
+    h.update(serde_json::to_vec(&r.crossovers).unwrap_or_default());
+    h.update(r.plans_computed.to_le_bytes());
+    plan::hex_prefix(&h.finalize(), 16)
 }
 
 /// Query parameters of `GET /v1/sweeps`: the fields of [`SweepRequest`] but `base` (each
