@@ -39,8 +39,7 @@ pub fn idle_fraction_to_decimal(x: f64) -> Result<Decimal, CostError> {
     if !x.is_finite() || !(0.0..=1.0).contains(&x) {
         return Err(invalid);
     }
-    let d = Decimal::from_f64_retain(x).ok_or(invalid)?;
-    Ok(super::money::round_fraction(d))
+    super::money::decimal_from_f64_rounded(x, FRACTION_DP).ok_or(invalid)
 }
 
 /// Busy GPU-hours per year: gpus × 8,760 × busy_fraction (exact).
@@ -83,8 +82,9 @@ pub fn gpu_idle(
     {
         return Err(bad_failure);
     }
-    let failure_hours = Decimal::from_f64_retain(failure_gpu_hours_per_year).ok_or(bad_failure)?;
-    let failure_hours = super::money::round_dp_away(failure_hours, FRACTION_DP);
+    let failure_hours =
+        super::money::decimal_from_f64_rounded(failure_gpu_hours_per_year, FRACTION_DP)
+            .ok_or(bad_failure)?;
     let failure_per_year = money(mul(failure_hours, gpu_hour_usd, input)?, input)?;
     let comm_per_year = money(mul(hours, gpu_hour_usd, input)?, input)?;
     let per_year = money(add(comm_per_year, failure_per_year, input)?, input)?;

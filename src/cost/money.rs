@@ -87,10 +87,46 @@ fn round_half_away(d: Decimal, dp: u32) -> Option<Decimal> {
     Some(Decimal::from_parts(lo, mid, hi, d.is_sign_negative(), dp))
 }
 
-/// `d.round_dp_with_strategy(dp, ROUNDING)`, the module's rounding without the rescale: a
-/// value already at `dp` places or fewer is returned as it is.
-pub(crate) fn round_dp_away(d: Decimal, dp: u32) -> Decimal {
-    round_half_away(d, dp).unwrap_or_else(|| d.round_dp_with_strategy(dp, ROUNDING))
+/// A finite, non-negative `x` rounded half away from zero to `dp` places from its exact binary
+/// value (`m · 2^e`, worked in integers), at scale `dp`: the idle fraction and the failure hours,
+/// the performance model's `f64`s, as the cost model prices them. `None` for a negative or
+/// non-finite `x`, `dp` > 20, or a result above `Decimal`'s range.
+///
+/// `Decimal::from_f64_retain` then [`round_places`] gives the same value but first rounds the
+/// binary value to 28 significant digits, which could only differ on a value within 10⁻²² of a
+/// half-way mark (a test holds the two equal on 400,000 values and the doubles around every
+/// tried half-way mark); it was 6 % of a plan's instructions (docs/performance.md, session 9).
+pub(crate) fn decimal_from_f64_rounded(x: f64, dp: u32) -> Option<Decimal> {
+    if !x.is_finite() || x < 0.0 || dp > 20 {
+        return None;
+    }
+    let bits = x.to_bits();
+    let exponent = i32::try_from((bits >> 52) & 0x7ff).ok()?;
+    let fraction = bits & ((1u64 << 52) - 1);
+    // x = m · 2^e (subnormals have no implicit bit).
+    let (m, e) = if exponent == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1u64 << 52), exponent - 1075)
+    };
+    // m < 2^53 and 10^20 < 2^67: the product fits 120 bits.
+    let scaled = u128::from(m).checked_mul(10u128.checked_pow(dp)?)?;
+    let q = if e >= 0 {
+        // x ≥ 2^52: an integer; its places are zeros.
+        scaled.checked_mul(1u128.checked_shl(e.unsigned_abs()).filter(|&p| p != 0)?)?
+    } else {
+        let n = e.unsigned_abs();
+        if n >= 121 {
+            // scaled < 2^120 ≤ 2^(n−1): below half a unit of the last place.
+            0
+        } else {
+            let q = scaled >> n;
+            let rest = scaled & ((1u128 << n) - 1);
+            // Half away from zero: up when the rest is at least half of 2^n.
+            if rest >= 1u128 << (n - 1) { q + 1 } else { q }
+        }
+    };
+    Decimal::try_from_i128_with_scale(i128::try_from(q).ok()?, dp).ok()
 }
 
 /// Rounds a money amount to cents (the module's rounding policy).
@@ -315,11 +351,6 @@ mod tests {
                 reference(d, dp).serialize(),
                 "{d} to {dp} places"
             );
-            assert_eq!(
-                super::round_dp_away(d, dp).serialize(),
-                d.round_dp_with_strategy(dp, super::ROUNDING).serialize(),
-                "{d} to {dp} places, scale kept"
-            );
             // The half-way values around it: ...5, ...4999…, ...5000…1.
             if scale > dp {
                 let p = 10u128.pow(scale - dp);
@@ -338,6 +369,67 @@ mod tests {
             }
         }
         assert!(checked > 100_000, "{checked} half-way values");
+    }
+
+    /// The exact conversion gives what `from_f64_retain` and the module's rounding gave, on
+    /// 400,000 fractions, failure-hour sizes and tiny values, and on the doubles at and around
+    /// the half-way mark next to each.
+    #[test]
+    fn f64_rounding_from_the_binary_value_is_the_retained_decimal_rounded() {
+        let reference = |x: f64, dp: u32| {
+            Decimal::from_f64_retain(x).map(|d| super::round_places(d, dp).serialize())
+        };
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let check = |x: f64, dp: u32| {
+            assert_eq!(
+                super::decimal_from_f64_rounded(x, dp).map(|d| d.serialize()),
+                reference(x, dp),
+                "{x:e} to {dp} places"
+            );
+        };
+        for i in 0..400_000u32 {
+            let unit = (next() >> 11) as f64 / (1u64 << 53) as f64;
+            let dp = [6, 6, 2, 4, 0][(i % 5) as usize];
+            // The idle fraction is in [0, 1]; failure hours up to 10^15; tiny values too.
+            let x = match i % 4 {
+                0 => unit,
+                1 => unit * 1e15,
+                2 => unit * 1e-9,
+                _ => f64::from_bits(next() % 0x3ff0_0000_0000_0000),
+            };
+            check(x, dp);
+            // The half-way mark nearest x at dp places and its neighbouring doubles.
+            let p = 10f64.powi(dp as i32);
+            let half = ((x * p).floor() + 0.5) / p;
+            for h in [
+                half,
+                f64::from_bits(half.to_bits() + 1),
+                f64::from_bits(half.to_bits().saturating_sub(1)),
+            ] {
+                check(h, dp);
+            }
+        }
+        for x in [
+            0.0,
+            1.0,
+            0.5,
+            5e-7,
+            4.999_999_999_999_999e-7,
+            f64::MIN_POSITIVE,
+            5e-324,
+            1e15,
+        ] {
+            check(x, 6);
+        }
+        assert_eq!(super::decimal_from_f64_rounded(-1.0, 6), None);
+        assert_eq!(super::decimal_from_f64_rounded(f64::NAN, 6), None);
+        assert_eq!(super::decimal_from_f64_rounded(f64::INFINITY, 6), None);
     }
 
     use super::*;
