@@ -51,13 +51,36 @@ pub(crate) fn round_places(d: Decimal, dp: u32) -> Decimal {
     if d.scale() == dp {
         return d;
     }
-    if let Some(r) = round_half_away(d, dp) {
+    if let Some(r) = round_half_away(d, dp).or_else(|| widen(d, dp)) {
         return r;
     }
     let mut r = d.round_dp_with_strategy(dp, ROUNDING);
     // Fixed scale so JSON shows "1200.00", not "1200" (never fails; see `Decimal::rescale`).
     r.rescale(dp);
     r
+}
+
+/// `d` with fewer than `dp` places written at scale `dp` (a catalog price in whole dollars,
+/// `1200` → `1200.00`): the mantissa times a power of ten, what rust_decimal's rounding and
+/// rescale give (same mantissa, sign and scale) without them. `None` for zero, when the
+/// mantissa would not fit 96 bits, or when `d` has `dp` places or more.
+fn widen(d: Decimal, dp: u32) -> Option<Decimal> {
+    // `from_parts` drops a zero's sign; rust_decimal keeps it.
+    if d.is_zero() {
+        return None;
+    }
+    let places = dp.checked_sub(d.scale()).filter(|&p| p > 0)?;
+    let m = d
+        .mantissa()
+        .unsigned_abs()
+        .checked_mul(10u128.checked_pow(places)?)?;
+    if m >> 96 != 0 {
+        return None;
+    }
+    let lo = u32::try_from(m & 0xffff_ffff).ok()?;
+    let mid = u32::try_from((m >> 32) & 0xffff_ffff).ok()?;
+    let hi = u32::try_from(m >> 64).ok()?;
+    Some(Decimal::from_parts(lo, mid, hi, d.is_sign_negative(), dp))
 }
 
 /// `d.round_dp_with_strategy(dp, ROUNDING)` for a non-zero `d` with more than `dp` places, in
@@ -241,7 +264,15 @@ pub(crate) fn check_range(
     input: &'static str,
     reason: &'static str,
 ) -> Result<(), CostError> {
-    let below = lo.is_some_and(|lo| value < lo);
+    // Most lower bounds are zero: below it is the sign alone (a negative zero is not below),
+    // without rust_decimal's comparison (hundreds of checks a plan).
+    let below = lo.is_some_and(|lo| {
+        if lo.is_zero() {
+            value.is_sign_negative() && !value.is_zero()
+        } else {
+            value < lo
+        }
+    });
     let above = hi.is_some_and(|hi| value > hi);
     if below || above {
         Err(CostError::Invalid { input, reason })
@@ -369,6 +400,21 @@ mod tests {
             }
         }
         assert!(checked > 100_000, "{checked} half-way values");
+        // Zeros of either sign and mantissas that widen past 96 bits, at fewer places.
+        for m in [0i128, 1, (1 << 95) / 10, 1 << 93, (1 << 96) - 1] {
+            for scale in [0, 1, 5] {
+                let d = Decimal::from_i128_with_scale(m, scale);
+                for d in [d, -d] {
+                    for dp in [0, 1, 2, 4, 6] {
+                        assert_eq!(
+                            super::round_places(d, dp).serialize(),
+                            reference(d, dp).serialize(),
+                            "{d} to {dp} places"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     /// The exact conversion gives what `from_f64_retain` and the module's rounding gave, on
@@ -430,6 +476,36 @@ mod tests {
         assert_eq!(super::decimal_from_f64_rounded(-1.0, 6), None);
         assert_eq!(super::decimal_from_f64_rounded(f64::NAN, 6), None);
         assert_eq!(super::decimal_from_f64_rounded(f64::INFINITY, 6), None);
+    }
+
+    /// The zero lower bound's sign test gives the comparison's verdict.
+    #[test]
+    fn a_zero_lower_bound_is_checked_as_the_comparison_checks_it() {
+        use rust_decimal::Decimal;
+        let values = [
+            "-0.01",
+            "-0",
+            "-0.000",
+            "0",
+            "0.00",
+            "1e-28",
+            "-1e-28",
+            "7",
+            "-79228162514264337593543950335",
+        ];
+        for v in values {
+            let v: Decimal = v.parse().expect("a decimal");
+            for value in [v, -v] {
+                for lo in [Decimal::ZERO, Decimal::new(0, 3), Decimal::ONE] {
+                    let expected = value < lo;
+                    assert_eq!(
+                        super::check_range(value, Some(lo), None, "x", "r").is_err(),
+                        expected,
+                        "{value} against {lo}"
+                    );
+                }
+            }
+        }
     }
 
     use super::*;
