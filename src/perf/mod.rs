@@ -471,7 +471,9 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     }
     let exposed_ms: f64 = match w.message_bytes {
         Some(_) => dp_exposed_ms,
-        None => collectives.iter().map(|c| c.exposed_ms).sum(),
+        // From +0: an empty `sum` of f64 is −0.0, which a one-GPU job showed as
+        // `"exposed_comm_ms": -0.0` and an idle fraction of −0 (no collective at all).
+        None => collectives.iter().fold(0.0, |t, c| t + c.exposed_ms),
     };
     let step_ms = step_compute_ms + exposed_ms;
     let idle = workload::idle_fraction(exposed_ms, step_compute_ms);

@@ -248,3 +248,20 @@ fn decimal_text_is_to_string() {
         assert_eq!(crate::plan::DecimalText::new(n).as_str(), n.to_string());
     }
 }
+
+/// A job with no collective (one GPU, one server) shows zeros, not negative zeros: an empty
+/// sum of `f64` is −0.0, and a plan used to show `"exposed_comm_ms": -0.0`.
+#[test]
+fn a_plan_without_communication_shows_no_negative_zero() {
+    let cats = CatalogSet::embedded().expect("catalog");
+    for gpus in [1, 2, 8] {
+        let req: PlanRequest = serde_json::from_value(json!({"gpus": gpus})).expect("request");
+        let text = serde_json::to_string(&build_plan(&req, &cats).expect("plan")).expect("json");
+        for negative_zero in [":-0.0,", ":-0.0}", ":\"-0.0", ":\"-0\""] {
+            assert!(
+                !text.contains(negative_zero),
+                "{gpus} GPUs: {negative_zero} in {text}"
+            );
+        }
+    }
+}
