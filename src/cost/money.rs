@@ -62,11 +62,11 @@ pub(crate) fn round_places(d: Decimal, dp: u32) -> Decimal {
 
 /// `d` with fewer than `dp` places written at scale `dp` (a catalog price in whole dollars,
 /// `1200` → `1200.00`): the mantissa times a power of ten, what rust_decimal's rounding and
-/// rescale give (same mantissa, sign and scale) without them. `None` for zero, when the
-/// mantissa would not fit 96 bits, or when `d` has `dp` places or more.
+/// rescale give (same mantissa, sign and scale) without them. `None` for zero, for more than
+/// 28 places, when the mantissa would not fit 96 bits, or when `d` has `dp` places or more.
 fn widen(d: Decimal, dp: u32) -> Option<Decimal> {
-    // `from_parts` drops a zero's sign; rust_decimal keeps it.
-    if d.is_zero() {
+    // `from_parts` drops a zero's sign (rust_decimal keeps it) and takes at most 28 places.
+    if d.is_zero() || dp > 28 {
         return None;
     }
     let places = dp.checked_sub(d.scale()).filter(|&p| p > 0)?;
@@ -115,10 +115,14 @@ fn round_half_away(d: Decimal, dp: u32) -> Option<Decimal> {
 /// the performance model's `f64`s, as the cost model prices them. `None` for a negative or
 /// non-finite `x`, `dp` > 20, or a result above `Decimal`'s range.
 ///
-/// `Decimal::from_f64_retain` then [`round_places`] gives the same value but first rounds the
-/// binary value to 28 significant digits, which could only differ on a value within 10⁻²² of a
-/// half-way mark (a test holds the two equal on 400,000 values and the doubles around every
-/// tried half-way mark); it was 6 % of a plan's instructions (docs/performance.md, session 9).
+/// `Decimal::from_f64_retain` then [`round_places`] (what this replaces) first shortens the
+/// binary value to at most 28 places, and fewer significant digits for small values; at 6
+/// places a double is either on a half-way mark or far enough from one that the two agree (a
+/// test holds them equal on 400,000 values and the doubles around their half-way marks; a
+/// review compared 17 million more). Two differences by design: −0.0 gives 0 (the old way
+/// gave −0), and a result beyond `Decimal`'s range at `dp` places is `None` (the old way gave
+/// fewer places; callers bound their inputs far below). The conversion was 6 % of a plan's
+/// instructions (docs/performance.md, session 9).
 pub(crate) fn decimal_from_f64_rounded(x: f64, dp: u32) -> Option<Decimal> {
     if !x.is_finite() || x < 0.0 || dp > 20 {
         return None;
@@ -407,6 +411,9 @@ mod tests {
             }
         }
         assert!(checked > 100_000, "{checked} half-way values");
+        // More places than a Decimal holds: rust_decimal's own clamping, no panic.
+        let tenth = Decimal::new(1, 1);
+        assert_eq!(super::round_places(tenth, 29), reference(tenth, 29));
         // Zeros of either sign and mantissas that widen past 96 bits, at fewer places.
         for m in [0i128, 1, (1 << 95) / 10, 1 << 93, (1 << 96) - 1] {
             for scale in [0, 1, 5] {
@@ -474,6 +481,15 @@ mod tests {
         ] {
             check(x, 6);
         }
+        // By design: a negative zero is zero; 2^60 (the e ≥ 0 branch) is exact.
+        assert_eq!(
+            super::decimal_from_f64_rounded(-0.0, 6).map(|d| d.to_string()),
+            Some("0.000000".to_string())
+        );
+        assert_eq!(
+            super::decimal_from_f64_rounded(2f64.powi(60), 2).map(|d| d.to_string()),
+            Some("1152921504606846976.00".to_string())
+        );
         assert_eq!(super::decimal_from_f64_rounded(-1.0, 6), None);
         assert_eq!(super::decimal_from_f64_rounded(f64::NAN, 6), None);
         assert_eq!(super::decimal_from_f64_rounded(f64::INFINITY, 6), None);
