@@ -14,6 +14,7 @@ RUN mkdir -p src benches \
          echo 'fn main() {}' > "benches/$b.rs"; done \
     && cargo build --release --locked \
     && rm -rf src benches
+COPY build.rs ./
 COPY src ./src
 COPY pricing ./pricing
 COPY templates ./templates

@@ -470,7 +470,7 @@ fn json_value_out(kind: &Numeric, v: f64) -> Value {
 }
 
 /// The answer, encoded on the blocking thread pool: a 10,000-point sweep is ~30 MB of JSON,
-/// whose encoding and hash take a few hundred ms that must not stall this worker's event loop
+/// whose encoding takes tens of ms that must not stall this worker's event loop
 /// (measured by `benches/starve.py`: /healthz waited up to 485 ms behind it).
 async fn render(
     req: &HttpRequest,
@@ -511,25 +511,38 @@ fn encode(format: Format, r: &SweepResult) -> Result<(Vec<u8>, &'static str, Ent
 }
 
 /// The sweep's entity tag: a hash of what its answer is made from, not of the answer's bytes.
-/// Each row's `plan_id` already hashes the point's whole request and the catalog, so the
-/// plan ids, with the varied inputs, the values, the crossovers and this build's version,
-/// determine every byte of the answer, as a plan's id is its entity tag (the catalog-source
-/// warnings a plan's tag adds are not part of a sweep). Hashing ~30 bytes a row instead of
-/// ~2.8 KB: the SHA-256 of a 10,000-point answer was 7 % of the sweep's time
-/// (docs/performance.md, session 9).
+/// Each row's `plan_id` hashes the point's whole normalised request and the catalog, which fix
+/// its figures; its warnings can also depend on how an input was given (a GPU-hour value of 0
+/// given or left out normalises alike but warns differently), so each point's warnings are
+/// hashed too; with the varied inputs, the values, the crossovers and this build's id (a
+/// fingerprint of the source, `build.rs`) they fix every byte of the answer. Hashing ~30 bytes
+/// a row and ~700 a point instead of ~2.8 KB a row: the SHA-256 of a 10,000-point answer was
+/// 7 % of the sweep's time (docs/performance.md, session 9).
 fn sweep_tag(r: &SweepResult) -> String {
     let mut h = Sha256::new();
-    h.update(concat!("fabric-tco/", env!("CARGO_PKG_VERSION"), "\n").as_bytes());
+    h.update(concat!("fabric-tco ", env!("FABRIC_TCO_BUILD_ID"), "\n").as_bytes());
     h.update(r.vary.as_bytes());
     h.update(b"\n");
     h.update(r.vary2.as_deref().unwrap_or("").as_bytes());
     h.update(b"\n");
+    let mut last_warnings: Option<&Arc<[String]>> = None;
     for n in &r.rows {
         let row = &n.row;
         h.update(row.plan_id.as_bytes());
         h.update(row.fabric.as_str().as_bytes());
         h.update(row.value.to_bits().to_le_bytes());
         h.update(row.value2.map_or(u64::MAX, f64::to_bits).to_le_bytes());
+        // A point's fabrics share one list: hashed once a point.
+        if last_warnings.is_some_and(|w| Arc::ptr_eq(w, &row.warnings)) {
+            h.update(b"=");
+        } else {
+            h.update(row.warnings.len().to_le_bytes());
+            for w in row.warnings.iter() {
+                h.update(w.len().to_le_bytes());
+                h.update(w.as_bytes());
+            }
+            last_warnings = Some(&row.warnings);
+        }
     }
     // A few crossovers: their JSON is their whole content.
     h.update(serde_json::to_vec(&r.crossovers).unwrap_or_default());
