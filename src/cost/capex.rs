@@ -6,7 +6,9 @@ use utoipa::ToSchema;
 
 use super::error::CostError;
 use super::input::{BomLine, Category, PriceAdjustments};
-use super::money::{add_money, largest_input, money, mul, round_money, sub};
+use super::money::{
+    add_money, extended_money, largest_input, money, mul, round_money, sub, sum_cents,
+};
 
 /// The input blamed when a line's own arithmetic overflows: the override when the buyer set the
 /// price, otherwise the cluster size (quantities scale with `gpus`; catalog prices are bounded).
@@ -64,7 +66,7 @@ pub fn line_prices(lines: &[BomLine], adj: &PriceAdjustments) -> Result<Vec<Line
         out.push(LinePrice {
             category: line.category,
             unit_price_usd: unit,
-            extended_price_usd: money(mul(qty, unit, input)?, input)?,
+            extended_price_usd: extended_money(unit, line.quantity, input)?,
             price_overridden: overridden,
             discount_fraction: discount,
             extended_power_w: mul(qty, line.power_w, "gpus")?,
@@ -146,17 +148,18 @@ impl<'a> CapexTotal<'a> {
         let (unit, overridden, _) =
             net_unit_of(sku, vendor, category, list_unit_price_usd, self.adj)?;
         let input = line_input(overridden);
-        self.terms.push((
-            money(mul(Decimal::from(quantity), unit, input)?, input)?,
-            input,
-        ));
+        self.terms
+            .push((extended_money(unit, quantity, input)?, input));
         Ok(())
     }
 
     /// `capex(&line_prices(…)).total_usd` of the lines added.
     pub fn total(&self) -> Result<Decimal, CostError> {
-        // The input to blame is looked for only when the sum overflows (every design of every
-        // fabric is totalled at every point; none overflows in practice).
+        // In integer cents (every design of every fabric is totalled at every point); the
+        // decimal sum, and the input to blame, only when that leaves its range.
+        if let Some(total) = sum_cents(self.terms.iter().map(|t| t.0)) {
+            return Ok(total);
+        }
         let mut total = Decimal::ZERO;
         for (extended, _) in &self.terms {
             total = add_money(total, *extended, "gpus").map_err(|_| CostError::Overflow {
@@ -190,27 +193,48 @@ pub struct Capex {
 /// Sums line prices into [`Capex`]. Also returns the input to blame if a later sum over capex
 /// overflows (the one behind the largest line).
 pub fn capex(lines: &[LinePrice]) -> Result<(Capex, &'static str), CostError> {
-    let mut sums = [Decimal::ZERO; 5];
     let blame = largest_input(
         lines
             .iter()
             .map(|l| (l.extended_price_usd, line_input(l.price_overridden))),
     );
-    for line in lines {
-        let i = match line.category {
-            Category::Nic => 0,
-            Category::Switch => 1,
-            Category::Optic => 2,
-            Category::Cable => 3,
-            Category::License => 4,
-        };
-        sums[i] = add_money(sums[i], line.extended_price_usd, blame)?;
-    }
+    const ORDER: [Category; 5] = [
+        Category::Nic,
+        Category::Switch,
+        Category::Optic,
+        Category::Cable,
+        Category::License,
+    ];
+    // In integer cents; as decimals (with their overflow errors) when that leaves its range.
+    let in_cents = ORDER.map(|c| {
+        sum_cents(
+            lines
+                .iter()
+                .filter(|l| l.category == c)
+                .map(|l| l.extended_price_usd),
+        )
+    });
+    let sums = if let [Some(n), Some(s), Some(o), Some(c), Some(l)] = in_cents {
+        [n, s, o, c, l]
+    } else {
+        let mut sums = [Decimal::ZERO; 5];
+        for line in lines {
+            let i = ORDER.iter().position(|&c| c == line.category).unwrap_or(0);
+            sums[i] = add_money(sums[i], line.extended_price_usd, blame)?;
+        }
+        sums
+    };
     let [nics, switches, optics, cables, licenses] = sums;
-    let mut hardware = Decimal::ZERO;
-    for part in [nics, switches, optics, cables] {
-        hardware = add_money(hardware, part, blame)?;
-    }
+    let hardware = match sum_cents([nics, switches, optics, cables]) {
+        Some(h) => h,
+        None => {
+            let mut hardware = Decimal::ZERO;
+            for part in [nics, switches, optics, cables] {
+                hardware = add_money(hardware, part, blame)?;
+            }
+            hardware
+        }
+    };
     let total = add_money(hardware, licenses, blame)?;
     Ok((
         Capex {

@@ -41,6 +41,46 @@ pub const MAX_AMOUNT_USD: Decimal =
 /// [`MAX_AMOUNT_USD`] as an integer (its scale is 0).
 const MAX_AMOUNT_UNSCALED: u128 = 1_000_000_000_000_000_000_000_000;
 
+/// [`MAX_AMOUNT_USD`] in cents: an amount in cents is money [`money`] accepts exactly when its
+/// magnitude is below this.
+pub(crate) const MAX_CENTS: i128 = 100_000_000_000_000_000_000_000_000;
+
+/// The cents of a money amount: its mantissa when it is at scale 2 and not negative (every
+/// [`money`] output is at scale 2).
+fn cents_of(d: Decimal) -> Option<i128> {
+    (d.scale() == MONEY_DP && !d.is_sign_negative()).then(|| d.mantissa())
+}
+
+/// `quantity × unit` as money, `money(mul(quantity, unit))`: for a unit price in cents (every
+/// net unit price is) one integer product, else that decimal arithmetic (and its overflow,
+/// blamed on `input`). The same value, scale and sign: below [`MAX_CENTS`] the product is exact
+/// at scale 2 either way. Every BOM line of every design alternative is extended at every plan.
+pub(crate) fn extended_money(
+    unit: Decimal,
+    quantity: u64,
+    input: &'static str,
+) -> Result<Decimal, CostError> {
+    if let Some(c) = cents_of(unit)
+        .and_then(|u| u.checked_mul(i128::from(quantity)))
+        .filter(|&c| c < MAX_CENTS)
+    {
+        return Ok(Decimal::from_i128_with_scale(c, MONEY_DP));
+    }
+    money(mul(Decimal::from(quantity), unit, input)?, input)
+}
+
+/// The sum of money amounts in integer cents, `None` when one is not in cents or the sum
+/// reaches [`MAX_CENTS`] (the caller then adds them as decimals, with its overflow error). For
+/// amounts in cents that are not negative, every partial sum is at most the total, so the
+/// decimal additions' bound checks pass exactly when this one does.
+pub(crate) fn sum_cents(amounts: impl IntoIterator<Item = Decimal>) -> Option<Decimal> {
+    let mut total: i128 = 0;
+    for a in amounts {
+        total = total.checked_add(cents_of(a)?).filter(|&t| t < MAX_CENTS)?;
+    }
+    Some(Decimal::from_i128_with_scale(total, MONEY_DP))
+}
+
 /// The single rounding rule of the module: half away from zero.
 pub const ROUNDING: RoundingStrategy = RoundingStrategy::MidpointAwayFromZero;
 
@@ -493,6 +533,67 @@ mod tests {
         assert_eq!(super::decimal_from_f64_rounded(-1.0, 6), None);
         assert_eq!(super::decimal_from_f64_rounded(f64::NAN, 6), None);
         assert_eq!(super::decimal_from_f64_rounded(f64::INFINITY, 6), None);
+    }
+
+    /// Extending and summing in integer cents gives the decimal arithmetic's value, scale and
+    /// sign, and leaves to it (and its overflow error) what is not in cents or out of range:
+    /// random unit prices of 0 to 4 places (as `money` gives them and not), quantities up to
+    /// 2^64 − 1, and sums up to and past the bound.
+    #[test]
+    fn extending_and_summing_in_cents_is_the_decimal_arithmetic() {
+        let mut next = xorshift(0x51_7cc1_b727_220a);
+        let decimal_sum = |xs: &[Decimal]| -> Result<Decimal, CostError> {
+            let mut t = Decimal::ZERO;
+            for &x in xs {
+                t = add_money(t, x, "gpus")?;
+            }
+            Ok(round_money(t))
+        };
+        for i in 0..200_000u32 {
+            let digits = 1 + next() % 27;
+            let m = i128::from(next()) * i128::from(next() >> 32) % 10i128.pow(digits as u32);
+            let places = u32::try_from(next() % 5).unwrap_or(2);
+            let mut unit = Decimal::from_i128_with_scale(m, places);
+            if i % 2 == 0 {
+                unit = round_money(unit);
+            }
+            let quantity = match i % 3 {
+                0 => next() % 100_000,
+                1 => next() >> (next() % 64),
+                _ => u64::MAX - next() % 3,
+            };
+            let decimal = money(
+                mul(Decimal::from(quantity), unit, "gpus").unwrap_or(unit),
+                "gpus",
+            )
+            .map(|d| d.serialize());
+            let fast = extended_money(unit, quantity, "gpus").map(|d| d.serialize());
+            if mul(Decimal::from(quantity), unit, "gpus").is_ok() {
+                assert_eq!(fast, decimal, "{quantity} × {unit}");
+            } else {
+                assert_eq!(fast, Err(CostError::Overflow { input: "gpus" }));
+            }
+            let xs: Vec<Decimal> = (0..(next() % 6))
+                .map(|_| {
+                    let c = i128::from(next()) * i128::from(next() >> (32 + next() % 32));
+                    round_money(Decimal::from_i128_with_scale(c % (MAX_CENTS / 2), 2))
+                })
+                .collect();
+            let fast = sum_cents(xs.iter().copied());
+            match decimal_sum(&xs) {
+                Ok(d) => {
+                    if let Some(f) = fast {
+                        assert_eq!(f.serialize(), d.serialize(), "{xs:?}");
+                    }
+                }
+                Err(_) => assert_eq!(fast, None, "{xs:?}"),
+            }
+        }
+        let edge = Decimal::from_i128_with_scale(MAX_CENTS - 1, 2);
+        assert_eq!(sum_cents([edge]), Some(edge));
+        assert_eq!(sum_cents([edge, Decimal::new(1, 2)]), None);
+        assert_eq!(sum_cents([Decimal::new(5, 1)]), None, "not in cents");
+        assert_eq!(sum_cents([Decimal::new(-5, 2)]), None, "negative");
     }
 
     /// The zero lower bound's sign test gives the comparison's verdict.

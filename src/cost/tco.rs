@@ -5,7 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::error::CostError;
-use super::money::{add, add_money, div, money, mul, round_money};
+use super::money::{MAX_CENTS, add, add_money, div, money, mul, round_money};
 
 /// One year of the TCO schedule (`tco.by_year[]`), USD.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
@@ -86,10 +86,6 @@ pub fn tco(
         npv_usd: round_money(cumulative_disc),
     })
 }
-
-/// Below this many cents every sum is money [`super::money::money`] accepts
-/// ([`super::money::MAX_AMOUNT_USD`] = 10²⁴ USD).
-const MAX_CENTS: i128 = 100_000_000_000_000_000_000_000_000;
 
 /// [`tco`] in whole cents: each year's present opex is `opex × (b/g)^year` for the discount
 /// rate's `1 + r = g/b` in lowest terms, divided once and rounded half away from zero, and the
