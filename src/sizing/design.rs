@@ -480,8 +480,7 @@ fn two_tier(
         }));
     }
     let u = split.uplinks;
-    let spines =
-        two_tier_spines(l.count, u, b.k).ok_or(SizingError::Overflow { what: "spines" })?;
+    let spines = super::or_overflow(two_tier_spines(l.count, u, b.k), "spines")?;
     let leaf_spine = mul(l.count, u, "leaf-spine links")?;
     let spine_cages = super::cages_even(leaf_spine, spines, 0, b.per_cage)?;
     assemble(

@@ -471,14 +471,22 @@ fn thousands(n: u64) -> String {
 }
 
 // Checked arithmetic: every product a user can scale goes through these.
+/// `v`, or an overflow of `what`. A `match`, not `ok_or`: `ok_or` builds the error (and drops
+/// it, a call, since other variants own text) on every success — about 240 times a plan.
+fn or_overflow<T>(v: Option<T>, what: &'static str) -> Result<T, SizingError> {
+    match v {
+        Some(v) => Ok(v),
+        None => Err(SizingError::Overflow { what }),
+    }
+}
 fn mul(a: u64, b: u64, what: &'static str) -> Result<u64, SizingError> {
-    a.checked_mul(b).ok_or(SizingError::Overflow { what })
+    or_overflow(a.checked_mul(b), what)
 }
 fn add(a: u64, b: u64, what: &'static str) -> Result<u64, SizingError> {
-    a.checked_add(b).ok_or(SizingError::Overflow { what })
+    or_overflow(a.checked_add(b), what)
 }
 fn sub(a: u64, b: u64, what: &'static str) -> Result<u64, SizingError> {
-    a.checked_sub(b).ok_or(SizingError::Overflow { what })
+    or_overflow(a.checked_sub(b), what)
 }
 fn ceil_div(a: u64, b: u64, what: &'static str) -> Result<u64, SizingError> {
     if b == 0 {
@@ -516,12 +524,8 @@ fn cages_even(links: u64, switches: u64, extra: u64, per_cage: u64) -> Result<u6
     if switches == 0 {
         return Ok(0);
     }
-    let q = links
-        .checked_div(switches)
-        .ok_or(SizingError::Overflow { what: W })?;
-    let r = links
-        .checked_rem(switches)
-        .ok_or(SizingError::Overflow { what: W })?;
+    let q = or_overflow(links.checked_div(switches), W)?;
+    let r = or_overflow(links.checked_rem(switches), W)?;
     let big = ceil_div(add(add(q, 1, W)?, extra, W)?, per_cage, W)?;
     let small = ceil_div(add(q, extra, W)?, per_cage, W)?;
     add(mul(r, big, W)?, mul(sub(switches, r, W)?, small, W)?, W)
@@ -745,7 +749,7 @@ pub fn size(
     let (spines, cores, spine_core) = if tiers == 2 {
         // Two tiers: smallest S ≥ ceil(L·u/k) dividing u, so each leaf has the same number of
         // links to every spine (sizing.md "Two tiers"; H100 3 SU: 12 → 16).
-        let s = two_tier_spines(leaves, u, k).ok_or(SizingError::Overflow { what: "spines" })?;
+        let s = or_overflow(two_tier_spines(leaves, u, k), "spines")?;
         (s, 0, 0)
     } else {
         // Three tiers: spines are non-blocking (⌊k/2⌋ down, ⌊k/2⌋ up), so spines =
