@@ -251,10 +251,12 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         .unwrap_or(ops.electricity_usd_per_kwh.value);
     let pue = e.pue.map(Pue::get).unwrap_or(ops.pue.value);
     let gpu_hour_basis = e.gpu_hour_basis.unwrap_or_default();
-    let gpu_hour_usd = match e.gpu_hour_usd.map(GpuHourUsd::get) {
-        Some(v) => v,
+    // `None`: the catalog has no price to derive it from (counted at $0, with a warning).
+    let priced_gpu_hour = match e.gpu_hour_usd.map(GpuHourUsd::get) {
+        Some(v) => Some(v),
         None => default_gpu_hour(&gpu, gpu_hour_basis, ops, pue, electricity, &mut warnings)?,
     };
+    let gpu_hour_usd = priced_gpu_hour.unwrap_or(Decimal::ZERO);
     let nos = e
         .ethernet_nos_usd_per_switch_per_year
         .map(UsdPerSwitchYear::get)
@@ -424,7 +426,10 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             gpus_per_network_fte: Some(GpusPerFte::echo(economics.gpus_per_network_fte)),
             gpus_per_ib_specialist: Some(GpusPerFte::echo(economics.gpus_per_ib_specialist)),
             spares_rate: Some(Fraction::echo(economics.spares_rate)),
-            gpu_hour_usd: Some(GpuHourUsd::echo(economics.gpu_hour_usd)),
+            // No value when none could be derived: the $0 it is counted at is not an input
+            // (a given 0 is), so the two requests get different ids, as they get different
+            // warnings.
+            gpu_hour_usd: priced_gpu_hour.map(|_| GpuHourUsd::echo(economics.gpu_hour_usd)),
             // The basis only derives the default GPU-hour value: echoed when it was used (or
             // given), not invented when the user set the value itself.
             gpu_hour_basis: (e.gpu_hour_usd.is_none() || e.gpu_hour_basis.is_some())
@@ -496,7 +501,8 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     })
 }
 
-/// The default value of a GPU-hour from the catalog's GPU entry.
+/// The default value of a GPU-hour from the catalog's GPU entry; `None` (with a warning) when
+/// the entry has no price for the basis.
 fn default_gpu_hour(
     gpu: &Gpu,
     basis: GpuHourBasis,
@@ -504,16 +510,16 @@ fn default_gpu_hour(
     pue: Decimal,
     electricity: Decimal,
     warnings: &mut Vec<String>,
-) -> Result<Decimal, PlanError> {
+) -> Result<Option<Decimal>, PlanError> {
     match basis {
         GpuHourBasis::Rental => match gpu.rental_usd_per_hour {
-            Some(r) => Ok(r),
+            Some(r) => Ok(Some(r)),
             None => {
                 warnings.push(format!(
                     "GPU '{}' has no rental price in the catalog: GPU-idle cost is counted at $0; set economics.gpu_hour_usd",
                     gpu.id
                 ));
-                Ok(Decimal::ZERO)
+                Ok(None)
             }
         },
         GpuHourBasis::Owned => match (gpu.purchase_usd, gpu.server_share_usd) {
@@ -522,6 +528,7 @@ fn default_gpu_hour(
                     rust_decimal::prelude::ToPrimitive::to_u32(&ops.depreciation_years.value)
                         .unwrap_or(5);
                 crate::cost::owned_gpu_hour_usd(p, s, years, gpu.power_w, pue, electricity)
+                    .map(Some)
                     .map_err(PlanError::from)
             }
             _ => {
@@ -529,7 +536,7 @@ fn default_gpu_hour(
                     "GPU '{}' has no purchase price in the catalog: GPU-idle cost is counted at $0; set economics.gpu_hour_usd",
                     gpu.id
                 ));
-                Ok(Decimal::ZERO)
+                Ok(None)
             }
         },
     }

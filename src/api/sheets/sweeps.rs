@@ -512,10 +512,11 @@ fn encode(format: Format, r: &SweepResult) -> Result<(Vec<u8>, &'static str, Ent
 
 /// The sweep's entity tag: a hash of what its answer is made from, not of the answer's bytes.
 /// Each row's `plan_id` hashes the point's whole normalised request and the catalog, which fix
-/// its figures; its warnings can also depend on how an input was given (a GPU-hour value of 0
-/// given or left out normalises alike but warns differently), so each point's warnings are
-/// hashed too; with the varied inputs, the values, the crossovers and this build's id (a
-/// fingerprint of the source, `build.rs`) they fix every byte of the answer. Hashing ~30 bytes
+/// its figures; each point's warnings are hashed too, so that no text rests on the request's
+/// normalisation alone (a GPU-hour value of 0 given and none given for an unpriced GPU once
+/// normalised alike and warned differently); with the varied inputs, the values, the
+/// crossovers and this build's id (a fingerprint of the source, `build.rs`) they fix every
+/// byte of the answer. Hashing ~30 bytes
 /// a row and ~700 a point instead of ~2.8 KB a row: the SHA-256 of a 10,000-point answer was
 /// 7 % of the sweep's time (docs/performance.md, session 9).
 fn sweep_tag(r: &SweepResult) -> String {
