@@ -624,21 +624,36 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
             },
         );
     }
-    if let Some(e) = &plan.inputs.economics
-        && let Some(v) = e.gpu_hour_usd
-    {
-        let given = raw(pairs, "economics.gpu_hour_usd").is_some();
+    if let Some(e) = &plan.inputs.economics {
+        let rental = e.gpu_hour_basis == Some(crate::plan::request::GpuHourBasis::Rental);
+        let (value, source, given) = match e.gpu_hour_usd {
+            Some(v) => {
+                let given = raw(pairs, "economics.gpu_hour_usd").is_some();
+                let source = if given {
+                    "your input"
+                } else if rental {
+                    "the GPU's on-demand rental rate, from the GPU entry above"
+                } else {
+                    "the GPU's owned cost per hour: (purchase + server share) ÷ depreciation hours + power, from the GPU entry above; see docs/cost.md"
+                };
+                (v.get().normalize().to_string(), source, given)
+            }
+            // The catalog has no price to derive it from: counted at $0, said so.
+            None => (
+                "0".to_string(),
+                if rental {
+                    "none: the catalog has no rental price for this GPU, so GPU-idle cost is counted at $0; set economics.gpu_hour_usd"
+                } else {
+                    "none: the catalog has no purchase price for this GPU, so GPU-idle cost is counted at $0; set economics.gpu_hour_usd"
+                },
+                false,
+            ),
+        };
         assumptions.push(Assumption {
             name: "economics.gpu_hour_usd".into(),
-            value: v.get().normalize().to_string(),
+            value,
             unit: "USD per GPU-hour".into(),
-            source: if given {
-                "your input".into()
-            } else if e.gpu_hour_basis == Some(crate::plan::request::GpuHourBasis::Rental) {
-                "the GPU's on-demand rental rate, from the GPU entry above".into()
-            } else {
-                "the GPU's owned cost per hour: (purchase + server share) ÷ depreciation hours + power, from the GPU entry above; see docs/cost.md".into()
-            },
+            source: source.into(),
             given,
         });
     }
@@ -740,6 +755,28 @@ mod tests {
             .find(|c| c.id == "tornado")
             .expect("tornado");
         assert!(t.svg.contains("uncertainty.samples=200"), "{}", t.svg);
+    }
+
+    /// A GPU the catalog has no price for: the GPU-hour row says it is counted at $0 and why,
+    /// instead of citing an owned cost it could not compute.
+    #[test]
+    fn an_unpriced_gpu_hour_is_shown_as_zero_with_the_reason() {
+        let cats = crate::catalog::CatalogSet::embedded().expect("catalog");
+        let row = |v: serde_json::Value| {
+            let req: crate::plan::PlanRequest = serde_json::from_value(v).expect("request");
+            let plan = crate::plan::build_plan(&req, &cats).expect("plan");
+            report(&plan, Some(cats.newest()), &[])
+                .assumptions
+                .into_iter()
+                .find(|a| a.name == "economics.gpu_hour_usd")
+                .expect("a GPU-hour row")
+        };
+        let b300 = row(serde_json::json!({"gpus": 64, "gpu_model": "b300"}));
+        assert_eq!(b300.value, "0");
+        assert!(b300.source.contains("no purchase price"), "{}", b300.source);
+        let h100 = row(serde_json::json!({"gpus": 64}));
+        assert!(h100.source.contains("owned cost"), "{}", h100.source);
+        assert_ne!(h100.value, "0");
     }
 
     #[test]
