@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use super::error::CostError;
 use super::input::{BomLine, Category, PriceAdjustments};
 use super::money::{
-    add_money, extended_money, largest_input, money, mul, round_money, sub, sum_cents,
+    add_money, extended_money, largest_input, money, mul, round_money, sub, sum_money,
 };
 
 /// The input blamed when a line's own arithmetic overflows: the override when the buyer set the
@@ -155,18 +155,11 @@ impl<'a> CapexTotal<'a> {
 
     /// `capex(&line_prices(…)).total_usd` of the lines added.
     pub fn total(&self) -> Result<Decimal, CostError> {
-        // In integer cents (every design of every fabric is totalled at every point); the
-        // decimal sum, and the input to blame, only when that leaves its range.
-        if let Some(total) = sum_cents(self.terms.iter().map(|t| t.0)) {
-            return Ok(total);
-        }
-        let mut total = Decimal::ZERO;
-        for (extended, _) in &self.terms {
-            total = add_money(total, *extended, "gpus").map_err(|_| CostError::Overflow {
-                input: largest_input(self.terms.iter().copied()),
-            })?;
-        }
-        Ok(round_money(total))
+        // Every design of every fabric is totalled at every point: the input to blame is
+        // looked for only when the sum overflows.
+        sum_money(self.terms.iter().map(|t| t.0), "gpus").map_err(|_| CostError::Overflow {
+            input: largest_input(self.terms.iter().copied()),
+        })
     }
 }
 
@@ -205,36 +198,18 @@ pub fn capex(lines: &[LinePrice]) -> Result<(Capex, &'static str), CostError> {
         Category::Cable,
         Category::License,
     ];
-    // In integer cents; as decimals (with their overflow errors) when that leaves its range.
-    let in_cents = ORDER.map(|c| {
-        sum_cents(
+    let [nics, switches, optics, cables, licenses] = ORDER.map(|c| {
+        sum_money(
             lines
                 .iter()
-                .filter(|l| l.category == c)
+                .filter(move |l| l.category == c)
                 .map(|l| l.extended_price_usd),
+            blame,
         )
     });
-    let sums = if let [Some(n), Some(s), Some(o), Some(c), Some(l)] = in_cents {
-        [n, s, o, c, l]
-    } else {
-        let mut sums = [Decimal::ZERO; 5];
-        for line in lines {
-            let i = ORDER.iter().position(|&c| c == line.category).unwrap_or(0);
-            sums[i] = add_money(sums[i], line.extended_price_usd, blame)?;
-        }
-        sums
-    };
-    let [nics, switches, optics, cables, licenses] = sums;
-    let hardware = match sum_cents([nics, switches, optics, cables]) {
-        Some(h) => h,
-        None => {
-            let mut hardware = Decimal::ZERO;
-            for part in [nics, switches, optics, cables] {
-                hardware = add_money(hardware, part, blame)?;
-            }
-            hardware
-        }
-    };
+    let (nics, switches, optics, cables, licenses) =
+        (nics?, switches?, optics?, cables?, licenses?);
+    let hardware = sum_money([nics, switches, optics, cables], blame)?;
     let total = add_money(hardware, licenses, blame)?;
     Ok((
         Capex {

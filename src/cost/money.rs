@@ -47,7 +47,7 @@ pub(crate) const MAX_CENTS: i128 = 100_000_000_000_000_000_000_000_000;
 
 /// The cents of a money amount: its mantissa when it is at scale 2 and not negative (every
 /// [`money`] output is at scale 2).
-fn cents_of(d: Decimal) -> Option<i128> {
+pub(crate) fn cents_of(d: Decimal) -> Option<i128> {
     (d.scale() == MONEY_DP && !d.is_sign_negative()).then(|| d.mantissa())
 }
 
@@ -79,6 +79,24 @@ pub(crate) fn sum_cents(amounts: impl IntoIterator<Item = Decimal>) -> Option<De
         total = total.checked_add(cents_of(a)?).filter(|&t| t < MAX_CENTS)?;
     }
     Some(Decimal::from_i128_with_scale(total, MONEY_DP))
+}
+
+/// The sum of money amounts, rounded to cents: [`sum_cents`] when it can, else the decimal
+/// additions with their overflow error blamed on `input` (a sum of nothing is `0.00`).
+pub(crate) fn sum_money<I>(amounts: I, input: &'static str) -> Result<Decimal, CostError>
+where
+    I: IntoIterator<Item = Decimal>,
+    I::IntoIter: Clone,
+{
+    let amounts = amounts.into_iter();
+    if let Some(total) = sum_cents(amounts.clone()) {
+        return Ok(total);
+    }
+    let mut total = Decimal::ZERO;
+    for a in amounts {
+        total = add_money(total, a, input)?;
+    }
+    Ok(round_money(total))
 }
 
 /// The single rounding rule of the module: half away from zero.
@@ -114,13 +132,19 @@ fn widen(d: Decimal, dp: u32) -> Option<Decimal> {
         .mantissa()
         .unsigned_abs()
         .checked_mul(10u128.checked_pow(places)?)?;
+    from_mantissa(m, d.is_sign_negative(), dp)
+}
+
+/// The `Decimal` with mantissa `m`, a sign and `scale`, its three 32-bit parts as rust_decimal
+/// stores them; `None` when `m` needs more than 96 bits.
+fn from_mantissa(m: u128, negative: bool, scale: u32) -> Option<Decimal> {
     if m >> 96 != 0 {
         return None;
     }
     let lo = u32::try_from(m & 0xffff_ffff).ok()?;
     let mid = u32::try_from((m >> 32) & 0xffff_ffff).ok()?;
     let hi = u32::try_from(m >> 64).ok()?;
-    Some(Decimal::from_parts(lo, mid, hi, d.is_sign_negative(), dp))
+    Some(Decimal::from_parts(lo, mid, hi, negative, scale))
 }
 
 /// `d.round_dp_with_strategy(dp, ROUNDING)` for a non-zero `d` with more than `dp` places, in
@@ -143,11 +167,8 @@ fn round_half_away(d: Decimal, dp: u32) -> Option<Decimal> {
     } else {
         q
     };
-    // q ≤ |mantissa| / 10 < 2^96: three 32-bit parts.
-    let lo = u32::try_from(q & 0xffff_ffff).ok()?;
-    let mid = u32::try_from((q >> 32) & 0xffff_ffff).ok()?;
-    let hi = u32::try_from(q >> 64).ok()?;
-    Some(Decimal::from_parts(lo, mid, hi, d.is_sign_negative(), dp))
+    // q ≤ |mantissa| / 10 < 2^96.
+    from_mantissa(q, d.is_sign_negative(), dp)
 }
 
 /// A finite, non-negative `x` rounded half away from zero to `dp` places from its exact binary
@@ -579,6 +600,11 @@ mod tests {
                     round_money(Decimal::from_i128_with_scale(c % (MAX_CENTS / 2), 2))
                 })
                 .collect();
+            assert_eq!(
+                sum_money(xs.iter().copied(), "gpus").map(|d| d.serialize()),
+                decimal_sum(&xs).map(|d| d.serialize()),
+                "{xs:?}"
+            );
             let fast = sum_cents(xs.iter().copied());
             match decimal_sum(&xs) {
                 Ok(d) => {

@@ -5,7 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::error::CostError;
-use super::money::{MAX_CENTS, add, add_money, div, money, mul, round_money};
+use super::money::{MAX_CENTS, add, add_money, cents_of, div, money, mul, round_money};
 
 /// One year of the TCO schedule (`tco.by_year[]`), USD.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
@@ -98,8 +98,7 @@ pub fn tco(
 /// equal on 30,000 random schedules. Five rows of decimal divisions were 7 % of a plan's
 /// instructions (docs/performance.md, session 9).
 fn tco_in_cents(capex_usd: Decimal, opex_usd: Decimal, years: u32, rate: Decimal) -> Option<Tco> {
-    let cents = |d: Decimal| (d.scale() == 2 && !d.is_sign_negative()).then(|| d.mantissa());
-    let (capex, opex) = (cents(capex_usd)?, cents(opex_usd)?);
+    let (capex, opex) = (cents_of(capex_usd)?, cents_of(opex_usd)?);
     if rate.is_sign_negative() {
         return None;
     }
