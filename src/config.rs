@@ -39,6 +39,9 @@ pub struct Settings {
     /// `FABRIC_TCO_REQUEST_DEADLINE_SECS` (default 30): longest a request may take from its
     /// head to its answer, body included; 408 after.
     pub request_deadline: Duration,
+    /// `FABRIC_TCO_HEAVY_THREADS` (default 0 = the cores less one, at least one): threads that
+    /// compute sweeps and analyses at once, together.
+    pub heavy_threads: Option<usize>,
     /// `FABRIC_TCO_EXPOSE_SOURCES` (default false): show catalog file paths, source URLs and
     /// fetch error text in `/v1/catalogs`, `/readyz` and plan warnings.
     pub expose_sources: bool,
@@ -144,6 +147,7 @@ impl Settings {
         let shutdown = number(&get, "FABRIC_TCO_SHUTDOWN_SECS", 10, 0..=300)?;
         let plan_cache = number(&get, "FABRIC_TCO_PLAN_CACHE", 256, 0..=100_000)?;
         let deadline = number(&get, "FABRIC_TCO_REQUEST_DEADLINE_SECS", 30, 1..=600)?;
+        let heavy_threads = number(&get, "FABRIC_TCO_HEAVY_THREADS", 0, 0..=256)?;
         let expose_sources = match get("FABRIC_TCO_EXPOSE_SOURCES").as_deref().map(str::trim) {
             None | Some("") | Some("false") | Some("0") => false,
             Some("true") | Some("1") => true,
@@ -166,6 +170,7 @@ impl Settings {
             shutdown: Duration::from_secs(shutdown),
             plan_cache: usize::try_from(plan_cache).unwrap_or(256),
             request_deadline: Duration::from_secs(deadline),
+            heavy_threads: usize::try_from(heavy_threads).ok().filter(|&n| n > 0),
             expose_sources,
         })
     }
@@ -194,6 +199,10 @@ mod tests {
         assert_eq!(s.bind.to_string(), "0.0.0.0:9000");
         assert_eq!(s.catalog_dir, Some(PathBuf::from("/tmp/c")));
         assert_eq!(s.workers, Some(3));
+        assert_eq!(s.heavy_threads, None);
+        let s = Settings::from_lookup(|k| (k == "FABRIC_TCO_HEAVY_THREADS").then(|| "3".into()))
+            .unwrap();
+        assert_eq!(s.heavy_threads, Some(3));
     }
 
     #[test]
@@ -211,6 +220,7 @@ mod tests {
             ("FABRIC_TCO_CATALOG_TIMEOUT_SECS", "0"),
             ("FABRIC_TCO_LOG_FORMAT", "xml"),
             ("FABRIC_TCO_REQUEST_TIMEOUT_MS", "5"),
+            ("FABRIC_TCO_HEAVY_THREADS", "257"),
             ("FABRIC_TCO_CATALOG_URLS", "http://a/c.json,http://a/c.json"),
         ] {
             let e = Settings::from_lookup(|n| (n == k).then(|| v.to_string())).unwrap_err();

@@ -83,6 +83,8 @@ pub struct ServerOptions {
     pub plan_cache: usize,
     /// Longest a request may take, body included (408 after).
     pub request_deadline: Duration,
+    /// Threads computing sweeps and analyses at once; `None` = [`api::heavy_parallelism`].
+    pub heavy_threads: Option<usize>,
 }
 
 impl Default for ServerOptions {
@@ -94,6 +96,7 @@ impl Default for ServerOptions {
             shutdown: Duration::from_secs(10),
             plan_cache: plan::cache::DEFAULT_CAPACITY,
             request_deadline: Duration::from_secs(30),
+            heavy_threads: None,
         }
     }
 }
@@ -107,6 +110,7 @@ impl ServerOptions {
             shutdown: s.shutdown,
             plan_cache: s.plan_cache,
             request_deadline: s.request_deadline,
+            heavy_threads: s.heavy_threads,
         }
     }
 }
@@ -128,7 +132,9 @@ pub fn build_server(
         sweep_slots: Arc::new(tokio::sync::Semaphore::new(
             api::sheets::sweeps::MAX_CONCURRENT_SWEEPS,
         )),
-        heavy_slots: Arc::new(tokio::sync::Semaphore::new(api::heavy_parallelism())),
+        heavy_slots: Arc::new(tokio::sync::Semaphore::new(
+            options.heavy_threads.unwrap_or_else(api::heavy_parallelism),
+        )),
     });
     let app = move || {
         App::new()

@@ -6,6 +6,7 @@
 //! `POST /v1/plans`).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error_code::ErrorCode;
 use rust_decimal::Decimal;
@@ -290,58 +291,53 @@ fn cheapest(p: &Plan) -> Option<Fabric> {
     p.comparison.as_ref().map(|c| c.cheapest_fabric)
 }
 
-/// Runs the sweep. `plan_at` makes the plan for a point: the first input's value, then the
-/// second's (grids only).
-pub fn run<E>(
+/// Runs the sweep. `make_plan_at` gives a function that makes the plan for a point (the first
+/// input's value, then the second's on grids); each thread calls it once, so what a plan
+/// function remembers between points (a sizing memo) is its own.
+///
+/// The grid's points are computed on up to `workers` threads, each a contiguous run of them
+/// (the calling thread takes the first); the bisections then run on the calling thread. The
+/// answer is the one a single thread gives: rows in grid order, the same crossovers, the same
+/// plan count, and of several failing points the error of the first in grid order. A thread
+/// the system refuses to start leaves its points to the calling thread.
+pub fn run<E, F>(
     spec: &Spec,
-    mut plan_at: impl FnMut(f64, Option<f64>) -> Result<Plan, E>,
-) -> Result<Outcome, RunError<E>> {
-    let used = std::cell::Cell::new(0usize);
-    let mut plan = |v: f64, v2: Option<f64>| -> Result<Plan, RunError<E>> {
-        used.set(used.get().saturating_add(1));
-        if used.get() > MAX_PLANS {
-            return Err(RunError::Sweep(SweepError {
-                field: "steps".into(),
-                code: ErrorCode::TooManyPlans,
-                detail: format!(
-                    "this sweep needs more than {MAX_PLANS} plans (values plus bisection); use fewer values"
-                ),
-            }));
-        }
-        plan_at(v, v2).map_err(RunError::Plan)
-    };
+    workers: usize,
+    make_plan_at: impl Fn() -> F + Sync,
+) -> Result<Outcome, RunError<E>>
+where
+    E: Send,
+    F: FnMut(f64, Option<f64>) -> Result<Plan, E>,
+{
     let first = &spec.first;
     let slices: Vec<Option<f64>> = match &spec.second {
         Some(b) => b.values.iter().copied().map(Some).collect(),
         None => vec![None],
     };
-    let mut rows = Vec::new();
+    let points: Vec<(f64, Option<f64>)> = slices
+        .iter()
+        .flat_map(|&v2| first.values.iter().map(move |&v| (v, v2)))
+        .collect();
+    // `Spec` keeps a grid within the budget; a sweep over it would be refused at its end.
+    if points.len() > MAX_PLANS {
+        return Err(too_many_plans());
+    }
+    let mut grid = grid_points(&points, workers, &make_plan_at)
+        .map_err(RunError::Plan)?
+        .into_iter();
+    let mut rows = Vec::with_capacity(points.len().saturating_mul(3));
     let mut crossovers = Vec::new();
+    let mut plan_at = make_plan_at();
+    // Plans counted as a single thread counts them: a slice's bisections may use what its
+    // grid and those before it left of the budget.
+    let mut used = 0usize;
     for v2 in slices {
         let mut winners: Vec<Option<Fabric>> = Vec::with_capacity(first.values.len());
-        for &v in &first.values {
-            let mut p = plan(v, v2)?;
-            let win = cheapest(&p);
-            let plan_id: Arc<str> = Arc::from(std::mem::take(&mut p.plan_id));
-            let warnings: Arc<[String]> = Arc::from(std::mem::take(&mut p.warnings));
-            // Infeasible fabrics have no cost: no row.
-            rows.extend(p.fabrics.iter().filter_map(|f| {
-                Some(SweepRow {
-                    value: v,
-                    value2: v2,
-                    fabric: f.fabric,
-                    total_cost_usd: f.total_cost_usd?,
-                    capex_usd: f.capex.as_ref()?.total_usd,
-                    tco_usd: f.tco.as_ref()?.total_usd,
-                    gpu_idle_fraction: f.performance.as_ref()?.gpu_idle_fraction,
-                    gpu_idle_cost_usd: f.gpu_idle.as_ref()?.cost_total_usd,
-                    cheapest: win.is_none_or(|w| w == f.fabric),
-                    plan_id: Arc::clone(&plan_id),
-                    warnings: Arc::clone(&warnings),
-                })
-            }));
-            winners.push(win);
+        for point in grid.by_ref().take(first.values.len()) {
+            rows.extend(point.rows);
+            winners.push(point.win);
         }
+        used = used.saturating_add(first.values.len());
         for (i, pair) in winners.windows(2).enumerate() {
             let (Some(a_win), Some(b_win)) = (pair[0], pair[1]) else {
                 continue;
@@ -354,11 +350,15 @@ pub fn run<E>(
             // Bisect only when the whole refinement fits in the plan budget; otherwise report
             // the grid value rather than fail after the work is done.
             let needed = (b - a).max(1.0).log2().ceil() as usize;
-            let exact = first.bisect && used.get().saturating_add(needed) <= MAX_PLANS;
+            let exact = first.bisect && used.saturating_add(needed) <= MAX_PLANS;
             if exact {
                 while hi - lo > 1.0 {
+                    used = used.saturating_add(1);
+                    if used > MAX_PLANS {
+                        return Err(too_many_plans());
+                    }
                     let mid = (lo + ((hi - lo) / 2.0).floor()).round();
-                    let w = cheapest(&plan(mid, v2)?);
+                    let w = cheapest(&plan_at(mid, v2).map_err(RunError::Plan)?);
                     if w == Some(a_win) {
                         lo = mid;
                     } else {
@@ -382,8 +382,129 @@ pub fn run<E>(
     Ok(Outcome {
         rows,
         crossovers,
-        plans_computed: used.get(),
+        plans_computed: used,
     })
+}
+
+fn too_many_plans<E>() -> RunError<E> {
+    RunError::Sweep(SweepError {
+        field: "steps".into(),
+        code: ErrorCode::TooManyPlans,
+        detail: format!(
+            "this sweep needs more than {MAX_PLANS} plans (values plus bisection); use fewer values"
+        ),
+    })
+}
+
+/// What a sweep keeps of the plan at one grid point: its rows and its cheapest fabric.
+struct Point {
+    rows: Vec<SweepRow>,
+    win: Option<Fabric>,
+}
+
+impl Point {
+    fn of(mut p: Plan, v: f64, v2: Option<f64>) -> Point {
+        let win = cheapest(&p);
+        let plan_id: Arc<str> = Arc::from(std::mem::take(&mut p.plan_id));
+        let warnings: Arc<[String]> = Arc::from(std::mem::take(&mut p.warnings));
+        // Infeasible fabrics have no cost: no row.
+        let rows = p
+            .fabrics
+            .iter()
+            .filter_map(|f| {
+                Some(SweepRow {
+                    value: v,
+                    value2: v2,
+                    fabric: f.fabric,
+                    total_cost_usd: f.total_cost_usd?,
+                    capex_usd: f.capex.as_ref()?.total_usd,
+                    tco_usd: f.tco.as_ref()?.total_usd,
+                    gpu_idle_fraction: f.performance.as_ref()?.gpu_idle_fraction,
+                    gpu_idle_cost_usd: f.gpu_idle.as_ref()?.cost_total_usd,
+                    cheapest: win.is_none_or(|w| w == f.fabric),
+                    plan_id: Arc::clone(&plan_id),
+                    warnings: Arc::clone(&warnings),
+                })
+            })
+            .collect();
+        Point { rows, win }
+    }
+}
+
+/// The grid's points in order, on up to `workers` threads (contiguous runs of points). A run
+/// stops at its first error; the runs after a failed one stop soon after it, the runs before it
+/// go on, so the error returned (that of the first failed run) is the first failing point's.
+fn grid_points<E, F>(
+    points: &[(f64, Option<f64>)],
+    workers: usize,
+    make_plan_at: &(impl Fn() -> F + Sync),
+) -> Result<Vec<Point>, E>
+where
+    E: Send,
+    F: FnMut(f64, Option<f64>) -> Result<Plan, E>,
+{
+    // The index of the first run known to have failed.
+    let first_failed = AtomicUsize::new(usize::MAX);
+    let run_of = |index: usize, chunk: &[(f64, Option<f64>)]| -> Result<Vec<Point>, E> {
+        let mut plan_at = make_plan_at();
+        let mut out = Vec::with_capacity(chunk.len());
+        for &(v, v2) in chunk {
+            if first_failed.load(Ordering::Relaxed) < index {
+                // An earlier run failed: the answer is its error, whatever this run finds.
+                break;
+            }
+            match plan_at(v, v2) {
+                Ok(p) => out.push(Point::of(p, v, v2)),
+                Err(e) => {
+                    first_failed.fetch_min(index, Ordering::Relaxed);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(out)
+    };
+    let workers = workers.clamp(1, points.len().max(1));
+    if workers == 1 {
+        return run_of(0, points);
+    }
+    let chunks: Vec<&[(f64, Option<f64>)]> =
+        points.chunks(points.len().div_ceil(workers)).collect();
+    let results: Vec<Result<Vec<Point>, E>> = std::thread::scope(|s| {
+        let run_of = &run_of;
+        let spawned: Vec<_> = chunks
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(i, &chunk)| {
+                std::thread::Builder::new()
+                    .name("sweep".into())
+                    .spawn_scoped(s, move || run_of(i, chunk))
+                    .map_err(|_| (i, chunk))
+            })
+            .collect();
+        let mut results = Vec::with_capacity(chunks.len());
+        results.push(
+            chunks
+                .first()
+                .map_or_else(|| Ok(Vec::new()), |&c| run_of(0, c)),
+        );
+        for handle in spawned {
+            results.push(match handle {
+                // A panic (a bug) goes on on this thread, as it would with one thread.
+                Ok(h) => h
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread to be had: this thread computes the run.
+                Err((i, chunk)) => run_of(i, chunk),
+            });
+        }
+        results
+    });
+    let mut out = Vec::with_capacity(points.len());
+    for r in results {
+        out.extend(r?);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -549,7 +670,7 @@ mod tests {
             build_plan(&req, &cats)
         };
         let spec = gpus_only(vec![16.0, 64.0], true);
-        let out = run(&spec, |v, _| plan_for(v)).expect("sweep");
+        let out = run(&spec, 1, || |v, _| plan_for(v)).expect("sweep");
         let plans_bisected = out.plans_computed;
         assert_eq!(out.rows.len(), 4);
         let c = out
@@ -574,7 +695,7 @@ mod tests {
         assert!(plans_bisected > 2);
         // Without bisection the crossover is the upper grid value, marked inexact.
         let coarse = gpus_only(vec![16.0, 64.0], false);
-        let out = run(&coarse, |v, _| plan_for(v)).expect("sweep");
+        let out = run(&coarse, 1, || |v, _| plan_for(v)).expect("sweep");
         assert_eq!(out.plans_computed, 2);
         assert_eq!(out.crossovers[0].value, 64.0);
         assert!(!out.crossovers[0].exact);
@@ -594,7 +715,7 @@ mod tests {
         };
         let values: Vec<f64> = (2..=256).map(|n| f64::from(n * 8)).collect();
         let spec = gpus_only(values, false);
-        let out = run(&spec, |v, _| plan_for(v)).expect("sweep");
+        let out = run(&spec, 1, || |v, _| plan_for(v)).expect("sweep");
         // A crossover the sizing rule causes shows as a fabric changing design between the
         // two sides; none may.
         let design_of = |g: f64| -> Vec<(crate::fabric::Fabric, Option<crate::sizing::Design>)> {
@@ -636,6 +757,75 @@ mod tests {
                     r.capex_usd,
                     ib.capex_usd
                 );
+            }
+        }
+    }
+
+    /// On several threads a sweep gives what it gives on one: the rows in order, the same
+    /// crossovers with their bisections and the same plan count; on a grid too, where each
+    /// slice's bisections may use only what its grid and those before it left of the budget.
+    #[test]
+    fn threads_give_the_one_thread_answer() {
+        let cats = CatalogSet::embedded().expect("catalog");
+        let plan_at = |g: f64, years: Option<f64>| {
+            let req: PlanRequest = serde_json::from_value(serde_json::json!({
+                "gpus": g as u64,
+                "fabrics": ["infiniband", "roce", "roce_adaptive"],
+                "economics": {"years": years.unwrap_or(5.0) as u64}
+            }))
+            .expect("request");
+            build_plan(&req, &cats)
+        };
+        let shape = |o: &Outcome| {
+            serde_json::json!({
+                "rows": o.rows, "crossovers": o.crossovers, "plans": o.plans_computed
+            })
+        };
+        let gpus = Axis {
+            name: "gpus".into(),
+            bisect: true,
+            values: (2..=64).map(|n| f64::from(n * 8)).collect(),
+        };
+        let years = Axis {
+            name: "economics.years".into(),
+            bisect: true,
+            values: vec![1.0, 3.0, 7.0],
+        };
+        for spec in [
+            Spec::new(gpus.clone(), None).expect("spec"),
+            Spec::new(gpus, Some(years)).expect("spec"),
+        ] {
+            let one = run(&spec, 1, || plan_at).expect("sweep");
+            assert!(!one.crossovers.is_empty(), "a crossover to bisect");
+            assert!(one.crossovers.iter().any(|c| c.exact), "bisected");
+            assert!(one.plans_computed > one.rows.len() / 3, "bisection counted");
+            for workers in [2, 3, 7, 200, 100_000] {
+                let many = run(&spec, workers, || plan_at).expect("sweep");
+                assert_eq!(shape(&many), shape(&one), "{workers} threads");
+            }
+        }
+    }
+
+    /// Of several failing points the first in grid order is the answer, on any number of
+    /// threads: a run whose last point fails goes on while a later run has failed at once.
+    #[test]
+    fn the_first_failing_point_is_the_answer() {
+        let cats = CatalogSet::embedded().expect("catalog");
+        let plan_at = |g: f64, _: Option<f64>| {
+            if g == 80.0 || g >= 168.0 {
+                return Err(g);
+            }
+            let req: PlanRequest =
+                serde_json::from_value(serde_json::json!({ "gpus": g as u64 })).expect("request");
+            build_plan(&req, &cats).map_err(|_| -1.0)
+        };
+        // 40 points: with 4 threads, runs of 10; the first fails at its last point (80), the
+        // third and fourth at their first.
+        let spec = gpus_only((1..=40).map(|n| f64::from(n * 8)).collect(), false);
+        for workers in [1, 2, 4, 8, 40] {
+            match run(&spec, workers, || plan_at) {
+                Err(RunError::Plan(g)) => assert_eq!(g, 80.0, "{workers} threads"),
+                other => panic!("{workers} threads: {other:?}"),
             }
         }
     }

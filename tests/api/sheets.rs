@@ -828,3 +828,41 @@ async fn value_of_the_cheapest_fabric() {
         .await;
     assert!(first_error(&p, "detail").contains("cheapest"));
 }
+
+/// A sweep computed on several threads (`FABRIC_TCO_HEAVY_THREADS`) is the one-thread answer
+/// byte for byte, with its entity tag: a list and a grid, both with crossovers to bisect, and a
+/// sweep whose points fail.
+#[tokio::test]
+async fn a_sweep_on_four_threads_is_the_one_thread_sweep() {
+    let with_threads = |n: usize| {
+        let store = std::sync::Arc::new(fabric_tco::catalog::store::CatalogStore::new(
+            fabric_tco::catalog::CatalogSet::embedded().expect("embedded catalog"),
+            &[],
+        ));
+        crate::spawn_configured(
+            store,
+            fabric_tco::ServerOptions {
+                heavy_threads: Some(n),
+                ..Default::default()
+            },
+        )
+    };
+    let (one, four) = (with_threads(1).await, with_threads(4).await);
+    for path in [
+        "/v1/sweeps?fabrics=infiniband,roce,roce_adaptive&vary=gpus&from=16&to=4096&steps=200",
+        "/v1/sweeps?fabrics=infiniband,roce&vary=gpus&from=16&to=2048&steps=40&vary2=economics.years&values2=1,3,7&format=csv",
+        // Every point of the second slice fails (no 100 Gb/s InfiniBand switch): the answer
+        // names the first.
+        "/v1/sweeps?fabrics=infiniband&vary=gpus&values=512,1024,2048,4096&vary2=nic_speed_gbps&values2=400,100",
+    ] {
+        let (a, b) = (one.get(path).await, four.get(path).await);
+        assert_eq!(a.status(), b.status(), "{path}");
+        assert_eq!(a.headers().get("etag"), b.headers().get("etag"), "{path}");
+        let (a, b) = (a.text().await.unwrap(), b.text().await.unwrap());
+        assert!(a.len() > 200, "{path}: {a}");
+        assert_eq!(a, b, "{path}");
+        if path.contains("values2=400,100") {
+            assert!(a.contains("at gpus=512, nic_speed_gbps=100:"), "{a}");
+        }
+    }
+}

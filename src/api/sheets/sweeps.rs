@@ -358,6 +358,7 @@ fn run(
     c: &Checked,
     catalogs: &CatalogSet,
     budget: Option<(Instant, Duration)>,
+    workers: usize,
 ) -> Result<SweepResult, ApiError> {
     // A sweep over an input sizing does not read (economics, utilization, workload,
     // reliability) sizes once and re-prices at every point; along one sizing reads, every
@@ -367,20 +368,23 @@ fn run(
     let repeats = !reads(&c.spec.first.name)
         || (c.spec.first.values.len() == 1
             && c.spec.second.as_ref().is_some_and(|s| !reads(&s.name)));
-    let mut memo = repeats.then(plan::SizingMemo::default);
-    let out = sweep::run(&c.spec, |v, v2| {
-        if let Some((until, limit)) = budget
-            && Instant::now() >= until
-        {
-            return Err(ApiError::new(
-                ErrorCode::SweepTooSlow,
-                format!(
-                    "the sweep did not finish within its {:.1} s time budget; use fewer values",
-                    limit.as_secs_f64()
-                ),
-            ));
+    let base = &base;
+    let out = sweep::run(&c.spec, workers, || {
+        let mut memo = repeats.then(plan::SizingMemo::default);
+        move |v, v2| {
+            if let Some((until, limit)) = budget
+                && Instant::now() >= until
+            {
+                return Err(ApiError::new(
+                    ErrorCode::SweepTooSlow,
+                    format!(
+                        "the sweep did not finish within its {:.1} s time budget; use fewer values",
+                        limit.as_secs_f64()
+                    ),
+                ));
+            }
+            plan_at(base, c, catalogs, memo.as_mut(), v, v2)
         }
-        plan_at(&base, c, catalogs, memo.as_mut(), v, v2)
     })
     .map_err(|e| match e {
         RunError::Sweep(s) => sweep_error(s),
@@ -447,9 +451,16 @@ async fn run_blocking(
         .acquire_owned()
         .await
         .map_err(|e| ApiError::internal(&e))?;
+    // And the computing permits free now, a thread each: alone, a sweep uses every core kept
+    // for heavy work; beside others, what they leave (a sweep never waits for more than one).
+    let mut extra = Vec::new();
+    while let Ok(p) = Arc::clone(&state.heavy_slots).try_acquire_owned() {
+        extra.push(p);
+    }
     web::block(move || {
-        let _slots = (slot, computing);
-        run(base, &checked, &set, Some((until, limit)))
+        let workers = extra.len().saturating_add(1);
+        let _slots = (slot, computing, extra);
+        run(base, &checked, &set, Some((until, limit)), workers)
     })
     .await
     .map_err(|e| ApiError::internal(&e))?
