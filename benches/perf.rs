@@ -99,7 +99,7 @@ fn bench_plan(c: &mut Criterion) {
             fabric_tco::plan::build_with(
                 black_box(&req),
                 &cats,
-                None,
+                fabric_tco::plan::Effort::default(),
                 None,
                 fabric_tco::plan::Detail::Figures,
             )
@@ -179,9 +179,15 @@ fn bench_sweep(c: &mut Criterion) {
                         let mut r = req.clone();
                         r.gpus = fabric_tco::plan::request::Gpus::new(v as u32).ok_or(())?;
                         let detail = fabric_tco::plan::Detail::Figures;
-                        fabric_tco::plan::build_with(&r, cats, None, memo.as_mut(), detail)
-                            .map(|(p, _)| p)
-                            .map_err(|_| ())
+                        fabric_tco::plan::build_with(
+                            &r,
+                            cats,
+                            Default::default(),
+                            memo.as_mut(),
+                            detail,
+                        )
+                        .map(|(p, _)| p)
+                        .map_err(|_| ())
                     }
                 })
                 .ok()

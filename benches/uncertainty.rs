@@ -1,13 +1,13 @@
 //! Criterion: Monte Carlo batches of the uncertainty analysis (docs/uncertainty.md), in
 //! process — the plan for 1,024 H100 GPUs on three fabrics, with the catalog's price ranges
 //! only (re-pricing) and with request-level inputs (re-resolving and re-running the
-//! performance model each sample).
+//! performance model each sample), on one thread and on two.
 //!
 //! `cargo bench --bench uncertainty -- --warm-up-time 1 --measurement-time 5`
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use fabric_tco::catalog::CatalogSet;
-use fabric_tco::plan::{PlanRequest, build_plan};
+use fabric_tco::plan::{Effort, PlanRequest, build};
 
 fn request(samples: u32, inputs: serde_json::Value) -> PlanRequest {
     serde_json::from_value(serde_json::json!({
@@ -29,9 +29,17 @@ fn bench(c: &mut Criterion) {
         ),
     ] {
         let req = request(10_000, inputs);
-        group.bench_function(format!("1024_gpus_3_fabrics_10000_samples/{name}"), |b| {
-            b.iter(|| build_plan(&req, &cats).expect("plan"))
-        });
+        // One thread, and two (the API gives an analysis every free computing permit).
+        for (suffix, threads) in [("", 1), ("/2_threads", 2)] {
+            let effort = Effort {
+                deadline: None,
+                threads,
+            };
+            group.bench_function(
+                format!("1024_gpus_3_fabrics_10000_samples/{name}{suffix}"),
+                |b| b.iter(|| build(&req, &cats, effort).expect("plan")),
+            );
+        }
     }
     group.finish();
 }

@@ -39,8 +39,9 @@ pub struct Settings {
     /// `FABRIC_TCO_REQUEST_DEADLINE_SECS` (default 30): longest a request may take from its
     /// head to its answer, body included; 408 after.
     pub request_deadline: Duration,
-    /// `FABRIC_TCO_HEAVY_THREADS` (default 0 = the cores less one, at least one): threads that
-    /// compute sweeps and analyses at once, together.
+    /// `FABRIC_TCO_HEAVY_THREADS` (default 0 = `api::heavy::default_permits`: every core with
+    /// the idle scheduling class, else the cores less one): threads that compute sweeps and
+    /// analyses at once, together.
     pub heavy_threads: Option<usize>,
     /// `FABRIC_TCO_EXPOSE_SOURCES` (default false): show catalog file paths, source URLs and
     /// fetch error text in `/v1/catalogs`, `/readyz` and plan warnings.

@@ -13,6 +13,7 @@ pub mod cost;
 pub mod error_code;
 pub mod fabric;
 pub mod logging;
+pub mod parallel;
 pub mod perf;
 pub mod plan;
 pub mod report;
@@ -83,7 +84,7 @@ pub struct ServerOptions {
     pub plan_cache: usize,
     /// Longest a request may take, body included (408 after).
     pub request_deadline: Duration,
-    /// Threads computing sweeps and analyses at once; `None` = [`api::heavy_parallelism`].
+    /// Threads computing sweeps and analyses at once; `None` = [`api::heavy::default_permits`].
     pub heavy_threads: Option<usize>,
 }
 
@@ -133,7 +134,9 @@ pub fn build_server(
             api::sheets::sweeps::MAX_CONCURRENT_SWEEPS,
         )),
         heavy_slots: Arc::new(tokio::sync::Semaphore::new(
-            options.heavy_threads.unwrap_or_else(api::heavy_parallelism),
+            options
+                .heavy_threads
+                .unwrap_or_else(api::heavy::default_permits),
         )),
     });
     let app = move || {

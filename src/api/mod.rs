@@ -6,6 +6,7 @@ pub mod conneg;
 pub mod error;
 pub mod extract;
 pub mod health;
+pub mod heavy;
 pub mod middleware;
 pub mod plans;
 pub mod query;
@@ -39,18 +40,10 @@ pub struct AppState {
     /// Permits for sweeps and analyses admitted at once (`sheets::sweeps::MAX_CONCURRENT_SWEEPS`;
     /// more get a 503 busy).
     pub sweep_slots: Arc<tokio::sync::Semaphore>,
-    /// Permits for sweeps and analyses *computing* at once: one fewer than the cores (at least
-    /// one), so health checks and single plans always find a core; admitted work beyond it
-    /// waits its turn (within its deadline).
+    /// Permits for threads *computing* sweeps and analyses at once (`FABRIC_TCO_HEAVY_THREADS`,
+    /// by default [`heavy::default_permits`]): an analysis takes one, a sweep one and every
+    /// other free one; admitted work beyond them waits its turn (within its deadline).
     pub heavy_slots: Arc<tokio::sync::Semaphore>,
-}
-
-/// How many heavy computations (sweeps, analyses) run at once: the cores less one, at least one.
-pub fn heavy_parallelism() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get().saturating_sub(1))
-        .unwrap_or(1)
-        .max(1)
 }
 
 /// The plan for `req` from the live catalogs (through the memo), with warnings about failing
@@ -86,18 +79,18 @@ pub async fn plan_for(
             .with_retry_after(1)
         })?;
     let until = std::time::Instant::now() + state.request_deadline.mul_f64(0.9);
-    let run = Arc::clone(&state.heavy_slots)
-        .acquire_owned()
-        .await
-        .map_err(|e| ApiError::internal(&e))?;
+    let permits = heavy::Permits::take(&state.heavy_slots).await?;
     let plans = Arc::clone(&state.plans);
     let req = req.clone();
-    actix_web::web::block(move || {
-        let _slots = (slot, run);
-        plans.plan_until(&req, &set, &warnings, Some(until))
+    heavy::run(move || {
+        let effort = crate::plan::Effort {
+            deadline: Some(until),
+            threads: permits.threads(),
+        };
+        let _slots = (slot, permits);
+        plans.plan_until(&req, &set, &warnings, effort)
     })
-    .await
-    .map_err(|e| ApiError::internal(&e))?
+    .await?
     .map_err(ApiError::from)
 }
 

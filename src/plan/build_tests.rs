@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::catalog::CatalogSet;
-use crate::plan::{Detail, PlanRequest, SizingMemo, build_plan, build_with};
+use crate::plan::{Detail, Effort, PlanRequest, SizingMemo, build_plan, build_with};
 
 #[test]
 fn remembered_sizing_gives_the_same_plans_as_sizing_again() {
@@ -22,8 +22,14 @@ fn remembered_sizing_gives_the_same_plans_as_sizing_again() {
     for v in &reqs {
         let req: PlanRequest = serde_json::from_value(v.clone()).expect("request");
         let fresh = build_plan(&req, &cats).expect("plan");
-        let (remembered, _) =
-            build_with(&req, &cats, None, Some(&mut memo), Detail::Full).expect("plan");
+        let (remembered, _) = build_with(
+            &req,
+            &cats,
+            Effort::default(),
+            Some(&mut memo),
+            Detail::Full,
+        )
+        .expect("plan");
         assert_eq!(
             serde_json::to_string(&fresh).expect("json"),
             serde_json::to_string(&remembered).expect("json"),
@@ -88,8 +94,10 @@ fn a_figures_plan_has_every_figure_of_the_full_plan_and_no_text() {
     let mut advised = 0;
     for v in &reqs {
         let req: PlanRequest = serde_json::from_value(v.clone()).expect("request");
-        let (full, _) = build_with(&req, &cats, None, None, Detail::Full).expect("plan");
-        let (figures, _) = build_with(&req, &cats, None, None, Detail::Figures).expect("plan");
+        let (full, _) =
+            build_with(&req, &cats, Effort::default(), None, Detail::Full).expect("plan");
+        let (figures, _) =
+            build_with(&req, &cats, Effort::default(), None, Detail::Figures).expect("plan");
         assert_eq!(figures.plan_id, full.plan_id, "{v}");
         assert_eq!(figures.fabrics.len(), full.fabrics.len(), "{v}");
         assert_eq!(figures.warnings, full.warnings, "{v}");

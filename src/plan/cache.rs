@@ -129,17 +129,17 @@ impl PlanCache {
         catalogs: &CatalogSet,
         extra_warnings: &[String],
     ) -> Result<Arc<CachedPlan>, PlanError> {
-        self.plan_until(req, catalogs, extra_warnings, None)
+        self.plan_until(req, catalogs, extra_warnings, super::Effort::default())
     }
 
-    /// [`Self::plan`]; an uncertainty analysis still running at `deadline` stops with
-    /// `analysis_too_slow` (not remembered).
+    /// [`Self::plan`], its uncertainty analysis computed within `effort`; one still running at
+    /// the deadline stops with `analysis_too_slow` (not remembered).
     pub fn plan_until(
         &self,
         req: &PlanRequest,
         catalogs: &CatalogSet,
         extra_warnings: &[String],
-        deadline: Option<std::time::Instant>,
+        effort: super::Effort,
     ) -> Result<Arc<CachedPlan>, PlanError> {
         let key = self.key(req, catalogs, extra_warnings);
         if let Some(k) = &key
@@ -149,7 +149,7 @@ impl PlanCache {
             return Ok(hit);
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let mut plan = super::build(req, catalogs, deadline)?.0;
+        let mut plan = super::build(req, catalogs, effort)?.0;
         for w in extra_warnings {
             if !plan.warnings.contains(w) {
                 plan.warnings.push(w.clone());

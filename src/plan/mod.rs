@@ -328,7 +328,7 @@ pub struct Prepared {
 /// Makes a plan. A fabric that cannot be built for the request is returned as infeasible; only
 /// when no requested fabric is feasible is the request an error (the first fabric's reason).
 pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, PlanError> {
-    Ok(build(req, catalogs, None)?.0)
+    Ok(build(req, catalogs, Effort::default())?.0)
 }
 
 /// The sized fabrics of the last plan, remembered for the next one when the two differ only in
@@ -403,14 +403,24 @@ fn size_all(
     Ok(out)
 }
 
-/// The plan and what it was made from (the uncertainty analysis re-prices `Prepared`). An
-/// uncertainty analysis still running at `deadline` stops with `analysis_too_slow`.
+/// How an uncertainty analysis may compute: until when, and on how many threads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Effort {
+    /// Past it the analysis stops with `analysis_too_slow`; `None`, no limit.
+    pub deadline: Option<std::time::Instant>,
+    /// Threads drawing its samples (0 or 1: the calling thread alone). The answer does not
+    /// depend on it.
+    pub threads: usize,
+}
+
+/// The plan and what it was made from (the uncertainty analysis re-prices `Prepared`), its
+/// uncertainty analysis computed within `effort`.
 pub fn build(
     req: &PlanRequest,
     catalogs: &CatalogSet,
-    deadline: Option<std::time::Instant>,
+    effort: Effort,
 ) -> Result<(Plan, Prepared), PlanError> {
-    build_with(req, catalogs, deadline, None, Detail::Full)
+    build_with(req, catalogs, effort, None, Detail::Full)
 }
 
 /// How much of a plan to write out.
@@ -431,7 +441,7 @@ pub enum Detail {
 pub fn build_with(
     req: &PlanRequest,
     catalogs: &CatalogSet,
-    deadline: Option<std::time::Instant>,
+    effort: Effort,
     memo: Option<&mut SizingMemo>,
     detail: Detail,
 ) -> Result<(Plan, Prepared), PlanError> {
@@ -501,7 +511,7 @@ pub fn build_with(
     };
     if let Some(u) = &prepared.resolved.normalized.uncertainty {
         let spec = uncertainty::spec(u, &prepared)?;
-        plan.uncertainty = Some(uncertainty::analyse(&spec, &prepared, catalogs, deadline)?);
+        plan.uncertainty = Some(uncertainty::analyse(&spec, &prepared, catalogs, effort)?);
     }
     Ok((plan, prepared))
 }

@@ -6,7 +6,6 @@
 //! `POST /v1/plans`).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error_code::ErrorCode;
 use rust_decimal::Decimal;
@@ -295,11 +294,10 @@ fn cheapest(p: &Plan) -> Option<Fabric> {
 /// input's value, then the second's on grids); each thread calls it once, so what a plan
 /// function remembers between points (a sizing memo) is its own.
 ///
-/// The grid's points are computed on up to `workers` threads, each a contiguous run of them
-/// (the calling thread takes the first); the bisections then run on the calling thread. The
+/// The grid's points are computed on up to `workers` threads
+/// ([`crate::parallel::map_in_order`]); the bisections then run on the calling thread. The
 /// answer is the one a single thread gives: rows in grid order, the same crossovers, the same
-/// plan count, and of several failing points the error of the first in grid order. A thread
-/// the system refuses to start leaves its points to the calling thread.
+/// plan count, and of several failing points the error of the first in grid order.
 pub fn run<E, F>(
     spec: &Spec,
     workers: usize,
@@ -322,9 +320,12 @@ where
     if points.len() > MAX_PLANS {
         return Err(too_many_plans());
     }
-    let mut grid = grid_points(&points, workers, &make_plan_at)
-        .map_err(RunError::Plan)?
-        .into_iter();
+    let mut grid = crate::parallel::map_in_order(&points, workers, || {
+        let mut plan_at = make_plan_at();
+        Ok(move |&(v, v2): &(f64, Option<f64>)| plan_at(v, v2).map(|p| Point::of(p, v, v2)))
+    })
+    .map_err(RunError::Plan)?
+    .into_iter();
     let mut rows = Vec::with_capacity(points.len().saturating_mul(3));
     let mut crossovers = Vec::new();
     let mut plan_at = make_plan_at();
@@ -429,82 +430,6 @@ impl Point {
             .collect();
         Point { rows, win }
     }
-}
-
-/// The grid's points in order, on up to `workers` threads (contiguous runs of points). A run
-/// stops at its first error; the runs after a failed one stop soon after it, the runs before it
-/// go on, so the error returned (that of the first failed run) is the first failing point's.
-fn grid_points<E, F>(
-    points: &[(f64, Option<f64>)],
-    workers: usize,
-    make_plan_at: &(impl Fn() -> F + Sync),
-) -> Result<Vec<Point>, E>
-where
-    E: Send,
-    F: FnMut(f64, Option<f64>) -> Result<Plan, E>,
-{
-    // The index of the first run known to have failed.
-    let first_failed = AtomicUsize::new(usize::MAX);
-    let run_of = |index: usize, chunk: &[(f64, Option<f64>)]| -> Result<Vec<Point>, E> {
-        let mut plan_at = make_plan_at();
-        let mut out = Vec::with_capacity(chunk.len());
-        for &(v, v2) in chunk {
-            if first_failed.load(Ordering::Relaxed) < index {
-                // An earlier run failed: the answer is its error, whatever this run finds.
-                break;
-            }
-            match plan_at(v, v2) {
-                Ok(p) => out.push(Point::of(p, v, v2)),
-                Err(e) => {
-                    first_failed.fetch_min(index, Ordering::Relaxed);
-                    return Err(e);
-                }
-            }
-        }
-        Ok(out)
-    };
-    let workers = workers.clamp(1, points.len().max(1));
-    if workers == 1 {
-        return run_of(0, points);
-    }
-    let chunks: Vec<&[(f64, Option<f64>)]> =
-        points.chunks(points.len().div_ceil(workers)).collect();
-    let results: Vec<Result<Vec<Point>, E>> = std::thread::scope(|s| {
-        let run_of = &run_of;
-        let spawned: Vec<_> = chunks
-            .iter()
-            .enumerate()
-            .skip(1)
-            .map(|(i, &chunk)| {
-                std::thread::Builder::new()
-                    .name("sweep".into())
-                    .spawn_scoped(s, move || run_of(i, chunk))
-                    .map_err(|_| (i, chunk))
-            })
-            .collect();
-        let mut results = Vec::with_capacity(chunks.len());
-        results.push(
-            chunks
-                .first()
-                .map_or_else(|| Ok(Vec::new()), |&c| run_of(0, c)),
-        );
-        for handle in spawned {
-            results.push(match handle {
-                // A panic (a bug) goes on on this thread, as it would with one thread.
-                Ok(h) => h
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                // No thread to be had: this thread computes the run.
-                Err((i, chunk)) => run_of(i, chunk),
-            });
-        }
-        results
-    });
-    let mut out = Vec::with_capacity(points.len());
-    for r in results {
-        out.extend(r?);
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -829,9 +829,9 @@ async fn value_of_the_cheapest_fabric() {
     assert!(first_error(&p, "detail").contains("cheapest"));
 }
 
-/// A sweep computed on several threads (`FABRIC_TCO_HEAVY_THREADS`) is the one-thread answer
-/// byte for byte, with its entity tag: a list and a grid, both with crossovers to bisect, and a
-/// sweep whose points fail.
+/// A sweep or an analysis computed on several threads (`FABRIC_TCO_HEAVY_THREADS`) is the
+/// one-thread answer byte for byte, with its entity tag: a list and a grid, both with crossovers
+/// to bisect, a sweep whose points fail, and an uncertainty analysis.
 #[tokio::test]
 async fn a_sweep_on_four_threads_is_the_one_thread_sweep() {
     let with_threads = |n: usize| {
@@ -865,4 +865,16 @@ async fn a_sweep_on_four_threads_is_the_one_thread_sweep() {
             assert!(a.contains("at gpus=512, nic_speed_gbps=100:"), "{a}");
         }
     }
+    // An uncertainty analysis likewise.
+    let body = json!({"gpus": 2048, "uncertainty": {"samples": 2000, "seed": 9,
+        "inputs": {"economics.gpu_hour_usd": "0.5,2,40"}}});
+    let (a, b) = (
+        one.post_json("/v1/plans", &body).await,
+        four.post_json("/v1/plans", &body).await,
+    );
+    assert_eq!(a.status(), 200);
+    assert_eq!(a.headers().get("etag"), b.headers().get("etag"));
+    let (a, b) = (a.text().await.unwrap(), b.text().await.unwrap());
+    assert!(a.contains("\"probability_cheapest\""), "{a}");
+    assert_eq!(a, b);
 }

@@ -8,6 +8,7 @@
 //! A value that cannot be planned (out of range, beyond the tier ceiling, …) fails the whole
 //! sweep with a 422 naming the input and the value: a chart with silent holes would mislead.
 
+use crate::api::heavy;
 use crate::error_code::ErrorCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -345,10 +346,16 @@ fn plan_at(
         )
     };
     let r = base.request(c, v, v2, false).map_err(at_value)?;
-    plan::build_with(&r, catalogs, None, memo, plan::Detail::Figures)
-        .map(|(p, _)| p)
-        .map_err(ApiError::from)
-        .map_err(at_value)
+    plan::build_with(
+        &r,
+        catalogs,
+        plan::Effort::default(),
+        memo,
+        plan::Detail::Figures,
+    )
+    .map(|(p, _)| p)
+    .map_err(ApiError::from)
+    .map_err(at_value)
 }
 
 /// Runs the sweep and shapes the answer: each row also carries the varied inputs under their
@@ -445,25 +452,14 @@ async fn run_blocking(
     let set = state.catalogs.current();
     let limit = state.request_deadline.mul_f64(0.9);
     let until = Instant::now() + limit;
-    // Computing: at most the cores less one at once (`AppState::heavy_slots`); the wait counts
-    // against the time budget.
-    let computing = Arc::clone(&state.heavy_slots)
-        .acquire_owned()
-        .await
-        .map_err(|e| ApiError::internal(&e))?;
-    // And the computing permits free now, a thread each: alone, a sweep uses every core kept
-    // for heavy work; beside others, what they leave (a sweep never waits for more than one).
-    let mut extra = Vec::new();
-    while let Ok(p) = Arc::clone(&state.heavy_slots).try_acquire_owned() {
-        extra.push(p);
-    }
-    web::block(move || {
-        let workers = extra.len().saturating_add(1);
-        let _slots = (slot, computing, extra);
-        run(base, &checked, &set, Some((until, limit)), workers)
+    // Computing: a permit of `AppState::heavy_slots` (the wait counts against the time budget).
+    let permits = heavy::Permits::take(&state.heavy_slots).await?;
+    heavy::run(move || {
+        let threads = permits.threads();
+        let _slots = (slot, permits);
+        run(base, &checked, &set, Some((until, limit)), threads)
     })
-    .await
-    .map_err(|e| ApiError::internal(&e))?
+    .await?
 }
 
 /// Most sweeps computing at once (each can take a second of a core).
@@ -480,17 +476,16 @@ fn json_value_out(kind: &Numeric, v: f64) -> Value {
     }
 }
 
-/// The answer, encoded on the blocking thread pool: a 10,000-point sweep is ~30 MB of JSON,
-/// whose encoding takes tens of ms that must not stall this worker's event loop
-/// (measured by `benches/starve.py`: /healthz waited up to 485 ms behind it).
+/// The answer, encoded on a heavy thread ([`heavy::run`]): a 10,000-point sweep is ~30 MB of
+/// JSON, whose encoding takes tens of ms that must not stall this worker's event loop
+/// (measured by `benches/starve.py`: /healthz waited up to 485 ms behind it) nor, at normal
+/// priority, the request threads.
 async fn render(
     req: &HttpRequest,
     format: Format,
     r: SweepResult,
 ) -> Result<HttpResponse, ApiError> {
-    let (body, ct, tag) = web::block(move || encode(format, &r))
-        .await
-        .map_err(|e| ApiError::internal(&e))??;
+    let (body, ct, tag) = heavy::run(move || encode(format, &r)).await??;
     Ok(respond(req, &tag, ct, body))
 }
 

@@ -659,43 +659,52 @@ fn spread(mut v: Vec<Decimal>) -> Result<Spread, PlanError> {
 /// Samples between two looks at the clock.
 const CLOCK_EVERY: u32 = 16;
 
-/// Runs the analysis on a prepared plan; past `deadline` it stops with `analysis_too_slow`.
+/// Runs the analysis on a prepared plan, its samples drawn on `effort.threads` threads (each
+/// sample's draws depend on its index alone: the answer is the same on any number); past
+/// `effort.deadline` it stops with `analysis_too_slow`.
 pub fn analyse(
     spec: &Spec,
     prepared: &Prepared,
     catalogs: &CatalogSet,
-    deadline: Option<std::time::Instant>,
+    effort: super::Effort,
 ) -> Result<Uncertainty, PlanError> {
+    // The tornado's engine; every thread drawing samples has its own.
     let mut engine = Engine::new(prepared, catalogs, &spec.targets)?;
     let fabrics = engine.fabric_ids();
     let nf = fabrics.len();
     let n = spec.samples as usize;
+    let ks: Vec<u32> = (0..spec.samples).collect();
+    let samples = crate::parallel::map_in_order(&ks, effort.threads, || {
+        let mut engine = Engine::new(prepared, catalogs, &spec.targets)?;
+        let mut values = vec![0.0; spec.targets.len()];
+        Ok(move |&k: &u32| {
+            if k % CLOCK_EVERY == 0
+                && let Some(d) = effort.deadline
+                && std::time::Instant::now() > d
+            {
+                return Err(PlanError::field(
+                    "/uncertainty/samples",
+                    ErrorCode::AnalysisTooSlow,
+                    format!(
+                        "the analysis had drawn {k} of {} samples when the request deadline came; ask for fewer samples or fewer request-level inputs",
+                        spec.samples
+                    ),
+                ));
+            }
+            for (v, t) in values.iter_mut().zip(&spec.targets) {
+                *v = t
+                    .dist
+                    .quantile(draw::uniform(spec.seed, t.stream, u64::from(k)));
+            }
+            engine.eval(&values)
+        })
+    })?;
     let mut cols: Vec<[Vec<Decimal>; 4]> = (0..nf)
         .map(|_| std::array::from_fn(|_| Vec::with_capacity(n)))
         .collect();
     let mut wins = vec![0u32; nf];
     let mut regret = vec![Decimal::ZERO; nf];
-    let mut values = vec![0.0; spec.targets.len()];
-    for k in 0..spec.samples {
-        if k % CLOCK_EVERY == 0
-            && let Some(d) = deadline
-            && std::time::Instant::now() > d
-        {
-            return Err(PlanError::field(
-                "/uncertainty/samples",
-                ErrorCode::AnalysisTooSlow,
-                format!(
-                    "the analysis had drawn {k} of {} samples when the request deadline came; ask for fewer samples or fewer request-level inputs",
-                    spec.samples
-                ),
-            ));
-        }
-        for (v, t) in values.iter_mut().zip(&spec.targets) {
-            *v = t
-                .dist
-                .quantile(draw::uniform(spec.seed, t.stream, u64::from(k)));
-        }
-        let totals = engine.eval(&values)?;
+    for totals in samples {
         let best = totals
             .iter()
             .enumerate()

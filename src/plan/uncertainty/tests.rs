@@ -414,3 +414,32 @@ fn a_sampled_input_moves_the_defaults_that_follow_it_as_in_a_plan_made_with_it()
         );
     }
 }
+
+/// On several threads the analysis is the one-thread analysis to the byte: each sample's draws
+/// depend on its index alone, and the samples are read back in order. Catalog price ranges and
+/// request-level inputs (re-evaluated per sample) both.
+#[test]
+fn the_analysis_on_threads_is_the_one_thread_analysis() {
+    let cats = cats();
+    for v in [
+        json!({"gpus": 1024, "uncertainty": {"samples": 997, "seed": 11}}),
+        json!({"gpus": 4096, "fabrics": ["infiniband", "roce", "roce_adaptive"],
+            "uncertainty": {"samples": 301, "seed": 5, "inputs": {
+                "economics.gpu_hour_usd": "0.5,2,40", "workload.background_load": "0,0.1,0.4"}}}),
+    ] {
+        let req: PlanRequest = serde_json::from_value(v).expect("request");
+        let on = |threads: usize| {
+            let effort = crate::plan::Effort {
+                deadline: None,
+                threads,
+            };
+            let (p, _) = crate::plan::build(&req, &cats, effort).expect("plan");
+            assert!(p.uncertainty.is_some());
+            serde_json::to_string(&p).expect("json")
+        };
+        let one = on(1);
+        for threads in [2, 3, 8, 5000] {
+            assert_eq!(on(threads), one, "{threads} threads");
+        }
+    }
+}
