@@ -48,7 +48,9 @@ pub async fn sweep_from_query(
     q: &Query,
     state: &AppState,
 ) -> Result<sweeps::SweepResult, ApiError> {
-    sweeps::sweep_from_query(q, chart_params(), state).await
+    Ok(sweeps::sweep_from_query(q, chart_params(), state)
+        .await?
+        .result)
 }
 
 /// The OpenAPI parameters of a plan (the same as `GET /v1/plans`).

@@ -254,12 +254,43 @@ impl Serialize for NamedValues {
 
 /// A sweep's rows as a JSON array, appended to `out`: the same bytes as `serde_json` writes
 /// for `&[NamedSweepRow]`, without the flattening and with the warnings of one point (shared by
-/// its fabrics' rows, ~700 bytes) escaped once and copied to each row.
-pub fn write_sweep_rows_json(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde_json::Result<()> {
+/// its fabrics' rows, ~700 bytes) escaped once and copied to each row. The rows are written in
+/// runs on up to `threads` threads and joined.
+pub fn write_sweep_rows_json(
+    out: &mut Vec<u8>,
+    rows: &[NamedSweepRow],
+    threads: usize,
+) -> serde_json::Result<()> {
+    out.push(b'[');
+    let threads = threads.clamp(1, rows.len().max(1));
+    if threads == 1 {
+        write_sweep_rows(out, rows)?;
+    } else {
+        let runs: Vec<&[NamedSweepRow]> = rows.chunks(rows.len().div_ceil(threads)).collect();
+        let parts = crate::parallel::map_in_order(&runs, threads, || {
+            Ok(|run: &&[NamedSweepRow]| {
+                // ~1 KB a row with its warnings.
+                let mut part = Vec::with_capacity(run.len().saturating_mul(1024));
+                write_sweep_rows(&mut part, run).map(|()| part)
+            })
+        })?;
+        out.reserve(parts.iter().map(|p| p.len().saturating_add(1)).sum());
+        for (i, part) in parts.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(part);
+        }
+    }
+    out.push(b']');
+    Ok(())
+}
+
+/// The rows of [`write_sweep_rows_json`] without the brackets: objects separated by commas.
+fn write_sweep_rows(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde_json::Result<()> {
     // The warnings last written, and their JSON.
     let mut last: Option<&Arc<[String]>> = None;
     let mut warnings_json: Vec<u8> = Vec::new();
-    out.push(b'[');
     for (i, named) in rows.iter().enumerate() {
         if i > 0 {
             out.push(b',');
@@ -298,7 +329,6 @@ pub fn write_sweep_rows_json(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde
         out.extend_from_slice(&warnings_json);
         out.push(b'}');
     }
-    out.push(b']');
     Ok(())
 }
 

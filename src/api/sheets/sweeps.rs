@@ -428,17 +428,26 @@ fn run(
     })
 }
 
-/// Runs a sweep on the blocking thread pool: up to 10,000 plans take up to a second of CPU,
-/// which must not stall the other connections of this worker's event loop.
+/// A computed sweep, with what it holds until its answer is encoded: its place among the sweeps
+/// admitted at once and its computing permits (the encoding runs on as many threads).
+pub struct Computed {
+    pub result: SweepResult,
+    slot: tokio::sync::OwnedSemaphorePermit,
+    permits: heavy::Permits,
+}
+
+/// Runs a sweep on heavy threads ([`heavy::run`]): up to 10,000 plans take up to a second of
+/// CPU, which must not stall the other connections of this worker's event loop.
 ///
-/// At most [`MAX_CONCURRENT_SWEEPS`] run at once (more get a 503 with `Retry-After`), and each
-/// stops itself at 90% of the request deadline: when the deadline answers the client, the
-/// blocking work does not go on computing a sweep nobody will read.
+/// At most [`MAX_CONCURRENT_SWEEPS`] are admitted at once, computing or encoding (more get a
+/// 503 with `Retry-After`), and each stops itself at 90% of the request deadline: when the
+/// deadline answers the client, the heavy work does not go on computing a sweep nobody will
+/// read.
 async fn run_blocking(
     base: Base,
     checked: Checked,
     state: &AppState,
-) -> Result<SweepResult, ApiError> {
+) -> Result<Computed, ApiError> {
     // A permit, released when the blocking work ends (not when the request does).
     let slot = Arc::clone(&state.sweep_slots)
         .try_acquire_owned()
@@ -455,9 +464,18 @@ async fn run_blocking(
     // Computing: a permit of `AppState::heavy_slots` (the wait counts against the time budget).
     let permits = heavy::Permits::take(&state.heavy_slots).await?;
     heavy::run(move || {
-        let threads = permits.threads();
-        let _slots = (slot, permits);
-        run(base, &checked, &set, Some((until, limit)), threads)
+        let result = run(
+            base,
+            &checked,
+            &set,
+            Some((until, limit)),
+            permits.threads(),
+        )?;
+        Ok(Computed {
+            result,
+            slot,
+            permits,
+        })
     })
     .await?
 }
@@ -476,22 +494,31 @@ fn json_value_out(kind: &Numeric, v: f64) -> Value {
     }
 }
 
-/// The answer, encoded on a heavy thread ([`heavy::run`]): a 10,000-point sweep is ~30 MB of
-/// JSON, whose encoding takes tens of ms that must not stall this worker's event loop
-/// (measured by `benches/starve.py`: /healthz waited up to 485 ms behind it) nor, at normal
-/// priority, the request threads.
-async fn render(
-    req: &HttpRequest,
-    format: Format,
-    r: SweepResult,
-) -> Result<HttpResponse, ApiError> {
-    let (body, ct, tag) = heavy::run(move || encode(format, &r)).await??;
+/// The answer, encoded on heavy threads ([`heavy::run`], JSON rows on every computing permit it
+/// gets): a 10,000-point sweep is ~30 MB of JSON, whose encoding takes tens of ms that must
+/// not stall this worker's event loop (measured by `benches/starve.py`: /healthz waited up to
+/// 485 ms behind it) nor, at normal priority, the request threads.
+async fn render(req: &HttpRequest, format: Format, c: Computed) -> Result<HttpResponse, ApiError> {
+    let (body, ct, tag) = heavy::run(move || {
+        let Computed {
+            result,
+            slot,
+            permits,
+        } = c;
+        let encoded = encode(format, &result, permits.threads());
+        drop((slot, permits));
+        // The rows are freed here, on the heavy thread (tens of thousands of allocations).
+        drop(result);
+        encoded
+    })
+    .await??;
     Ok(respond(req, &tag, ct, body))
 }
 
 /// The sweep as JSON: the bytes `serde_json::to_vec` gives for a [`SweepResult`], with the
-/// rows written by [`crate::table::write_sweep_rows_json`] (each point's warnings escaped once).
-fn sweep_json(r: &SweepResult) -> serde_json::Result<Vec<u8>> {
+/// rows written by [`crate::table::write_sweep_rows_json`] (each point's warnings escaped once)
+/// on up to `threads` threads.
+fn sweep_json(r: &SweepResult, threads: usize) -> serde_json::Result<Vec<u8>> {
     // ~1 KB a row with its warnings; a larger answer grows the buffer.
     let mut out = Vec::with_capacity(r.rows.len().saturating_mul(1024).saturating_add(1024));
     out.extend_from_slice(b"{\"vary\":");
@@ -500,7 +527,7 @@ fn sweep_json(r: &SweepResult) -> serde_json::Result<Vec<u8>> {
         member(&mut out, "vary2", v2)?;
     }
     out.extend_from_slice(b",\"rows\":");
-    crate::table::write_sweep_rows_json(&mut out, &r.rows)?;
+    crate::table::write_sweep_rows_json(&mut out, &r.rows, threads)?;
     member(&mut out, "crossovers", &r.crossovers)?;
     member(&mut out, "plans_computed", &r.plans_computed)?;
     out.push(b'}');
@@ -508,9 +535,13 @@ fn sweep_json(r: &SweepResult) -> serde_json::Result<Vec<u8>> {
 }
 
 /// The sweep as JSON or CSV, its content type and entity tag ([`sweep_tag`]).
-fn encode(format: Format, r: &SweepResult) -> Result<(Vec<u8>, &'static str, EntityTag), ApiError> {
+fn encode(
+    format: Format,
+    r: &SweepResult,
+    threads: usize,
+) -> Result<(Vec<u8>, &'static str, EntityTag), ApiError> {
     let (body, ct, suffix) = format.body(
-        || sweep_json(r).map_err(|e| ApiError::internal(&e)),
+        || sweep_json(r, threads).map_err(|e| ApiError::internal(&e)),
         || Ok(crate::table::sweep_csv(&r.vary, r.vary2.as_deref(), &r.rows).into_bytes()),
     )?;
     Ok((body, ct, etag(&format!("sweep-{}{suffix}", sweep_tag(r)))))
@@ -745,7 +776,7 @@ pub async fn sweep_from_query(
     q: &Query,
     own: &[&str],
     state: &AppState,
-) -> Result<SweepResult, ApiError> {
+) -> Result<Computed, ApiError> {
     if q.single("vary")?.is_none() {
         return Err(bad(
             "vary",
@@ -844,11 +875,11 @@ mod tests {
                     crossovers: vec![crossover.clone()],
                     plans_computed: 9,
                 };
-                let want = serde_json::to_vec(&r).expect("serde");
-                assert_eq!(
-                    String::from_utf8(sweep_json(&r).expect("json")).expect("utf-8"),
-                    String::from_utf8(want).expect("utf-8")
-                );
+                let want = String::from_utf8(serde_json::to_vec(&r).expect("serde"));
+                for threads in [1, 2, 3, 4, 7] {
+                    let got = String::from_utf8(sweep_json(&r, threads).expect("json"));
+                    assert_eq!(got, want, "{threads} threads");
+                }
             }
         }
     }
