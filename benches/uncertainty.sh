@@ -6,8 +6,10 @@
 #   2. prices_and_job  — plus a GPU-hour value and a background load range (each sample also
 #      re-resolves the request and re-runs the performance model);
 #   3. 1000_samples    — the default sample count, catalog prices.
-# One worker (FABRIC_TCO_WORKERS=1): the figure is one core's. Reports min / median / max wall
-# time over RUNS runs (default 7) and PASS/MISS against the target (< 1 s for 10,000 samples).
+# One HTTP worker (FABRIC_TCO_WORKERS=1); the samples are drawn on the computing threads
+# (FABRIC_TCO_HEAVY_THREADS, by default every core: set it to 1 for one core's figure). Reports
+# min / median / max wall time over RUNS runs (default 7) and PASS/MISS against the target
+# (< 1 s for 10,000 samples).
 # Usage: bash benches/uncertainty.sh      (FABRIC_TCO_BIN=path skips the build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
