@@ -87,13 +87,23 @@ impl Permits {
 pub async fn run<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, ApiError> {
+    run_then_free(move || (work(), ())).await
+}
+
+/// [`run`] for work that also leaves something to free (a sweep's rows, tens of thousands of
+/// allocations): the answer is sent first, and the rest freed on the heavy thread after it.
+pub async fn run_then_free<T: Send + 'static, L>(
+    work: impl FnOnce() -> (T, L) + Send + 'static,
+) -> Result<T, ApiError> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
         .name("heavy".into())
         .spawn(move || {
             // Refused: the thread runs at normal priority (see the module docs).
             let _ = lower_this_thread();
-            let _ = tx.send(work());
+            let (answer, rest) = work();
+            let _ = tx.send(answer);
+            drop(rest);
         })
         .map_err(|e| {
             ApiError::new(

@@ -8,6 +8,7 @@ pub mod extract;
 pub mod health;
 pub mod heavy;
 pub mod middleware;
+pub mod parts;
 pub mod plans;
 pub mod query;
 pub mod report;

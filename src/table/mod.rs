@@ -252,38 +252,34 @@ impl Serialize for NamedValues {
     }
 }
 
-/// A sweep's rows as a JSON array, appended to `out`: the same bytes as `serde_json` writes
-/// for `&[NamedSweepRow]`, without the flattening and with the warnings of one point (shared by
-/// its fabrics' rows, ~700 bytes) escaped once and copied to each row. The rows are written in
-/// runs on up to `threads` threads and joined.
-pub fn write_sweep_rows_json(
-    out: &mut Vec<u8>,
-    rows: &[NamedSweepRow],
-    threads: usize,
-) -> serde_json::Result<()> {
-    out.push(b'[');
+/// A sweep's rows as a JSON array, in parts whose concatenation is the array: the same bytes
+/// as `serde_json` writes for `&[NamedSweepRow]`, without the flattening and with the warnings of
+/// one point (shared by its fabrics' rows, ~700 bytes) escaped once and copied to each row. The
+/// parts are runs of rows written on up to `threads` threads (the first part opens the array,
+/// each other starts with its comma, the last closes it).
+pub fn sweep_rows_json(rows: &[NamedSweepRow], threads: usize) -> serde_json::Result<Vec<Vec<u8>>> {
     let threads = threads.clamp(1, rows.len().max(1));
-    if threads == 1 {
-        write_sweep_rows(out, rows)?;
-    } else {
-        let runs: Vec<&[NamedSweepRow]> = rows.chunks(rows.len().div_ceil(threads)).collect();
-        let parts = crate::parallel::map_in_order(&runs, threads, || {
-            Ok(|run: &&[NamedSweepRow]| {
-                // ~1 KB a row with its warnings.
-                let mut part = Vec::with_capacity(run.len().saturating_mul(1024));
-                write_sweep_rows(&mut part, run).map(|()| part)
-            })
-        })?;
-        out.reserve(parts.iter().map(|p| p.len().saturating_add(1)).sum());
-        for (i, part) in parts.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
+    let runs: Vec<(usize, &[NamedSweepRow])> = rows
+        .chunks(rows.len().div_ceil(threads).max(1))
+        .enumerate()
+        .collect();
+    let last = runs.len().saturating_sub(1);
+    let mut parts = crate::parallel::map_in_order(&runs, threads, || {
+        Ok(|&(i, run): &(usize, &[NamedSweepRow])| {
+            // ~1 KB a row with its warnings.
+            let mut part = Vec::with_capacity(run.len().saturating_mul(1024).saturating_add(2));
+            part.push(if i == 0 { b'[' } else { b',' });
+            write_sweep_rows(&mut part, run)?;
+            if i == last {
+                part.push(b']');
             }
-            out.extend_from_slice(part);
-        }
+            Ok(part)
+        })
+    })?;
+    if parts.is_empty() {
+        parts.push(b"[]".to_vec());
     }
-    out.push(b']');
-    Ok(())
+    Ok(parts)
 }
 
 /// The rows of [`write_sweep_rows_json`] without the brackets: objects separated by commas.
