@@ -550,7 +550,11 @@ fn encode(
             Ok(Parts::from(csv.into_bytes()))
         },
     )?;
-    Ok((body, ct, etag(&format!("sweep-{}{suffix}", sweep_tag(r)))))
+    Ok((
+        body,
+        ct,
+        etag(&format!("sweep-{}{suffix}", sweep_tag(r, threads))),
+    ))
 }
 
 /// The sweep's entity tag: a hash of what its answer is made from, not of the answer's bytes.
@@ -559,27 +563,49 @@ fn encode(
 /// normalisation alone (a GPU-hour value of 0 given and none given for an unpriced GPU once
 /// normalised alike and warned differently); with the varied inputs, the values, the
 /// crossovers and this build's id (a fingerprint of the source, `build.rs`) they fix every
-/// byte of the answer. Hashing ~30 bytes
-/// a row and ~700 a point instead of ~2.8 KB a row: the SHA-256 of a 10,000-point answer was
-/// 7 % of the sweep's time (docs/performance.md, session 9).
-fn sweep_tag(r: &SweepResult) -> String {
-    let mut h = Gathered {
-        hash: Sha256::new(),
-        buf: Vec::with_capacity(GATHERED),
-    };
+/// byte of the answer. Hashing ~30 bytes a row and ~700 a point instead of ~2.8 KB a row: the
+/// SHA-256 of a 10,000-point answer was 7 % of the sweep's time (docs/performance.md,
+/// session 9). The rows are hashed in leaves of [`TAG_LEAF_ROWS`] on up to `threads` threads,
+/// and the leaves' digests in order: the tag does not depend on the threads.
+fn sweep_tag(r: &SweepResult, threads: usize) -> String {
+    let leaves: Vec<&[NamedSweepRow]> = r.rows.chunks(TAG_LEAF_ROWS).collect();
+    let digests = crate::parallel::map_in_order(&leaves, threads, || {
+        Ok::<_, std::convert::Infallible>(|leaf: &&[NamedSweepRow]| Ok(rows_digest(leaf)))
+    })
+    .unwrap_or_else(|never| match never {});
+    let mut h = Sha256::new();
     h.update(concat!("fabric-tco ", env!("FABRIC_TCO_BUILD_ID"), "\n").as_bytes());
     h.update(r.vary.as_bytes());
     h.update(b"\n");
     h.update(r.vary2.as_deref().unwrap_or("").as_bytes());
     h.update(b"\n");
+    for d in &digests {
+        h.update(d);
+    }
+    // A few crossovers: their JSON is their whole content.
+    h.update(serde_json::to_vec(&r.crossovers).unwrap_or_default());
+    h.update(r.plans_computed.to_le_bytes());
+    plan::hex_prefix(h.finalize().as_slice(), 16)
+}
+
+/// Rows a leaf of a sweep tag's hash covers (a fixed number: the tag is the same on any number
+/// of threads).
+const TAG_LEAF_ROWS: usize = 4096;
+
+/// The digest of a run of rows: each row's plan id, fabric and values, each point's warnings
+/// once (its fabrics' rows share one list).
+fn rows_digest(rows: &[NamedSweepRow]) -> Vec<u8> {
+    let mut h = Gathered {
+        hash: Sha256::new(),
+        buf: Vec::with_capacity(GATHERED),
+    };
     let mut last_warnings: Option<&Arc<[String]>> = None;
-    for n in &r.rows {
+    for n in rows {
         let row = &n.row;
         h.update(row.plan_id.as_bytes());
         h.update(row.fabric.as_str().as_bytes());
         h.update(row.value.to_bits().to_le_bytes());
         h.update(row.value2.map_or(u64::MAX, f64::to_bits).to_le_bytes());
-        // A point's fabrics share one list: hashed once a point.
         if last_warnings.is_some_and(|w| Arc::ptr_eq(w, &row.warnings)) {
             h.update(b"=");
         } else {
@@ -591,10 +617,7 @@ fn sweep_tag(r: &SweepResult) -> String {
             last_warnings = Some(&row.warnings);
         }
     }
-    // A few crossovers: their JSON is their whole content.
-    h.update(serde_json::to_vec(&r.crossovers).unwrap_or_default());
-    h.update(r.plans_computed.to_le_bytes());
-    plan::hex_prefix(h.finalize().as_ref(), 16)
+    h.finalize().as_ref().to_vec()
 }
 
 /// Bytes gathered before the hash takes them.
@@ -916,6 +939,46 @@ mod tests {
                     assert_eq!(got, want, "{threads} threads");
                 }
             }
+        }
+    }
+
+    /// A sweep's tag is the same on any number of threads (its leaves have a fixed size), and
+    /// it changes with one point's warnings, one row's plan id or one value, in any leaf.
+    #[test]
+    fn the_tag_does_not_depend_on_the_threads_and_sees_every_row() {
+        let points: Vec<Arc<[String]>> = (0..4_000)
+            .map(|i| vec![format!("UFM for {i} endpoints"), "a placeholder".into()].into())
+            .collect();
+        let rows: Vec<NamedSweepRow> = points
+            .iter()
+            .enumerate()
+            .flat_map(|(i, w)| {
+                [Fabric::Infiniband, Fabric::Roce, Fabric::RoceAdaptive]
+                    .map(|f| row(f64::from(8 * i as u32 + 8), None, f, f == Fabric::Roce, w))
+            })
+            .collect();
+        let result = |rows: Vec<NamedSweepRow>| SweepResult {
+            vary: "gpus".into(),
+            vary2: None,
+            rows,
+            crossovers: Vec::new(),
+            plans_computed: 4_000,
+        };
+        let base = result(rows.clone());
+        let tag = sweep_tag(&base, 1);
+        for threads in [2, 3, 8] {
+            assert_eq!(sweep_tag(&base, threads), tag, "{threads} threads");
+        }
+        for at in [0, TAG_LEAF_ROWS - 1, TAG_LEAF_ROWS, rows.len() - 1] {
+            let mut changed = rows.clone();
+            changed[at].row.warnings = vec!["another".to_string()].into();
+            assert_ne!(sweep_tag(&result(changed), 2), tag, "warnings of row {at}");
+            let mut changed = rows.clone();
+            changed[at].row.plan_id = Arc::from("another");
+            assert_ne!(sweep_tag(&result(changed), 2), tag, "plan id of row {at}");
+            let mut changed = rows.clone();
+            changed[at].row.value += 1.0;
+            assert_ne!(sweep_tag(&result(changed), 2), tag, "value of row {at}");
         }
     }
 
