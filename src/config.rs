@@ -15,8 +15,6 @@ pub struct Settings {
     /// `FABRIC_TCO_CATALOG_DIR`: load every `*.json` catalog from this directory instead of the
     /// embedded ones.
     pub catalog_dir: Option<PathBuf>,
-    /// `FABRIC_TCO_WORKERS`: HTTP worker threads (default: one per CPU core).
-    pub workers: Option<usize>,
     /// `FABRIC_TCO_CATALOG_URLS`: comma-separated http(s) URLs of remote catalogs, fetched at
     /// start-up and every `catalog_refresh`.
     pub catalog_urls: Vec<String>,
@@ -26,23 +24,10 @@ pub struct Settings {
     pub catalog_timeout: Duration,
     /// `FABRIC_TCO_LOG_FORMAT`: `text` (default) or `json` (one JSON object per line).
     pub log_format: LogFormat,
-    /// `FABRIC_TCO_KEEP_ALIVE_SECS` (default 5): idle keep-alive per connection.
-    pub keep_alive: Duration,
-    /// `FABRIC_TCO_REQUEST_TIMEOUT_MS` (default 5000): time a client has to send the request
-    /// head; slower clients get 408.
-    pub request_timeout: Duration,
-    /// `FABRIC_TCO_SHUTDOWN_SECS` (default 10): grace period for in-flight requests on
-    /// SIGTERM/SIGINT.
-    pub shutdown: Duration,
-    /// `FABRIC_TCO_PLAN_CACHE` (default 256; 0 = off): plans remembered for repeated requests.
-    pub plan_cache: usize,
-    /// `FABRIC_TCO_REQUEST_DEADLINE_SECS` (default 30): longest a request may take from its
-    /// head to its answer, body included; 408 after.
-    pub request_deadline: Duration,
-    /// `FABRIC_TCO_HEAVY_THREADS` (default 0 = `api::heavy::default_permits`: every core with
-    /// the idle scheduling class, else the cores less one): threads that compute sweeps and
-    /// analyses at once, together.
-    pub heavy_threads: Option<usize>,
+    /// The HTTP server's settings (`FABRIC_TCO_WORKERS`, `…_KEEP_ALIVE_SECS`,
+    /// `…_REQUEST_TIMEOUT_MS`, `…_SHUTDOWN_SECS`, `…_PLAN_CACHE`, `…_REQUEST_DEADLINE_SECS`,
+    /// `…_HEAVY_THREADS`; each field says its variable).
+    pub server: crate::ServerOptions,
     /// `FABRIC_TCO_EXPOSE_SOURCES` (default false): show catalog file paths, source URLs and
     /// fetch error text in `/v1/catalogs`, `/readyz` and plan warnings.
     pub expose_sources: bool,
@@ -161,17 +146,19 @@ impl Settings {
         Ok(Settings {
             bind,
             catalog_dir,
-            workers,
             catalog_urls,
             catalog_refresh: (refresh > 0).then(|| Duration::from_secs(refresh)),
             catalog_timeout: Duration::from_secs(timeout),
             log_format,
-            keep_alive: Duration::from_secs(keep_alive),
-            request_timeout: Duration::from_millis(request_timeout),
-            shutdown: Duration::from_secs(shutdown),
-            plan_cache: usize::try_from(plan_cache).unwrap_or(256),
-            request_deadline: Duration::from_secs(deadline),
-            heavy_threads: usize::try_from(heavy_threads).ok().filter(|&n| n > 0),
+            server: crate::ServerOptions {
+                workers,
+                keep_alive: Duration::from_secs(keep_alive),
+                request_timeout: Duration::from_millis(request_timeout),
+                shutdown: Duration::from_secs(shutdown),
+                plan_cache: usize::try_from(plan_cache).unwrap_or(256),
+                request_deadline: Duration::from_secs(deadline),
+                heavy_threads: usize::try_from(heavy_threads).ok().filter(|&n| n > 0),
+            },
             expose_sources,
         })
     }
@@ -199,11 +186,11 @@ mod tests {
         .unwrap();
         assert_eq!(s.bind.to_string(), "0.0.0.0:9000");
         assert_eq!(s.catalog_dir, Some(PathBuf::from("/tmp/c")));
-        assert_eq!(s.workers, Some(3));
-        assert_eq!(s.heavy_threads, None);
+        assert_eq!(s.server.workers, Some(3));
+        assert_eq!(s.server.heavy_threads, None);
         let s = Settings::from_lookup(|k| (k == "FABRIC_TCO_HEAVY_THREADS").then(|| "3".into()))
             .unwrap();
-        assert_eq!(s.heavy_threads, Some(3));
+        assert_eq!(s.server.heavy_threads, Some(3));
     }
 
     #[test]

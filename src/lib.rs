@@ -69,22 +69,27 @@ pub async fn start_catalogs(
     Ok((store, Some(fetcher)))
 }
 
-/// HTTP server settings (see [`Settings`] for their environment variables and defaults).
-#[derive(Debug, Clone)]
+/// HTTP server settings ([`Settings::server`]); the defaults are the environment's.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ServerOptions {
-    /// Worker threads; `None` = one per CPU core.
+    /// `FABRIC_TCO_WORKERS`: HTTP worker threads; `None` = one per CPU core.
     pub workers: Option<usize>,
-    /// Idle keep-alive per connection.
+    /// `FABRIC_TCO_KEEP_ALIVE_SECS` (default 5): idle keep-alive per connection.
     pub keep_alive: Duration,
-    /// Time a client has to send the request head.
+    /// `FABRIC_TCO_REQUEST_TIMEOUT_MS` (default 5000): time a client has to send the request
+    /// head; slower clients get 408.
     pub request_timeout: Duration,
-    /// Grace period for in-flight requests on SIGTERM/SIGINT.
+    /// `FABRIC_TCO_SHUTDOWN_SECS` (default 10): grace period for in-flight requests on
+    /// SIGTERM/SIGINT.
     pub shutdown: Duration,
-    /// Plans remembered for repeated requests (0 = none).
+    /// `FABRIC_TCO_PLAN_CACHE` (default 256; 0 = off): plans remembered for repeated requests.
     pub plan_cache: usize,
-    /// Longest a request may take, body included (408 after).
+    /// `FABRIC_TCO_REQUEST_DEADLINE_SECS` (default 30): longest a request may take from its
+    /// head to its answer, body included; 408 after.
     pub request_deadline: Duration,
-    /// Threads computing sweeps and analyses at once; `None` = [`api::heavy::default_permits`].
+    /// `FABRIC_TCO_HEAVY_THREADS` (default 0 = `None`): threads computing sweeps and analyses
+    /// at once, together; `None` = [`api::heavy::default_permits`] (every core with the idle
+    /// scheduling class, else the cores less one).
     pub heavy_threads: Option<usize>,
 }
 
@@ -98,20 +103,6 @@ impl Default for ServerOptions {
             plan_cache: plan::cache::DEFAULT_CAPACITY,
             request_deadline: Duration::from_secs(30),
             heavy_threads: None,
-        }
-    }
-}
-
-impl ServerOptions {
-    pub fn from_settings(s: &Settings) -> ServerOptions {
-        ServerOptions {
-            workers: s.workers,
-            keep_alive: s.keep_alive,
-            request_timeout: s.request_timeout,
-            shutdown: s.shutdown,
-            plan_cache: s.plan_cache,
-            request_deadline: s.request_deadline,
-            heavy_threads: s.heavy_threads,
         }
     }
 }

@@ -6,7 +6,6 @@ use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use fabric_tco::ServerOptions;
 use fabric_tco::config::Settings;
 
 #[actix_web::main]
@@ -68,7 +67,7 @@ async fn main() -> ExitCode {
     // read it from this line).
     let bound = listener.local_addr().unwrap_or(settings.bind);
     log::info!("listening on http://{bound}/ (Swagger UI at /swagger-ui/)");
-    let options = ServerOptions::from_settings(&settings);
+    let options = &settings.server;
     let idle = fabric_tco::api::heavy::idle_class_available();
     log::info!(
         "sweeps and analyses: {} computing threads, {}",
@@ -81,7 +80,7 @@ async fn main() -> ExitCode {
             "at normal priority (the idle scheduling class was refused)"
         }
     );
-    let server = match fabric_tco::build_server(listener, store.clone(), &options) {
+    let server = match fabric_tco::build_server(listener, store.clone(), options) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("fabric-tco: cannot start the server: {e}");
