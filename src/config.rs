@@ -26,11 +26,22 @@ pub struct Settings {
     pub log_format: LogFormat,
     /// The HTTP server's settings (`FABRIC_TCO_WORKERS`, `…_KEEP_ALIVE_SECS`,
     /// `…_REQUEST_TIMEOUT_MS`, `…_SHUTDOWN_SECS`, `…_PLAN_CACHE`, `…_REQUEST_DEADLINE_SECS`,
-    /// `…_HEAVY_THREADS`; each field says its variable).
+    /// `…_HEAVY_THREADS`, `…_HEAVY_PRIORITY`; each field says its variable).
     pub server: crate::ServerOptions,
     /// `FABRIC_TCO_EXPOSE_SOURCES` (default false): show catalog file paths, source URLs and
     /// fetch error text in `/v1/catalogs`, `/readyz` and plan warnings.
     pub expose_sources: bool,
+}
+
+/// The scheduling class of the threads computing sweeps and analyses
+/// (`FABRIC_TCO_HEAVY_PRIORITY`; `api::heavy`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum HeavyPriority {
+    /// `idle` (the default): Linux's `SCHED_IDLE`, where the system allows it.
+    #[default]
+    Idle,
+    /// `normal`: the priority of every other thread.
+    Normal,
 }
 
 /// Log line format.
@@ -134,6 +145,15 @@ impl Settings {
         let plan_cache = number(&get, "FABRIC_TCO_PLAN_CACHE", 256, 0..=100_000)?;
         let deadline = number(&get, "FABRIC_TCO_REQUEST_DEADLINE_SECS", 30, 1..=600)?;
         let heavy_threads = number(&get, "FABRIC_TCO_HEAVY_THREADS", 0, 0..=256)?;
+        let heavy_priority = match get("FABRIC_TCO_HEAVY_PRIORITY").as_deref().map(str::trim) {
+            None | Some("") | Some("idle") => HeavyPriority::Idle,
+            Some("normal") => HeavyPriority::Normal,
+            Some(other) => {
+                return Err(format!(
+                    "FABRIC_TCO_HEAVY_PRIORITY='{other}' must be 'idle' or 'normal'"
+                ));
+            }
+        };
         let expose_sources = match get("FABRIC_TCO_EXPOSE_SOURCES").as_deref().map(str::trim) {
             None | Some("") | Some("false") | Some("0") => false,
             Some("true") | Some("1") => true,
@@ -158,6 +178,7 @@ impl Settings {
                 plan_cache: usize::try_from(plan_cache).unwrap_or(256),
                 request_deadline: Duration::from_secs(deadline),
                 heavy_threads: usize::try_from(heavy_threads).ok().filter(|&n| n > 0),
+                heavy_priority,
             },
             expose_sources,
         })
@@ -191,6 +212,11 @@ mod tests {
         let s = Settings::from_lookup(|k| (k == "FABRIC_TCO_HEAVY_THREADS").then(|| "3".into()))
             .unwrap();
         assert_eq!(s.server.heavy_threads, Some(3));
+        assert_eq!(s.server.heavy_priority, HeavyPriority::Idle);
+        let s =
+            Settings::from_lookup(|k| (k == "FABRIC_TCO_HEAVY_PRIORITY").then(|| "normal".into()))
+                .unwrap();
+        assert_eq!(s.server.heavy_priority, HeavyPriority::Normal);
     }
 
     #[test]
@@ -209,6 +235,7 @@ mod tests {
             ("FABRIC_TCO_LOG_FORMAT", "xml"),
             ("FABRIC_TCO_REQUEST_TIMEOUT_MS", "5"),
             ("FABRIC_TCO_HEAVY_THREADS", "257"),
+            ("FABRIC_TCO_HEAVY_PRIORITY", "low"),
             ("FABRIC_TCO_CATALOG_URLS", "http://a/c.json,http://a/c.json"),
         ] {
             let e = Settings::from_lookup(|n| (n == k).then(|| v.to_string())).unwrap_err();

@@ -88,9 +88,12 @@ pub struct ServerOptions {
     /// head to its answer, body included; 408 after.
     pub request_deadline: Duration,
     /// `FABRIC_TCO_HEAVY_THREADS` (default 0 = `None`): threads computing sweeps and analyses
-    /// at once, together; `None` = [`api::heavy::default_permits`] (every core with the idle
-    /// scheduling class, else the cores less one).
+    /// at once, together; `None`: every core with the idle scheduling class, else the cores
+    /// less one ([`api::heavy::Heavy::new`]).
     pub heavy_threads: Option<usize>,
+    /// `FABRIC_TCO_HEAVY_PRIORITY` (default `idle`): the scheduling class of those threads,
+    /// `idle` (Linux's `SCHED_IDLE`) or `normal`.
+    pub heavy_priority: api::heavy::Priority,
 }
 
 impl Default for ServerOptions {
@@ -103,6 +106,7 @@ impl Default for ServerOptions {
             plan_cache: plan::cache::DEFAULT_CAPACITY,
             request_deadline: Duration::from_secs(30),
             heavy_threads: None,
+            heavy_priority: api::heavy::Priority::Idle,
         }
     }
 }
@@ -116,6 +120,19 @@ pub fn build_server(
     options: &ServerOptions,
 ) -> std::io::Result<Server> {
     let doc = api::openapi_document();
+    let heavy = api::heavy::Heavy::new(options.heavy_threads, options.heavy_priority);
+    log::info!(
+        "sweeps and analyses: {} computing threads, {}",
+        heavy.threads(),
+        match (heavy.idle(), options.heavy_priority) {
+            (true, _) => "in the idle scheduling class (SCHED_IDLE)",
+            (false, api::heavy::Priority::Normal) =>
+                "at normal priority (FABRIC_TCO_HEAVY_PRIORITY)",
+            (false, api::heavy::Priority::Idle) => {
+                "at normal priority (the system refused the idle scheduling class)"
+            }
+        }
+    );
     let state = web::Data::new(AppState {
         catalogs,
         routes: Arc::new(RouteTable::from_openapi(&doc)),
@@ -124,11 +141,7 @@ pub fn build_server(
         sweep_slots: Arc::new(tokio::sync::Semaphore::new(
             api::sheets::sweeps::MAX_CONCURRENT_SWEEPS,
         )),
-        heavy_slots: Arc::new(tokio::sync::Semaphore::new(
-            options
-                .heavy_threads
-                .unwrap_or_else(api::heavy::default_permits),
-        )),
+        heavy: heavy.clone(),
     });
     let app = move || {
         App::new()

@@ -68,18 +68,6 @@ async fn main() -> ExitCode {
     let bound = listener.local_addr().unwrap_or(settings.bind);
     log::info!("listening on http://{bound}/ (Swagger UI at /swagger-ui/)");
     let options = &settings.server;
-    let idle = fabric_tco::api::heavy::idle_class_available();
-    log::info!(
-        "sweeps and analyses: {} computing threads, {}",
-        options
-            .heavy_threads
-            .unwrap_or_else(fabric_tco::api::heavy::default_permits),
-        if idle {
-            "in the idle scheduling class (SCHED_IDLE)"
-        } else {
-            "at normal priority (the idle scheduling class was refused)"
-        }
-    );
     let server = match fabric_tco::build_server(listener, store.clone(), options) {
         Ok(s) => s,
         Err(e) => {

@@ -101,8 +101,17 @@ mod tests {
                 items.iter().map(|i| i * 3).collect::<Vec<_>>(),
                 "{threads} threads"
             );
-            // Each run's state counts from one: runs never share a function.
-            assert_eq!(out.first().map(|p| p.1), Some(1));
+            // Each run's state counts from one, as many times as there are runs: runs never
+            // share a function, and each run is one function's.
+            let runs = items
+                .len()
+                .div_ceil(items.len().div_ceil(threads.clamp(1, items.len())));
+            assert_eq!(
+                out.iter().filter(|p| p.1 == 1).count(),
+                runs,
+                "{threads} threads"
+            );
+            assert!(out.windows(2).all(|w| w[1].1 == 1 || w[1].1 == w[0].1 + 1));
         }
         let none: Vec<u32> = Vec::new();
         let out = map_in_order(&none, 4, || Ok::<_, ()>(|&i: &u32| Ok(i))).expect("empty");

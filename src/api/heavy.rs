@@ -4,9 +4,12 @@
 //! them. Health checks and single plans then keep their latency however much heavy work runs,
 //! and the heavy work may use every core, not the cores less one.
 //!
-//! Where the class cannot be set (another OS, a sandbox that refuses `sched_setscheduler`),
-//! heavy threads run at normal priority and the default number of computing permits keeps one
-//! core free instead ([`default_permits`]).
+//! The class is a weight, not a reservation: a heavy thread runs only when nothing else of
+//! normal priority wants the core, request threads and any other busy process alike. On a
+//! host shared with busy programs, `FABRIC_TCO_HEAVY_PRIORITY=normal` keeps heavy threads at
+//! normal priority (and one core free of them by default). Where the class cannot be set
+//! (another OS, a sandbox that refuses `sched_setscheduler`), heavy threads run at normal
+//! priority the same way ([`Heavy::new`]).
 
 use std::sync::{Arc, OnceLock};
 
@@ -18,6 +21,7 @@ use thread_priority::{
 };
 
 use super::error::ApiError;
+pub use crate::config::HeavyPriority as Priority;
 use crate::error_code::ErrorCode;
 
 /// Puts the calling thread in the idle class; false when the system refuses.
@@ -44,15 +48,99 @@ pub fn idle_class_available() -> bool {
     })
 }
 
-/// Computing permits when `FABRIC_TCO_HEAVY_THREADS` is not set: every core when heavy threads
-/// run in the idle class, else the cores less one (at least one), so that request threads
-/// always find a core.
-pub fn default_permits() -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if idle_class_available() {
-        cores
-    } else {
-        cores.saturating_sub(1).max(1)
+/// Where heavy work runs: its computing permits and the class of its threads.
+#[derive(Debug, Clone)]
+pub struct Heavy {
+    slots: Arc<Semaphore>,
+    total: usize,
+    idle: bool,
+}
+
+impl Heavy {
+    /// `threads` computing permits, by default every core when heavy threads run in the idle
+    /// class, else the cores less one (at least one), so that request threads always find a
+    /// core.
+    pub fn new(threads: Option<usize>, priority: Priority) -> Heavy {
+        let idle = priority == Priority::Idle && idle_class_available();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let default = if idle {
+            cores
+        } else {
+            cores.saturating_sub(1).max(1)
+        };
+        let total = threads.unwrap_or(default).max(1);
+        Heavy {
+            slots: Arc::new(Semaphore::new(total)),
+            total,
+            idle,
+        }
+    }
+
+    /// Computing permits in all.
+    pub fn threads(&self) -> usize {
+        self.total
+    }
+
+    /// Whether heavy threads run in the idle class.
+    pub fn idle(&self) -> bool {
+        self.idle
+    }
+
+    /// One permit (waiting for it), and every other one free now: alone, a sweep or analysis
+    /// computes on every permit; beside others, on what they leave. It never waits for more
+    /// than one, so work admitted together shares the permits in turn. It holds them all to
+    /// its end, its single-threaded steps included (a sweep's bisections, an analysis's
+    /// tornado).
+    pub async fn permits(&self) -> Result<Permits, ApiError> {
+        let first = Arc::clone(&self.slots)
+            .acquire_owned()
+            .await
+            .map_err(|e| ApiError::internal(&e))?;
+        let mut held = vec![first];
+        while let Ok(p) = Arc::clone(&self.slots).try_acquire_owned() {
+            held.push(p);
+        }
+        Ok(Permits(held))
+    }
+
+    /// Runs `work` on a new heavy thread (threads it starts inherit its class) and gives its
+    /// result. A thread the system will not start is a 503 (retry); a panic in `work` is a 500.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
+        self.run_then_free(move || (work(), ())).await
+    }
+
+    /// [`Self::run`] for work that also leaves something to free (a sweep's rows, tens of
+    /// thousands of allocations): the answer is sent first, and the rest freed on the heavy
+    /// thread after it.
+    pub async fn run_then_free<T: Send + 'static, L>(
+        &self,
+        work: impl FnOnce() -> (T, L) + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let idle = self.idle;
+        std::thread::Builder::new()
+            .name("heavy".into())
+            .spawn(move || {
+                if idle {
+                    // Refused after all: the thread runs at normal priority.
+                    let _ = lower_this_thread();
+                }
+                let (answer, rest) = work();
+                let _ = tx.send(answer);
+                drop(rest);
+            })
+            .map_err(|e| {
+                ApiError::new(
+                    ErrorCode::Busy,
+                    format!("no thread for the computation ({e}); retry in a second"),
+                )
+                .with_retry_after(1)
+            })?;
+        rx.await
+            .map_err(|_| ApiError::internal(&"the computation stopped without an answer"))
     }
 }
 
@@ -60,58 +148,8 @@ pub fn default_permits() -> usize {
 pub struct Permits(Vec<OwnedSemaphorePermit>);
 
 impl Permits {
-    /// One permit of `slots` (waiting for it), and every other one free now: alone, a sweep or
-    /// analysis computes on every permit; beside others, on what they leave. It never waits for
-    /// more than one, so work admitted together shares the permits in turn.
-    pub async fn take(slots: &Arc<Semaphore>) -> Result<Permits, ApiError> {
-        let first = Arc::clone(slots)
-            .acquire_owned()
-            .await
-            .map_err(|e| ApiError::internal(&e))?;
-        let mut held = vec![first];
-        while let Ok(p) = Arc::clone(slots).try_acquire_owned() {
-            held.push(p);
-        }
-        Ok(Permits(held))
-    }
-
     /// Threads the work may compute on.
     pub fn threads(&self) -> usize {
         self.0.len()
     }
-}
-
-/// Runs `work` on a new thread in the idle class (threads it starts inherit the class) and
-/// gives its result. A thread the system will not start is a 503 (retry); a panic in `work`
-/// is a 500.
-pub async fn run<T: Send + 'static>(
-    work: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, ApiError> {
-    run_then_free(move || (work(), ())).await
-}
-
-/// [`run`] for work that also leaves something to free (a sweep's rows, tens of thousands of
-/// allocations): the answer is sent first, and the rest freed on the heavy thread after it.
-pub async fn run_then_free<T: Send + 'static, L>(
-    work: impl FnOnce() -> (T, L) + Send + 'static,
-) -> Result<T, ApiError> {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name("heavy".into())
-        .spawn(move || {
-            // Refused: the thread runs at normal priority (see the module docs).
-            let _ = lower_this_thread();
-            let (answer, rest) = work();
-            let _ = tx.send(answer);
-            drop(rest);
-        })
-        .map_err(|e| {
-            ApiError::new(
-                ErrorCode::Busy,
-                format!("no thread for the computation ({e}); retry in a second"),
-            )
-            .with_retry_after(1)
-        })?;
-    rx.await
-        .map_err(|_| ApiError::internal(&"the computation stopped without an answer"))
 }

@@ -41,19 +41,21 @@ pub struct AppState {
     /// Permits for sweeps and analyses admitted at once (`sheets::sweeps::MAX_CONCURRENT_SWEEPS`;
     /// more get a 503 busy).
     pub sweep_slots: Arc<tokio::sync::Semaphore>,
-    /// Permits for threads *computing* sweeps and analyses at once (`FABRIC_TCO_HEAVY_THREADS`,
-    /// by default [`heavy::default_permits`]): an analysis takes one, a sweep one and every
-    /// other free one; admitted work beyond them waits its turn (within its deadline).
-    pub heavy_slots: Arc<tokio::sync::Semaphore>,
+    /// Where sweeps and analyses compute: permits for the threads computing at once
+    /// (`FABRIC_TCO_HEAVY_THREADS`) and their scheduling class (`FABRIC_TCO_HEAVY_PRIORITY`).
+    /// A sweep or an analysis takes one permit and every other one free ([`heavy::Heavy`]);
+    /// admitted work beyond them waits its turn (within its deadline).
+    pub heavy: heavy::Heavy,
 }
 
 /// The plan for `req` from the live catalogs (through the memo), with warnings about failing
 /// remote catalog sources.
 ///
 /// A request with an uncertainty analysis (up to 100,000 samples, seconds of a core) runs on
-/// the blocking thread pool, at most [`sheets::sweeps::MAX_CONCURRENT_SWEEPS`] at once together
-/// with the sweeps (more get a 503 with `Retry-After`), and stops at 90% of the request
-/// deadline: it must not stall the other connections of this worker's event loop.
+/// heavy threads ([`heavy::Heavy`]: its samples over every free computing permit), at most
+/// [`sheets::sweeps::MAX_CONCURRENT_SWEEPS`] at once together with the sweeps (more get a 503
+/// with `Retry-After`), and stops at 90% of the request deadline: it must not stall the other
+/// connections of this worker's event loop.
 pub async fn plan_for(
     state: &AppState,
     req: &crate::plan::PlanRequest,
@@ -80,19 +82,21 @@ pub async fn plan_for(
             .with_retry_after(1)
         })?;
     let until = std::time::Instant::now() + state.request_deadline.mul_f64(0.9);
-    let permits = heavy::Permits::take(&state.heavy_slots).await?;
+    let permits = state.heavy.permits().await?;
     let plans = Arc::clone(&state.plans);
     let req = req.clone();
-    heavy::run(move || {
-        let effort = crate::plan::Effort {
-            deadline: Some(until),
-            threads: permits.threads(),
-        };
-        let _slots = (slot, permits);
-        plans.plan_until(&req, &set, &warnings, effort)
-    })
-    .await?
-    .map_err(ApiError::from)
+    state
+        .heavy
+        .run(move || {
+            let effort = crate::plan::Effort {
+                deadline: Some(until),
+                threads: permits.threads(),
+            };
+            let _slots = (slot, permits);
+            plans.plan_until(&req, &set, &warnings, effort)
+        })
+        .await?
+        .map_err(ApiError::from)
 }
 
 /// Registers every documented endpoint (each `#[utoipa::path]` handler).

@@ -177,18 +177,21 @@ impl PlanCache {
                 inner.seen_order.push_back((k, seq));
                 return Ok(built);
             }
+            // Evicted plans are freed after the lock is let go: the thread holding it may be a
+            // heavy one (an analysis), which the kernel runs last.
+            let mut evicted = Vec::new();
             if !inner.map.contains_key(&k) {
                 while inner.order.len() >= self.capacity {
                     match inner.order.pop_front() {
-                        Some(old) => {
-                            inner.map.remove(&old);
-                        }
+                        Some(old) => evicted.extend(inner.map.remove(&old)),
                         None => break,
                     }
                 }
                 inner.order.push_back(k);
                 inner.map.insert(k, Arc::clone(&built));
             }
+            drop(inner);
+            drop(evicted);
         }
         Ok(built)
     }

@@ -294,10 +294,12 @@ fn cheapest(p: &Plan) -> Option<Fabric> {
 /// input's value, then the second's on grids); each thread calls it once, so what a plan
 /// function remembers between points (a sizing memo) is its own.
 ///
-/// The grid's points are computed on up to `workers` threads
-/// ([`crate::parallel::map_in_order`]); the bisections then run on the calling thread. The
-/// answer is the one a single thread gives: rows in grid order, the same crossovers, the same
-/// plan count, and of several failing points the error of the first in grid order.
+/// Slice by slice (a grid's values of the second input; one slice without it), the slice's
+/// points are computed on up to `workers` threads ([`crate::parallel::map_in_order`]), then
+/// its bisections on the calling thread. The answer is the one a single thread gives: rows in
+/// grid order, the same crossovers, the same plan count and budget (`too_many_plans` where one
+/// thread would run out of plans), and of several failing points the error of the first one
+/// thread would meet.
 pub fn run<E, F>(
     spec: &Spec,
     workers: usize,
@@ -312,33 +314,39 @@ where
         Some(b) => b.values.iter().copied().map(Some).collect(),
         None => vec![None],
     };
-    let points: Vec<(f64, Option<f64>)> = slices
-        .iter()
-        .flat_map(|&v2| first.values.iter().map(move |&v| (v, v2)))
-        .collect();
-    // `Spec` keeps a grid within the budget; a sweep over it would be refused at its end.
-    if points.len() > MAX_PLANS {
-        return Err(too_many_plans());
-    }
-    let mut grid = crate::parallel::map_in_order(&points, workers, || {
-        let mut plan_at = make_plan_at();
-        Ok(move |&(v, v2): &(f64, Option<f64>)| plan_at(v, v2).map(|p| Point::of(p, v, v2)))
-    })
-    .map_err(RunError::Plan)?
-    .into_iter();
-    let mut rows = Vec::with_capacity(points.len().saturating_mul(3));
+    let mut rows = Vec::with_capacity(
+        first
+            .values
+            .len()
+            .saturating_mul(slices.len())
+            .saturating_mul(3),
+    );
     let mut crossovers = Vec::new();
     let mut plan_at = make_plan_at();
-    // Plans counted as a single thread counts them: a slice's bisections may use what its
-    // grid and those before it left of the budget.
+    // Plans counted as one thread counts them, slice by slice: a slice's grid, then its
+    // bisections, each within what the slices before it left of the budget.
     let mut used = 0usize;
     for v2 in slices {
-        let mut winners: Vec<Option<Fabric>> = Vec::with_capacity(first.values.len());
-        for point in grid.by_ref().take(first.values.len()) {
+        let points: Vec<(f64, Option<f64>)> = first.values.iter().map(|&v| (v, v2)).collect();
+        // One thread would plan the points the budget allows and stop at the next one.
+        let allowed = MAX_PLANS.saturating_sub(used).min(points.len());
+        // A thread for every `POINTS_PER_THREAD` points at least: starting one costs about
+        // two plans, and a 5,000 × 2 grid would start 5,000 of them for nothing.
+        let threads = workers.min(allowed / POINTS_PER_THREAD).max(1);
+        let grid = crate::parallel::map_in_order(&points[..allowed], threads, || {
+            let mut plan_at = make_plan_at();
+            Ok(move |&(v, v2): &(f64, Option<f64>)| plan_at(v, v2).map(|p| Point::of(p, v, v2)))
+        })
+        .map_err(RunError::Plan)?;
+        if allowed < points.len() {
+            return Err(too_many_plans());
+        }
+        used = used.saturating_add(points.len());
+        let mut winners: Vec<Option<Fabric>> = Vec::with_capacity(points.len());
+        for point in grid {
             rows.extend(point.rows);
             winners.push(point.win);
         }
-        used = used.saturating_add(first.values.len());
         for (i, pair) in winners.windows(2).enumerate() {
             let (Some(a_win), Some(b_win)) = (pair[0], pair[1]) else {
                 continue;
@@ -386,6 +394,9 @@ where
         plans_computed: used,
     })
 }
+
+/// Fewest grid points of a slice a thread is started for.
+const POINTS_PER_THREAD: usize = 16;
 
 fn too_many_plans<E>() -> RunError<E> {
     RunError::Sweep(SweepError {
@@ -753,5 +764,215 @@ mod tests {
                 other => panic!("{workers} threads: {other:?}"),
             }
         }
+    }
+
+    /// The sweep as one thread ran it before sweeps used several (9a76c2a, verbatim but the
+    /// name): the oracle for [`run`]'s order of work, budget and errors.
+    fn reference_run<E>(
+        spec: &Spec,
+        mut plan_at: impl FnMut(f64, Option<f64>) -> Result<Plan, E>,
+    ) -> Result<Outcome, RunError<E>> {
+        let used = std::cell::Cell::new(0usize);
+        let mut plan = |v: f64, v2: Option<f64>| -> Result<Plan, RunError<E>> {
+            used.set(used.get().saturating_add(1));
+            if used.get() > MAX_PLANS {
+                return Err(RunError::Sweep(SweepError {
+                    field: "steps".into(),
+                    code: ErrorCode::TooManyPlans,
+                    detail: format!(
+                        "this sweep needs more than {MAX_PLANS} plans (values plus bisection); use fewer values"
+                    ),
+                }));
+            }
+            plan_at(v, v2).map_err(RunError::Plan)
+        };
+        let first = &spec.first;
+        let slices: Vec<Option<f64>> = match &spec.second {
+            Some(b) => b.values.iter().copied().map(Some).collect(),
+            None => vec![None],
+        };
+        let mut rows = Vec::new();
+        let mut crossovers = Vec::new();
+        for v2 in slices {
+            let mut winners: Vec<Option<Fabric>> = Vec::with_capacity(first.values.len());
+            for &v in &first.values {
+                let mut p = plan(v, v2)?;
+                let win = cheapest(&p);
+                let plan_id: Arc<str> = Arc::from(std::mem::take(&mut p.plan_id));
+                let warnings: Arc<[String]> = Arc::from(std::mem::take(&mut p.warnings));
+                // Infeasible fabrics have no cost: no row.
+                rows.extend(p.fabrics.iter().filter_map(|f| {
+                    Some(SweepRow {
+                        value: v,
+                        value2: v2,
+                        fabric: f.fabric,
+                        total_cost_usd: f.total_cost_usd?,
+                        capex_usd: f.capex.as_ref()?.total_usd,
+                        tco_usd: f.tco.as_ref()?.total_usd,
+                        gpu_idle_fraction: f.performance.as_ref()?.gpu_idle_fraction,
+                        gpu_idle_cost_usd: f.gpu_idle.as_ref()?.cost_total_usd,
+                        cheapest: win.is_none_or(|w| w == f.fabric),
+                        plan_id: Arc::clone(&plan_id),
+                        warnings: Arc::clone(&warnings),
+                    })
+                }));
+                winners.push(win);
+            }
+            for (i, pair) in winners.windows(2).enumerate() {
+                let (Some(a_win), Some(b_win)) = (pair[0], pair[1]) else {
+                    continue;
+                };
+                if a_win == b_win {
+                    continue;
+                }
+                let (a, b) = (first.values[i], first.values[i + 1]);
+                let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
+                // Bisect only when the whole refinement fits in the plan budget; otherwise report
+                // the grid value rather than fail after the work is done.
+                let needed = (b - a).max(1.0).log2().ceil() as usize;
+                let exact = first.bisect && used.get().saturating_add(needed) <= MAX_PLANS;
+                if exact {
+                    while hi - lo > 1.0 {
+                        let mid = (lo + ((hi - lo) / 2.0).floor()).round();
+                        let w = cheapest(&plan(mid, v2)?);
+                        if w == Some(a_win) {
+                            lo = mid;
+                        } else {
+                            hi = mid;
+                            hi_win = w.unwrap_or(b_win);
+                        }
+                    }
+                }
+                crossovers.push(Crossover {
+                    input: first.name.clone(),
+                    between: [a, b],
+                    value: hi,
+                    exact,
+                    from_fabric: a_win,
+                    to_fabric: hi_win,
+                    input2: spec.second.as_ref().map(|s| s.name.clone()),
+                    value2: v2,
+                });
+            }
+        }
+        Ok(Outcome {
+            rows,
+            crossovers,
+            plans_computed: used.get(),
+        })
+    }
+
+    /// [`run`] on any number of threads against [`reference_run`] on synthetic plans (a real
+    /// plan, its id and cheapest fabric set per point, a crossover in every slice): grids that
+    /// run out of plans in their grid or in their bisections, grids whose bisection midpoint and
+    /// a later grid point both fail, and one input with failing points.
+    #[test]
+    fn run_is_the_one_thread_sweep_of_before() {
+        let cats = CatalogSet::embedded().expect("catalog");
+        let req: PlanRequest = serde_json::from_value(serde_json::json!({
+            "gpus": 1024, "fabrics": ["infiniband", "roce"]
+        }))
+        .expect("request");
+        let model = build_plan(&req, &cats).expect("plan");
+        let fails = |v: f64, v2: Option<f64>| {
+            // The first bisection midpoint of the first slice (its crossover lies between 900
+            // and 1,000) and a grid point of the third.
+            (v == 950.0 && v2 == Some(0.0)) || (v == 100.0 && v2 == Some(2.0))
+        };
+        let plan_at = |failing: bool| {
+            let model = &model;
+            move |v: f64, v2: Option<f64>| -> Result<Plan, String> {
+                if failing && fails(v, v2) {
+                    return Err(format!("no plan at {v}, {v2:?}"));
+                }
+                let mut p = model.clone();
+                p.plan_id = format!("{v}/{v2:?}");
+                let flip = 1000.0 + 7.0 * v2.unwrap_or(0.0);
+                if let Some(c) = p.comparison.as_mut() {
+                    c.cheapest_fabric = if v < flip {
+                        Fabric::Infiniband
+                    } else {
+                        Fabric::Roce
+                    };
+                }
+                Ok(p)
+            }
+        };
+        let shape = |r: Result<Outcome, RunError<String>>| match r {
+            Ok(o) => serde_json::json!({
+                "rows": o.rows, "crossovers": o.crossovers, "plans": o.plans_computed
+            })
+            .to_string(),
+            Err(RunError::Sweep(e)) => format!("sweep error {e:?}"),
+            Err(RunError::Plan(e)) => format!("plan error {e}"),
+        };
+        let axis = |name: &str, values: Vec<f64>| Axis {
+            name: name.into(),
+            bisect: true,
+            values,
+        };
+        let hundreds: Vec<f64> = (0..100).map(|i| f64::from(i) * 100.0).collect();
+        let slices = |n: u32| (0..n).map(f64::from).collect::<Vec<f64>>();
+        let cases = [
+            // 10,000 grid points: the first slice's bisections leave too few for the last.
+            (
+                Spec::new(
+                    axis("gpus", hundreds.clone()),
+                    Some(axis("economics.years", slices(100))),
+                ),
+                false,
+            ),
+            // Two values a slice, 5,000 slices: bisections eat the budget long before the end.
+            (
+                Spec::new(
+                    axis("gpus", vec![16.0, 4096.0]),
+                    Some(axis("economics.years", slices(5000))),
+                ),
+                false,
+            ),
+            // A few slices: the first slice's midpoint fails before the third slice's point.
+            (
+                Spec::new(
+                    axis("gpus", hundreds.clone()),
+                    Some(axis("economics.years", slices(4))),
+                ),
+                true,
+            ),
+            (
+                Spec::new(
+                    axis("gpus", hundreds.clone()),
+                    Some(axis("economics.years", slices(4))),
+                ),
+                false,
+            ),
+            (Spec::new(axis("gpus", hundreds), None), false),
+        ];
+        let mut seen = Vec::new();
+        for (spec, failing) in cases {
+            let spec = spec.expect("spec");
+            let want = shape(reference_run(&spec, plan_at(failing)));
+            for workers in [1, 2, 3, 8] {
+                let got = shape(run(&spec, workers, || plan_at(failing)));
+                // Both answers are up to megabytes: shown by their starts.
+                let start = |t: &str| t.chars().take(300).collect::<String>();
+                assert!(
+                    got == want,
+                    "{workers} threads: {} against {}",
+                    start(&got),
+                    start(&want)
+                );
+            }
+            seen.push(want.chars().take(40).collect::<String>());
+        }
+        // The cases reach what they are for: two budget errors, the midpoint's error, answers.
+        assert!(
+            seen[0].starts_with("sweep error") && seen[1].starts_with("sweep error"),
+            "{seen:?}"
+        );
+        assert!(seen[2].starts_with("plan error no plan at 950"), "{seen:?}");
+        assert!(
+            seen[3].starts_with('{') && seen[4].starts_with('{'),
+            "{seen:?}"
+        );
     }
 }

@@ -834,7 +834,7 @@ async fn value_of_the_cheapest_fabric() {
 /// to bisect, a sweep whose points fail, and an uncertainty analysis.
 #[tokio::test]
 async fn a_sweep_on_four_threads_is_the_one_thread_sweep() {
-    let with_threads = |n: usize| {
+    let with_threads = |n: usize, priority: fabric_tco::config::HeavyPriority| {
         let store = std::sync::Arc::new(fabric_tco::catalog::store::CatalogStore::new(
             fabric_tco::catalog::CatalogSet::embedded().expect("embedded catalog"),
             &[],
@@ -843,11 +843,14 @@ async fn a_sweep_on_four_threads_is_the_one_thread_sweep() {
             store,
             fabric_tco::ServerOptions {
                 heavy_threads: Some(n),
+                heavy_priority: priority,
                 ..Default::default()
             },
         )
     };
-    let (one, four) = (with_threads(1).await, with_threads(4).await);
+    // One thread in the idle class, four at normal priority (`FABRIC_TCO_HEAVY_PRIORITY`).
+    let one = with_threads(1, fabric_tco::config::HeavyPriority::Idle).await;
+    let four = with_threads(4, fabric_tco::config::HeavyPriority::Normal).await;
     for path in [
         "/v1/sweeps?fabrics=infiniband,roce,roce_adaptive&vary=gpus&from=16&to=4096&steps=200",
         "/v1/sweeps?fabrics=infiniband,roce&vary=gpus&from=16&to=2048&steps=40&vary2=economics.years&values2=1,3,7&format=csv",

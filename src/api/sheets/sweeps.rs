@@ -359,6 +359,17 @@ fn plan_at(
     .map_err(at_value)
 }
 
+/// A sweep past its time budget (90 % of the request deadline).
+fn too_slow(limit: Duration) -> ApiError {
+    ApiError::new(
+        ErrorCode::SweepTooSlow,
+        format!(
+            "the sweep did not finish within its {:.1} s time budget; use fewer values",
+            limit.as_secs_f64()
+        ),
+    )
+}
+
 /// Runs the sweep and shapes the answer: each row also carries the varied inputs under their
 /// own names (`"gpus": 1024`).
 fn run(
@@ -383,13 +394,7 @@ fn run(
             if let Some((until, limit)) = budget
                 && Instant::now() >= until
             {
-                return Err(ApiError::new(
-                    ErrorCode::SweepTooSlow,
-                    format!(
-                        "the sweep did not finish within its {:.1} s time budget; use fewer values",
-                        limit.as_secs_f64()
-                    ),
-                ));
+                return Err(too_slow(limit));
             }
             plan_at(base, c, catalogs, memo.as_mut(), v, v2)
         }
@@ -435,9 +440,13 @@ pub struct Computed {
     pub result: SweepResult,
     slot: tokio::sync::OwnedSemaphorePermit,
     permits: heavy::Permits,
+    heavy: heavy::Heavy,
+    /// The end of its time budget, and the budget.
+    until: Instant,
+    limit: Duration,
 }
 
-/// Runs a sweep on heavy threads ([`heavy::run`]): up to 10,000 plans take up to a second of
+/// Runs a sweep on heavy threads ([`heavy::Heavy::run`]): up to 10,000 plans take up to a second of
 /// CPU, which must not stall the other connections of this worker's event loop.
 ///
 /// At most [`MAX_CONCURRENT_SWEEPS`] are admitted at once, computing or encoding (more get a
@@ -449,7 +458,8 @@ async fn run_blocking(
     checked: Checked,
     state: &AppState,
 ) -> Result<Computed, ApiError> {
-    // A permit, released when the blocking work ends (not when the request does).
+    // A place among the sweeps admitted at once, given back when the answer is encoded (not
+    // when the request ends).
     let slot = Arc::clone(&state.sweep_slots)
         .try_acquire_owned()
         .map_err(|_| {
@@ -462,26 +472,33 @@ async fn run_blocking(
     let set = state.catalogs.current();
     let limit = state.request_deadline.mul_f64(0.9);
     let until = Instant::now() + limit;
-    // Computing: a permit of `AppState::heavy_slots` (the wait counts against the time budget).
-    let permits = heavy::Permits::take(&state.heavy_slots).await?;
-    heavy::run(move || {
-        let result = run(
-            base,
-            &checked,
-            &set,
-            Some((until, limit)),
-            permits.threads(),
-        )?;
-        Ok(Computed {
-            result,
-            slot,
-            permits,
+    // Computing: permits of `AppState::heavy` (the wait counts against the time budget).
+    let permits = state.heavy.permits().await?;
+    let heavy = state.heavy.clone();
+    state
+        .heavy
+        .run(move || {
+            let result = run(
+                base,
+                &checked,
+                &set,
+                Some((until, limit)),
+                permits.threads(),
+            )?;
+            Ok(Computed {
+                result,
+                slot,
+                permits,
+                heavy,
+                until,
+                limit,
+            })
         })
-    })
-    .await?
+        .await?
 }
 
-/// Most sweeps computing at once (each can take a second of a core).
+/// Most sweeps and uncertainty analyses admitted at once, computing or encoding (each can take
+/// a second of a core).
 pub const MAX_CONCURRENT_SWEEPS: usize = 4;
 
 /// The varied value as the row shows it: integers as integers.
@@ -495,22 +512,32 @@ fn json_value_out(kind: &Numeric, v: f64) -> Value {
     }
 }
 
-/// The answer, encoded on heavy threads ([`heavy::run`], JSON rows on every computing permit it
+/// The answer, encoded on heavy threads ([`heavy::Heavy::run_then_free`], JSON rows on every computing permit it
 /// gets): a 10,000-point sweep is ~30 MB of JSON, whose encoding takes tens of ms that must
 /// not stall this worker's event loop (measured by `benches/starve.py`: /healthz waited up to
 /// 485 ms behind it) nor, at normal priority, the request threads.
 async fn render(req: &HttpRequest, format: Format, c: Computed) -> Result<HttpResponse, ApiError> {
-    let (body, ct, tag) = heavy::run_then_free(move || {
-        let Computed {
-            result,
-            slot,
-            permits,
-        } = c;
-        let encoded = encode(format, &result, permits.threads());
-        drop((slot, permits));
-        (encoded, result)
-    })
-    .await??;
+    let heavy = c.heavy.clone();
+    let (body, ct, tag) = heavy
+        .run_then_free(move || {
+            let Computed {
+                result,
+                slot,
+                permits,
+                until,
+                limit,
+                ..
+            } = c;
+            let encoded = if Instant::now() >= until {
+                // Computed, but its time is up (its heavy threads waited for a core).
+                Err(too_slow(limit))
+            } else {
+                encode(format, &result, permits.threads())
+            };
+            drop((slot, permits));
+            (encoded, result)
+        })
+        .await??;
     Ok(respond(req, &tag, ct, body))
 }
 

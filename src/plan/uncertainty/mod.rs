@@ -659,6 +659,9 @@ fn spread(mut v: Vec<Decimal>) -> Result<Spread, PlanError> {
 /// Samples between two looks at the clock.
 const CLOCK_EVERY: u32 = 16;
 
+/// Samples a thread draws at a time (their totals in one vector).
+const SAMPLES_PER_BLOCK: u32 = 256;
+
 /// Runs the analysis on a prepared plan, its samples drawn on `effort.threads` threads (each
 /// sample's draws depend on its index alone: the answer is the same on any number); past
 /// `effort.deadline` it stops with `analysis_too_slow`.
@@ -673,32 +676,44 @@ pub fn analyse(
     let fabrics = engine.fabric_ids();
     let nf = fabrics.len();
     let n = spec.samples as usize;
-    let ks: Vec<u32> = (0..spec.samples).collect();
-    let samples = crate::parallel::map_in_order(&ks, effort.threads, || {
+    // Blocks of samples, a thread taking runs of them: each block's totals in one vector (not
+    // one per sample), read back in sample order.
+    let blocks: Vec<std::ops::Range<u32>> = (0..spec.samples.div_ceil(SAMPLES_PER_BLOCK))
+        .map(|b| {
+            let start = b.saturating_mul(SAMPLES_PER_BLOCK);
+            start..start.saturating_add(SAMPLES_PER_BLOCK).min(spec.samples)
+        })
+        .collect();
+    let blocks = crate::parallel::map_in_order(&blocks, effort.threads, || {
         let mut engine = Engine::new(prepared, catalogs, &spec.targets)?;
         let mut values = vec![0.0; spec.targets.len()];
-        Ok(move |&k: &u32| {
-            if k % CLOCK_EVERY == 0
-                && let Some(d) = effort.deadline
-                && std::time::Instant::now() > d
-            {
-                return Err(PlanError::field(
-                    "/uncertainty/samples",
-                    ErrorCode::AnalysisTooSlow,
-                    format!(
-                        "the analysis had drawn {k} of {} samples when the request deadline came; ask for fewer samples or fewer request-level inputs",
-                        spec.samples
-                    ),
-                ));
+        Ok(move |block: &std::ops::Range<u32>| {
+            let mut totals = Vec::with_capacity(block.len().saturating_mul(nf));
+            for k in block.clone() {
+                if k % CLOCK_EVERY == 0
+                    && let Some(d) = effort.deadline
+                    && std::time::Instant::now() > d
+                {
+                    return Err(PlanError::field(
+                        "/uncertainty/samples",
+                        ErrorCode::AnalysisTooSlow,
+                        format!(
+                            "the analysis had not drawn its {} samples when the request deadline came; ask for fewer samples or fewer request-level inputs",
+                            spec.samples
+                        ),
+                    ));
+                }
+                for (v, t) in values.iter_mut().zip(&spec.targets) {
+                    *v = t
+                        .dist
+                        .quantile(draw::uniform(spec.seed, t.stream, u64::from(k)));
+                }
+                totals.extend(engine.eval(&values)?);
             }
-            for (v, t) in values.iter_mut().zip(&spec.targets) {
-                *v = t
-                    .dist
-                    .quantile(draw::uniform(spec.seed, t.stream, u64::from(k)));
-            }
-            engine.eval(&values)
+            Ok(totals)
         })
     })?;
+    let samples = blocks.iter().flat_map(|b| b.chunks(nf.max(1)));
     let mut cols: Vec<[Vec<Decimal>; 4]> = (0..nf)
         .map(|_| std::array::from_fn(|_| Vec::with_capacity(n)))
         .collect();
