@@ -74,6 +74,30 @@ fn number(
     }
 }
 
+/// A variable naming one of `choices` (each its words, the first the one the error message
+/// names); unset or empty is the first choice.
+fn choice<T: Copy>(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &str,
+    choices: &[(&[&str], T)],
+) -> Result<T, String> {
+    let text = get(name).unwrap_or_default();
+    let text = text.trim();
+    if text.is_empty()
+        && let Some(&(_, first)) = choices.first()
+    {
+        return Ok(first);
+    }
+    if let Some(&(_, value)) = choices.iter().find(|(words, _)| words.contains(&text)) {
+        return Ok(value);
+    }
+    let named: Vec<String> = choices
+        .iter()
+        .filter_map(|(words, _)| words.first().map(|w| format!("'{w}'")))
+        .collect();
+    Err(format!("{name}='{text}' must be {}", named.join(" or ")))
+}
+
 fn catalog_urls(text: Option<String>) -> Result<Vec<String>, String> {
     let Some(text) = text else {
         return Ok(Vec::new());
@@ -130,39 +154,30 @@ impl Settings {
         let catalog_urls = catalog_urls(get("FABRIC_TCO_CATALOG_URLS"))?;
         let refresh = number(&get, "FABRIC_TCO_CATALOG_REFRESH_SECS", 300, 0..=86_400)?;
         let timeout = number(&get, "FABRIC_TCO_CATALOG_TIMEOUT_SECS", 10, 1..=120)?;
-        let log_format = match get("FABRIC_TCO_LOG_FORMAT").as_deref().map(str::trim) {
-            None | Some("") | Some("text") => LogFormat::Text,
-            Some("json") => LogFormat::Json,
-            Some(other) => {
-                return Err(format!(
-                    "FABRIC_TCO_LOG_FORMAT='{other}' must be 'text' or 'json'"
-                ));
-            }
-        };
+        let log_format = choice(
+            &get,
+            "FABRIC_TCO_LOG_FORMAT",
+            &[(&["text"], LogFormat::Text), (&["json"], LogFormat::Json)],
+        )?;
         let keep_alive = number(&get, "FABRIC_TCO_KEEP_ALIVE_SECS", 5, 0..=300)?;
         let request_timeout = number(&get, "FABRIC_TCO_REQUEST_TIMEOUT_MS", 5_000, 100..=60_000)?;
         let shutdown = number(&get, "FABRIC_TCO_SHUTDOWN_SECS", 10, 0..=300)?;
         let plan_cache = number(&get, "FABRIC_TCO_PLAN_CACHE", 256, 0..=100_000)?;
         let deadline = number(&get, "FABRIC_TCO_REQUEST_DEADLINE_SECS", 30, 1..=600)?;
         let heavy_threads = number(&get, "FABRIC_TCO_HEAVY_THREADS", 0, 0..=256)?;
-        let heavy_priority = match get("FABRIC_TCO_HEAVY_PRIORITY").as_deref().map(str::trim) {
-            None | Some("") | Some("idle") => HeavyPriority::Idle,
-            Some("normal") => HeavyPriority::Normal,
-            Some(other) => {
-                return Err(format!(
-                    "FABRIC_TCO_HEAVY_PRIORITY='{other}' must be 'idle' or 'normal'"
-                ));
-            }
-        };
-        let expose_sources = match get("FABRIC_TCO_EXPOSE_SOURCES").as_deref().map(str::trim) {
-            None | Some("") | Some("false") | Some("0") => false,
-            Some("true") | Some("1") => true,
-            Some(other) => {
-                return Err(format!(
-                    "FABRIC_TCO_EXPOSE_SOURCES='{other}' must be 'true' or 'false'"
-                ));
-            }
-        };
+        let heavy_priority = choice(
+            &get,
+            "FABRIC_TCO_HEAVY_PRIORITY",
+            &[
+                (&["idle"], HeavyPriority::Idle),
+                (&["normal"], HeavyPriority::Normal),
+            ],
+        )?;
+        let expose_sources = choice(
+            &get,
+            "FABRIC_TCO_EXPOSE_SOURCES",
+            &[(&["false", "0"], false), (&["true", "1"], true)],
+        )?;
         Ok(Settings {
             bind,
             catalog_dir,
@@ -217,6 +232,31 @@ mod tests {
             Settings::from_lookup(|k| (k == "FABRIC_TCO_HEAVY_PRIORITY").then(|| "normal".into()))
                 .unwrap();
         assert_eq!(s.server.heavy_priority, HeavyPriority::Normal);
+    }
+
+    #[test]
+    fn choices_take_their_words_trimmed_and_name_them_when_wrong() {
+        let with = |k: &'static str, v: &'static str| {
+            Settings::from_lookup(move |n| (n == k).then(|| v.to_string()))
+        };
+        assert!(
+            with("FABRIC_TCO_EXPOSE_SOURCES", "1")
+                .unwrap()
+                .expose_sources
+        );
+        assert!(
+            !with("FABRIC_TCO_EXPOSE_SOURCES", " ")
+                .unwrap()
+                .expose_sources
+        );
+        assert_eq!(
+            with("FABRIC_TCO_LOG_FORMAT", " json ").unwrap().log_format,
+            LogFormat::Json
+        );
+        assert_eq!(
+            with("FABRIC_TCO_EXPOSE_SOURCES", "yes").unwrap_err(),
+            "FABRIC_TCO_EXPOSE_SOURCES='yes' must be 'false' or 'true'"
+        );
     }
 
     #[test]
