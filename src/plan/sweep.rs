@@ -324,10 +324,15 @@ where
     let mut crossovers = Vec::new();
     let mut plan_at = make_plan_at();
     // Plans counted as one thread counts them, slice by slice: a slice's grid, then its
-    // bisections, each within what the slices before it left of the budget.
+    // bisections, each within what the slices before it left of the budget. Without bisection
+    // only the grid counts (and `Spec` keeps it within the budget): it is planned at once.
     let mut used = 0usize;
-    for v2 in slices {
-        let points: Vec<(f64, Option<f64>)> = first.values.iter().map(|&v| (v, v2)).collect();
+    let per_batch = if first.bisect { 1 } else { slices.len().max(1) };
+    for batch in slices.chunks(per_batch) {
+        let points: Vec<(f64, Option<f64>)> = batch
+            .iter()
+            .flat_map(|&v2| first.values.iter().map(move |&v| (v, v2)))
+            .collect();
         // One thread would plan the points the budget allows and stop at the next one.
         let allowed = MAX_PLANS.saturating_sub(used).min(points.len());
         // A thread for every `POINTS_PER_THREAD` points at least: starting one costs about
@@ -342,50 +347,53 @@ where
             return Err(too_many_plans());
         }
         used = used.saturating_add(points.len());
-        let mut winners: Vec<Option<Fabric>> = Vec::with_capacity(points.len());
-        for point in grid {
-            rows.extend(point.rows);
-            winners.push(point.win);
-        }
-        for (i, pair) in winners.windows(2).enumerate() {
-            let (Some(a_win), Some(b_win)) = (pair[0], pair[1]) else {
-                continue;
-            };
-            if a_win == b_win {
-                continue;
+        let mut grid = grid.into_iter();
+        for &v2 in batch {
+            let mut winners: Vec<Option<Fabric>> = Vec::with_capacity(first.values.len());
+            for point in grid.by_ref().take(first.values.len()) {
+                rows.extend(point.rows);
+                winners.push(point.win);
             }
-            let (a, b) = (first.values[i], first.values[i + 1]);
-            let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
-            // Bisect only when the whole refinement fits in the plan budget; otherwise report
-            // the grid value rather than fail after the work is done.
-            let needed = (b - a).max(1.0).log2().ceil() as usize;
-            let exact = first.bisect && used.saturating_add(needed) <= MAX_PLANS;
-            if exact {
-                while hi - lo > 1.0 {
-                    used = used.saturating_add(1);
-                    if used > MAX_PLANS {
-                        return Err(too_many_plans());
-                    }
-                    let mid = (lo + ((hi - lo) / 2.0).floor()).round();
-                    let w = cheapest(&plan_at(mid, v2).map_err(RunError::Plan)?);
-                    if w == Some(a_win) {
-                        lo = mid;
-                    } else {
-                        hi = mid;
-                        hi_win = w.unwrap_or(b_win);
+            for (i, pair) in winners.windows(2).enumerate() {
+                let (Some(a_win), Some(b_win)) = (pair[0], pair[1]) else {
+                    continue;
+                };
+                if a_win == b_win {
+                    continue;
+                }
+                let (a, b) = (first.values[i], first.values[i + 1]);
+                let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
+                // Bisect only when the whole refinement fits in the plan budget; otherwise report
+                // the grid value rather than fail after the work is done.
+                let needed = (b - a).max(1.0).log2().ceil() as usize;
+                let exact = first.bisect && used.saturating_add(needed) <= MAX_PLANS;
+                if exact {
+                    while hi - lo > 1.0 {
+                        used = used.saturating_add(1);
+                        if used > MAX_PLANS {
+                            return Err(too_many_plans());
+                        }
+                        let mid = (lo + ((hi - lo) / 2.0).floor()).round();
+                        let w = cheapest(&plan_at(mid, v2).map_err(RunError::Plan)?);
+                        if w == Some(a_win) {
+                            lo = mid;
+                        } else {
+                            hi = mid;
+                            hi_win = w.unwrap_or(b_win);
+                        }
                     }
                 }
+                crossovers.push(Crossover {
+                    input: first.name.clone(),
+                    between: [a, b],
+                    value: hi,
+                    exact,
+                    from_fabric: a_win,
+                    to_fabric: hi_win,
+                    input2: spec.second.as_ref().map(|s| s.name.clone()),
+                    value2: v2,
+                });
             }
-            crossovers.push(Crossover {
-                input: first.name.clone(),
-                between: [a, b],
-                value: hi,
-                exact,
-                from_fabric: a_win,
-                to_fabric: hi_win,
-                input2: spec.second.as_ref().map(|s| s.name.clone()),
-                value2: v2,
-            });
         }
     }
     Ok(Outcome {
@@ -945,7 +953,29 @@ mod tests {
                 ),
                 false,
             ),
-            (Spec::new(axis("gpus", hundreds), None), false),
+            (Spec::new(axis("gpus", hundreds.clone()), None), false),
+            // Without bisection (a decimal first input) the grid is planned at once: the whole
+            // 10,000-point grid, and the same grid with a failing point.
+            (
+                Spec::new(
+                    Axis {
+                        bisect: false,
+                        ..axis("gpus", hundreds.clone())
+                    },
+                    Some(axis("economics.years", slices(100))),
+                ),
+                false,
+            ),
+            (
+                Spec::new(
+                    Axis {
+                        bisect: false,
+                        ..axis("gpus", hundreds)
+                    },
+                    Some(axis("economics.years", slices(100))),
+                ),
+                true,
+            ),
         ];
         let mut seen = Vec::new();
         for (spec, failing) in cases {
@@ -972,6 +1002,11 @@ mod tests {
         assert!(seen[2].starts_with("plan error no plan at 950"), "{seen:?}");
         assert!(
             seen[3].starts_with('{') && seen[4].starts_with('{'),
+            "{seen:?}"
+        );
+        assert!(seen[5].starts_with('{'), "{seen:?}");
+        assert!(
+            seen[6].starts_with("plan error no plan at 100, Some(2.0)"),
             "{seen:?}"
         );
     }
