@@ -93,7 +93,7 @@ pub struct ServerOptions {
     pub heavy_threads: Option<usize>,
     /// `FABRIC_TCO_HEAVY_PRIORITY` (default `idle`): the scheduling class of those threads,
     /// `idle` (Linux's `SCHED_IDLE`) or `normal`.
-    pub heavy_priority: api::heavy::Priority,
+    pub heavy_priority: config::HeavyPriority,
 }
 
 impl Default for ServerOptions {
@@ -106,7 +106,7 @@ impl Default for ServerOptions {
             plan_cache: plan::cache::DEFAULT_CAPACITY,
             request_deadline: Duration::from_secs(30),
             heavy_threads: None,
-            heavy_priority: api::heavy::Priority::Idle,
+            heavy_priority: config::HeavyPriority::Idle,
         }
     }
 }
@@ -126,9 +126,9 @@ pub fn build_server(
         heavy.threads(),
         match (heavy.idle(), options.heavy_priority) {
             (true, _) => "in the idle scheduling class (SCHED_IDLE)",
-            (false, api::heavy::Priority::Normal) =>
+            (false, config::HeavyPriority::Normal) =>
                 "at normal priority (FABRIC_TCO_HEAVY_PRIORITY)",
-            (false, api::heavy::Priority::Idle) => {
+            (false, config::HeavyPriority::Idle) => {
                 "at normal priority (the system refused the idle scheduling class)"
             }
         }
@@ -141,7 +141,7 @@ pub fn build_server(
         sweep_slots: Arc::new(tokio::sync::Semaphore::new(
             api::sheets::sweeps::MAX_CONCURRENT_SWEEPS,
         )),
-        heavy: heavy.clone(),
+        heavy,
     });
     let app = move || {
         App::new()

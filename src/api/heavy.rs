@@ -21,7 +21,7 @@ use thread_priority::{
 };
 
 use super::error::ApiError;
-pub use crate::config::HeavyPriority as Priority;
+use crate::config::HeavyPriority;
 use crate::error_code::ErrorCode;
 
 /// Puts the calling thread in the idle class; false when the system refuses.
@@ -60,8 +60,8 @@ impl Heavy {
     /// `threads` computing permits, by default every core when heavy threads run in the idle
     /// class, else the cores less one (at least one), so that request threads always find a
     /// core.
-    pub fn new(threads: Option<usize>, priority: Priority) -> Heavy {
-        let idle = priority == Priority::Idle && idle_class_available();
+    pub fn new(threads: Option<usize>, priority: HeavyPriority) -> Heavy {
+        let idle = priority == HeavyPriority::Idle && idle_class_available();
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let default = if idle {
             cores

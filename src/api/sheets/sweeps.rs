@@ -440,7 +440,6 @@ pub struct Computed {
     pub result: SweepResult,
     slot: tokio::sync::OwnedSemaphorePermit,
     permits: heavy::Permits,
-    heavy: heavy::Heavy,
     /// The end of its time budget, and the budget.
     until: Instant,
     limit: Duration,
@@ -474,7 +473,6 @@ async fn run_blocking(
     let until = Instant::now() + limit;
     // Computing: permits of `AppState::heavy` (the wait counts against the time budget).
     let permits = state.heavy.permits().await?;
-    let heavy = state.heavy.clone();
     state
         .heavy
         .run(move || {
@@ -489,7 +487,6 @@ async fn run_blocking(
                 result,
                 slot,
                 permits,
-                heavy,
                 until,
                 limit,
             })
@@ -516,9 +513,14 @@ fn json_value_out(kind: &Numeric, v: f64) -> Value {
 /// gets): a 10,000-point sweep is ~30 MB of JSON, whose encoding takes tens of ms that must
 /// not stall this worker's event loop (measured by `benches/starve.py`: /healthz waited up to
 /// 485 ms behind it) nor, at normal priority, the request threads.
-async fn render(req: &HttpRequest, format: Format, c: Computed) -> Result<HttpResponse, ApiError> {
-    let heavy = c.heavy.clone();
-    let (body, ct, tag) = heavy
+async fn render(
+    req: &HttpRequest,
+    state: &AppState,
+    format: Format,
+    c: Computed,
+) -> Result<HttpResponse, ApiError> {
+    let (body, ct, tag) = state
+        .heavy
         .run_then_free(move || {
             let Computed {
                 result,
@@ -526,7 +528,6 @@ async fn render(req: &HttpRequest, format: Format, c: Computed) -> Result<HttpRe
                 permits,
                 until,
                 limit,
-                ..
             } = c;
             let encoded = if Instant::now() >= until {
                 // Computed, but its time is up (its heavy threads waited for a core).
@@ -778,7 +779,7 @@ pub async fn get_sweep(
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
     let result = sweep_from_query(&q, &["format"], &state).await?;
-    render(&req, format, result).await
+    render(&req, &state, format, result).await
 }
 
 /// Sweep one plan input (JSON body).
@@ -830,7 +831,7 @@ pub async fn post_sweep(
     let result = run_blocking(base, spec, &state)
         .await
         .map_err(prefix_base)?;
-    render(&req, format, result).await
+    render(&req, &state, format, result).await
 }
 
 /// In a POST sweep, plan inputs live under `/base`.
