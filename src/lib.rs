@@ -12,6 +12,7 @@ pub mod config;
 pub mod cost;
 pub mod error_code;
 pub mod fabric;
+pub mod json;
 pub mod logging;
 pub mod parallel;
 pub mod perf;

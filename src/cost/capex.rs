@@ -40,14 +40,18 @@ pub struct LinePrice {
     #[serde(skip)]
     pub category: Category,
     /// Net price of one unit after the override or discounts, USD, rounded to cents.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub unit_price_usd: Decimal,
     /// `quantity × unit_price_usd`, USD, exact (no further rounding).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub extended_price_usd: Decimal,
     /// `true` when `prices.overrides` set the unit price (net; no discount applied).
     pub price_overridden: bool,
     /// Effective discount off list, a fraction in [0, 1] (0 when overridden).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub discount_fraction: Decimal,
     /// `quantity × power_w`, watts.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub extended_power_w: Decimal,
 }
 
@@ -168,18 +172,25 @@ impl<'a> CapexTotal<'a> {
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct Capex {
     /// NICs, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub nics_usd: Decimal,
     /// Switches, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub switches_usd: Decimal,
     /// Transceivers, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub optics_usd: Decimal,
     /// Cables, fibre and splitters, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub cables_usd: Decimal,
     /// One-off software licences, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub licenses_usd: Decimal,
     /// Hardware = NICs + switches + optics + cables (the base of support and spares), USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub hardware_usd: Decimal,
     /// Everything: hardware + licences, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub total_usd: Decimal,
 }
 

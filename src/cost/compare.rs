@@ -20,14 +20,19 @@ pub struct FabricDelta {
     /// The fabric compared with the cheapest one (the cheapest itself has all zeros).
     pub fabric: Fabric,
     /// capex.total_usd difference, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub capex_usd: Decimal,
     /// opex_per_year.total_usd difference, USD per year.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub opex_per_year_usd: Decimal,
     /// tco.total_usd difference, USD over the horizon.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub tco_usd: Decimal,
     /// gpu_idle.cost_total_usd difference, USD over the horizon.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub gpu_idle_usd: Decimal,
     /// total_cost_usd difference, USD over the horizon (≥ 0).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub total_usd: Decimal,
 }
 
@@ -44,14 +49,18 @@ pub struct BreakEven {
     /// The second cheapest fabric.
     pub runner_up_fabric: Fabric,
     /// The GPU-hour value used (economics.gpu_hour_usd), USD per GPU-hour.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub current_gpu_hour_usd: Decimal,
     /// GPU-hour value at which the two totals are equal, USD per GPU-hour (4 decimals); `null`
     /// when no positive value exists (one fabric is cheaper at every GPU-hour value).
+    #[serde(serialize_with = "crate::json::opt_decimal")]
     pub gpu_hour_usd: Option<Decimal>,
     /// Current idle_fraction(runner-up) − idle_fraction(cheapest), a fraction (6 decimals).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub idle_fraction_gap: Decimal,
     /// The value of that gap at which the totals would be equal (TCOs and GPU-hour value
     /// unchanged), a fraction (6 decimals); `null` when the GPU-hour value or busy GPU-hours are 0.
+    #[serde(serialize_with = "crate::json::opt_decimal")]
     pub break_even_idle_fraction_gap: Option<Decimal>,
 }
 

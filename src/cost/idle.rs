@@ -12,12 +12,16 @@ use super::money::{FRACTION_DP, HOURS_PER_YEAR, add, div, money, mul, rate, roun
 pub struct GpuIdle {
     /// Share of busy GPU time spent waiting on the network (performance model), a fraction
     /// rounded to 6 decimals; the value every cost here uses.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub idle_fraction: Decimal,
     /// idle_fraction × gpus × 8,760 h × busy_fraction, GPU-hours per year (2 decimals).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub gpu_hours_per_year: Decimal,
     /// round_cents(exact GPU-hours per year × gpu_hour_usd), USD per year.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub cost_per_year_usd: Decimal,
     /// cost_per_year_usd × years (undiscounted, like `tco.total_usd`), USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub cost_total_usd: Decimal,
     /// GPU-hours lost per year to network failures (interruptions × (checkpoint/2 + restart) ×
     /// job GPUs), a number. Not part of `gpu_hours_per_year` (the communication wait).
@@ -25,6 +29,7 @@ pub struct GpuIdle {
     /// `failure_gpu_hours_per_year` × the GPU-hour value, USD per year; included in
     /// `cost_per_year_usd` and `cost_total_usd`.
     #[schema(value_type = String)]
+    #[serde(serialize_with = "crate::json::decimal")]
     pub failure_cost_per_year_usd: Decimal,
 }
 

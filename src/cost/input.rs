@@ -69,8 +69,10 @@ pub struct BomLine {
     /// Units.
     pub quantity: u64,
     /// Catalog price of one unit, USD, before discounts.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub list_unit_price_usd: Decimal,
     /// Typical power of one unit, watts.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub power_w: Decimal,
 }
 
@@ -99,32 +101,45 @@ pub struct Economics {
     /// TCO horizon in years, 1..=15.
     pub years: u32,
     /// Yearly discount rate for the NPV, a fraction in [0, 1] (0.08 = 8 %).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub discount_rate: Decimal,
     /// Electricity price, USD per kWh (≥ 0).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub electricity_usd_per_kwh: Decimal,
     /// Power usage effectiveness, facility ÷ IT power (≥ 1).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub pue: Decimal,
     /// Hardware support per year as a fraction of hardware capex, [0, 1].
+    #[serde(serialize_with = "crate::json::decimal")]
     pub support_rate: Decimal,
     /// Fully loaded network engineer cost, USD per year (≥ 0).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub network_engineer_usd_per_year: Decimal,
     /// Fully loaded InfiniBand / HPC fabric specialist cost, USD per year (≥ 0).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub ib_specialist_usd_per_year: Decimal,
     /// GPUs per network FTE, either fabric (> 0).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub gpus_per_network_fte: Decimal,
     /// GPUs per additional InfiniBand specialist FTE, InfiniBand only (> 0).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub gpus_per_ib_specialist: Decimal,
     /// UFM licence, USD per NIC endpoint per year, InfiniBand only (≥ 0). `None` = no quote:
     /// the plan gets a "quote required" warning and UFM is left out, never a silent $0.
+    #[serde(serialize_with = "crate::json::opt_decimal")]
     pub ufm_usd_per_endpoint_per_year: Option<Decimal>,
     /// Ethernet NOS licence / subscription, USD per switch per year, Ethernet fabrics (≥ 0).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub ethernet_nos_usd_per_switch_per_year: Decimal,
     /// Spares budget per year as a fraction of hardware capex, [0, 1]
     /// (default [`crate::cost::DEFAULT_SPARES_RATE`]).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub spares_rate: Decimal,
     /// Value of one GPU-hour, USD (≥ 0): rental rate or owned cost.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub gpu_hour_usd: Decimal,
     /// Share of the year the cluster runs jobs, [0, 1].
+    #[serde(serialize_with = "crate::json::decimal")]
     pub busy_fraction: Decimal,
 }
 

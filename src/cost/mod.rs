@@ -65,10 +65,12 @@ pub struct FabricCost {
     /// GPU time lost waiting on the network, GPU-hours and USD.
     pub gpu_idle: GpuIdle,
     /// tco.total_usd + gpu_idle.cost_total_usd over the horizon (undiscounted), USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub total_cost_usd: Decimal,
     /// total_cost_usd ÷ useful GPU-hours over the horizon
     /// (gpus × 8,760 × busy_fraction × years × (1 − idle_fraction)): what the network costs per
     /// GPU-hour of real work, USD per hour (4 decimals); `null` when there are no useful hours.
+    #[serde(serialize_with = "crate::json::opt_decimal")]
     pub cost_per_useful_gpu_hour_usd: Option<Decimal>,
     /// Caveats for this fabric's numbers (e.g. UFM "quote required").
     pub warnings: Vec<String>,

@@ -18,21 +18,29 @@ const FTE_DP: u32 = 4;
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct OpexPerYear {
     /// Electricity: Σ(quantity × power_w) ÷ 1000 × 8,760 h × PUE × USD/kWh, USD per year.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub power_usd: Decimal,
     /// Hardware support: support_rate × hardware capex, USD per year.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub support_usd: Decimal,
     /// Staff: fractional FTEs × fully loaded salaries, USD per year.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub staff_usd: Decimal,
     /// Recurring licences: UFM per endpoint (InfiniBand, when priced) or NOS per switch
     /// (Ethernet), USD per year.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub licenses_usd: Decimal,
     /// Spares: spares_rate × hardware capex, USD per year.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub spares_usd: Decimal,
     /// power + support + staff + licences + spares, USD per year.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub total_usd: Decimal,
     /// IT power of the fabric, Σ(quantity × power_w), watts (before PUE).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub it_power_w: Decimal,
     /// Staff charged to the fabric, FTEs (fractional, 4 decimals).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub staff_fte: Decimal,
 }
 

@@ -13,16 +13,22 @@ pub struct TcoYear {
     /// Year number, 1-based.
     pub year: u32,
     /// Capex paid this year (all of it in year 1, at t = 0), USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub capex_usd: Decimal,
     /// Opex paid this year (at the end of the year), USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub opex_usd: Decimal,
     /// capex + opex, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub cost_usd: Decimal,
     /// Sum of `cost_usd` up to and including this year, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub cumulative_usd: Decimal,
     /// Present value of this year's cost: capex (undiscounted, t = 0) + round_cents(opex ÷ (1 + r)^year), USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub discounted_usd: Decimal,
     /// Sum of `discounted_usd` up to and including this year, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub cumulative_discounted_usd: Decimal,
 }
 
@@ -32,12 +38,15 @@ pub struct Tco {
     /// Horizon, years.
     pub years: u32,
     /// Discount rate used for `npv_usd` and `discounted_usd`, a fraction.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub discount_rate: Decimal,
     /// The schedule, one row per year.
     pub by_year: Vec<TcoYear>,
     /// Undiscounted TCO = capex + years × yearly opex = the last `cumulative_usd`, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub total_usd: Decimal,
     /// Net present cost = the last `cumulative_discounted_usd`, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub npv_usd: Decimal,
 }
 

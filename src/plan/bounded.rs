@@ -258,7 +258,9 @@ macro_rules! bounded_decimal {
         $(#[doc = $doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
         #[serde(transparent)]
-        pub struct $name(rust_decimal::Decimal);
+        pub struct $name(
+            #[serde(serialize_with = "crate::json::decimal")] rust_decimal::Decimal,
+        );
 
         impl $name {
             pub const UNIT: &'static str = $unit;

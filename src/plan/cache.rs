@@ -75,7 +75,7 @@ impl CachedPlan {
     pub fn json(&self) -> Result<Bytes, String> {
         self.json
             .get_or_init(|| {
-                serde_json::to_vec(&self.plan)
+                crate::json::to_vec(&self.plan)
                     .map(Bytes::from)
                     .map_err(|e| e.to_string())
             })
@@ -229,7 +229,7 @@ impl PlanCache {
             Some(id) => catalogs.get(id)?,
         };
         let mut h = Sha256::new();
-        h.update(serde_json::to_vec(req).ok()?);
+        h.update(crate::json::to_vec(req).ok()?);
         h.update(b"\n");
         h.update(catalog.sha256.as_bytes());
         for w in warnings {

@@ -110,6 +110,7 @@ pub struct DesignAlternative {
     pub core_switches: u64,
     /// Network capex of this design at the plan's prices (NICs, switches, optics, cables,
     /// one-off licences), USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub capex_usd: Decimal,
     /// True when the design meets the request: within `topology.max_tiers`, at or below the
     /// asked oversubscription, and (under `auto`) not rail-only; with a named
@@ -166,6 +167,7 @@ pub struct FabricPlan {
     pub gpu_idle: Option<GpuIdle>,
     /// tco.total_usd + gpu_idle.cost_total_usd, USD.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "crate::json::opt_decimal")]
     pub total_cost_usd: Option<Decimal>,
     /// total_cost_usd per useful GPU-hour over the horizon, USD; null when none (absent on
     /// infeasible fabrics).
@@ -365,7 +367,7 @@ impl SizingMemo {
             ..r.normalized.clone()
         };
         let mut h = Sha256::new();
-        h.update(serde_json::to_vec(&sizing_inputs).ok()?);
+        h.update(crate::json::to_vec(&sizing_inputs).ok()?);
         h.update(b"\n");
         h.update(r.catalog.sha256.as_bytes());
         Some(h.finalize().into())
@@ -1143,7 +1145,7 @@ pub fn plan_id(normalized: &PlanRequest, catalog_sha256: &str) -> String {
             return false;
         };
         text.clear();
-        let _ = serde_json::to_writer(&mut *text, normalized);
+        let _ = crate::json::to_writer(&mut text, normalized);
         h.update(text.as_slice());
         // A very large request (thousands of price overrides) does not pin its buffer.
         if text.capacity() > 1 << 16 {

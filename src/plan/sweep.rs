@@ -222,14 +222,18 @@ pub struct SweepRow {
     /// The fabric.
     pub fabric: Fabric,
     /// TCO + GPU-idle cost over the horizon, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub total_cost_usd: Decimal,
     /// Capex, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub capex_usd: Decimal,
     /// Network TCO over the horizon, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub tco_usd: Decimal,
     /// Fraction of GPU time lost to the network.
     pub gpu_idle_fraction: f64,
     /// GPU-idle cost over the horizon, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub gpu_idle_cost_usd: Decimal,
     /// True for the cheapest fabric (by total cost) at this point.
     pub cheapest: bool,

@@ -299,9 +299,9 @@ fn write_sweep_rows(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde_json::Re
             if j > 0 {
                 out.push(b',');
             }
-            serde_json::to_writer(&mut *out, &*n.name)?;
+            crate::json::to_writer(out, &*n.name)?;
             out.push(b':');
-            serde_json::to_writer(&mut *out, &n.value)?;
+            crate::json::to_writer(out, &n.value)?;
         }
         let r = &named.row;
         member(out, "value", &r.value)?;
@@ -319,7 +319,7 @@ fn write_sweep_rows(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde_json::Re
         out.extend_from_slice(b",\"warnings\":");
         if !last.is_some_and(|w| Arc::ptr_eq(w, &r.warnings)) {
             warnings_json.clear();
-            serde_json::to_writer(&mut warnings_json, &*r.warnings)?;
+            crate::json::to_writer(&mut warnings_json, &*r.warnings)?;
             last = Some(&r.warnings);
         }
         out.extend_from_slice(&warnings_json);
@@ -337,7 +337,7 @@ pub(crate) fn member<T: Serialize + ?Sized>(
     out.extend_from_slice(b",\"");
     out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"\":");
-    serde_json::to_writer(&mut *out, value)
+    crate::json::to_writer(out, value)
 }
 
 /// A sweep's rows as CSV: the varied inputs (`vary`, then `vary2` for a grid), then

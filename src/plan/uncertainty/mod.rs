@@ -103,9 +103,13 @@ pub struct InputUsed {
 /// each is one of the sampled values).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct Spread {
+    #[serde(serialize_with = "crate::json::decimal")]
     pub mean: Decimal,
+    #[serde(serialize_with = "crate::json::decimal")]
     pub p5: Decimal,
+    #[serde(serialize_with = "crate::json::decimal")]
     pub p50: Decimal,
+    #[serde(serialize_with = "crate::json::decimal")]
     pub p95: Decimal,
 }
 
@@ -120,6 +124,7 @@ pub struct FabricUncertainty {
     pub cheapest_samples: u32,
     /// Mean over the samples of (this fabric's total − the cheapest fabric's total): what
     /// choosing it costs, on average, against a buyer who knew the outcome, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub expected_regret_usd: Decimal,
     /// Total cost (network TCO + GPU-idle cost), USD.
     pub total_usd: Spread,
@@ -138,15 +143,20 @@ pub struct TornadoEntry {
     pub input: String,
     /// Unit of low, high and flips_at.
     pub unit: String,
+    #[serde(serialize_with = "crate::json::decimal")]
     pub low: Decimal,
+    #[serde(serialize_with = "crate::json::decimal")]
     pub high: Decimal,
     /// runner_up total − leader total with the input at `low`, USD (negative: the runner-up
     /// is cheaper there).
+    #[serde(serialize_with = "crate::json::decimal")]
     pub gap_at_low_usd: Decimal,
     /// The same with the input at `high`, USD.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub gap_at_high_usd: Decimal,
     /// |gap_at_high − gap_at_low|, USD: the bar's length; entries are sorted by it, largest
     /// first.
+    #[serde(serialize_with = "crate::json::decimal")]
     pub swing_usd: Decimal,
     /// The values of this input (others at their modes) at which the runner-up and the
     /// leader cost the same, within the input's allowed range; empty when none.
@@ -172,6 +182,7 @@ pub struct Uncertainty {
     pub runner_up: Option<Fabric>,
     /// runner_up total − leader total with every input at its mode, USD (the tornado's
     /// centre line; null with one feasible fabric).
+    #[serde(serialize_with = "crate::json::opt_decimal")]
     pub gap_at_modes_usd: Option<Decimal>,
     /// What drives the gap between leader and runner-up, largest swing first.
     pub tornado: Vec<TornadoEntry>,

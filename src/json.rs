@@ -1,0 +1,632 @@
+//! Compact JSON written faster than `serde_json` writes it, byte for byte the same text.
+//!
+//! A plan's answer is ~32 KB of JSON, about half of it field names and text. `serde_json`
+//! looks at every byte of every string, keys included, one at a time
+//! (`format_escaped_str`: 22 % of building and encoding a plan in a profile of
+//! `plan/1024_gpus_3_fabrics/build+json`), and `rust_decimal` writes each decimal a digit at a
+//! time with a 96-bit division per digit (14 %). Here strings are scanned eight bytes at a time
+//! for the three things JSON escapes (control characters, `"` and `\`), and
+//! [`decimal`] writes a decimal through its integer mantissa.
+//!
+//! Everything but the string scan is `serde_json`'s own: numbers and escapes go through its
+//! `CompactFormatter`, and any shape this writer does not take (a map key that is not text or an
+//! integer, say) is written by `serde_json` itself. `the_fast_json_is_serde_json` holds the
+//! output to `serde_json::to_vec` for plans, requests and every byte a string can hold.
+
+use rust_decimal::Decimal;
+use serde::ser::{self, Serialize, SerializeMap, SerializeSeq, SerializeStruct};
+use serde_json::ser::{CharEscape, CompactFormatter, Formatter};
+
+/// `value` as compact JSON: the bytes `serde_json::to_vec` gives.
+pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(128);
+    to_writer(&mut out, value)?;
+    Ok(out)
+}
+
+/// Appends `value` as compact JSON to `out`: the bytes `serde_json::to_writer` appends. On an
+/// error `out` is as it was.
+pub fn to_writer<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> serde_json::Result<()> {
+    let start = out.len();
+    if write(out, value).is_ok() {
+        return Ok(());
+    }
+    // A shape this writer leaves to serde_json, or the value's own error: serde_json answers.
+    out.truncate(start);
+    let r = serde_json::to_writer(&mut *out, value);
+    if r.is_err() {
+        out.truncate(start);
+    }
+    r
+}
+
+/// This writer alone: `Err` for a shape it leaves to serde_json (or the value's own error).
+fn write<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Done {
+    value.serialize(&mut Writer { out })
+}
+
+/// `#[serde(serialize_with = "crate::json::decimal")]`: the text rust_decimal's `Serialize`
+/// gives (`"-12.50"`: the sign, the digits, every place of the scale), written from the integer
+/// mantissa in one pass instead of a 96-bit division per digit.
+pub fn decimal<S: ser::Serializer>(d: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+    let mut buf = [0u8; DECIMAL_TEXT];
+    s.serialize_str(decimal_text(d, &mut buf))
+}
+
+/// [`decimal`] for an optional decimal (`null` when absent).
+pub fn opt_decimal<S: ser::Serializer>(d: &Option<Decimal>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => decimal(d, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// Longest decimal text: a sign, 29 digits of a 96-bit mantissa, a point and a leading zero.
+const DECIMAL_TEXT: usize = 40;
+
+/// `d` as `Decimal::to_string` writes it, in `buf`.
+pub fn decimal_text<'b>(d: &Decimal, buf: &'b mut [u8; DECIMAL_TEXT]) -> &'b str {
+    let mut digits = itoa::Buffer::new();
+    let m = digits.format(d.mantissa().unsigned_abs()).as_bytes();
+    let scale = d.scale() as usize;
+    let mut n = 0;
+    let mut put = |b: u8| {
+        if let Some(slot) = buf.get_mut(n) {
+            *slot = b;
+            n += 1;
+        }
+    };
+    if d.is_sign_negative() {
+        put(b'-');
+    }
+    if m.len() > scale {
+        let (whole, frac) = m.split_at(m.len() - scale);
+        whole.iter().for_each(|&b| put(b));
+        if scale > 0 {
+            put(b'.');
+            frac.iter().for_each(|&b| put(b));
+        }
+    } else {
+        put(b'0');
+        put(b'.');
+        (m.len()..scale).for_each(|_| put(b'0'));
+        m.iter().for_each(|&b| put(b));
+    }
+    // Only ASCII digits, a sign and a point were written.
+    std::str::from_utf8(buf.get(..n).unwrap_or_default()).unwrap_or_default()
+}
+
+/// Why this writer hands a value to serde_json (never seen by a caller).
+#[derive(Debug)]
+struct Declined;
+
+impl std::fmt::Display for Declined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("left to serde_json")
+    }
+}
+
+impl std::error::Error for Declined {}
+
+impl ser::Error for Declined {
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        Declined
+    }
+}
+
+type Done = Result<(), Declined>;
+
+struct Writer<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+/// Writing to a `Vec` cannot fail; the formatter's `io::Result` is always `Ok`.
+fn io(r: std::io::Result<()>) -> Done {
+    r.map_err(|_| Declined)
+}
+
+/// Lets through a word of eight bytes that holds no control character (< 0x20), `"` or `\`.
+#[inline]
+fn plain_word(w: u64) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    // Bytes below 0x20 (a byte ≥ 0x80 is never flagged: `!w` clears its high bit).
+    let control = w.wrapping_sub(ONES.wrapping_mul(0x20)) & !w & HIGH;
+    let quote = zero_byte(w ^ ONES.wrapping_mul(u64::from(b'"')));
+    let backslash = zero_byte(w ^ ONES.wrapping_mul(u64::from(b'\\')));
+    control | quote | backslash == 0
+}
+
+/// How JSON writes byte `b` inside a string, if it must be escaped (serde_json's table).
+#[inline]
+fn escape_of(b: u8) -> Option<CharEscape> {
+    Some(match b {
+        b'"' => CharEscape::Quote,
+        b'\\' => CharEscape::ReverseSolidus,
+        0x08 => CharEscape::Backspace,
+        0x09 => CharEscape::Tab,
+        0x0a => CharEscape::LineFeed,
+        0x0c => CharEscape::FormFeed,
+        0x0d => CharEscape::CarriageReturn,
+        0x00..=0x1f => CharEscape::AsciiControl(b),
+        _ => return None,
+    })
+}
+
+/// Bytes JSON escapes inside a string: control characters, `"` and `\\`.
+static ESCAPED: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+/// Where the first byte of `bytes` that JSON escapes is: eight bytes at a time, then one by one
+/// in the word that holds it and in the tail.
+#[inline]
+fn first_escaped(bytes: &[u8]) -> Option<usize> {
+    let words = bytes.chunks_exact(8);
+    let tail = words.remainder();
+    for (n, w) in words.enumerate() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(w);
+        if !plain_word(u64::from_ne_bytes(word)) {
+            return w
+                .iter()
+                .position(|&b| ESCAPED[usize::from(b)])
+                .map(|p| n * 8 + p);
+        }
+    }
+    let at = bytes.len() - tail.len();
+    tail.iter()
+        .position(|&b| ESCAPED[usize::from(b)])
+        .map(|p| at + p)
+}
+
+/// `s` as a JSON string, quotes included.
+#[inline]
+fn write_str(out: &mut Vec<u8>, s: &str) -> Done {
+    let mut rest = s.as_bytes();
+    out.reserve(rest.len() + 2);
+    out.push(b'"');
+    while let Some(p) = first_escaped(rest) {
+        let (run, from) = rest.split_at(p);
+        out.extend_from_slice(run);
+        let (&b, after) = from.split_first().ok_or(Declined)?;
+        io(CompactFormatter.write_char_escape(out, escape_of(b).ok_or(Declined)?))?;
+        rest = after;
+    }
+    out.extend_from_slice(rest);
+    out.push(b'"');
+    Ok(())
+}
+
+/// An array or object being written: whether an element has been written yet.
+struct Compound<'w, 'a> {
+    w: &'w mut Writer<'a>,
+    first: bool,
+    /// Closing bytes: `]`, `}`, or `]}` / `}}` for an enum variant's content.
+    close: &'static [u8],
+}
+
+impl Compound<'_, '_> {
+    fn comma(&mut self) {
+        if !std::mem::take(&mut self.first) {
+            self.w.out.push(b',');
+        }
+    }
+
+    fn end(self) -> Done {
+        self.w.out.extend_from_slice(self.close);
+        Ok(())
+    }
+}
+
+macro_rules! numbers {
+    ($($f:ident $t:ty => $write:ident),* $(,)?) => {
+        $(fn $f(self, v: $t) -> Done {
+            io(CompactFormatter.$write(self.out, v))
+        })*
+    };
+}
+
+impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
+    type Ok = ();
+    type Error = Declined;
+    type SerializeSeq = Compound<'w, 'a>;
+    type SerializeTuple = Compound<'w, 'a>;
+    type SerializeTupleStruct = Compound<'w, 'a>;
+    type SerializeTupleVariant = Compound<'w, 'a>;
+    type SerializeMap = Compound<'w, 'a>;
+    type SerializeStruct = Compound<'w, 'a>;
+    type SerializeStructVariant = Compound<'w, 'a>;
+
+    numbers!(
+        serialize_i8 i8 => write_i8, serialize_i16 i16 => write_i16,
+        serialize_i32 i32 => write_i32, serialize_i64 i64 => write_i64,
+        serialize_i128 i128 => write_i128, serialize_u8 u8 => write_u8,
+        serialize_u16 u16 => write_u16, serialize_u32 u32 => write_u32,
+        serialize_u64 u64 => write_u64, serialize_u128 u128 => write_u128,
+    );
+
+    fn serialize_bool(self, v: bool) -> Done {
+        io(CompactFormatter.write_bool(self.out, v))
+    }
+
+    fn serialize_f32(self, v: f32) -> Done {
+        if v.is_finite() {
+            io(CompactFormatter.write_f32(self.out, v))
+        } else {
+            self.serialize_unit()
+        }
+    }
+
+    fn serialize_f64(self, v: f64) -> Done {
+        if v.is_finite() {
+            io(CompactFormatter.write_f64(self.out, v))
+        } else {
+            self.serialize_unit()
+        }
+    }
+
+    fn serialize_char(self, v: char) -> Done {
+        write_str(self.out, v.encode_utf8(&mut [0; 4]))
+    }
+
+    fn serialize_str(self, v: &str) -> Done {
+        write_str(self.out, v)
+    }
+
+    fn serialize_bytes(self, v: &[u8]) -> Done {
+        let mut seq = self.serialize_seq(Some(v.len()))?;
+        v.iter().try_for_each(|b| seq.serialize_element(b))?;
+        SerializeSeq::end(seq)
+    }
+
+    fn serialize_none(self) -> Done {
+        self.serialize_unit()
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Done {
+        v.serialize(self)
+    }
+
+    fn serialize_unit(self) -> Done {
+        self.out.extend_from_slice(b"null");
+        Ok(())
+    }
+
+    fn serialize_unit_struct(self, _: &'static str) -> Done {
+        self.serialize_unit()
+    }
+
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Done {
+        write_str(self.out, variant)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> Done {
+        v.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        v: &T,
+    ) -> Done {
+        self.out.push(b'{');
+        write_str(self.out, variant)?;
+        self.out.push(b':');
+        v.serialize(&mut *self)?;
+        self.out.push(b'}');
+        Ok(())
+    }
+
+    fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'w, 'a>, Declined> {
+        self.out.push(b'[');
+        Ok(Compound {
+            w: self,
+            first: true,
+            close: b"]",
+        })
+    }
+
+    fn serialize_tuple(self, len: usize) -> Result<Compound<'w, 'a>, Declined> {
+        self.serialize_seq(Some(len))
+    }
+
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        len: usize,
+    ) -> Result<Compound<'w, 'a>, Declined> {
+        self.serialize_seq(Some(len))
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'w, 'a>, Declined> {
+        self.out.push(b'{');
+        write_str(self.out, variant)?;
+        self.out.extend_from_slice(b":[");
+        Ok(Compound {
+            w: self,
+            first: true,
+            close: b"]}",
+        })
+    }
+
+    fn serialize_map(self, _: Option<usize>) -> Result<Compound<'w, 'a>, Declined> {
+        self.out.push(b'{');
+        Ok(Compound {
+            w: self,
+            first: true,
+            close: b"}",
+        })
+    }
+
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Compound<'w, 'a>, Declined> {
+        self.serialize_map(Some(len))
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'w, 'a>, Declined> {
+        self.out.push(b'{');
+        write_str(self.out, variant)?;
+        self.out.extend_from_slice(b":{");
+        Ok(Compound {
+            w: self,
+            first: true,
+            close: b"}}",
+        })
+    }
+}
+
+impl ser::SerializeSeq for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Declined;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Done {
+        self.comma();
+        v.serialize(&mut *self.w)
+    }
+
+    fn end(self) -> Done {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeTuple for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Declined;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Done {
+        SerializeSeq::serialize_element(self, v)
+    }
+
+    fn end(self) -> Done {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeTupleStruct for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Declined;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Done {
+        SerializeSeq::serialize_element(self, v)
+    }
+
+    fn end(self) -> Done {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeTupleVariant for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Declined;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Done {
+        SerializeSeq::serialize_element(self, v)
+    }
+
+    fn end(self) -> Done {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeMap for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Declined;
+
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, k: &T) -> Done {
+        self.comma();
+        k.serialize(Key(&mut *self.w.out))?;
+        self.w.out.push(b':');
+        Ok(())
+    }
+
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Done {
+        v.serialize(&mut *self.w)
+    }
+
+    fn end(self) -> Done {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeStruct for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Declined;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Done {
+        SerializeMap::serialize_entry(self, key, v)
+    }
+
+    fn end(self) -> Done {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeStructVariant for Compound<'_, '_> {
+    type Ok = ();
+    type Error = Declined;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Done {
+        SerializeStruct::serialize_field(self, key, v)
+    }
+
+    fn end(self) -> Done {
+        Compound::end(self)
+    }
+}
+
+/// A map key: text, or an integer in quotes, as serde_json writes them; any other key is left
+/// to serde_json.
+struct Key<'a>(&'a mut Vec<u8>);
+
+macro_rules! integer_keys {
+    ($($f:ident $t:ty => $write:ident),* $(,)?) => {
+        $(fn $f(self, v: $t) -> Done {
+            self.0.push(b'"');
+            io(CompactFormatter.$write(self.0, v))?;
+            self.0.push(b'"');
+            Ok(())
+        })*
+    };
+}
+
+macro_rules! declined {
+    ($($f:ident($($t:ty),*)),* $(,)?) => {
+        $(fn $f(self, $(_: $t),*) -> Done {
+            Err(Declined)
+        })*
+    };
+}
+
+impl ser::Serializer for Key<'_> {
+    type Ok = ();
+    type Error = Declined;
+    type SerializeSeq = ser::Impossible<(), Declined>;
+    type SerializeTuple = ser::Impossible<(), Declined>;
+    type SerializeTupleStruct = ser::Impossible<(), Declined>;
+    type SerializeTupleVariant = ser::Impossible<(), Declined>;
+    type SerializeMap = ser::Impossible<(), Declined>;
+    type SerializeStruct = ser::Impossible<(), Declined>;
+    type SerializeStructVariant = ser::Impossible<(), Declined>;
+
+    integer_keys!(
+        serialize_i8 i8 => write_i8, serialize_i16 i16 => write_i16,
+        serialize_i32 i32 => write_i32, serialize_i64 i64 => write_i64,
+        serialize_i128 i128 => write_i128, serialize_u8 u8 => write_u8,
+        serialize_u16 u16 => write_u16, serialize_u32 u32 => write_u32,
+        serialize_u64 u64 => write_u64, serialize_u128 u128 => write_u128,
+    );
+
+    declined!(
+        serialize_bool(bool),
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_bytes(&[u8]),
+        serialize_none(),
+        serialize_unit(),
+        serialize_unit_struct(&'static str),
+    );
+
+    fn serialize_char(self, v: char) -> Done {
+        write_str(self.0, v.encode_utf8(&mut [0; 4]))
+    }
+
+    fn serialize_str(self, v: &str) -> Done {
+        write_str(self.0, v)
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Done {
+        Err(Declined)
+    }
+
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Done {
+        write_str(self.0, variant)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> Done {
+        v.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Done {
+        Err(Declined)
+    }
+
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Declined> {
+        Err(Declined)
+    }
+
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Declined> {
+        Err(Declined)
+    }
+
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, Declined> {
+        Err(Declined)
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Declined> {
+        Err(Declined)
+    }
+
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Declined> {
+        Err(Declined)
+    }
+
+    fn serialize_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStruct, Declined> {
+        Err(Declined)
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Declined> {
+        Err(Declined)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,301 @@
+//! The fast writer against serde_json: the same bytes for every value the service writes.
+
+use std::collections::BTreeMap;
+
+use rust_decimal::Decimal;
+use serde::{Serialize, Serializer};
+use serde_json::json;
+
+use super::{decimal, decimal_text, opt_decimal, to_vec, to_writer, write};
+use crate::catalog::CatalogSet;
+use crate::plan::{PlanRequest, build_plan};
+
+/// A deterministic stream of numbers (SplitMix64).
+struct Draws(u64);
+
+impl Draws {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// `v` is written by this writer itself (not handed to serde_json), as serde_json writes it.
+fn same<T: Serialize + ?Sized>(v: &T) {
+    let mut own = Vec::new();
+    assert!(write(&mut own, v).is_ok(), "left to serde_json");
+    same_text(v);
+    assert_eq!(own, serde_json::to_vec(v).expect("serde_json"));
+}
+
+/// `to_vec` gives serde_json's bytes, by whichever writer.
+fn same_text<T: Serialize + ?Sized>(v: &T) {
+    let want = serde_json::to_vec(v).expect("serde_json");
+    let got = to_vec(v).expect("fast");
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&want)
+    );
+}
+
+#[test]
+fn every_character_is_escaped_as_serde_json_escapes_it() {
+    // Each ASCII byte and a few wider characters, at every place within and across the
+    // eight-byte words the scan reads, alone and in runs.
+    let mut chars: Vec<char> = (0u8..=0x7f).map(char::from).collect();
+    chars.extend([
+        'é', '×', '≤', '€', '\u{2028}', '😀', '\u{7f}', '\u{80}', '\u{ffff}',
+    ]);
+    for &c in &chars {
+        for before in 0..17 {
+            for after in [0, 1, 7, 8, 9] {
+                let s = format!("{}{c}{}", "a".repeat(before), "b".repeat(after));
+                same(&s);
+                same(&format!("{s}{c}{c}{s}"));
+            }
+        }
+    }
+    same("");
+    same(&'"');
+    same(&'\n');
+    // Random text over a small alphabet heavy in the characters that are escaped.
+    let alphabet: Vec<char> = "ab\"\\\n\t\r\u{1}\u{1f} é×😀/\u{8}\u{c}".chars().collect();
+    let mut d = Draws(7);
+    for _ in 0..5_000 {
+        let len = (d.next() % 80) as usize;
+        let s: String = (0..len)
+            .map(|_| alphabet[(d.next() % alphabet.len() as u64) as usize])
+            .collect();
+        same(&s);
+    }
+}
+
+#[test]
+fn decimal_text_is_rust_decimal_text() {
+    let mut d = Draws(11);
+    let check = |v: Decimal| {
+        let mut buf = [0u8; super::DECIMAL_TEXT];
+        let text = decimal_text(&v, &mut buf).to_string();
+        assert_eq!(text, v.to_string(), "{v:?}");
+        // rust_decimal's Serialize writes the same text as a string.
+        assert_eq!(
+            format!("\"{text}\""),
+            serde_json::to_string(&v).expect("json")
+        );
+    };
+    for scale in 0..=28 {
+        for negative in [false, true] {
+            check(Decimal::from_parts(0, 0, 0, negative, scale));
+            check(Decimal::from_parts(
+                u32::MAX,
+                u32::MAX,
+                u32::MAX,
+                negative,
+                scale,
+            ));
+            for _ in 0..2_000 {
+                // Mantissas of every length, from one digit to 96 bits.
+                let bits = d.next() % 97;
+                let m = u128::from(d.next()) << 64 | u128::from(d.next());
+                let m = if bits == 0 { 0 } else { m >> (128 - bits) };
+                let lo = m as u32;
+                let mid = (m >> 32) as u32;
+                let hi = (m >> 64) as u32;
+                check(Decimal::from_parts(lo, mid, hi, negative, scale));
+            }
+        }
+    }
+}
+
+/// Every shape serde has, and the ones serde_json writes in its own way.
+#[derive(Serialize)]
+enum Shape {
+    Unit,
+    Newtype(u8),
+    Tuple(i32, f64),
+    Struct { a: Option<u8>, b: Vec<String> },
+}
+
+#[derive(Serialize)]
+struct Unit;
+
+#[derive(Serialize)]
+struct Wrapper(String);
+
+#[derive(Serialize)]
+struct Tuple(u16, &'static str);
+
+#[derive(Serialize)]
+struct Everything {
+    t: bool,
+    f: bool,
+    small: i8,
+    big: i128,
+    huge: u128,
+    neg: i64,
+    float: f64,
+    float32: f32,
+    nan: f64,
+    inf: f32,
+    tiny: f64,
+    ch: char,
+    none: Option<u32>,
+    some: Option<Option<u32>>,
+    unit: (),
+    unit_struct: Unit,
+    wrapper: Wrapper,
+    tuple: (u8, &'static str, [u8; 0]),
+    tuple_struct: Tuple,
+    empty: Vec<u8>,
+    #[serde(with = "serde_bytes_like")]
+    bytes: Vec<u8>,
+    shapes: Vec<Shape>,
+    by_name: BTreeMap<String, Shape>,
+    by_number: BTreeMap<u64, i8>,
+    by_signed: BTreeMap<i32, ()>,
+    by_char: BTreeMap<char, u8>,
+    by_variant: BTreeMap<Key, u8>,
+    by_wrapper: BTreeMap<KeyWrapper, u8>,
+    #[serde(serialize_with = "decimal")]
+    money: Decimal,
+    #[serde(serialize_with = "opt_decimal")]
+    some_money: Option<Decimal>,
+    #[serde(serialize_with = "opt_decimal")]
+    no_money: Option<Decimal>,
+    value: serde_json::Value,
+}
+
+#[derive(Serialize, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    First,
+    Second,
+}
+
+#[derive(Serialize, PartialEq, Eq, PartialOrd, Ord)]
+struct KeyWrapper(String);
+
+mod serde_bytes_like {
+    pub fn serialize<S: serde::Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(v)
+    }
+}
+
+#[test]
+fn every_shape_is_written_as_serde_json_writes_it() {
+    let e = Everything {
+        t: true,
+        f: false,
+        small: -128,
+        big: i128::MIN,
+        huge: u128::MAX,
+        neg: -1,
+        float: 0.1 + 0.2,
+        float32: 1.0e-7,
+        nan: f64::NAN,
+        inf: f32::NEG_INFINITY,
+        tiny: 5e-324,
+        ch: '\u{1}',
+        none: None,
+        some: Some(None),
+        unit: (),
+        unit_struct: Unit,
+        wrapper: Wrapper("w\"".into()),
+        tuple: (1, "two", []),
+        tuple_struct: Tuple(3, "four"),
+        empty: vec![],
+        bytes: vec![0, 255, 7],
+        shapes: vec![
+            Shape::Unit,
+            Shape::Newtype(9),
+            Shape::Tuple(-1, 2.5),
+            Shape::Struct {
+                a: None,
+                b: vec!["x".into(), String::new()],
+            },
+        ],
+        by_name: BTreeMap::from([
+            ("a\tb".to_string(), Shape::Unit),
+            (String::new(), Shape::Newtype(1)),
+        ]),
+        by_number: BTreeMap::from([(0, 1), (u64::MAX, -1)]),
+        by_signed: BTreeMap::from([(-5, ())]),
+        by_char: BTreeMap::from([('"', 1), ('é', 2)]),
+        by_variant: BTreeMap::from([(Key::First, 1), (Key::Second, 2)]),
+        by_wrapper: BTreeMap::from([(KeyWrapper("k".into()), 3)]),
+        money: Decimal::new(-12_345, 3),
+        some_money: Some(Decimal::new(5, 1)),
+        no_money: None,
+        value: json!({"a": [1, -2, 3.5, null, true, "s\u{0}"], "b": {}, "c": []}),
+    };
+    same(&e);
+    same(&Shape::Struct {
+        a: Some(1),
+        b: vec![],
+    });
+    same(&Vec::<Shape>::new());
+    same(&BTreeMap::<String, u8>::new());
+}
+
+#[test]
+fn what_this_writer_leaves_to_serde_json_is_written_by_serde_json() {
+    // Keys serde_json writes but this writer does not (true, a float), and keys serde_json
+    // refuses (a sequence): serde_json's answer either way, and nothing left in the buffer on
+    // an error.
+    let bool_keys = BTreeMap::from([(true, 1), (false, 2)]);
+    assert!(write(&mut Vec::new(), &bool_keys).is_err());
+    same_text(&bool_keys);
+    let float_keys: Vec<(f64, u8)> = vec![(1.5, 1)];
+    struct FloatKeys(Vec<(f64, u8)>);
+    impl Serialize for FloatKeys {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+        }
+    }
+    assert!(write(&mut Vec::new(), &FloatKeys(float_keys.clone())).is_err());
+    same_text(&FloatKeys(float_keys));
+    let mut out = b"kept".to_vec();
+    let bad = BTreeMap::from([(vec![1u8], 1u8)]);
+    assert!(to_writer(&mut out, &bad).is_err());
+    assert!(serde_json::to_vec(&bad).is_err());
+    assert_eq!(out, b"kept");
+    // A value's own error midway: the same error, the buffer as it was.
+    struct Fails;
+    impl Serialize for Fails {
+        fn serialize<S: Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom("no"))
+        }
+    }
+    let mut out = b"kept".to_vec();
+    let e = to_writer(&mut out, &(1, "two", Fails)).expect_err("fails");
+    assert_eq!(e.to_string(), "no");
+    assert_eq!(out, b"kept");
+}
+
+#[test]
+fn plans_and_requests_are_serde_json() {
+    let cats = CatalogSet::embedded().expect("catalog");
+    for v in [
+        json!({"gpus": 1}),
+        json!({"gpus": 16}),
+        json!({"gpus": 1024, "fabrics": ["infiniband", "roce", "roce_adaptive"]}),
+        json!({"gpus": 100_000}),
+        json!({"gpus": 2048, "gpu_model": "b200", "workload": {"preset": "moe-deepseek-v3"}}),
+        json!({"gpus": 512, "uncertainty": {"samples": 300, "seed": 3}}),
+        json!({"gpus": 64, "topology": {"design": "single_switch"}}),
+        json!({"gpus": 4096, "prices": {"overrides": {"nvidia-qm9700": "1000.5"}},
+               "economics": {"years": 7, "discount_rate": "0.0725"}}),
+    ] {
+        let req: PlanRequest = serde_json::from_value(v.clone()).expect("request");
+        same(&req);
+        match build_plan(&req, &cats) {
+            Ok(plan) => {
+                same(&plan);
+                same(&plan.inputs);
+            }
+            Err(e) => panic!("{v}: {e}"),
+        }
+    }
+}
