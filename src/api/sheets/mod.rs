@@ -152,7 +152,7 @@ pub async fn get_bom(
         &state,
         "-bom",
         |c| {
-            Ok(serde_json::to_vec(&bom_sheet(&c.plan))
+            Ok(crate::json::to_vec(&bom_sheet(&c.plan))
                 .map_err(internal)?
                 .into())
         },

@@ -548,7 +548,7 @@ async fn render(
 fn sweep_json(r: &SweepResult, threads: usize) -> serde_json::Result<Parts> {
     let mut head = Vec::with_capacity(64);
     head.extend_from_slice(b"{\"vary\":");
-    serde_json::to_writer(&mut head, &r.vary)?;
+    crate::json::to_writer(&mut head, &r.vary)?;
     if let Some(v2) = &r.vary2 {
         member(&mut head, "vary2", v2)?;
     }
