@@ -734,14 +734,14 @@ mod tests {
     fn short_money_in_integers_is_short_money_in_decimals() {
         // Amounts of 0 to 18 places, of every size from cents to 96-bit mantissas, both signs,
         // and the values either side of each unit's rounding and switching marks.
-        let mut next = xorshift(0x5eed_0f_5107);
+        let mut next = xorshift(0x005e_ed0f_5107);
         let mut amounts = Vec::new();
         for _ in 0..200_000 {
             let bits = next() % 97;
             let m = (u128::from(next()) << 64 | u128::from(next())) >> (128 - bits.max(1));
             let m = if bits == 0 { 0 } else { m };
             let scale = (next() % 19) as u32;
-            let negative = next() % 2 == 0;
+            let negative = next().is_multiple_of(2);
             amounts.push(Decimal::from_parts(
                 m as u32,
                 (m >> 32) as u32,
