@@ -10,7 +10,9 @@
 //!
 //! Everything but the string scan is `serde_json`'s own: numbers and escapes go through its
 //! `CompactFormatter`, and any shape this writer does not take (a map key that is not text or an
-//! integer, say) is written by `serde_json` itself. `the_fast_json_is_serde_json` holds the
+//! integer, say) is written by `serde_json` itself. One difference no derived or std
+//! `Serialize` can show: a hand-written one that announces a length of 0 and then writes
+//! elements gets valid JSON here, where serde_json closes the bracket at once. `the_fast_json_is_serde_json` holds the
 //! output to `serde_json::to_vec` for plans, requests and every byte a string can hold.
 
 use rust_decimal::Decimal;
@@ -176,11 +178,12 @@ fn first_escaped(bytes: &[u8]) -> Option<usize> {
     for (n, w) in words.enumerate() {
         let mut word = [0u8; 8];
         word.copy_from_slice(w);
-        if !plain_word(u64::from_ne_bytes(word)) {
-            return w
-                .iter()
-                .position(|&b| ESCAPED[usize::from(b)])
-                .map(|p| n * 8 + p);
+        // A flagged word is searched byte by byte; were the predicate ever to flag a word
+        // with nothing to escape, the scan goes on rather than ending (and copying the rest raw).
+        if !plain_word(u64::from_ne_bytes(word))
+            && let Some(p) = w.iter().position(|&b| ESCAPED[usize::from(b)])
+        {
+            return Some(n * 8 + p);
         }
     }
     let at = bytes.len() - tail.len();

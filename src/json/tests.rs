@@ -87,6 +87,10 @@ fn decimal_text_is_rust_decimal_text() {
         );
     };
     for scale in 0..=28 {
+        // Negative zero (`from_parts` makes a zero positive; a sign set afterwards stays).
+        let mut zero = Decimal::from_parts(0, 0, 0, false, scale);
+        zero.set_sign_negative(true);
+        check(zero);
         for negative in [false, true] {
             check(Decimal::from_parts(0, 0, 0, negative, scale));
             check(Decimal::from_parts(

@@ -1138,8 +1138,9 @@ pub fn plan_id(normalized: &PlanRequest, catalog_sha256: &str) -> String {
     }
     let mut h = Sha256::new();
     // Serialising a request to JSON cannot fail (its maps are keyed by strings or an enum, and
-    // `serde_json` writes a non-finite float as `null`). Were it to, the id would hash the part
-    // written so far (`to_vec`'s fallback hashed empty text instead): either way an id, no panic.
+    // a non-finite float is written as `null`). Were it to, the id would hash the empty text
+    // (`json::to_writer` leaves the buffer as it was) or, on the unbuffered path, the part
+    // written so far: either way an id, no panic.
     let buffered = TEXT.with(|cell| {
         let Ok(mut text) = cell.try_borrow_mut() else {
             return false;
