@@ -218,7 +218,28 @@ struct Compound<'w, 'a> {
     close: &'static [u8],
 }
 
-impl Compound<'_, '_> {
+impl<'w, 'a> Compound<'w, 'a> {
+    /// Starts an array or object (`bracket`), inside `{"variant":` for an enum variant's content;
+    /// `close` ends both.
+    fn open(
+        w: &'w mut Writer<'a>,
+        variant: Option<&'static str>,
+        bracket: u8,
+        close: &'static [u8],
+    ) -> Result<Self, Declined> {
+        if let Some(v) = variant {
+            w.out.push(b'{');
+            write_str(w.out, v)?;
+            w.out.push(b':');
+        }
+        w.out.push(bracket);
+        Ok(Compound {
+            w,
+            first: true,
+            close,
+        })
+    }
+
     fn comma(&mut self) {
         if !std::mem::take(&mut self.first) {
             self.w.out.push(b',');
@@ -333,12 +354,7 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
     }
 
     fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'w, 'a>, Declined> {
-        self.out.push(b'[');
-        Ok(Compound {
-            w: self,
-            first: true,
-            close: b"]",
-        })
+        Compound::open(self, None, b'[', b"]")
     }
 
     fn serialize_tuple(self, len: usize) -> Result<Compound<'w, 'a>, Declined> {
@@ -360,23 +376,11 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
         variant: &'static str,
         _: usize,
     ) -> Result<Compound<'w, 'a>, Declined> {
-        self.out.push(b'{');
-        write_str(self.out, variant)?;
-        self.out.extend_from_slice(b":[");
-        Ok(Compound {
-            w: self,
-            first: true,
-            close: b"]}",
-        })
+        Compound::open(self, Some(variant), b'[', b"]}")
     }
 
     fn serialize_map(self, _: Option<usize>) -> Result<Compound<'w, 'a>, Declined> {
-        self.out.push(b'{');
-        Ok(Compound {
-            w: self,
-            first: true,
-            close: b"}",
-        })
+        Compound::open(self, None, b'{', b"}")
     }
 
     fn serialize_struct(self, _: &'static str, len: usize) -> Result<Compound<'w, 'a>, Declined> {
@@ -390,14 +394,7 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
         variant: &'static str,
         _: usize,
     ) -> Result<Compound<'w, 'a>, Declined> {
-        self.out.push(b'{');
-        write_str(self.out, variant)?;
-        self.out.extend_from_slice(b":{");
-        Ok(Compound {
-            w: self,
-            first: true,
-            close: b"}}",
-        })
+        Compound::open(self, Some(variant), b'{', b"}}")
     }
 }
 
@@ -415,43 +412,30 @@ impl ser::SerializeSeq for Compound<'_, '_> {
     }
 }
 
-impl ser::SerializeTuple for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Declined;
+/// The compound traits that write as another does: a tuple's elements and fields as a
+/// sequence's elements, a struct variant's fields as a struct's.
+macro_rules! written_as {
+    ($($t:ident::$m:ident($($key:ident)?) => $via:ident::$vm:ident;)*) => {
+        $(impl ser::$t for Compound<'_, '_> {
+            type Ok = ();
+            type Error = Declined;
 
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Done {
-        SerializeSeq::serialize_element(self, v)
-    }
+            fn $m<T: Serialize + ?Sized>(&mut self, $($key: &'static str,)? v: &T) -> Done {
+                $via::$vm(self, $($key,)? v)
+            }
 
-    fn end(self) -> Done {
-        Compound::end(self)
-    }
+            fn end(self) -> Done {
+                Compound::end(self)
+            }
+        })*
+    };
 }
 
-impl ser::SerializeTupleStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Declined;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Done {
-        SerializeSeq::serialize_element(self, v)
-    }
-
-    fn end(self) -> Done {
-        Compound::end(self)
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Declined;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Done {
-        SerializeSeq::serialize_element(self, v)
-    }
-
-    fn end(self) -> Done {
-        Compound::end(self)
-    }
+written_as! {
+    SerializeTuple::serialize_element() => SerializeSeq::serialize_element;
+    SerializeTupleStruct::serialize_field() => SerializeSeq::serialize_element;
+    SerializeTupleVariant::serialize_field() => SerializeSeq::serialize_element;
+    SerializeStructVariant::serialize_field(key) => SerializeStruct::serialize_field;
 }
 
 impl ser::SerializeMap for Compound<'_, '_> {
@@ -480,19 +464,6 @@ impl ser::SerializeStruct for Compound<'_, '_> {
 
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Done {
         SerializeMap::serialize_entry(self, key, v)
-    }
-
-    fn end(self) -> Done {
-        Compound::end(self)
-    }
-}
-
-impl ser::SerializeStructVariant for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Declined;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Done {
-        SerializeStruct::serialize_field(self, key, v)
     }
 
     fn end(self) -> Done {
