@@ -15,6 +15,10 @@
 //! elements gets valid JSON here, where serde_json closes the bracket at once. `the_fast_json_is_serde_json` holds the
 //! output to `serde_json::to_vec` for plans, requests and every byte a string can hold.
 
+mod pick;
+
+pub use pick::pick;
+
 use rust_decimal::Decimal;
 use serde::ser::{self, Serialize, SerializeMap, SerializeSeq, SerializeStruct};
 use serde_json::ser::{CharEscape, CompactFormatter, Formatter};

@@ -96,9 +96,9 @@ async fn page(req: &HttpRequest, state: &AppState) -> HttpResponse {
     let plan = &cached.plan;
     let catalog = set.get(&plan.catalog.id).cloned();
     let gpus = gpu_ids(catalog.as_ref().unwrap_or(set.newest()));
-    let tree = cached.tree().ok().and_then(|t| t.get("inputs"));
+    let inputs = serde_json::to_value(&plan.inputs).ok();
     let page = Page {
-        fields: report::form(&q.pairs, tree, &gpus),
+        fields: report::form(&q.pairs, inputs.as_ref(), &gpus),
         report: Some(report::report(plan, catalog.as_deref(), &q.pairs)),
         problem: None,
     };

@@ -303,3 +303,166 @@ fn plans_and_requests_are_serde_json() {
         }
     }
 }
+
+mod picking {
+    use std::collections::BTreeMap;
+
+    use serde::Serialize;
+    use serde_json::{Value, json};
+
+    use crate::catalog::CatalogSet;
+    use crate::json::pick;
+    use crate::plan::{PlanRequest, build_plan};
+    use crate::table::csv::dig;
+
+    /// `pick` finds what the whole tree has at each path.
+    fn same_as_the_tree<T: Serialize>(v: &T, paths: &[&str]) {
+        let tree = serde_json::to_value(v).expect("tree");
+        let want: Vec<Option<Value>> = paths.iter().map(|p| dig(&tree, p).cloned()).collect();
+        assert_eq!(pick(v, paths).expect("pick"), want);
+    }
+
+    #[derive(Serialize)]
+    enum Variant {
+        Unit,
+        Newtype(Inner),
+        Tuple(u8, Inner),
+        Struct { inner: Inner, n: Option<u8> },
+    }
+
+    #[derive(Serialize)]
+    struct Inner {
+        a: u8,
+        b: Vec<Option<String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        skipped: Option<u8>,
+    }
+
+    #[derive(Serialize)]
+    struct Outer {
+        #[serde(flatten)]
+        flat: Inner,
+        variants: Vec<Variant>,
+        by_number: BTreeMap<u32, Inner>,
+        tuple: (u8, Inner),
+        none: Option<Inner>,
+        wrapped: Wrapped,
+    }
+
+    #[derive(Serialize)]
+    struct Wrapped(Inner);
+
+    fn inner(a: u8) -> Inner {
+        Inner {
+            a,
+            b: vec![Some("x".into()), None],
+            skipped: None,
+        }
+    }
+
+    #[test]
+    fn every_shape_is_read_as_the_tree_reads_it() {
+        let v = Outer {
+            flat: inner(1),
+            variants: vec![
+                Variant::Unit,
+                Variant::Newtype(inner(2)),
+                Variant::Tuple(3, inner(4)),
+                Variant::Struct {
+                    inner: inner(5),
+                    n: None,
+                },
+            ],
+            by_number: BTreeMap::from([(7, inner(6))]),
+            tuple: (8, inner(9)),
+            none: None,
+            wrapped: Wrapped(inner(10)),
+        };
+        let paths = [
+            "a",
+            "b",
+            "b.0",
+            "b.1",
+            "b.2",
+            "b.0.x",
+            "skipped",
+            "variants",
+            "variants.0",
+            "variants.0.Unit",
+            "variants.1.Newtype.a",
+            "variants.1.Newtype",
+            "variants.2.Tuple.0",
+            "variants.2.Tuple.1.b.0",
+            "variants.3.Struct.inner.a",
+            "variants.3.Struct.n",
+            "variants.4",
+            "by_number.7.a",
+            "by_number.7",
+            "by_number.8",
+            "tuple.1.a",
+            "tuple.0",
+            "tuple.0.x",
+            "none",
+            "none.a",
+            "wrapped.a",
+            "wrapped.b.1",
+            "",
+            ".",
+            "a.",
+            "x",
+            "a",
+            // A member's name followed by anything but a dot is another name.
+            "wrappedxa",
+            "tuple_1.a",
+            "variants0",
+        ];
+        same_as_the_tree(&v, &paths);
+        same_as_the_tree(
+            &json!({"k": [1, {"m": null}], "n": {}}),
+            &["k.1.m", "k.1", "n", "k.x"],
+        );
+        same_as_the_tree(&vec![inner(1), inner(2)], &["0.a", "1.b.0", "2"]);
+    }
+
+    #[test]
+    fn a_plans_columns_and_metrics_are_read_as_the_tree_reads_them() {
+        let cats = CatalogSet::embedded().expect("catalog");
+        let mut paths: Vec<&str> = crate::table::PLAN_COLUMNS.to_vec();
+        paths.extend(
+            crate::table::metrics::value_metrics()
+                .iter()
+                .map(String::as_str),
+        );
+        paths.extend([
+            "tco.by_year.0.cost_usd",
+            "tco.by_year.9.cost_usd",
+            "bom.3.sku",
+            "design_alternatives.1.capex_usd",
+            "performance.collectives.0.kind",
+            "topology",
+            "bom",
+        ]);
+        for v in [
+            json!({"gpus": 16}),
+            json!({"gpus": 1024, "uncertainty": {"samples": 50}}),
+            json!({"gpus": 100_000, "fabrics": ["roce"]}),
+            // InfiniBand infeasible: no cost fields, a reason.
+            json!({"gpus": 100_000}),
+        ] {
+            let req: PlanRequest = serde_json::from_value(v.clone()).expect("request");
+            let plan = build_plan(&req, &cats).expect("plan");
+            for f in &plan.fabrics {
+                same_as_the_tree(f, &paths);
+            }
+            let whole = [
+                "fabrics.0.capex.total_usd",
+                "comparison.cheapest_fabric",
+                "uncertainty.samples",
+                "inputs.gpus",
+                "warnings",
+                "fabrics.2.bom.0.sku",
+            ];
+            same_as_the_tree(&plan, &whole);
+        }
+    }
+}

@@ -33,7 +33,6 @@ pub struct CachedPlan {
     /// and a client's `If-None-Match` must not hide that).
     pub tag: String,
     json: OnceLock<Result<Bytes, String>>,
-    tree: OnceLock<Result<serde_json::Value, String>>,
 }
 
 impl CachedPlan {
@@ -58,17 +57,7 @@ impl CachedPlan {
             plan,
             tag,
             json: OnceLock::new(),
-            tree: OnceLock::new(),
         }
-    }
-
-    /// The plan as a JSON tree (built on first use, then shared): `/v1/value` reads metrics
-    /// from it by dotted path.
-    pub fn tree(&self) -> Result<&serde_json::Value, String> {
-        self.tree
-            .get_or_init(|| serde_json::to_value(&self.plan).map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(Clone::clone)
     }
 
     /// The plan as JSON bytes (rendered on first use, then shared by reference count).

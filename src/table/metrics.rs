@@ -164,12 +164,18 @@ fn plain_number(v: &Value) -> Option<String> {
     }
 }
 
-/// The value of `metric` in a plan (`tree` is the plan as JSON) as bare text, and the fabric
-/// it was read from: a dotted path into the fabric's result, the comparison
-/// (`comparison.…`) or the uncertainty analysis (`uncertainty.…`, per fabric or plan-wide).
+/// `v` as a JSON tree (the plan's parts always convert; `null` were one not to).
+fn tree<T: serde::Serialize + ?Sized>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// The value of `metric` in a plan as bare text, and the fabric it was read from: a dotted path
+/// into the fabric's result, the comparison (`comparison.…`) or the uncertainty analysis
+/// (`uncertainty.…`, per fabric or plan-wide). A fabric's figure is picked from the fabric as
+/// it serialises (`json::pick`), not from its whole JSON tree; the trees are built only to list
+/// the valid metrics in an error.
 pub fn value(
     plan: &Plan,
-    tree: &Value,
     metric: &str,
     choice: FabricChoice,
 ) -> Result<(String, Option<Fabric>), MetricError> {
@@ -190,10 +196,9 @@ pub fn value(
                 })?,
         ),
     };
-    let comparison = tree.get("comparison").filter(|c| !c.is_null());
-    let fabric_json = match fabric {
-        Some(f) => match plan.fabrics.iter().position(|p| p.fabric == f) {
-            Some(i) => Some(&tree["fabrics"][i]),
+    let chosen = match fabric {
+        Some(f) => match plan.fabrics.iter().find(|p| p.fabric == f) {
+            Some(p) => Some(p),
             None => {
                 return Err(fail(
                     "/fabric",
@@ -207,16 +212,27 @@ pub fn value(
         },
         None => None,
     };
-    let uncertainty = &tree["uncertainty"];
+    let comparison = || plan.comparison.as_ref().map(tree);
+    let uncertainty = || tree(&plan.uncertainty);
     // A fabric's tree, to list the valid metrics in an error.
-    let sample = fabric_json.unwrap_or(&tree["fabrics"][0]);
-    let listing = |code: ErrorCode, detail: String| MetricError {
-        error: PlanError::field("/metric", code, detail),
-        valid_metrics: Some(valid_metrics(sample, comparison, uncertainty)),
+    let listing = |code: ErrorCode, detail: String| {
+        let sample = chosen
+            .or(plan.fabrics.first())
+            .map(tree)
+            .unwrap_or(Value::Null);
+        MetricError {
+            error: PlanError::field("/metric", code, detail),
+            valid_metrics: Some(valid_metrics(
+                &sample,
+                comparison().as_ref(),
+                &uncertainty(),
+            )),
+        }
     };
     let found = if let Some(rest) = metric.strip_prefix("uncertainty.") {
         // Per fabric (`probability_cheapest`, `total_usd.p95`, …) or plan-wide (`samples`,
         // `gap_at_modes_usd`).
+        let uncertainty = uncertainty();
         let first = rest.split('.').next().unwrap_or("");
         let entries = uncertainty["fabrics"].as_array();
         let per_fabric = entries
@@ -238,19 +254,19 @@ pub fn value(
                         ),
                     )
                 })?;
-            super::csv::dig(entry, rest)
+            super::csv::dig(entry, rest).cloned()
         } else {
-            super::csv::dig(uncertainty, rest)
+            super::csv::dig(&uncertainty, rest).cloned()
         }
     } else if let Some(rest) = metric.strip_prefix("comparison.") {
-        let Some(c) = comparison else {
+        let Some(c) = comparison() else {
             return Err(fail(
                 "/metric",
                 ErrorCode::NoComparison,
                 "query parameter 'metric': a comparison needs at least two fabrics".into(),
             ));
         };
-        let found = dig_comparison(c, rest, fabric);
+        let found = dig_comparison(&c, rest, fabric).cloned();
         if found.is_none()
             && fabric.is_none()
             && c.get(rest.split('.').next().unwrap_or(""))
@@ -260,8 +276,11 @@ pub fn value(
         }
         found
     } else {
-        let fj = fabric_json.ok_or_else(|| fabric_required(metric))?;
-        super::csv::dig(fj, metric)
+        let f = chosen.ok_or_else(|| fabric_required(metric))?;
+        crate::json::pick(f, &[metric])
+            .ok()
+            .and_then(|mut v| v.pop())
+            .flatten()
     };
     let Some(found) = found else {
         return Err(listing(
@@ -271,7 +290,7 @@ pub fn value(
             ),
         ));
     };
-    match plain_number(found) {
+    match plain_number(&found) {
         Some(text) => Ok((text, fabric)),
         None => {
             let what = if found.is_null() {

@@ -105,10 +105,10 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
     let mut out = Csv::new(&header);
     let cheapest = plan.comparison.as_ref().map(|c| c.cheapest_fabric);
     for f in &plan.fabrics {
-        let v = serde_json::to_value(f)?;
-        let mut row: Vec<Value> = PLAN_COLUMNS
-            .iter()
-            .map(|c| csv::dig(&v, c).cloned().unwrap_or(Value::Null))
+        // The columns' figures only, not the fabric's whole tree (its BOM, its designs).
+        let mut row: Vec<Value> = crate::json::pick(f, PLAN_COLUMNS)?
+            .into_iter()
+            .map(Option::unwrap_or_default)
             .collect();
         if let Some(entries) = analysis.as_ref().and_then(Value::as_array) {
             let entry = entries.iter().find(|e| e["fabric"] == f.fabric.as_str());

@@ -217,9 +217,7 @@ pub async fn get_value(
     }
     let cached = plan_from_query(&q, &["metric", "fabric"], &state).await?;
     let plan = &cached.plan;
-    // The plan as a JSON tree, built once per remembered plan (not per request).
-    let tree = cached.tree().map_err(|e| ApiError::internal(&e))?;
-    let (text, fabric) = metrics::value(plan, tree, &metric, choice).map_err(|e| {
+    let (text, fabric) = metrics::value(plan, &metric, choice).map_err(|e| {
         let err = ApiError::from(e.error);
         match e.valid_metrics {
             Some(valid) => err.with_extra(serde_json::json!({ "valid_metrics": valid })),
