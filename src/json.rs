@@ -67,6 +67,12 @@ pub fn opt_decimal<S: ser::Serializer>(d: &Option<Decimal>, s: S) -> Result<S::O
     }
 }
 
+/// `d.to_string()`, written by [`decimal_text`].
+pub fn decimal_string(d: &Decimal) -> String {
+    let mut buf = [0u8; DECIMAL_TEXT];
+    decimal_text(d, &mut buf).to_string()
+}
+
 /// Longest decimal text: a sign, 29 digits of a 96-bit mantissa, a point and a leading zero.
 const DECIMAL_TEXT: usize = 40;
 

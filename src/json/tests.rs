@@ -80,6 +80,7 @@ fn decimal_text_is_rust_decimal_text() {
         let mut buf = [0u8; super::DECIMAL_TEXT];
         let text = decimal_text(&v, &mut buf).to_string();
         assert_eq!(text, v.to_string(), "{v:?}");
+        assert_eq!(super::decimal_string(&v), text);
         // rust_decimal's Serialize writes the same text as a string.
         assert_eq!(
             format!("\"{text}\""),

@@ -49,7 +49,7 @@ pub fn cell(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => number(n),
         Value::String(s) => match Decimal::from_str(s) {
-            Ok(d) => d.to_string(),
+            Ok(d) => crate::json::decimal_string(&d),
             Err(_) => text(s),
         },
         Value::Array(items) => text(

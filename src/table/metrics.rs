@@ -159,7 +159,7 @@ fn plain_number(v: &Value) -> Option<String> {
         Value::String(s) => s
             .parse::<rust_decimal::Decimal>()
             .ok()
-            .map(|d| d.to_string()),
+            .map(|d| crate::json::decimal_string(&d)),
         _ => None,
     }
 }
