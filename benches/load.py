@@ -7,6 +7,8 @@ Endpoints, one after another, same settings:
   plan           POST /v1/plans, the same 1,024-GPU three-fabric request every time (plan memo)
   plan_distinct  the same with a different "gpus" (512..2559) in every request: every plan computed
   value          GET  /v1/value?metric=tco.total_usd&fabric=infiniband&gpus=1024
+  value_distinct the same with a different gpus= in every request (a spreadsheet's cells)
+  csv_distinct   GET  /v1/plans?format=csv&gpus=…, a different gpus= in every request
 
 Per endpoint: req/s and its ratio to healthz, p50/p99, errors (non-2xx, socket errors, timeouts),
 service CPU per request and cores used by the service / wrk / the rest, peak RSS (VmHWM). Checks the
@@ -34,6 +36,8 @@ ENDPOINTS = [  # name, method, path, body, vary gpus
     ("plan", "POST", "/v1/plans", PLAN_BODY, False),
     ("plan_distinct", "POST", "/v1/plans", PLAN_BODY, True),
     ("value", "GET", "/v1/value?metric=tco.total_usd&fabric=infiniband&gpus=1024", None, False),
+    ("value_distinct", "GET", "/v1/value?metric=tco.total_usd&fabric=infiniband&gpus=1024", None, True),
+    ("csv_distinct", "GET", "/v1/plans?format=csv&gpus=1024", None, True),
 ]
 
 

@@ -4,9 +4,10 @@
 --   LOAD_METHOD        HTTP method (default GET)
 --   LOAD_BODY_FILE     file whose bytes are sent as the body (optional)
 --   LOAD_CONTENT_TYPE  Content-Type sent with a body (default application/json)
---   LOAD_VARY_GPUS     if set, every request's body gets a different "gpus" value (512..2559,
---                      a different sequence per thread), so no request repeats within 2,048:
---                      the service's plan memo (256 entries) never answers it
+--   LOAD_VARY_GPUS     if set, every request gets a different "gpus" value (512..2559, a
+--                      different sequence per thread) in its body, or in its URL's `gpus=`
+--                      without a body, so no request repeats within 2,048: the service's plan
+--                      memo (256 entries) never answers it
 --
 -- It counts every response whose status is not 2xx (wrk's own "Non-2xx or 3xx" counter only
 -- counts status > 399) and ends with one JSON line (requests, duration_us, errors by kind,
@@ -39,15 +40,19 @@ function setup(thread)
 end
 
 local vary = os.getenv("LOAD_VARY_GPUS")
-if vary ~= nil and vary ~= "" and wrk.body ~= nil then
+if vary ~= nil and vary ~= "" then
   local n = 0
   request = function()
     -- 7 is invertible mod 2048: each thread walks all 2,048 values before repeating, and the
     -- threads' sequences are offset by hundreds of steps.
     n = n + 1
     local g = 512 + ((n * 7 + (tid or 0) * 1021) % 2048)
-    local body = wrk.body:gsub('"gpus"%s*:%s*%d+', '"gpus":' .. g, 1)
-    return wrk.format(nil, nil, nil, body)
+    if wrk.body ~= nil then
+      local body = wrk.body:gsub('"gpus"%s*:%s*%d+', '"gpus":' .. g, 1)
+      return wrk.format(nil, nil, nil, body)
+    end
+    local path = wrk.path:gsub("gpus=%d+", "gpus=" .. g, 1)
+    return wrk.format(nil, path)
   end
 end
 
