@@ -10,10 +10,13 @@
 //!
 //! Everything but the string scan is `serde_json`'s own: numbers and escapes go through its
 //! `CompactFormatter`, and any shape this writer does not take (a map key that is not text or an
-//! integer, say) is written by `serde_json` itself. One difference no derived or std
-//! `Serialize` can show: a hand-written one that announces a length of 0 and then writes
-//! elements gets valid JSON here, where serde_json closes the bracket at once. `the_fast_json_is_serde_json` holds the
-//! output to `serde_json::to_vec` for plans, requests and every byte a string can hold.
+//! integer, say) is written by `serde_json` itself. The tests in `json/tests.rs` hold the
+//! output to `serde_json::to_vec` for plans, requests, every serde shape and every byte a string
+//! can hold. One difference no derived or std `Serialize` can show: a hand-written one that
+//! announces a length of 0 and then writes elements gets valid JSON here, where serde_json
+//! closes the bracket at once.
+//!
+//! [`pick`] reads values at dotted paths of a serialised value without building its tree.
 
 mod pick;
 
