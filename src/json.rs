@@ -18,6 +18,46 @@
 //!
 //! [`pick`] reads values at dotted paths of a serialised value without building its tree.
 
+/// The associated types of a `serde::Serializer` whose arrays and objects are all `$c`.
+macro_rules! compound_types {
+    ($e:ty, $c:ty) => {
+        type Ok = ();
+        type Error = $e;
+        type SerializeSeq = $c;
+        type SerializeTuple = $c;
+        type SerializeTupleStruct = $c;
+        type SerializeTupleVariant = $c;
+        type SerializeMap = $c;
+        type SerializeStruct = $c;
+        type SerializeStructVariant = $c;
+    };
+}
+
+/// The seven `serde::Serializer` methods that start an array or object, each through `$open`
+/// with `$variant` (an enum variant's name, for its content) and `$array` (array or object).
+macro_rules! openers {
+    ($e:ty, $c:ty, |$s:ident, $variant:ident, $array:ident| $open:expr) => {
+        openers!(@ $e, $c, $s, $variant, $array, $open,
+            serialize_seq(_len: Option<usize>) => (None, true);
+            serialize_tuple(_len: usize) => (None, true);
+            serialize_tuple_struct(_name: &'static str, _len: usize) => (None, true);
+            serialize_tuple_variant(_name: &'static str, _i: u32, v: &'static str, _len: usize)
+                => (Some(v), true);
+            serialize_map(_len: Option<usize>) => (None, false);
+            serialize_struct(_name: &'static str, _len: usize) => (None, false);
+            serialize_struct_variant(_name: &'static str, _i: u32, v: &'static str, _len: usize)
+                => (Some(v), false);
+        );
+    };
+    (@ $e:ty, $c:ty, $s:ident, $variant:ident, $array:ident, $open:expr,
+        $($f:ident($($arg:ident: $t:ty),*) => ($var:expr, $arr:expr);)*) => {
+        $(fn $f(self, $($arg: $t),*) -> Result<$c, $e> {
+            let ($s, $variant, $array): (Self, Option<&'static str>, bool) = (self, $var, $arr);
+            $open
+        })*
+    };
+}
+
 mod pick;
 
 pub use pick::pick;
@@ -232,20 +272,24 @@ struct Compound<'w, 'a> {
 }
 
 impl<'w, 'a> Compound<'w, 'a> {
-    /// Starts an array or object (`bracket`), inside `{"variant":` for an enum variant's content;
-    /// `close` ends both.
+    /// Starts an array (`array`) or object, inside `{"variant":` for an enum variant's content.
     fn open(
         w: &'w mut Writer<'a>,
         variant: Option<&'static str>,
-        bracket: u8,
-        close: &'static [u8],
+        array: bool,
     ) -> Result<Self, Declined> {
         if let Some(v) = variant {
             w.out.push(b'{');
             write_str(w.out, v)?;
             w.out.push(b':');
         }
-        w.out.push(bracket);
+        w.out.push(if array { b'[' } else { b'{' });
+        let close: &'static [u8] = match (array, variant.is_some()) {
+            (true, false) => b"]",
+            (true, true) => b"]}",
+            (false, false) => b"}",
+            (false, true) => b"}}",
+        };
         Ok(Compound {
             w,
             first: true,
@@ -274,15 +318,7 @@ macro_rules! numbers {
 }
 
 impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
-    type Ok = ();
-    type Error = Declined;
-    type SerializeSeq = Compound<'w, 'a>;
-    type SerializeTuple = Compound<'w, 'a>;
-    type SerializeTupleStruct = Compound<'w, 'a>;
-    type SerializeTupleVariant = Compound<'w, 'a>;
-    type SerializeMap = Compound<'w, 'a>;
-    type SerializeStruct = Compound<'w, 'a>;
-    type SerializeStructVariant = Compound<'w, 'a>;
+    compound_types!(Declined, Compound<'w, 'a>);
 
     numbers!(
         serialize_i8 i8 => write_i8, serialize_i16 i16 => write_i16,
@@ -366,49 +402,9 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
         Ok(())
     }
 
-    fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'w, 'a>, Declined> {
-        Compound::open(self, None, b'[', b"]")
-    }
-
-    fn serialize_tuple(self, len: usize) -> Result<Compound<'w, 'a>, Declined> {
-        self.serialize_seq(Some(len))
-    }
-
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        len: usize,
-    ) -> Result<Compound<'w, 'a>, Declined> {
-        self.serialize_seq(Some(len))
-    }
-
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-        _: usize,
-    ) -> Result<Compound<'w, 'a>, Declined> {
-        Compound::open(self, Some(variant), b'[', b"]}")
-    }
-
-    fn serialize_map(self, _: Option<usize>) -> Result<Compound<'w, 'a>, Declined> {
-        Compound::open(self, None, b'{', b"}")
-    }
-
-    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Compound<'w, 'a>, Declined> {
-        self.serialize_map(Some(len))
-    }
-
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-        _: usize,
-    ) -> Result<Compound<'w, 'a>, Declined> {
-        Compound::open(self, Some(variant), b'{', b"}}")
-    }
+    openers!(Declined, Compound<'w, 'a>, |w, variant, array| {
+        Compound::open(w, variant, array)
+    });
 }
 
 impl ser::SerializeSeq for Compound<'_, '_> {
@@ -508,15 +504,7 @@ macro_rules! declined {
 }
 
 impl ser::Serializer for Key<'_> {
-    type Ok = ();
-    type Error = Declined;
-    type SerializeSeq = ser::Impossible<(), Declined>;
-    type SerializeTuple = ser::Impossible<(), Declined>;
-    type SerializeTupleStruct = ser::Impossible<(), Declined>;
-    type SerializeTupleVariant = ser::Impossible<(), Declined>;
-    type SerializeMap = ser::Impossible<(), Declined>;
-    type SerializeStruct = ser::Impossible<(), Declined>;
-    type SerializeStructVariant = ser::Impossible<(), Declined>;
+    compound_types!(Declined, ser::Impossible<(), Declined>);
 
     integer_keys!(
         serialize_i8 i8 => write_i8, serialize_i16 i16 => write_i16,
@@ -566,53 +554,7 @@ impl ser::Serializer for Key<'_> {
         Err(Declined)
     }
 
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Declined> {
-        Err(Declined)
-    }
-
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Declined> {
-        Err(Declined)
-    }
-
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Declined> {
-        Err(Declined)
-    }
-
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Declined> {
-        Err(Declined)
-    }
-
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Declined> {
-        Err(Declined)
-    }
-
-    fn serialize_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStruct, Declined> {
-        Err(Declined)
-    }
-
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Declined> {
-        Err(Declined)
-    }
+    openers!(Declined, ser::Impossible<(), Declined>, |_key, _variant, _array| Err(Declined));
 }
 
 #[cfg(test)]

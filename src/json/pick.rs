@@ -142,15 +142,7 @@ macro_rules! leaves {
 }
 
 impl<'p, 'o> ser::Serializer for Picker<'p, 'o> {
-    type Ok = ();
-    type Error = Error;
-    type SerializeSeq = Members<'p, 'o>;
-    type SerializeTuple = Members<'p, 'o>;
-    type SerializeTupleStruct = Members<'p, 'o>;
-    type SerializeTupleVariant = Members<'p, 'o>;
-    type SerializeMap = Members<'p, 'o>;
-    type SerializeStruct = Members<'p, 'o>;
-    type SerializeStructVariant = Members<'p, 'o>;
+    compound_types!(Error, Members<'p, 'o>);
 
     leaves!(
         serialize_bool(bool),
@@ -197,45 +189,8 @@ impl<'p, 'o> ser::Serializer for Picker<'p, 'o> {
         self.visit(variant, v)
     }
 
-    fn serialize_seq(self, _: Option<usize>) -> Result<Members<'p, 'o>, Error> {
-        self.open(None)
-    }
-
-    fn serialize_tuple(self, _: usize) -> Result<Members<'p, 'o>, Error> {
-        self.open(None)
-    }
-
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Members<'p, 'o>, Error> {
-        self.open(None)
-    }
-
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-        _: usize,
-    ) -> Result<Members<'p, 'o>, Error> {
-        self.open(Some(variant))
-    }
-
-    fn serialize_map(self, _: Option<usize>) -> Result<Members<'p, 'o>, Error> {
-        self.open(None)
-    }
-
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Members<'p, 'o>, Error> {
-        self.open(None)
-    }
-
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-        _: usize,
-    ) -> Result<Members<'p, 'o>, Error> {
-        self.open(Some(variant))
-    }
+    openers!(Error, Members<'p, 'o>, |picker, variant, _array| picker
+        .open(variant));
 }
 
 /// The compound traits: elements by index, members by key.
