@@ -394,7 +394,11 @@ fn short_usd_in_integers(amount: Decimal) -> Option<String> {
         let num = m.checked_mul(10u128.pow(places))?;
         let den = one.checked_mul(unit)?;
         let (q, r) = (num / den, num % den);
-        Some(if r.checked_mul(2)? >= den { q + 1 } else { q })
+        if r.checked_mul(2)? >= den {
+            q.checked_add(1)
+        } else {
+            Some(q)
+        }
     };
     let (tenths, suffix) = if scaled(1_000_000, 1)? >= 10_000 {
         (scaled(1_000_000_000, 1)?, "B")
