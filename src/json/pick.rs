@@ -32,10 +32,30 @@ struct Picker<'p, 'o> {
     out: &'o mut [Option<Value>],
 }
 
+/// How a path's segment names a member: an object's by its key, an array's by a segment that
+/// parses as its index (as `dig` reads it: `01` and `+1` are element 1).
+#[derive(Clone, Copy)]
+enum Step<'k> {
+    Key(&'k str),
+    Index(usize),
+}
+
+impl Step<'_> {
+    /// The length of `rest`'s first segment when it names this member.
+    fn matches(self, rest: &str) -> Option<usize> {
+        let segment = rest.split('.').next().unwrap_or_default();
+        let named = match self {
+            Step::Key(k) => segment == k,
+            Step::Index(i) => segment.parse::<usize>() == Ok(i),
+        };
+        named.then_some(segment.len())
+    }
+}
+
 impl<'p, 'o> Picker<'p, 'o> {
-    /// `v`, this value's member `key`: its JSON for every path that ends there, and a walk into
-    /// it for the paths that go further.
-    fn visit<T: Serialize + ?Sized>(&mut self, key: &str, v: &T) -> Result<(), Error> {
+    /// `v`, this value's member `key` or element `key`: its JSON for every path that ends
+    /// there, and a walk into it for the paths that go further.
+    fn visit<T: Serialize + ?Sized>(&mut self, key: Step<'_>, v: &T) -> Result<(), Error> {
         let mut further = Vec::new();
         let mut found: Option<Value> = None;
         for &(i, from) in &self.live {
@@ -44,9 +64,10 @@ impl<'p, 'o> Picker<'p, 'o> {
                 .get(i)
                 .and_then(|p| p.get(from..))
                 .unwrap_or_default();
-            let Some(after) = rest.strip_prefix(key) else {
+            let Some(taken) = key.matches(rest) else {
                 continue;
             };
+            let after = rest.get(taken..).unwrap_or_default();
             if after.is_empty() {
                 let value = match &found {
                     Some(value) => value.clone(),
@@ -56,7 +77,7 @@ impl<'p, 'o> Picker<'p, 'o> {
                     *slot = Some(value);
                 }
             } else if after.starts_with('.') {
-                further.push((i, from + key.len() + 1));
+                further.push((i, from + taken + 1));
             }
         }
         if !further.is_empty() {
@@ -79,9 +100,10 @@ impl<'p, 'o> Picker<'p, 'o> {
                 .into_iter()
                 .filter_map(|(i, from)| {
                     let rest = self.paths.get(i)?.get(from..)?;
-                    rest.strip_prefix(name)?
+                    let taken = Step::Key(name).matches(rest)?;
+                    rest.get(taken..)?
                         .starts_with('.')
-                        .then_some((i, from + name.len() + 1))
+                        .then_some((i, from + taken + 1))
                 })
                 .collect(),
         };
@@ -121,14 +143,13 @@ struct Members<'p, 'o> {
 
 impl Members<'_, '_> {
     fn element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
-        let mut digits = itoa::Buffer::new();
-        let key = digits.format(self.index);
-        self.index += 1;
-        self.picker.visit(key, v)
+        let at = self.index;
+        self.index = self.index.saturating_add(1);
+        self.picker.visit(Step::Index(at), v)
     }
 
     fn member<T: Serialize + ?Sized>(&mut self, key: &str, v: &T) -> Result<(), Error> {
-        self.picker.visit(key, v)
+        self.picker.visit(Step::Key(key), v)
     }
 }
 
@@ -186,7 +207,7 @@ impl<'p, 'o> ser::Serializer for Picker<'p, 'o> {
         variant: &'static str,
         v: &T,
     ) -> Result<(), Error> {
-        self.visit(variant, v)
+        self.visit(Step::Key(variant), v)
     }
 
     openers!(Error, Members<'p, 'o>, |picker, variant, _array| picker

@@ -416,6 +416,13 @@ mod picking {
             "wrappedxa",
             "tuple_1.a",
             "variants0",
+            // An array's index as `dig` parses it: leading zeros and a plus sign.
+            "b.01",
+            "b.+1",
+            "variants.+1.Newtype.a",
+            "variants.002.Tuple.01.a",
+            "b.1a",
+            "b.-1",
         ];
         same_as_the_tree(&v, &paths);
         same_as_the_tree(
@@ -437,6 +444,8 @@ mod picking {
         paths.extend([
             "tco.by_year.0.cost_usd",
             "tco.by_year.9.cost_usd",
+            "tco.by_year.01.cost_usd",
+            "tco.by_year.+2.cost_usd",
             "bom.3.sku",
             "design_alternatives.1.capex_usd",
             "performance.collectives.0.kind",
