@@ -429,7 +429,15 @@ mod picking {
             &json!({"k": [1, {"m": null}], "n": {}}),
             &["k.1.m", "k.1", "n", "k.x"],
         );
-        same_as_the_tree(&vec![inner(1), inner(2)], &["0.a", "1.b.0", "2"]);
+        same_as_the_tree(
+            &vec![inner(1), inner(2)],
+            &["0.a", "1.b.0", "2", "001.b.+0"],
+        );
+        // A key with a dot in it is never one segment of a path.
+        same_as_the_tree(
+            &json!({"a": {"b": 2}, "a.b": 1, "x.y": 3}),
+            &["a.b", "x.y", "x"],
+        );
     }
 
     #[test]
