@@ -10,19 +10,6 @@ use super::{decimal, decimal_text, opt_decimal, to_vec, to_writer, write};
 use crate::catalog::CatalogSet;
 use crate::plan::{PlanRequest, build_plan};
 
-/// A deterministic stream of numbers (SplitMix64).
-struct Draws(u64);
-
-impl Draws {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
 /// `v` is written by this writer itself (not handed to serde_json), as serde_json writes it.
 fn same<T: Serialize + ?Sized>(v: &T) {
     let mut own = Vec::new();
@@ -63,11 +50,11 @@ fn every_character_is_escaped_as_serde_json_escapes_it() {
     same(&'\n');
     // Random text over a small alphabet heavy in the characters that are escaped.
     let alphabet: Vec<char> = "ab\"\\\n\t\r\u{1}\u{1f} é×😀/\u{8}\u{c}".chars().collect();
-    let mut d = Draws(7);
+    let mut next = crate::cost::money::xorshift(7);
     for _ in 0..5_000 {
-        let len = (d.next() % 80) as usize;
+        let len = (next() % 80) as usize;
         let s: String = (0..len)
-            .map(|_| alphabet[(d.next() % alphabet.len() as u64) as usize])
+            .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
             .collect();
         same(&s);
     }
@@ -75,7 +62,7 @@ fn every_character_is_escaped_as_serde_json_escapes_it() {
 
 #[test]
 fn decimal_text_is_rust_decimal_text() {
-    let mut d = Draws(11);
+    let mut next = crate::cost::money::xorshift(11);
     let check = |v: Decimal| {
         let mut buf = [0u8; super::DECIMAL_TEXT];
         let text = decimal_text(&v, &mut buf).to_string();
@@ -103,8 +90,8 @@ fn decimal_text_is_rust_decimal_text() {
             ));
             for _ in 0..2_000 {
                 // Mantissas of every length, from one digit to 96 bits.
-                let bits = d.next() % 97;
-                let m = u128::from(d.next()) << 64 | u128::from(d.next());
+                let bits = next() % 97;
+                let m = u128::from(next()) << 64 | u128::from(next());
                 let m = if bits == 0 { 0 } else { m >> (128 - bits) };
                 let lo = m as u32;
                 let mid = (m >> 32) as u32;

@@ -25,7 +25,7 @@ fn sample_request() -> Option<PlanRequest> {
 
 /// The metrics of a plan (sorted, each once).
 fn metrics_of(plan: &Plan) -> Vec<String> {
-    let tree = serde_json::to_value(plan).unwrap_or(Value::Null);
+    let tree = tree(plan);
     let comparison = tree.get("comparison").filter(|c| !c.is_null());
     let mut out = valid_metrics(&tree["fabrics"][0], comparison, &tree["uncertainty"]);
     out.sort();
