@@ -248,9 +248,17 @@ fn first_escaped(bytes: &[u8]) -> Option<usize> {
 /// `s` as a JSON string, quotes included.
 #[inline]
 fn write_str(out: &mut Vec<u8>, s: &str) -> Done {
-    let mut rest = s.as_bytes();
-    out.reserve(rest.len() + 2);
+    out.reserve(s.len() + 2);
     out.push(b'"');
+    write_escaped(out, s)?;
+    out.push(b'"');
+    Ok(())
+}
+
+/// `s` escaped as inside a JSON string, without quotes.
+#[inline]
+fn write_escaped(out: &mut Vec<u8>, s: &str) -> Done {
+    let mut rest = s.as_bytes();
     while let Some(p) = first_escaped(rest) {
         let (run, from) = rest.split_at(p);
         out.extend_from_slice(run);
@@ -259,8 +267,19 @@ fn write_str(out: &mut Vec<u8>, s: &str) -> Done {
         rest = after;
     }
     out.extend_from_slice(rest);
-    out.push(b'"');
     Ok(())
+}
+
+/// A `Display` value written as a JSON string's content, escaped as it is formatted: no
+/// intermediate `String` (serde's default `collect_str` formats into one first).
+struct Escaping<'o> {
+    out: &'o mut Vec<u8>,
+}
+
+impl std::fmt::Write for Escaping<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        write_escaped(self.out, s).map_err(|_| std::fmt::Error)
+    }
 }
 
 /// An array or object being written: whether an element has been written yet.
@@ -354,6 +373,14 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
 
     fn serialize_str(self, v: &str) -> Done {
         write_str(self.out, v)
+    }
+
+    fn collect_str<T: std::fmt::Display + ?Sized>(self, v: &T) -> Done {
+        use std::fmt::Write;
+        self.out.push(b'"');
+        write!(Escaping { out: self.out }, "{v}").map_err(|_| Declined)?;
+        self.out.push(b'"');
+        Ok(())
     }
 
     fn serialize_bytes(self, v: &[u8]) -> Done {

@@ -4,7 +4,7 @@
 //! price is a placeholder and every plan that uses it says so in `warnings`. Money is
 //! `rust_decimal` (a JSON string such as `"50000.00"`); power is watts.
 
-pub use super::text::Text;
+pub use super::text::{Label, Text};
 use std::collections::BTreeMap;
 
 use rust_decimal::Decimal;

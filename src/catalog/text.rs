@@ -76,6 +76,66 @@ impl fmt::Debug for Text {
     }
 }
 
+/// Catalog text with a fixed ending, such as a switch's description with ` — leaf` or a
+/// cable's with ` — node_leaf`. The text is shared like [`Text`] and the ending is static, so
+/// making one copies nothing. The two parts are written one after the other when shown; in
+/// JSON it is one plain string.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Label {
+    text: Text,
+    ending: &'static str,
+}
+
+impl Label {
+    /// `text` followed by `ending`.
+    pub fn new(text: Text, ending: &'static str) -> Label {
+        Label { text, ending }
+    }
+}
+
+impl From<Text> for Label {
+    fn from(text: Text) -> Label {
+        Label::new(text, "")
+    }
+}
+
+impl From<&str> for Label {
+    fn from(s: &str) -> Label {
+        Text::from(s).into()
+    }
+}
+
+impl From<String> for Label {
+    fn from(s: String) -> Label {
+        Text::from(s).into()
+    }
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)?;
+        f.write_str(self.ending)
+    }
+}
+
+impl fmt::Debug for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.to_string(), f)
+    }
+}
+
+impl Serialize for Label {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Label {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Label, D::Error> {
+        Text::deserialize(d).map(Label::from)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +154,17 @@ mod tests {
         );
         let back: Text = serde_json::from_str("\"x\"").unwrap_or_default();
         assert_eq!(back, "x");
+    }
+
+    #[test]
+    fn a_label_is_its_text_and_ending_as_one_string() {
+        let l = Label::new(Text::from("QM9700 \"64-port\""), " — leaf");
+        assert_eq!(l.to_string(), "QM9700 \"64-port\" — leaf");
+        assert_eq!(
+            serde_json::to_string(&l).ok().as_deref(),
+            Some("\"QM9700 \\\"64-port\\\" — leaf\"")
+        );
+        let back: Label = serde_json::from_str("\"x — y\"").unwrap_or_default();
+        assert_eq!(back.to_string(), "x — y");
     }
 }

@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 
 use super::error::CostError;
 use super::money::check_range;
-use crate::catalog::Text;
+use crate::catalog::{Label, Text};
 use crate::fabric::Fabric;
 
 /// Bill-of-materials category; decides which `capex.*` bucket a line lands in.
@@ -65,7 +65,7 @@ pub struct BomLine {
     pub category: Category,
     /// Human description, copied to the priced line.
     #[schema(value_type = String)]
-    pub description: Text,
+    pub description: Label,
     /// Units.
     pub quantity: u64,
     /// Catalog price of one unit, USD, before discounts.

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use rust_decimal::Decimal;
 
 use super::*;
-use crate::catalog::Text;
+use crate::catalog::Label;
 use crate::fabric::Fabric;
 
 fn d(s: &str) -> Decimal {
@@ -459,7 +459,7 @@ fn arb_line(i: usize) -> impl Strategy<Value = BomLine> {
             sku: format!("sku{i}").into(),
             vendor: ["nvidia", "arista", "fs"][v].into(),
             category: Category::ALL[c],
-            description: Text::default(),
+            description: Label::default(),
             quantity: qty,
             list_unit_price_usd: Decimal::new(cents, 2),
             power_w: Decimal::new(deciwatts, 1),

@@ -471,3 +471,38 @@ mod picking {
         }
     }
 }
+
+/// A value serialised through `collect_str` (the BOM's units, derivations and labels), written
+/// in several pieces: each piece escaped where it falls, as serde_json escapes the whole.
+#[test]
+fn displayed_values_are_escaped_as_serde_json_escapes_them() {
+    struct Pieces(Vec<String>);
+    impl std::fmt::Display for Pieces {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            self.0.iter().try_for_each(|p| f.write_str(p))
+        }
+    }
+    impl Serialize for Pieces {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_str(self)
+        }
+    }
+    let alphabet: Vec<char> = "ab\"\\\n\u{1}\u{1f} ×—😀".chars().collect();
+    let mut next = crate::cost::money::xorshift(11);
+    for _ in 0..2_000 {
+        let pieces = (0..next() % 5)
+            .map(|_| {
+                (0..next() % 12)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect()
+            })
+            .collect();
+        let v = Pieces(pieces);
+        same(&v);
+        same(&json!({ "k": v.to_string() }));
+    }
+    same(&crate::catalog::Label::new(
+        "QM9700 \"x\"".into(),
+        " — leaf",
+    ));
+}

@@ -10,8 +10,12 @@
 //!   reference BOM fills every cage (see docs/sizing.md);
 //! - fibre: one per link; copper: one per `links_per_cable` links (no modules).
 
+mod words;
+
+pub use words::{Derivation, Unit};
+
 use super::PlanError;
-use crate::catalog::{Catalog, Listed, Nic, Switch, Text, TierCabling, Transceiver};
+use crate::catalog::{Catalog, Label, Listed, Nic, Switch, Text, TierCabling, Transceiver};
 use crate::cost::{BomLine, Category};
 use crate::error_code::ErrorCode;
 use crate::sizing::Topology;
@@ -20,10 +24,11 @@ use crate::sizing::Topology;
 /// the cost model to borrow the lines alone).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineNotes {
-    /// Counting unit of `quantity` (`NIC`, `switch`, `module (2 links)`, `fibre run per link`…).
-    pub unit: String,
+    /// Counting unit of `quantity` (`NIC`, `leaf switch`, `module (2 link ends)`, `cable per
+    /// link`…).
+    pub unit: Unit,
     /// How the quantity was derived, with the numbers.
-    pub derivation: String,
+    pub derivation: Derivation,
     /// The catalog entry's source.
     pub source: Text,
     /// True when the catalog price is a placeholder (grade P).
@@ -46,36 +51,38 @@ impl BomItem {
     }
 }
 
-/// Where the BOM walk puts each line: the plan's items (with their text), or a running capex
-/// total (`cost::CapexTotal`: no text, no copies) for the alternatives a plan only compares.
+/// One line of the BOM walk: the catalog entry, what it is in this fabric, how many and why.
+pub struct Line<'e> {
+    pub entry: &'e dyn Listed,
+    pub category: Category,
+    pub quantity: u64,
+    /// What follows the entry's description in this fabric (` — leaf`, ` — NIC side`), or "".
+    pub ending: &'static str,
+    pub unit: Unit,
+    pub derivation: Derivation,
+}
+
+/// Where the BOM walk puts each line: the plan's items, or a running capex total
+/// (`cost::CapexTotal`: no copies) for the alternatives a plan only compares.
 pub trait LineSink {
-    fn line(
-        &mut self,
-        e: &dyn Listed,
-        category: Category,
-        quantity: u64,
-        words: impl FnOnce() -> (Text, String, String),
-    ) -> Result<(), PlanError>;
+    fn line(&mut self, l: Line<'_>) -> Result<(), PlanError>;
 }
 
 /// The plan's BOM items; with `text: false` (a sweep point, which reads figures only) without
-/// descriptions, units, derivations or sources.
+/// the catalog's descriptions and sources (shared text, but each share is counted).
 struct Items {
     items: Vec<BomItem>,
     text: bool,
 }
 
 impl LineSink for Items {
-    fn line(
-        &mut self,
-        e: &dyn Listed,
-        category: Category,
-        quantity: u64,
-        words: impl FnOnce() -> (Text, String, String),
-    ) -> Result<(), PlanError> {
-        let (description, unit, derivation, source) = if self.text {
-            let (description, unit, derivation) = words();
-            (description, unit, derivation, e.provenance().source.clone())
+    fn line(&mut self, l: Line<'_>) -> Result<(), PlanError> {
+        let e = l.entry;
+        let (description, source) = if self.text {
+            (
+                Label::new(e.part().description.clone(), l.ending),
+                e.provenance().source.clone(),
+            )
         } else {
             Default::default()
         };
@@ -83,15 +90,15 @@ impl LineSink for Items {
             line: BomLine {
                 sku: e.part().sku.clone(),
                 vendor: e.part().vendor.clone(),
-                category,
+                category: l.category,
                 description,
-                quantity,
+                quantity: l.quantity,
                 list_unit_price_usd: e.listing().price_usd,
                 power_w: e.power_w(),
             },
             notes: LineNotes {
-                unit,
-                derivation,
+                unit: l.unit,
+                derivation: l.derivation,
                 source,
                 placeholder_price: e.provenance().is_placeholder(),
                 placeholder_power: e.provenance().power_grade == Some(crate::catalog::Grade::P),
@@ -102,19 +109,14 @@ impl LineSink for Items {
 }
 
 impl LineSink for crate::cost::CapexTotal<'_> {
-    fn line(
-        &mut self,
-        e: &dyn Listed,
-        category: Category,
-        quantity: u64,
-        _words: impl FnOnce() -> (Text, String, String),
-    ) -> Result<(), PlanError> {
+    fn line(&mut self, l: Line<'_>) -> Result<(), PlanError> {
+        let e = l.entry;
         Ok(self.add(
             &e.part().sku,
             &e.part().vendor,
-            category,
+            l.category,
             e.listing().price_usd,
-            quantity,
+            l.quantity,
         )?)
     }
 }
@@ -204,32 +206,48 @@ pub fn capex_of(
     Ok(total.total()?)
 }
 
+/// What follows a description in each tier, in `TIERS` order: a cable's, and a switch-side
+/// module's.
+const TIER_ENDINGS: [&str; 3] = [" — node_leaf", " — leaf_spine", " — spine_core"];
+const SWITCH_SIDE_ENDINGS: [&str; 3] = [
+    " — node_leaf switch side",
+    " — leaf_spine switch side",
+    " — spine_core switch side",
+];
+
 /// Walks the topology's BOM lines into `out`.
 fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Result<(), PlanError> {
     let nics = u64::from(topo.nodes)
         .checked_mul(u64::from(ctx.nics_per_node))
         .ok_or_else(|| overflow("NICs"))?;
-    let nic = ctx.nic;
-    out.line(nic, Category::Nic, nics, || {
-        (
-            nic.part.description.clone(),
-            "NIC".into(),
-            format!("{} nodes × {} NICs per node", topo.nodes, ctx.nics_per_node),
-        )
+    out.line(Line {
+        entry: ctx.nic,
+        category: Category::Nic,
+        quantity: nics,
+        ending: "",
+        unit: Unit::Nic,
+        derivation: Derivation::Nics {
+            nodes: topo.nodes,
+            nics_per_node: ctx.nics_per_node,
+        },
     })?;
-    let sw = ctx.switch;
-    for (role, count) in [
-        ("leaf", topo.leaf_switches),
-        ("spine", topo.spine_switches),
-        ("core", topo.core_switches),
+    for (role, ending, count) in [
+        ("leaf", " — leaf", topo.leaf_switches),
+        ("spine", " — spine", topo.spine_switches),
+        ("core", " — core", topo.core_switches),
     ] {
         if count > 0 {
-            out.line(sw, Category::Switch, count, || {
-                (
-                    format!("{} — {role}", sw.part.description).into(),
-                    format!("{role} switch"),
-                    format!("{count} {role} switches across {} plane(s)", topo.planes),
-                )
+            out.line(Line {
+                entry: ctx.switch,
+                category: Category::Switch,
+                quantity: count,
+                ending,
+                unit: Unit::Switch { role },
+                derivation: Derivation::Switches {
+                    count,
+                    role,
+                    planes: topo.planes,
+                },
             })?;
         }
     }
@@ -239,8 +257,13 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         topo.links.leaf_spine,
         topo.links.spine_core,
     ];
-    for (i, tier) in TIERS.iter().enumerate() {
-        let (Some(&l), Some(cab)) = (links.get(i), ctx.cabling.get(i)) else {
+    for (i, &tier) in TIERS.iter().enumerate() {
+        let (Some(&l), Some(cab), Some(&tier_ending), Some(&switch_side)) = (
+            links.get(i),
+            ctx.cabling.get(i),
+            TIER_ENDINGS.get(i),
+            SWITCH_SIDE_ENDINGS.get(i),
+        ) else {
             continue;
         };
         if l == 0 {
@@ -248,11 +271,10 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         }
         let node_side = i == 0;
         // Link ends on switches: one per node–leaf link, two per switch–switch link.
-        let switch_ends = if node_side {
-            l
-        } else {
-            l.checked_mul(2).ok_or_else(|| overflow("ports"))?
-        };
+        let ends_per_link: u8 = if node_side { 1 } else { 2 };
+        let switch_ends = l
+            .checked_mul(u64::from(ends_per_link))
+            .ok_or_else(|| overflow("ports"))?;
         let cable = ctx.catalog.cable(&cab.cable).ok_or_else(|| {
             PlanError::field(
                 &format!("{}/{tier}/cable", ctx.pointer_for_cabling),
@@ -262,35 +284,42 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         })?;
         if let Some(m) = &cab.switch_module {
             let t = module(ctx, m, tier, "switch_module", topo.link_speed_gbps)?;
-            let q = ceil_div(switch_ends, u64::from(t.links_per_module));
-            out.line(t, Category::Optic, q, || {
-                (
-                    format!("{} — {tier} switch side", t.part.description).into(),
-                    format!("module ({} link ends)", t.links_per_module),
-                    format!(
-                        "{l} {tier} links × {} switch end(s) = {switch_ends} ports ÷ {} per module",
-                        if node_side { 1 } else { 2 },
-                        t.links_per_module
-                    ),
-                )
+            out.line(Line {
+                entry: t,
+                category: Category::Optic,
+                quantity: ceil_div(switch_ends, u64::from(t.links_per_module)),
+                ending: switch_side,
+                unit: Unit::SwitchModule {
+                    link_ends: t.links_per_module,
+                },
+                derivation: Derivation::SwitchModules {
+                    links: l,
+                    tier,
+                    ends_per_link,
+                    ports: switch_ends,
+                    per_module: t.links_per_module,
+                },
             })?;
         }
         if node_side && let Some(m) = &cab.nic_module {
             let t = module(ctx, m, tier, "nic_module", topo.link_speed_gbps)?;
             // Each NIC carries `planes` links; a module cannot span two NICs.
             let per_nic = ceil_div(u64::from(topo.planes), u64::from(t.links_per_module));
-            let q = nics
-                .checked_mul(per_nic)
-                .ok_or_else(|| overflow("modules"))?;
-            out.line(t, Category::Optic, q, || {
-                (
-                    format!("{} — NIC side", t.part.description).into(),
-                    format!("module ({} link(s))", t.links_per_module),
-                    format!(
-                        "{nics} NICs × {per_nic} module(s) per NIC ({} plane link(s) per NIC)",
-                        topo.planes
-                    ),
-                )
+            out.line(Line {
+                entry: t,
+                category: Category::Optic,
+                quantity: nics
+                    .checked_mul(per_nic)
+                    .ok_or_else(|| overflow("modules"))?,
+                ending: " — NIC side",
+                unit: Unit::NicModule {
+                    links: t.links_per_module,
+                },
+                derivation: Derivation::NicModules {
+                    nics,
+                    per_nic,
+                    planes: topo.planes,
+                },
             })?;
         }
         // A multi-link cable (twin DAC) cannot span two planes: round up per plane.
@@ -301,20 +330,37 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         )
         .checked_mul(planes)
         .ok_or_else(|| overflow("cables"))?;
-        out.line(cable, Category::Cable, q, || {
-            (
-                format!("{} — {tier}", cable.part.description).into(),
-                if cable.links_per_cable == 1 {
-                    "cable per link".into()
-                } else {
-                    format!("cable ({} links)", cable.links_per_cable)
-                },
-                format!(
-                    "{l} {tier} links ÷ {} link(s) per cable",
-                    cable.links_per_cable
-                ),
-            )
+        out.line(Line {
+            entry: cable,
+            category: Category::Cable,
+            quantity: q,
+            ending: tier_ending,
+            unit: Unit::Cable {
+                links: cable.links_per_cable,
+            },
+            derivation: Derivation::Cables {
+                links: l,
+                tier,
+                per_cable: cable.links_per_cable,
+            },
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The static endings are the tier names they used to be formatted from.
+    #[test]
+    fn endings_name_their_tiers() {
+        for (i, tier) in TIERS.iter().enumerate() {
+            assert_eq!(TIER_ENDINGS.get(i), Some(&format!(" — {tier}").as_str()));
+            assert_eq!(
+                SWITCH_SIDE_ENDINGS.get(i),
+                Some(&format!(" — {tier} switch side").as_str())
+            );
+        }
+    }
 }

@@ -285,7 +285,7 @@ fn adaptive_ethernet_nic_optics_fit_bluefield3() {
         .as_ref()
         .expect("bom")
         .iter()
-        .filter(|l| l.priced.line.description.ends_with("NIC side"))
+        .filter(|l| l.priced.line.description.to_string().ends_with("NIC side"))
         .collect();
     assert_eq!(nic_side.len(), 1);
     let t = cat

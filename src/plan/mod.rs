@@ -83,9 +83,11 @@ pub struct BomLineOut {
     #[serde(flatten)]
     pub priced: cost::PricedLine,
     /// Counting unit of `quantity`.
-    pub unit: String,
+    #[schema(value_type = String)]
+    pub unit: bom::Unit,
     /// How `quantity` follows from the topology's link and port counts.
-    pub derivation: String,
+    #[schema(value_type = String)]
+    pub derivation: bom::Derivation,
     /// True when the price used is a catalog placeholder (grade P): get a quote. False when
     /// `prices.overrides` sets this SKU's price.
     pub placeholder_price: bool,
@@ -1074,8 +1076,8 @@ fn plan_sized(
                 // An overridden price is the buyer's own: no longer a placeholder.
                 placeholder_price: it.placeholder_price && !p.price.price_overridden,
                 priced: p,
-                unit: it.unit.clone(),
-                derivation: it.derivation.clone(),
+                unit: it.unit,
+                derivation: it.derivation,
                 source: it.source.clone(),
             })
             .collect()

@@ -597,7 +597,7 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
                     quantity: crate::charts::data::group_thousands(i128::from(
                         l.priced.line.quantity,
                     )),
-                    unit: l.unit.clone(),
+                    unit: l.unit.to_string(),
                     unit_price: usd(l.priced.price.unit_price_usd),
                     extended: usd(l.priced.price.extended_price_usd),
                     placeholder: l.placeholder_price,
