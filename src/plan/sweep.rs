@@ -294,6 +294,47 @@ fn cheapest(p: &Plan) -> Option<Fabric> {
     p.comparison.as_ref().map(|c| c.cheapest_fabric)
 }
 
+/// Plans a bisection of `(a, b)` down to one unit takes.
+fn bisections(a: f64, b: f64) -> usize {
+    (b - a).max(1.0).log2().ceil() as usize
+}
+
+/// The crossover between consecutive values `a` and `b` of the first input, won by `a_win` and
+/// `b_win`: when `exact`, bisected to the smallest integer above which `a_win` no longer wins
+/// (`winner_at` plans a midpoint and names its cheapest fabric); otherwise at `b`.
+fn crossover<E>(
+    spec: &Spec,
+    [a, b]: [f64; 2],
+    [a_win, b_win]: [Fabric; 2],
+    exact: bool,
+    v2: Option<f64>,
+    mut winner_at: impl FnMut(f64) -> Result<Option<Fabric>, E>,
+) -> Result<Crossover, E> {
+    let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
+    if exact {
+        while hi - lo > 1.0 {
+            let mid = (lo + ((hi - lo) / 2.0).floor()).round();
+            let w = winner_at(mid)?;
+            if w == Some(a_win) {
+                lo = mid;
+            } else {
+                hi = mid;
+                hi_win = w.unwrap_or(b_win);
+            }
+        }
+    }
+    Ok(Crossover {
+        input: spec.first.name.clone(),
+        between: [a, b],
+        value: hi,
+        exact,
+        from_fabric: a_win,
+        to_fabric: hi_win,
+        input2: spec.second.as_ref().map(|s| s.name.clone()),
+        value2: v2,
+    })
+}
+
 /// Runs the sweep. `make_plan_at` gives a function that makes the plan for a point (the first
 /// input's value, then the second's on grids); each thread calls it once, so what a plan
 /// function remembers between points (a sizing memo) is its own.
@@ -366,37 +407,17 @@ where
                     continue;
                 }
                 let (a, b) = (first.values[i], first.values[i + 1]);
-                let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
                 // Bisect only when the whole refinement fits in the plan budget; otherwise report
                 // the grid value rather than fail after the work is done.
-                let needed = (b - a).max(1.0).log2().ceil() as usize;
-                let exact = first.bisect && used.saturating_add(needed) <= MAX_PLANS;
-                if exact {
-                    while hi - lo > 1.0 {
-                        used = used.saturating_add(1);
-                        if used > MAX_PLANS {
-                            return Err(too_many_plans());
-                        }
-                        let mid = (lo + ((hi - lo) / 2.0).floor()).round();
-                        let w = cheapest(&plan_at(mid, v2).map_err(RunError::Plan)?);
-                        if w == Some(a_win) {
-                            lo = mid;
-                        } else {
-                            hi = mid;
-                            hi_win = w.unwrap_or(b_win);
-                        }
+                let exact = first.bisect && used.saturating_add(bisections(a, b)) <= MAX_PLANS;
+                let c = crossover(spec, [a, b], [a_win, b_win], exact, v2, |mid| {
+                    used = used.saturating_add(1);
+                    if used > MAX_PLANS {
+                        return Err(too_many_plans());
                     }
-                }
-                crossovers.push(Crossover {
-                    input: first.name.clone(),
-                    between: [a, b],
-                    value: hi,
-                    exact,
-                    from_fabric: a_win,
-                    to_fabric: hi_win,
-                    input2: spec.second.as_ref().map(|s| s.name.clone()),
-                    value2: v2,
-                });
+                    Ok(cheapest(&plan_at(mid, v2).map_err(RunError::Plan)?))
+                })?;
+                crossovers.push(c);
             }
         }
     }
@@ -779,7 +800,9 @@ mod tests {
     }
 
     /// The sweep as one thread ran it before sweeps used several (9a76c2a, verbatim but the
-    /// name): the oracle for [`run`]'s order of work, budget and errors.
+    /// name and the bisection of a crossover, which it now shares with [`run`] as
+    /// [`crossover`]): the oracle for [`run`]'s order of work, budget and errors. The
+    /// bisection itself is held to single plans by `crossovers_are_exact_and_agree_with_single_plans`.
     fn reference_run<E>(
         spec: &Spec,
         mut plan_at: impl FnMut(f64, Option<f64>) -> Result<Plan, E>,
@@ -838,33 +861,13 @@ mod tests {
                     continue;
                 }
                 let (a, b) = (first.values[i], first.values[i + 1]);
-                let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
                 // Bisect only when the whole refinement fits in the plan budget; otherwise report
                 // the grid value rather than fail after the work is done.
-                let needed = (b - a).max(1.0).log2().ceil() as usize;
-                let exact = first.bisect && used.get().saturating_add(needed) <= MAX_PLANS;
-                if exact {
-                    while hi - lo > 1.0 {
-                        let mid = (lo + ((hi - lo) / 2.0).floor()).round();
-                        let w = cheapest(&plan(mid, v2)?);
-                        if w == Some(a_win) {
-                            lo = mid;
-                        } else {
-                            hi = mid;
-                            hi_win = w.unwrap_or(b_win);
-                        }
-                    }
-                }
-                crossovers.push(Crossover {
-                    input: first.name.clone(),
-                    between: [a, b],
-                    value: hi,
-                    exact,
-                    from_fabric: a_win,
-                    to_fabric: hi_win,
-                    input2: spec.second.as_ref().map(|s| s.name.clone()),
-                    value2: v2,
-                });
+                let exact =
+                    first.bisect && used.get().saturating_add(bisections(a, b)) <= MAX_PLANS;
+                crossovers.push(crossover(spec, [a, b], [a_win, b_win], exact, v2, |mid| {
+                    Ok(cheapest(&plan(mid, v2)?))
+                })?);
             }
         }
         Ok(Outcome {
