@@ -800,8 +800,9 @@ mod tests {
     }
 
     /// The sweep as one thread ran it before sweeps used several (9a76c2a, verbatim but the
-    /// name and the bisection of a crossover, which it now shares with [`run`] as
-    /// [`crossover`]): the oracle for [`run`]'s order of work, budget and errors. The
+    /// name and three steps it now shares with [`run`]: a point's rows ([`Point::of`]), the
+    /// budget's error and the bisection of a crossover ([`crossover`])): the oracle for
+    /// [`run`]'s order of work, budget and errors. The
     /// bisection itself is held to single plans by `crossovers_are_exact_and_agree_with_single_plans`.
     fn reference_run<E>(
         spec: &Spec,
@@ -811,13 +812,7 @@ mod tests {
         let mut plan = |v: f64, v2: Option<f64>| -> Result<Plan, RunError<E>> {
             used.set(used.get().saturating_add(1));
             if used.get() > MAX_PLANS {
-                return Err(RunError::Sweep(SweepError {
-                    field: "steps".into(),
-                    code: ErrorCode::TooManyPlans,
-                    detail: format!(
-                        "this sweep needs more than {MAX_PLANS} plans (values plus bisection); use fewer values"
-                    ),
-                }));
+                return Err(too_many_plans());
             }
             plan_at(v, v2).map_err(RunError::Plan)
         };
@@ -831,27 +826,9 @@ mod tests {
         for v2 in slices {
             let mut winners: Vec<Option<Fabric>> = Vec::with_capacity(first.values.len());
             for &v in &first.values {
-                let mut p = plan(v, v2)?;
-                let win = cheapest(&p);
-                let plan_id: Arc<str> = Arc::from(std::mem::take(&mut p.plan_id));
-                let warnings: Arc<[String]> = Arc::from(std::mem::take(&mut p.warnings));
-                // Infeasible fabrics have no cost: no row.
-                rows.extend(p.fabrics.iter().filter_map(|f| {
-                    Some(SweepRow {
-                        value: v,
-                        value2: v2,
-                        fabric: f.fabric,
-                        total_cost_usd: f.total_cost_usd?,
-                        capex_usd: f.capex.as_ref()?.total_usd,
-                        tco_usd: f.tco.as_ref()?.total_usd,
-                        gpu_idle_fraction: f.performance.as_ref()?.gpu_idle_fraction,
-                        gpu_idle_cost_usd: f.gpu_idle.as_ref()?.cost_total_usd,
-                        cheapest: win.is_none_or(|w| w == f.fabric),
-                        plan_id: Arc::clone(&plan_id),
-                        warnings: Arc::clone(&warnings),
-                    })
-                }));
-                winners.push(win);
+                let point = Point::of(plan(v, v2)?, v, v2);
+                rows.extend(point.rows);
+                winners.push(point.win);
             }
             for (i, pair) in winners.windows(2).enumerate() {
                 let (Some(a_win), Some(b_win)) = (pair[0], pair[1]) else {
