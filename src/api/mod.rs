@@ -60,6 +60,17 @@ pub async fn plan_for(
     state: &AppState,
     req: &crate::plan::PlanRequest,
 ) -> Result<Arc<crate::plan::cache::CachedPlan>, ApiError> {
+    plan_at(state, req, crate::plan::Detail::Full).await
+}
+
+/// [`plan_for`] at `detail`: a [`crate::plan::Detail::Figures`] plan for an answer that reads
+/// figures only (a `/v1/value` number, the plan CSV), without the BOM's lines and the
+/// comparison's words.
+pub async fn plan_at(
+    state: &AppState,
+    req: &crate::plan::PlanRequest,
+    detail: crate::plan::Detail,
+) -> Result<Arc<crate::plan::cache::CachedPlan>, ApiError> {
     let set = state.catalogs.current();
     let id = req
         .catalog
@@ -67,7 +78,7 @@ pub async fn plan_for(
         .unwrap_or_else(|| set.newest().id().to_string());
     let warnings = state.catalogs.plan_warnings(&id);
     if req.uncertainty.is_none() {
-        return Ok(state.plans.plan(req, &set, &warnings)?);
+        return Ok(state.plans.plan(req, &set, &warnings, detail)?);
     }
     let slot = Arc::clone(&state.sweep_slots)
         .try_acquire_owned()
@@ -93,7 +104,7 @@ pub async fn plan_for(
                 threads: permits.threads(),
             };
             let _slots = (slot, permits);
-            plans.plan_until(&req, &set, &warnings, effort)
+            plans.plan_until(&req, &set, &warnings, effort, detail)
         })
         .await?
         .map_err(ApiError::from)

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
-use super::{Plan, PlanError, PlanRequest};
+use super::{Detail, Plan, PlanError, PlanRequest};
 use crate::catalog::CatalogSet;
 
 /// Default number of plans kept.
@@ -28,6 +28,9 @@ pub const DEFAULT_CAPACITY: usize = 256;
 #[derive(Debug)]
 pub struct CachedPlan {
     pub plan: Plan,
+    /// What the plan holds: a [`Detail::Figures`] plan answers a figure or a CSV row, never a
+    /// JSON plan (it has no BOM lines or recommendation).
+    pub detail: Detail,
     /// Entity tag of this answer: the `plan_id`, plus a hash of the catalog-source warnings
     /// when there are any (the same request and catalog answer differently during an outage,
     /// and a client's `If-None-Match` must not hide that).
@@ -36,7 +39,7 @@ pub struct CachedPlan {
 }
 
 impl CachedPlan {
-    fn new(plan: Plan, extra_warnings: &[String]) -> CachedPlan {
+    fn new(plan: Plan, detail: Detail, extra_warnings: &[String]) -> CachedPlan {
         let tag = if extra_warnings.is_empty() {
             plan.plan_id.clone()
         } else {
@@ -55,13 +58,18 @@ impl CachedPlan {
         };
         CachedPlan {
             plan,
+            detail,
             tag,
             json: OnceLock::new(),
         }
     }
 
-    /// The plan as JSON bytes (rendered on first use, then shared by reference count).
+    /// The plan as JSON bytes (rendered on first use, then shared by reference count); an
+    /// error for a figures plan, which is not the plan's answer.
     pub fn json(&self) -> Result<Bytes, String> {
+        if self.detail != Detail::Full {
+            return Err("a figures plan has no JSON answer".into());
+        }
         self.json
             .get_or_init(|| {
                 crate::json::to_vec(&self.plan)
@@ -117,20 +125,29 @@ impl PlanCache {
         req: &PlanRequest,
         catalogs: &CatalogSet,
         extra_warnings: &[String],
+        detail: Detail,
     ) -> Result<Arc<CachedPlan>, PlanError> {
-        self.plan_until(req, catalogs, extra_warnings, super::Effort::default())
+        self.plan_until(
+            req,
+            catalogs,
+            extra_warnings,
+            super::Effort::default(),
+            detail,
+        )
     }
 
     /// [`Self::plan`], its uncertainty analysis computed within `effort`; one still running at
-    /// the deadline stops with `analysis_too_slow` (not remembered).
+    /// the deadline stops with `analysis_too_slow` (not remembered). A plan at each `detail` is
+    /// its own entry.
     pub fn plan_until(
         &self,
         req: &PlanRequest,
         catalogs: &CatalogSet,
         extra_warnings: &[String],
         effort: super::Effort,
+        detail: Detail,
     ) -> Result<Arc<CachedPlan>, PlanError> {
-        let key = self.key(req, catalogs, extra_warnings);
+        let key = self.key(req, catalogs, extra_warnings, detail);
         if let Some(k) = &key
             && let Some(hit) = self.lock().map.get(k).cloned()
         {
@@ -138,13 +155,13 @@ impl PlanCache {
             return Ok(hit);
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let mut plan = super::build(req, catalogs, effort)?.0;
+        let mut plan = super::build_with(req, catalogs, effort, None, detail)?.0;
         for w in extra_warnings {
             if !plan.warnings.contains(w) {
                 plan.warnings.push(w.clone());
             }
         }
-        let built = Arc::new(CachedPlan::new(plan, extra_warnings));
+        let built = Arc::new(CachedPlan::new(plan, detail, extra_warnings));
         if let Some(k) = key {
             let mut inner = self.lock();
             if inner.seen.remove(&k).is_none() {
@@ -207,9 +224,15 @@ impl PlanCache {
         self.len() == 0
     }
 
-    /// SHA-256 of the request's JSON, the catalog's sha256 and the warnings: 32 bytes per
-    /// entry however large the request.
-    fn key(&self, req: &PlanRequest, catalogs: &CatalogSet, warnings: &[String]) -> Option<Key> {
+    /// SHA-256 of the request's JSON, the catalog's sha256, the warnings and the detail: 32
+    /// bytes per entry however large the request.
+    fn key(
+        &self,
+        req: &PlanRequest,
+        catalogs: &CatalogSet,
+        warnings: &[String],
+        detail: Detail,
+    ) -> Option<Key> {
         if self.capacity == 0 {
             return None;
         }
@@ -224,6 +247,10 @@ impl PlanCache {
         for w in warnings {
             h.update(b"\n");
             h.update(w.as_bytes());
+        }
+        // A warning is one line: this cannot be taken for one.
+        if detail == Detail::Figures {
+            h.update(b"\n\0figures");
         }
         Some(h.finalize().into())
     }
@@ -249,10 +276,16 @@ mod tests {
     fn repeats_are_hits_and_equal_a_fresh_plan() {
         let cats = CatalogSet::embedded().expect("catalog");
         let cache = PlanCache::new(2);
-        let first = cache.plan(&req(1024), &cats, &[]).expect("plan");
+        let first = cache
+            .plan(&req(1024), &cats, &[], Detail::Full)
+            .expect("plan");
         assert!(cache.is_empty(), "admitted on the second request only");
-        let a = cache.plan(&req(1024), &cats, &[]).expect("plan");
-        let b = cache.plan(&req(1024), &cats, &[]).expect("plan");
+        let a = cache
+            .plan(&req(1024), &cats, &[], Detail::Full)
+            .expect("plan");
+        let b = cache
+            .plan(&req(1024), &cats, &[], Detail::Full)
+            .expect("plan");
         assert!(Arc::ptr_eq(&a, &b));
         assert!(!Arc::ptr_eq(&first, &a));
         assert_eq!(cache.stats(), (1, 2));
@@ -268,17 +301,21 @@ mod tests {
         let cats = CatalogSet::embedded().expect("catalog");
         let cache = PlanCache::new(2);
         for g in [64, 128, 256, 64, 128, 256] {
-            cache.plan(&req(g), &cats, &[]).expect("plan");
+            cache.plan(&req(g), &cats, &[], Detail::Full).expect("plan");
         }
         assert_eq!(cache.len(), 2);
-        cache.plan(&req(64), &cats, &[]).expect("plan");
+        cache
+            .plan(&req(64), &cats, &[], Detail::Full)
+            .expect("plan");
         assert_eq!(cache.stats(), (0, 7), "64 was evicted first");
-        cache.plan(&req(256), &cats, &[]).expect("plan");
+        cache
+            .plan(&req(256), &cats, &[], Detail::Full)
+            .expect("plan");
         assert_eq!(cache.stats(), (1, 7));
         let bad: PlanRequest =
             serde_json::from_value(serde_json::json!({"gpus": 64, "catalog": "nope"}))
                 .expect("request");
-        assert!(cache.plan(&bad, &cats, &[]).is_err());
+        assert!(cache.plan(&bad, &cats, &[], Detail::Full).is_err());
         assert_eq!(cache.len(), 2);
     }
 
@@ -293,17 +330,59 @@ mod tests {
         let cats2 = CatalogSet::new(vec![other]).expect("set");
         let cache = PlanCache::new(8);
         for _ in 0..2 {
-            cache.plan(&req(512), &cats, &[]).expect("plan");
-            cache.plan(&req(512), &cats2, &[]).expect("plan");
+            cache
+                .plan(&req(512), &cats, &[], Detail::Full)
+                .expect("plan");
+            cache
+                .plan(&req(512), &cats2, &[], Detail::Full)
+                .expect("plan");
         }
-        let a = cache.plan(&req(512), &cats, &[]).expect("plan");
-        let b = cache.plan(&req(512), &cats2, &[]).expect("plan");
+        let a = cache
+            .plan(&req(512), &cats, &[], Detail::Full)
+            .expect("plan");
+        let b = cache
+            .plan(&req(512), &cats2, &[], Detail::Full)
+            .expect("plan");
         assert!(!Arc::ptr_eq(&a, &b));
         assert_ne!(a.plan.catalog.sha256, b.plan.catalog.sha256);
         assert_eq!(cache.stats().0, 2);
         let disabled = PlanCache::new(0);
-        disabled.plan(&req(512), &cats, &[]).expect("plan");
-        disabled.plan(&req(512), &cats, &[]).expect("plan");
+        disabled
+            .plan(&req(512), &cats, &[], Detail::Full)
+            .expect("plan");
+        disabled
+            .plan(&req(512), &cats, &[], Detail::Full)
+            .expect("plan");
         assert!(disabled.is_empty());
+    }
+
+    #[test]
+    fn figures_and_full_plans_are_separate_entries() {
+        let cats = CatalogSet::embedded().expect("catalog");
+        let cache = PlanCache::new(8);
+        for _ in 0..2 {
+            cache
+                .plan(&req(512), &cats, &[], Detail::Full)
+                .expect("plan");
+            cache
+                .plan(&req(512), &cats, &[], Detail::Figures)
+                .expect("plan");
+        }
+        let full = cache
+            .plan(&req(512), &cats, &[], Detail::Full)
+            .expect("plan");
+        let figures = cache
+            .plan(&req(512), &cats, &[], Detail::Figures)
+            .expect("plan");
+        assert_eq!(cache.stats(), (2, 4));
+        assert!(full.plan.fabrics.iter().all(|f| f.bom.is_some()));
+        assert!(figures.plan.fabrics.iter().all(|f| f.bom.is_none()));
+        assert_eq!(full.plan.plan_id, figures.plan.plan_id);
+        assert_eq!(full.tag, figures.tag);
+        assert!(full.json().is_ok());
+        assert!(
+            figures.json().is_err(),
+            "a figures plan is never sent as the plan"
+        );
     }
 }

@@ -334,4 +334,74 @@ mod tests {
             assert_eq!(metrics_of(&plan), documented, "{gpus} GPUs");
         }
     }
+
+    /// `/v1/value` and the plan CSV answer from a figures plan when it has the figure: it must
+    /// be the full plan's answer, for every metric, fabric choice and CSV cell, on plans small
+    /// and large, with an analysis, with an infeasible fabric, with a MoE job and 2026 GPUs.
+    /// What the figures plan leaves out must be an error there (the API then asks the full
+    /// plan), never another number.
+    #[test]
+    fn a_figures_plan_answers_as_the_full_plan_or_not_at_all() {
+        use crate::plan::{Detail, Effort, build_with};
+        let cats = CatalogSet::embedded().expect("embedded catalog");
+        let mut names: Vec<String> = value_metrics().to_vec();
+        names.extend(crate::table::PLAN_COLUMNS.iter().map(|c| c.to_string()));
+        names.extend(
+            [
+                "tco.by_year.0.cost_usd",
+                "tco.by_year.01.cost_usd",
+                "bom.0.quantity",
+                "bom.3.extended_price_usd",
+                "design_alternatives.0.capex_usd",
+                "performance.roce_tuning_side_by_side.ecmp.gpu_idle_fraction",
+                "performance.collectives.0.exposed_ms",
+                "comparison.recommendation",
+                "suggestions.0",
+                "nonsense",
+            ]
+            .map(String::from),
+        );
+        let mut from_figures = 0;
+        let mut left_to_full = 0;
+        for v in [
+            serde_json::json!({"gpus": 16}),
+            serde_json::json!({"gpus": 1024, "fabrics": ["infiniband", "roce", "roce_adaptive"]}),
+            serde_json::json!({"gpus": 2048, "uncertainty": {"samples": 20}}),
+            serde_json::json!({"gpus": 100_000}),
+            serde_json::json!({"gpus": 4096, "gpu_model": "b200", "workload": {"preset": "moe-deepseek-v3"}}),
+            serde_json::json!({"gpus": 512, "economics": {"years": 7}, "topology": {"oversubscription": 2}}),
+        ] {
+            let req: PlanRequest = serde_json::from_value(v.clone()).expect("request");
+            let at = |detail| {
+                build_with(&req, &cats, Effort::default(), None, detail)
+                    .expect("plan")
+                    .0
+            };
+            let (full, figures) = (at(Detail::Full), at(Detail::Figures));
+            assert_eq!(
+                crate::table::plan_csv(&figures).expect("csv"),
+                crate::table::plan_csv(&full).expect("csv"),
+                "{v}"
+            );
+            let mut choices = vec![FabricChoice::Unnamed, FabricChoice::Cheapest];
+            choices.extend(full.fabrics.iter().map(|f| FabricChoice::Named(f.fabric)));
+            for name in &names {
+                for &choice in &choices {
+                    match value(&figures, name, choice) {
+                        Ok(answer) => {
+                            from_figures += 1;
+                            let want = value(&full, name, choice).map_err(|e| e.error);
+                            assert_eq!(Ok(answer), want, "{v} {name}");
+                        }
+                        Err(_) => left_to_full += 1,
+                    }
+                }
+            }
+        }
+        // Most answers come from the figures plan; some cannot.
+        assert!(
+            from_figures > 1_000 && left_to_full > 0,
+            "{from_figures} {left_to_full}"
+        );
+    }
 }

@@ -218,8 +218,20 @@ pub async fn plan_from_query(
     own: &[&str],
     state: &AppState,
 ) -> Result<Arc<CachedPlan>, ApiError> {
+    plan_from_query_at(q, own, state, crate::plan::Detail::Full).await
+}
+
+/// [`plan_from_query`] at `detail` (see [`crate::api::plan_at`]).
+pub async fn plan_from_query_at(
+    q: &Query,
+    own: &[&str],
+    state: &AppState,
+    detail: crate::plan::Detail,
+) -> Result<Arc<CachedPlan>, ApiError> {
     let req = q.plan_request(own)?;
-    crate::api::plan_for(state, &req).await.map_err(name_params)
+    crate::api::plan_at(state, &req, detail)
+        .await
+        .map_err(name_params)
 }
 
 /// Adds the query parameter's name to each field error's detail.

@@ -18,8 +18,8 @@ use super::error::{ApiError, Problem};
 use super::middleware::with_plan_id;
 use super::responses::{Busy, JsonOrCsv, PlanInvalid, QueryProblems};
 use crate::fabric::Fabric;
-use crate::plan::Plan;
 use crate::plan::cache::CachedPlan;
+use crate::plan::{Detail, Plan};
 use crate::table::metrics::{self, FabricChoice};
 use crate::table::{BomSheet, bom_csv, bom_sheet, plan_csv};
 use actix_web::web::Bytes;
@@ -27,7 +27,8 @@ use actix_web::web::Bytes;
 const FORMAT_ONLY: &[&str] = &["format"];
 
 use super::query::{
-    self as query, Kind, Query, extra_param, format_param, plan_from_query, plan_parameters,
+    self as query, Kind, Query, extra_param, format_param, plan_from_query, plan_from_query_at,
+    plan_parameters,
 };
 
 /// Registers the spreadsheet endpoints.
@@ -102,6 +103,8 @@ pub async fn get_plan(
         &req,
         &state,
         "",
+        // The CSV's columns are figures: a figures plan has them all.
+        Detail::Figures,
         |c| c.json().map_err(|e| ApiError::internal(&e)),
         |c| {
             Ok(plan_csv(&c.plan)
@@ -113,17 +116,23 @@ pub async fn get_plan(
 }
 
 /// A GET that plans from the query (inputs and `format`) and answers in the negotiated format,
-/// `json` or `csv` making the body; the plan's entity tag gets `kind` and the format's suffix.
+/// `json` or `csv` making the body (from a plan at `csv_detail` for CSV); the plan's entity
+/// tag gets `kind` and the format's suffix.
 async fn plan_sheet(
     req: &HttpRequest,
     state: &AppState,
     kind: &str,
+    csv_detail: Detail,
     json: impl FnOnce(&CachedPlan) -> Result<Bytes, ApiError>,
     csv: impl FnOnce(&CachedPlan) -> Result<Bytes, ApiError>,
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(req)?;
     let format = negotiate(req, Some(&q))?;
-    let cached = plan_from_query(&q, FORMAT_ONLY, state).await?;
+    let detail = match format {
+        Format::Csv => csv_detail,
+        Format::Json => Detail::Full,
+    };
+    let cached = plan_from_query_at(&q, FORMAT_ONLY, state, detail).await?;
     let (body, media_type, suffix) = format.body(|| json(&cached), || csv(&cached))?;
     let tag = etag(&format!("{}{kind}{suffix}", cached.tag));
     Ok(with_plan_id(
@@ -151,6 +160,7 @@ pub async fn get_bom(
         &req,
         &state,
         "-bom",
+        Detail::Full,
         |c| {
             Ok(crate::json::to_vec(&bom_sheet(&c.plan))
                 .map_err(internal)?
@@ -215,15 +225,32 @@ pub async fn get_value(
     if metric.starts_with("uncertainty.") {
         q.ensure_analysis();
     }
-    let cached = plan_from_query(&q, &["metric", "fabric"], &state).await?;
-    let plan = &cached.plan;
-    let (text, fabric) = metrics::value(plan, &metric, choice).map_err(|e| {
-        let err = ApiError::from(e.error);
-        match e.valid_metrics {
-            Some(valid) => err.with_extra(serde_json::json!({ "valid_metrics": valid })),
-            None => err,
+    let own = ["metric", "fabric"];
+    // A figures plan (no BOM lines, no comparison words: about two thirds of a full plan's
+    // work) has every figure a full plan has, the same. What it leaves out (a BOM line's
+    // figures, the RoCE tunings side by side) and every error are answered from the full plan,
+    // as before.
+    let figure = match plan_from_query_at(&q, &own, &state, Detail::Figures).await {
+        Ok(c) => metrics::value(&c.plan, &metric, choice)
+            .ok()
+            .map(|answer| (c, answer)),
+        Err(_) => None,
+    };
+    let (cached, (text, fabric)) = match figure {
+        Some(found) => found,
+        None => {
+            let cached = plan_from_query(&q, &own, &state).await?;
+            let answer = metrics::value(&cached.plan, &metric, choice).map_err(|e| {
+                let err = ApiError::from(e.error);
+                match e.valid_metrics {
+                    Some(valid) => err.with_extra(serde_json::json!({ "valid_metrics": valid })),
+                    None => err,
+                }
+            })?;
+            (cached, answer)
         }
-    })?;
+    };
+    let plan = &cached.plan;
     let tag = etag(&format!(
         "{}-value-{}-{}",
         cached.tag,
