@@ -41,9 +41,16 @@ pub async fn post_plan(
     state: web::Data<AppState>,
     body: ValidJson<PlanRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let cached = super::plan_for(&state, &body.0).await?;
+    // The CSV's columns are figures: a figures plan has them all. A plan error still comes
+    // before a `406` for `Accept`.
+    let format = sheets::negotiate(&req, None);
+    let detail = match format {
+        Ok(sheets::Format::Csv) => crate::plan::Detail::Figures,
+        _ => crate::plan::Detail::Full,
+    };
+    let cached = super::plan_at(&state, &body.0, detail).await?;
     let plan = &cached.plan;
-    let (body, media_type, _) = sheets::negotiate(&req, None)?.body(
+    let (body, media_type, _) = format?.body(
         || cached.json().map_err(|e| ApiError::internal(&e)),
         || {
             Ok(crate::table::plan_csv(plan)
