@@ -109,7 +109,7 @@ fn bench_plan(c: &mut Criterion) {
         b.iter(|| {
             fabric_tco::plan::build_plan(black_box(&req), &cats)
                 .ok()
-                .and_then(|p| fabric_tco::json::to_vec(&p).ok())
+                .and_then(|p| p.to_json().ok())
         })
     });
     group.finish();

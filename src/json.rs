@@ -63,12 +63,21 @@ mod pick;
 pub use pick::pick;
 
 use rust_decimal::Decimal;
-use serde::ser::{self, Serialize, SerializeMap, SerializeSeq, SerializeStruct};
+use serde::ser::{self, Serialize, SerializeSeq, SerializeStruct};
 use serde_json::ser::{CharEscape, CompactFormatter, Formatter};
 
 /// `value` as compact JSON: the bytes `serde_json::to_vec` gives.
 pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(128);
+    to_vec_sized(value, 128)
+}
+
+/// [`to_vec`] into a buffer of `capacity` bytes to begin with: a large value written whole
+/// (a 32 KB plan) is not copied a dozen times as its buffer doubles.
+pub fn to_vec_sized<T: Serialize + ?Sized>(
+    value: &T,
+    capacity: usize,
+) -> serde_json::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(capacity);
     to_writer(&mut out, value)?;
     Ok(out)
 }
@@ -255,6 +264,17 @@ fn write_str(out: &mut Vec<u8>, s: &str) -> Done {
     Ok(())
 }
 
+/// An object's key: `open` (`"`, or `,"` after another entry), `key` escaped, then `":`, in
+/// as few writes as it takes.
+#[inline]
+fn write_key(out: &mut Vec<u8>, open: &[u8], key: &str) -> Done {
+    out.reserve(key.len() + 4);
+    out.extend_from_slice(open);
+    write_escaped(out, key)?;
+    out.extend_from_slice(b"\":");
+    Ok(())
+}
+
 /// `s` escaped as inside a JSON string, without quotes.
 #[inline]
 fn write_escaped(out: &mut Vec<u8>, s: &str) -> Done {
@@ -319,6 +339,15 @@ impl<'w, 'a> Compound<'w, 'a> {
     fn comma(&mut self) {
         if !std::mem::take(&mut self.first) {
             self.w.out.push(b',');
+        }
+    }
+
+    /// What opens the next key: `"`, or `,"` after another entry.
+    fn key_opening(&mut self) -> &'static [u8] {
+        if std::mem::take(&mut self.first) {
+            b"\""
+        } else {
+            b",\""
         }
     }
 
@@ -479,10 +508,11 @@ impl ser::SerializeMap for Compound<'_, '_> {
     type Error = Declined;
 
     fn serialize_key<T: Serialize + ?Sized>(&mut self, k: &T) -> Done {
-        self.comma();
-        k.serialize(Key(&mut *self.w.out))?;
-        self.w.out.push(b':');
-        Ok(())
+        let open = self.key_opening();
+        k.serialize(Key {
+            out: &mut *self.w.out,
+            open,
+        })
     }
 
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Done {
@@ -499,7 +529,9 @@ impl ser::SerializeStruct for Compound<'_, '_> {
     type Error = Declined;
 
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Done {
-        SerializeMap::serialize_entry(self, key, v)
+        let open = self.key_opening();
+        write_key(self.w.out, open, key)?;
+        v.serialize(&mut *self.w)
     }
 
     fn end(self) -> Done {
@@ -507,16 +539,19 @@ impl ser::SerializeStruct for Compound<'_, '_> {
     }
 }
 
-/// A map key: text, or an integer in quotes, as serde_json writes them; any other key is left
-/// to serde_json.
-struct Key<'a>(&'a mut Vec<u8>);
+/// A map key: text, or an integer in quotes, as serde_json writes them, after `open` and
+/// followed by `:`; any other key is left to serde_json.
+struct Key<'a> {
+    out: &'a mut Vec<u8>,
+    open: &'static [u8],
+}
 
 macro_rules! integer_keys {
     ($($f:ident $t:ty => $write:ident),* $(,)?) => {
         $(fn $f(self, v: $t) -> Done {
-            self.0.push(b'"');
-            io(CompactFormatter.$write(self.0, v))?;
-            self.0.push(b'"');
+            self.out.extend_from_slice(self.open);
+            io(CompactFormatter.$write(self.out, v))?;
+            self.out.extend_from_slice(b"\":");
             Ok(())
         })*
     };
@@ -552,11 +587,11 @@ impl ser::Serializer for Key<'_> {
     );
 
     fn serialize_char(self, v: char) -> Done {
-        write_str(self.0, v.encode_utf8(&mut [0; 4]))
+        write_key(self.out, self.open, v.encode_utf8(&mut [0; 4]))
     }
 
     fn serialize_str(self, v: &str) -> Done {
-        write_str(self.0, v)
+        write_key(self.out, self.open, v)
     }
 
     fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Done {
@@ -564,7 +599,7 @@ impl ser::Serializer for Key<'_> {
     }
 
     fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Done {
-        write_str(self.0, variant)
+        write_key(self.out, self.open, variant)
     }
 
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> Done {

@@ -506,3 +506,19 @@ fn displayed_values_are_escaped_as_serde_json_escapes_them() {
         " — leaf",
     ));
 }
+
+/// Keys are written with what opens them (`"` or `,"`) and closes them (`":`) in one go: every
+/// character at every place of a key, first in its object or not, as serde_json writes it.
+#[test]
+fn every_character_in_a_key_is_escaped_as_serde_json_escapes_it() {
+    let mut chars: Vec<char> = (0u8..=0x7f).map(char::from).collect();
+    chars.extend(['é', '×', '😀']);
+    for &c in &chars {
+        for before in [0, 1, 7, 8, 9] {
+            let key = format!("{}{c}", "k".repeat(before));
+            same(&BTreeMap::from([(key.clone(), 1)]));
+            same(&BTreeMap::from([(key.clone(), 1), (format!("~{key}"), 2)]));
+            same(&json!({ "a": { key.as_str(): [key.as_str()] }, "b": 0 }));
+        }
+    }
+}

@@ -72,7 +72,8 @@ impl CachedPlan {
         }
         self.json
             .get_or_init(|| {
-                crate::json::to_vec(&self.plan)
+                self.plan
+                    .to_json()
                     .map(Bytes::from)
                     .map_err(|e| e.to_string())
             })

@@ -219,6 +219,19 @@ impl Plan {
     pub fn built(&self) -> impl Iterator<Item = Built<'_>> {
         self.fabrics.iter().filter_map(FabricPlan::built)
     }
+
+    /// The plan as the JSON answer of `POST /v1/plans`, written into a buffer sized for it
+    /// up front: about 10 KB a fabric with its BOM, plus the inputs, warnings and comparison
+    /// (an analysis adds a few KB; the buffer grows if it must).
+    pub fn to_json(&self) -> serde_json::Result<Vec<u8>> {
+        let per_fabric = 10 << 10;
+        let capacity = self
+            .fabrics
+            .len()
+            .saturating_mul(per_fabric)
+            .saturating_add(6 << 10);
+        crate::json::to_vec_sized(self, capacity)
+    }
 }
 
 impl FabricPlan {
