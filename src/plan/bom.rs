@@ -76,6 +76,7 @@ struct Items {
 }
 
 impl LineSink for Items {
+    #[inline]
     fn line(&mut self, l: Line<'_>) -> Result<(), PlanError> {
         let e = l.entry;
         let (description, source) = if self.text {
@@ -109,6 +110,7 @@ impl LineSink for Items {
 }
 
 impl LineSink for crate::cost::CapexTotal<'_> {
+    #[inline]
     fn line(&mut self, l: Line<'_>) -> Result<(), PlanError> {
         let e = l.entry;
         Ok(self.add(
