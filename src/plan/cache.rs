@@ -269,6 +269,11 @@ mod tests {
     use super::*;
     use crate::plan::build_plan;
 
+    /// `cache`'s plan for `gpus` GPUs priced from `cats`, at `detail`.
+    fn planned(cache: &PlanCache, gpus: u32, cats: &CatalogSet, detail: Detail) -> Arc<CachedPlan> {
+        cache.plan(&req(gpus), cats, &[], detail).expect("plan")
+    }
+
     fn req(gpus: u32) -> PlanRequest {
         serde_json::from_value(serde_json::json!({ "gpus": gpus })).expect("request")
     }
@@ -277,16 +282,10 @@ mod tests {
     fn repeats_are_hits_and_equal_a_fresh_plan() {
         let cats = CatalogSet::embedded().expect("catalog");
         let cache = PlanCache::new(2);
-        let first = cache
-            .plan(&req(1024), &cats, &[], Detail::Full)
-            .expect("plan");
+        let first = planned(&cache, 1024, &cats, Detail::Full);
         assert!(cache.is_empty(), "admitted on the second request only");
-        let a = cache
-            .plan(&req(1024), &cats, &[], Detail::Full)
-            .expect("plan");
-        let b = cache
-            .plan(&req(1024), &cats, &[], Detail::Full)
-            .expect("plan");
+        let a = planned(&cache, 1024, &cats, Detail::Full);
+        let b = planned(&cache, 1024, &cats, Detail::Full);
         assert!(Arc::ptr_eq(&a, &b));
         assert!(!Arc::ptr_eq(&first, &a));
         assert_eq!(cache.stats(), (1, 2));
@@ -302,16 +301,12 @@ mod tests {
         let cats = CatalogSet::embedded().expect("catalog");
         let cache = PlanCache::new(2);
         for g in [64, 128, 256, 64, 128, 256] {
-            cache.plan(&req(g), &cats, &[], Detail::Full).expect("plan");
+            planned(&cache, g, &cats, Detail::Full);
         }
         assert_eq!(cache.len(), 2);
-        cache
-            .plan(&req(64), &cats, &[], Detail::Full)
-            .expect("plan");
+        planned(&cache, 64, &cats, Detail::Full);
         assert_eq!(cache.stats(), (0, 7), "64 was evicted first");
-        cache
-            .plan(&req(256), &cats, &[], Detail::Full)
-            .expect("plan");
+        planned(&cache, 256, &cats, Detail::Full);
         assert_eq!(cache.stats(), (1, 7));
         let bad: PlanRequest =
             serde_json::from_value(serde_json::json!({"gpus": 64, "catalog": "nope"}))
@@ -331,29 +326,17 @@ mod tests {
         let cats2 = CatalogSet::new(vec![other]).expect("set");
         let cache = PlanCache::new(8);
         for _ in 0..2 {
-            cache
-                .plan(&req(512), &cats, &[], Detail::Full)
-                .expect("plan");
-            cache
-                .plan(&req(512), &cats2, &[], Detail::Full)
-                .expect("plan");
+            planned(&cache, 512, &cats, Detail::Full);
+            planned(&cache, 512, &cats2, Detail::Full);
         }
-        let a = cache
-            .plan(&req(512), &cats, &[], Detail::Full)
-            .expect("plan");
-        let b = cache
-            .plan(&req(512), &cats2, &[], Detail::Full)
-            .expect("plan");
+        let a = planned(&cache, 512, &cats, Detail::Full);
+        let b = planned(&cache, 512, &cats2, Detail::Full);
         assert!(!Arc::ptr_eq(&a, &b));
         assert_ne!(a.plan.catalog.sha256, b.plan.catalog.sha256);
         assert_eq!(cache.stats().0, 2);
         let disabled = PlanCache::new(0);
-        disabled
-            .plan(&req(512), &cats, &[], Detail::Full)
-            .expect("plan");
-        disabled
-            .plan(&req(512), &cats, &[], Detail::Full)
-            .expect("plan");
+        planned(&disabled, 512, &cats, Detail::Full);
+        planned(&disabled, 512, &cats, Detail::Full);
         assert!(disabled.is_empty());
     }
 
@@ -362,19 +345,11 @@ mod tests {
         let cats = CatalogSet::embedded().expect("catalog");
         let cache = PlanCache::new(8);
         for _ in 0..2 {
-            cache
-                .plan(&req(512), &cats, &[], Detail::Full)
-                .expect("plan");
-            cache
-                .plan(&req(512), &cats, &[], Detail::Figures)
-                .expect("plan");
+            planned(&cache, 512, &cats, Detail::Full);
+            planned(&cache, 512, &cats, Detail::Figures);
         }
-        let full = cache
-            .plan(&req(512), &cats, &[], Detail::Full)
-            .expect("plan");
-        let figures = cache
-            .plan(&req(512), &cats, &[], Detail::Figures)
-            .expect("plan");
+        let full = planned(&cache, 512, &cats, Detail::Full);
+        let figures = planned(&cache, 512, &cats, Detail::Figures);
         assert_eq!(cache.stats(), (2, 4));
         assert!(full.plan.fabrics.iter().all(|f| f.bom.is_some()));
         assert!(figures.plan.fabrics.iter().all(|f| f.bom.is_none()));
