@@ -273,3 +273,34 @@ fn a_plan_without_communication_shows_no_negative_zero() {
         }
     }
 }
+
+#[test]
+fn a_figures_plan_fails_as_the_full_plan_fails() {
+    // `/v1/value` and the plan CSV answer a plan's error from the figures plan they asked for:
+    // it must be the full plan's error, field, code and words.
+    let cats = CatalogSet::embedded().expect("catalog");
+    let reqs = [
+        json!({"gpus": 100_000, "fabrics": ["infiniband"]}),
+        json!({"gpus": 4096, "topology": {"design": "single_switch"}}),
+        json!({"gpus": 1024, "catalog": "nope"}),
+        json!({"gpus": 1024, "nic_speed_gbps": 200}),
+        json!({"gpus": 1024, "cabling": {"infiniband": {"node_leaf": {"cable": "no-such-cable"}}}}),
+        json!({"gpus": 16, "prices": {"overrides": {"no-such-sku": "1"}}}),
+        json!({"gpus": 1_000_000}),
+    ];
+    let mut failed = 0;
+    for v in &reqs {
+        let Ok(req) = serde_json::from_value::<PlanRequest>(v.clone()) else {
+            continue;
+        };
+        let full = build_with(&req, &cats, Effort::default(), None, Detail::Full).map(|_| ());
+        let figures = build_with(&req, &cats, Effort::default(), None, Detail::Figures).map(|_| ());
+        assert_eq!(
+            format!("{:?}", figures.as_ref().err()),
+            format!("{:?}", full.as_ref().err()),
+            "{v}"
+        );
+        failed += usize::from(full.is_err());
+    }
+    assert!(failed >= 3, "{failed} of the requests failed");
+}

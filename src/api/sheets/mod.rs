@@ -227,15 +227,13 @@ pub async fn get_value(
     }
     let own = ["metric", "fabric"];
     // A figures plan (no BOM lines, no comparison words: about two thirds of a full plan's
-    // work) has every figure a full plan has, the same. What it leaves out (a BOM line's
-    // figures, the RoCE tunings side by side) and every error are answered from the full plan,
-    // as before.
-    let figure = match plan_from_query_at(&q, &own, &state, Detail::Figures).await {
-        Ok(c) => metrics::value(&c.plan, &metric, choice)
-            .ok()
-            .map(|answer| (c, answer)),
-        Err(_) => None,
-    };
+    // work) has every figure a full plan has, the same, and fails as it fails. What it leaves
+    // out (a BOM line's figures, the RoCE tunings side by side) and a metric's error are
+    // answered from the full plan, as before.
+    let figures = plan_from_query_at(&q, &own, &state, Detail::Figures).await?;
+    let figure = metrics::value(&figures.plan, &metric, choice)
+        .ok()
+        .map(|answer| (figures, answer));
     let (cached, (text, fabric)) = match figure {
         Some(found) => found,
         None => {
