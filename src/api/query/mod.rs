@@ -85,14 +85,17 @@ impl Query {
         Ok(Query { pairs })
     }
 
+    /// Whether the query names an `uncertainty.*` parameter (the plan carries an analysis).
+    pub fn asks_analysis(&self) -> bool {
+        self.pairs
+            .iter()
+            .any(|(k, _)| k.starts_with("uncertainty."))
+    }
+
     /// Asks for the default uncertainty analysis (the catalog's price ranges) when the query
     /// names no `uncertainty.*` parameter: a tornado chart or an `uncertainty.*` metric needs one.
     pub fn ensure_analysis(&mut self) {
-        if !self
-            .pairs
-            .iter()
-            .any(|(k, _)| k.starts_with("uncertainty."))
-        {
+        if !self.asks_analysis() {
             self.pairs
                 .push(("uncertainty.catalog_price_ranges".into(), "true".into()));
         }

@@ -229,11 +229,16 @@ pub async fn get_value(
     // A figures plan (no BOM lines, no comparison words: about two thirds of a full plan's
     // work) has every figure a full plan has, the same, and fails as it fails. What it leaves
     // out (a BOM line's figures, the RoCE tunings side by side) and a metric's error are
-    // answered from the full plan, as before.
-    let figures = plan_from_query_at(&q, &own, &state, Detail::Figures).await?;
-    let figure = metrics::value(&figures.plan, &metric, choice)
-        .ok()
-        .map(|answer| (figures, answer));
+    // answered from the full plan, as before. A plan with an uncertainty analysis, whose
+    // samples are most of its work, is planned in full at once: the analysis never runs twice.
+    let figure = if q.asks_analysis() {
+        None
+    } else {
+        let figures = plan_from_query_at(&q, &own, &state, Detail::Figures).await?;
+        metrics::value(&figures.plan, &metric, choice)
+            .ok()
+            .map(|answer| (figures, answer))
+    };
     let (cached, (text, fabric)) = match figure {
         Some(found) => found,
         None => {
