@@ -274,6 +274,20 @@ mod tests {
         cache.plan(&req(gpus), cats, &[], detail).expect("plan")
     }
 
+    /// The 512-GPU plans at `a` and at `b`, each asked for twice (admitted on the second) and
+    /// then once more, from the memo.
+    fn remembered(
+        cache: &PlanCache,
+        a: (&CatalogSet, Detail),
+        b: (&CatalogSet, Detail),
+    ) -> (Arc<CachedPlan>, Arc<CachedPlan>) {
+        for _ in 0..2 {
+            planned(cache, 512, a.0, a.1);
+            planned(cache, 512, b.0, b.1);
+        }
+        (planned(cache, 512, a.0, a.1), planned(cache, 512, b.0, b.1))
+    }
+
     fn req(gpus: u32) -> PlanRequest {
         serde_json::from_value(serde_json::json!({ "gpus": gpus })).expect("request")
     }
@@ -325,12 +339,7 @@ mod tests {
             .expect("valid");
         let cats2 = CatalogSet::new(vec![other]).expect("set");
         let cache = PlanCache::new(8);
-        for _ in 0..2 {
-            planned(&cache, 512, &cats, Detail::Full);
-            planned(&cache, 512, &cats2, Detail::Full);
-        }
-        let a = planned(&cache, 512, &cats, Detail::Full);
-        let b = planned(&cache, 512, &cats2, Detail::Full);
+        let (a, b) = remembered(&cache, (&cats, Detail::Full), (&cats2, Detail::Full));
         assert!(!Arc::ptr_eq(&a, &b));
         assert_ne!(a.plan.catalog.sha256, b.plan.catalog.sha256);
         assert_eq!(cache.stats().0, 2);
@@ -344,12 +353,7 @@ mod tests {
     fn figures_and_full_plans_are_separate_entries() {
         let cats = CatalogSet::embedded().expect("catalog");
         let cache = PlanCache::new(8);
-        for _ in 0..2 {
-            planned(&cache, 512, &cats, Detail::Full);
-            planned(&cache, 512, &cats, Detail::Figures);
-        }
-        let full = planned(&cache, 512, &cats, Detail::Full);
-        let figures = planned(&cache, 512, &cats, Detail::Figures);
+        let (full, figures) = remembered(&cache, (&cats, Detail::Full), (&cats, Detail::Figures));
         assert_eq!(cache.stats(), (2, 4));
         assert!(full.plan.fabrics.iter().all(|f| f.bom.is_some()));
         assert!(figures.plan.fabrics.iter().all(|f| f.bom.is_none()));
