@@ -318,9 +318,7 @@ impl<'w, 'a> Compound<'w, 'a> {
         array: bool,
     ) -> Result<Self, Declined> {
         if let Some(v) = variant {
-            w.out.push(b'{');
-            write_str(w.out, v)?;
-            w.out.push(b':');
+            write_key(w.out, b"{\"", v)?;
         }
         w.out.push(if array { b'[' } else { b'{' });
         let close: &'static [u8] = match (array, variant.is_some()) {
@@ -450,9 +448,7 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
         variant: &'static str,
         v: &T,
     ) -> Done {
-        self.out.push(b'{');
-        write_str(self.out, variant)?;
-        self.out.push(b':');
+        write_key(self.out, b"{\"", variant)?;
         v.serialize(&mut *self)?;
         self.out.push(b'}');
         Ok(())

@@ -42,8 +42,8 @@ end
 local vary = os.getenv("LOAD_VARY_GPUS")
 if vary ~= nil and vary ~= "" then
   -- The 2,048 requests are formatted once per thread before the run, not one per request: the
-  -- load generator shares the service's two cores, and rewriting and formatting a request
-  -- each time cost it about as much CPU again as the service's answer did.
+  -- load generator shares the service's two cores, so it does no more per request than it does
+  -- for the repeated endpoints (receiving the answer is still most of its CPU).
   local requests = {}
   init = function(args)
     -- 7 is invertible mod 2048: each thread walks all 2,048 values before repeating, and the

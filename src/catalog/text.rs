@@ -80,7 +80,8 @@ impl fmt::Debug for Text {
 /// cable's with ` — node_leaf`. The text is shared like [`Text`] and the ending is static, so
 /// making one copies nothing. The two parts are written one after the other when shown; in
 /// JSON it is one plain string.
-#[derive(Clone, Default, PartialEq, Eq)]
+/// Two labels are equal when they read the same, however split.
+#[derive(Clone, Default)]
 pub struct Label {
     text: Text,
     ending: &'static str,
@@ -91,7 +92,19 @@ impl Label {
     pub fn new(text: Text, ending: &'static str) -> Label {
         Label { text, ending }
     }
+
+    fn bytes(&self) -> impl Iterator<Item = u8> + '_ {
+        self.text.bytes().chain(self.ending.bytes())
+    }
 }
+
+impl PartialEq for Label {
+    fn eq(&self, other: &Label) -> bool {
+        self.bytes().eq(other.bytes())
+    }
+}
+
+impl Eq for Label {}
 
 impl From<Text> for Label {
     fn from(text: Text) -> Label {
@@ -166,5 +179,7 @@ mod tests {
         );
         let back: Label = serde_json::from_str("\"x — y\"").unwrap_or_default();
         assert_eq!(back.to_string(), "x — y");
+        assert_eq!(back, Label::new(Text::from("x"), " — y"));
+        assert_ne!(back, Label::new(Text::from("x"), " — z"));
     }
 }

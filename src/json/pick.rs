@@ -53,31 +53,37 @@ impl Step<'_> {
 }
 
 impl<'p, 'o> Picker<'p, 'o> {
+    /// When path `i`, read from `from`, names `key` next: where in the path the member's own
+    /// part starts (past the segment and its dot) and whether the path ends at the member.
+    fn past(&self, (i, from): (usize, usize), key: Step<'_>) -> Option<(usize, bool)> {
+        let rest = self.paths.get(i)?.get(from..)?;
+        let taken = key.matches(rest)?;
+        let after = rest.get(taken..)?;
+        if after.is_empty() {
+            Some((from + taken, true))
+        } else {
+            after.starts_with('.').then_some((from + taken + 1, false))
+        }
+    }
+
     /// `v`, this value's member `key` or element `key`: its JSON for every path that ends
     /// there, and a walk into it for the paths that go further.
     fn visit<T: Serialize + ?Sized>(&mut self, key: Step<'_>, v: &T) -> Result<(), Error> {
         let mut further = Vec::new();
         let mut found: Option<Value> = None;
         for &(i, from) in &self.live {
-            let rest = self
-                .paths
-                .get(i)
-                .and_then(|p| p.get(from..))
-                .unwrap_or_default();
-            let Some(taken) = key.matches(rest) else {
-                continue;
-            };
-            let after = rest.get(taken..).unwrap_or_default();
-            if after.is_empty() {
-                let value = match &found {
-                    Some(value) => value.clone(),
-                    None => found.insert(serde_json::to_value(v)?).clone(),
-                };
-                if let Some(slot) = self.out.get_mut(i) {
-                    *slot = Some(value);
+            match self.past((i, from), key) {
+                Some((_, true)) => {
+                    let value = match &found {
+                        Some(value) => value.clone(),
+                        None => found.insert(serde_json::to_value(v)?).clone(),
+                    };
+                    if let Some(slot) = self.out.get_mut(i) {
+                        *slot = Some(value);
+                    }
                 }
-            } else if after.starts_with('.') {
-                further.push((i, from + taken + 1));
+                Some((below, false)) => further.push((i, below)),
+                None => {}
             }
         }
         if !further.is_empty() {
@@ -97,13 +103,10 @@ impl<'p, 'o> Picker<'p, 'o> {
             None => self.live,
             Some(name) => self
                 .live
-                .into_iter()
-                .filter_map(|(i, from)| {
-                    let rest = self.paths.get(i)?.get(from..)?;
-                    let taken = Step::Key(name).matches(rest)?;
-                    rest.get(taken..)?
-                        .starts_with('.')
-                        .then_some((i, from + taken + 1))
+                .iter()
+                .filter_map(|&(i, from)| match self.past((i, from), Step::Key(name)) {
+                    Some((below, false)) => Some((i, below)),
+                    _ => None,
                 })
                 .collect(),
         };
