@@ -58,6 +58,19 @@ macro_rules! openers {
     };
 }
 
+/// `Serialize` for types shown as text (they implement `Display`): a JSON string written
+/// straight into the output (`collect_str`), with no `String` in between.
+macro_rules! serialized_as_text {
+    ($($t:ty),*) => {$(
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+    )*};
+}
+pub(crate) use serialized_as_text;
+
 mod pick;
 
 pub use pick::pick;

@@ -137,11 +137,7 @@ impl fmt::Debug for Label {
     }
 }
 
-impl Serialize for Label {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
+crate::json::serialized_as_text!(Label);
 
 impl<'de> Deserialize<'de> for Label {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Label, D::Error> {

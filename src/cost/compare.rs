@@ -9,9 +9,8 @@ use super::TIE_THRESHOLD;
 use super::error::CostError;
 use super::idle::busy_gpu_hours_per_year;
 use super::input::Economics;
-use super::money::{
-    ROUNDING, format_percent, format_usd_short, mul, round_fraction, round_money, round_rate, sub,
-};
+use super::money::{mul, round_fraction, round_money, round_rate, sub};
+use super::sentences::{BreakEvenAt, Reason, Recommendation};
 use crate::fabric::Fabric;
 
 /// One fabric minus the cheapest fabric (`comparison.deltas[]`), USD; positive = costs more.
@@ -73,9 +72,11 @@ pub struct Comparison {
     /// Every fabric minus the cheapest, in input order.
     pub deltas: Vec<FabricDelta>,
     /// One sentence.
-    pub recommendation: String,
+    #[schema(value_type = String)]
+    pub recommendation: Recommendation,
     /// Plain sentences with the numbers behind the recommendation.
-    pub reasons: Vec<String>,
+    #[schema(value_type = Vec<String>)]
+    pub reasons: Vec<Reason>,
     /// Where the two cheapest fabrics swap places.
     pub break_even: BreakEven,
 }
@@ -139,120 +140,93 @@ pub fn compare_with(
         return Ok(Some(Comparison {
             cheapest_fabric: cheapest,
             deltas,
-            recommendation: String::new(),
+            recommendation: Recommendation::Unwritten,
             reasons: Vec::new(),
             break_even,
         }));
     }
     let years = econ.years;
-    let year_word = if years == 1 { "year" } else { "years" };
-
     let gap = sub(second.total_cost_usd, best.total_cost_usd, "fabrics")?;
     let tied = match mul(second.total_cost_usd, TIE_THRESHOLD, "fabrics") {
         Ok(limit) => gap < limit,
         Err(_) => false,
     };
     let recommendation = if tied {
-        format!(
-            "{} and {} cost within {} of each other over {years} {year_word} ({} vs {}): treat \
-             them as tied on cost and decide on performance, operations and vendor preference.",
-            cheapest.display_name(),
-            runner.display_name(),
-            format_percent(TIE_THRESHOLD),
-            format_usd_short(best.total_cost_usd),
-            format_usd_short(second.total_cost_usd),
-        )
+        Recommendation::Tied {
+            cheapest,
+            runner_up: runner,
+            years,
+            threshold: TIE_THRESHOLD,
+            cheapest_total_usd: best.total_cost_usd,
+            runner_up_total_usd: second.total_cost_usd,
+        }
     } else {
-        format!(
-            "Choose {}: the lowest total cost over {years} {year_word} ({} of network TCO and idle \
-             GPU time), {} less than {}.",
-            cheapest.display_name(),
-            format_usd_short(best.total_cost_usd),
-            format_usd_short(gap),
-            runner.display_name(),
-        )
+        Recommendation::Choose {
+            cheapest,
+            runner_up: runner,
+            years,
+            cheapest_total_usd: best.total_cost_usd,
+            gap_usd: gap,
+        }
     };
 
-    let mut reasons = Vec::new();
-    let a = cheapest.display_name();
+    let mut reasons = Vec::with_capacity(5 * (costs.len() - 1) + 1);
+    let a = cheapest;
     for &i in &order[1..] {
-        let (fabric, other) = costs[i];
-        let f = fabric.display_name();
-        let capex_d = sub(best.capex.total_usd, other.capex.total_usd, "fabrics")?;
+        let (f, other) = costs[i];
         let idle_d = sub(
             best.gpu_idle.cost_total_usd,
             other.gpu_idle.cost_total_usd,
             "fabrics",
         )?;
-        let opex_d = sub(
-            best.opex_per_year.total_usd,
-            other.opex_per_year.total_usd,
-            "fabrics",
-        )?;
-        let capex_phrase = more_less(capex_d, "up front than", "the same up front as", f);
-        let idle_phrase = if idle_d < Decimal::ZERO {
-            format!("saves {} of GPU time", format_usd_short(idle_d))
-        } else if idle_d > Decimal::ZERO {
-            format!(
-                "loses {} more GPU time to network waits",
-                format_usd_short(idle_d)
-            )
-        } else {
-            "loses the same GPU time".to_string()
-        };
-        reasons.push(format!(
-            "{a} costs {capex_phrase} and {idle_phrase} over {years} {year_word}."
-        ));
-        reasons.push(format!(
-            "{a} costs {} (power, support, staff, licences, spares).",
-            more_less(
-                opex_d,
-                "per year to run than",
-                "the same per year to run as",
-                f
-            )
-        ));
-        reasons.push(format!(
-            "GPUs wait on the network {} of busy time on {a} and {} on {f}.",
-            format_percent(best.gpu_idle.idle_fraction),
-            format_percent(other.gpu_idle.idle_fraction),
-        ));
+        reasons.push(Reason::UpFront {
+            a,
+            f,
+            years,
+            capex_delta_usd: sub(best.capex.total_usd, other.capex.total_usd, "fabrics")?,
+            idle_delta_usd: idle_d,
+        });
+        reasons.push(Reason::Running {
+            a,
+            f,
+            opex_delta_usd: sub(
+                best.opex_per_year.total_usd,
+                other.opex_per_year.total_usd,
+                "fabrics",
+            )?,
+        });
+        reasons.push(Reason::Waits {
+            a,
+            f,
+            idle_fraction_a: best.gpu_idle.idle_fraction,
+            idle_fraction_f: other.gpu_idle.idle_fraction,
+        });
         if let Some(r) = traffic_reason(best, other, a, f, idle_d) {
             reasons.push(r);
         }
-        reasons.push(format!(
-            "Over {years} {year_word} {a} totals {} against {} for {f} (network TCO plus idle GPU time).",
-            format_usd_short(best.total_cost_usd),
-            format_usd_short(other.total_cost_usd),
-        ));
+        reasons.push(Reason::Totals {
+            a,
+            f,
+            years,
+            total_a_usd: best.total_cost_usd,
+            total_f_usd: other.total_cost_usd,
+        });
     }
-    let v = econ.gpu_hour_usd;
     let max = Decimal::from(GPU_HOUR_USD_MAX);
-    reasons.push(match break_even.gpu_hour_usd {
-        // A break-even outside the values a plan accepts is said as such, not as a number
-        // nobody can enter.
-        Some(star) if star > max || star < Decimal::ZERO => format!(
-            "No GPU-hour value from $0 to {} per GPU-hour (now {}) makes {} cheaper than {a}.",
-            format_usd_rate(max),
-            format_usd_rate(v),
-            runner.display_name()
-        ),
-        Some(star) if star > v => format!(
-            "Above {} per GPU-hour (now {}), {} becomes cheaper than {a}.",
-            format_usd_rate(star),
-            format_usd_rate(v),
-            runner.display_name()
-        ),
-        Some(star) => format!(
-            "Below {} per GPU-hour (now {}), {} becomes cheaper than {a}.",
-            format_usd_rate(star),
-            format_usd_rate(v),
-            runner.display_name()
-        ),
-        None => format!(
-            "No GPU-hour value makes {} cheaper than {a}.",
-            runner.display_name()
-        ),
+    reasons.push(Reason::BreakEven {
+        a,
+        runner_up: runner,
+        now_usd: econ.gpu_hour_usd,
+        at: match break_even.gpu_hour_usd {
+            // A break-even outside the values a plan accepts is said as such, not as a number
+            // nobody can enter.
+            Some(star) if star > max || star < Decimal::ZERO => {
+                BreakEvenAt::OutOfRange { max_usd: max }
+            }
+            Some(star) if star > econ.gpu_hour_usd => BreakEvenAt::Above(star),
+            Some(star) => BreakEvenAt::Below(star),
+            None => BreakEvenAt::Never,
+        },
     });
 
     Ok(Some(Comparison {
@@ -264,37 +238,10 @@ pub fn compare_with(
     }))
 }
 
-/// "$1.4M more up front than X" / "$1.4M less …" / "the same up front as X".
-fn more_less(delta: Decimal, tail: &str, same: &str, other: &str) -> String {
-    if delta > Decimal::ZERO {
-        format!("{} more {tail} {other}", format_usd_short(delta))
-    } else if delta < Decimal::ZERO {
-        format!("{} less {tail} {other}", format_usd_short(delta))
-    } else {
-        format!("{same} {other}")
-    }
-}
-
 /// Highest GPU-hour value a plan accepts, USD (the bound of `economics.gpu_hour_usd`, checked
 /// against the request's `GpuHourUsd` at compile time): a break-even above it is said as "no
 /// value up to $1,000 per GPU-hour".
 pub const GPU_HOUR_USD_MAX: i64 = 1000;
-
-/// A per-hour rate in dollars and cents for sentences, with thousands separators: `$2.50`,
-/// `$1,234.50`.
-fn format_usd_rate(v: Decimal) -> String {
-    let mut r = v.round_dp_with_strategy(2, ROUNDING);
-    r.rescale(2);
-    let sign = if r.is_sign_negative() && !r.is_zero() {
-        "-"
-    } else {
-        ""
-    };
-    format!(
-        "{sign}${}",
-        super::money::group_digits(&r.abs().to_string())
-    )
-}
 
 fn break_even(
     cheapest: Fabric,
@@ -344,10 +291,10 @@ fn break_even(
 fn traffic_reason(
     best: &FabricCost,
     other: &FabricCost,
-    a: &str,
-    f: &str,
+    a: Fabric,
+    f: Fabric,
     idle_d: Decimal,
-) -> Option<String> {
+) -> Option<Reason> {
     let matters = match mul(best.total_cost_usd, Decimal::new(1, 2), "fabrics") {
         Ok(limit) => idle_d.abs() >= limit && idle_d != Decimal::ZERO,
         Err(_) => false,
@@ -366,11 +313,12 @@ fn traffic_reason(
     .and_then(|d| rust_decimal::prelude::ToPrimitive::to_f64(&d))
     .unwrap_or(0.0);
     if fail_d.abs() > comm_d.abs() {
-        return Some(format!(
-            "Most of the idle difference is network failures: {a} loses {:.0} GPU-hours a year to \
-             interruptions (NIC, switch, optics and cable faults) against {:.0} on {f}.",
-            best.gpu_idle.failure_gpu_hours_per_year, other.gpu_idle.failure_gpu_hours_per_year
-        ));
+        return Some(Reason::Failures {
+            a,
+            f,
+            gpu_hours_a: best.gpu_idle.failure_gpu_hours_per_year,
+            gpu_hours_f: other.gpu_idle.failure_gpu_hours_per_year,
+        });
     }
     let mut top: Option<(&str, f64, f64)> = None;
     for t in &best.traffic {
@@ -388,8 +336,11 @@ fn traffic_reason(
     if (theirs - mine).abs() <= 0.0 {
         return None;
     }
-    Some(format!(
-        "The idle difference comes from {label}: {mine:.1} ms exposed per step on {a} against \
-         {theirs:.1} ms on {f}."
-    ))
+    Some(Reason::Traffic {
+        a,
+        f,
+        label: label.to_string(),
+        exposed_ms_a: mine,
+        exposed_ms_f: theirs,
+    })
 }

@@ -14,6 +14,7 @@ mod idle;
 mod input;
 pub mod money;
 mod opex;
+mod sentences;
 mod tco;
 
 #[cfg(test)]
@@ -30,6 +31,7 @@ pub use idle::{GpuIdle, gpu_idle, idle_fraction_to_decimal, owned_gpu_hour_usd};
 pub use input::{BomLine, Category, Economics, FabricCostInput, PriceAdjustments, TrafficShare};
 pub use money::{HOURS_PER_YEAR, format_usd_short};
 pub use opex::{OpexPerYear, opex_per_year};
+pub use sentences::{BreakEvenAt, Reason, Recommendation};
 pub use tco::{Tco, TcoYear, tco};
 
 use crate::fabric::Fabric;

@@ -279,16 +279,16 @@ fn hand_worked_comparison_and_break_even() {
     assert_eq!(be.idle_fraction_gap, d("0.030000"));
     assert_eq!(be.break_even_idle_fraction_gap, Some(d("0.017859")));
     assert_eq!(
-        cmp.recommendation,
+        cmp.recommendation.to_string(),
         "Choose InfiniBand: the lowest total cost over 3 years ($224K of network TCO and idle \
          GPU time), $10K less than RoCE (ECMP)."
     );
     assert_eq!(
-        cmp.reasons[0],
+        cmp.reasons[0].to_string(),
         "InfiniBand costs the same up front as RoCE (ECMP) and saves $25K of GPU time over 3 years."
     );
     assert_eq!(
-        cmp.reasons[1],
+        cmp.reasons[1].to_string(),
         "InfiniBand costs $5K more per year to run than RoCE (ECMP) (power, support, staff, \
          licences, spares)."
     );
@@ -296,6 +296,7 @@ fn hand_worked_comparison_and_break_even() {
         cmp.reasons
             .last()
             .unwrap()
+            .to_string()
             .starts_with("Below $1.49 per GPU-hour (now $2.50)")
     );
     let json = serde_json::to_value(&cmp).unwrap();
@@ -336,7 +337,9 @@ fn near_equal_totals_are_called_a_tie() {
     );
     assert_eq!(c.cheapest_fabric, Fabric::Roce);
     assert!(
-        c.recommendation.contains("within 1.0% of each other"),
+        c.recommendation
+            .to_string()
+            .contains("within 1.0% of each other"),
         "{}",
         c.recommendation
     );

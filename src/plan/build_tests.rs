@@ -50,7 +50,8 @@ fn comparison_reasons_read_like_sentences_with_separators_and_bounds() {
         let req: PlanRequest = serde_json::from_value(json!({ "gpus": gpus })).expect("request");
         let plan = build_plan(&req, &cats).expect("plan");
         let c = plan.comparison.expect("three fabrics");
-        for r in &c.reasons {
+        let reasons: Vec<String> = c.reasons.iter().map(ToString::to_string).collect();
+        for r in &reasons {
             assert!(r.chars().next().is_some_and(char::is_uppercase), "{r}");
             for part in r.split('$').skip(1) {
                 let digits = part.chars().take_while(char::is_ascii_digit).count();
@@ -59,7 +60,7 @@ fn comparison_reasons_read_like_sentences_with_separators_and_bounds() {
         }
         // The break-even GPU-hour value is within the values a plan accepts, or said not to be.
         let star = c.break_even.gpu_hour_usd.expect("a break-even");
-        let last = c.reasons.last().expect("reasons");
+        let last = reasons.last().expect("reasons");
         if star > rust_decimal::Decimal::from(crate::cost::GPU_HOUR_USD_MAX) {
             assert!(
                 last.starts_with("No GPU-hour value from $0 to $1,000.00 per GPU-hour"),
@@ -108,7 +109,11 @@ fn a_figures_plan_has_every_figure_of_the_full_plan_and_no_text() {
         assert_eq!(cc.cheapest_fabric, fc.cheapest_fabric, "{v}");
         assert_eq!(cc.deltas, fc.deltas, "{v}");
         assert_eq!(cc.break_even, fc.break_even, "{v}");
-        assert!(!fc.reasons.is_empty() && cc.reasons.is_empty() && cc.recommendation.is_empty());
+        assert!(
+            !fc.reasons.is_empty()
+                && cc.reasons.is_empty()
+                && cc.recommendation.to_string().is_empty()
+        );
         for (f, g) in full.fabrics.iter().zip(&figures.fabrics) {
             assert_eq!(f.bom.as_ref().is_some_and(|b| !b.is_empty()), f.feasible);
             assert!(g.bom.is_none() && g.suggestions.is_empty(), "{v}");

@@ -114,7 +114,8 @@ fn reasons_name_the_traffic_when_idle_matters() {
         "workload": {"preset": "fsdp-llama2-70b"}}),
     );
     let c = p.comparison.as_ref().expect("comparison");
-    super::design_tests::assert_mentions(&c.reasons, "idle difference comes from the");
+    let reasons: Vec<String> = c.reasons.iter().map(ToString::to_string).collect();
+    super::design_tests::assert_mentions(&reasons, "idle difference comes from the");
 }
 
 #[test]

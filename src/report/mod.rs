@@ -659,8 +659,8 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
     }
     let (recommendation, reasons, cheapest) = match &plan.comparison {
         Some(c) => (
-            c.recommendation.clone(),
-            c.reasons.clone(),
+            c.recommendation.to_string(),
+            c.reasons.iter().map(ToString::to_string).collect(),
             c.cheapest_fabric.display_name().to_string(),
         ),
         None => (

@@ -5,8 +5,6 @@
 
 use std::fmt;
 
-use serde::{Serialize, Serializer};
-
 /// Counting unit of a BOM line's `quantity`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
@@ -107,17 +105,7 @@ impl fmt::Display for Derivation {
     }
 }
 
-/// Both are JSON strings, written straight into the output (`collect_str`).
-macro_rules! serialized_as_text {
-    ($($t:ty),*) => {$(
-        impl Serialize for $t {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_str(self)
-            }
-        }
-    )*};
-}
-serialized_as_text!(Unit, Derivation);
+crate::json::serialized_as_text!(Unit, Derivation);
 
 #[cfg(test)]
 mod tests {

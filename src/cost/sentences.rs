@@ -1,0 +1,319 @@
+//! The comparison's sentences, kept as the numbers they say and written when shown. A plan read
+//! only for its figures (a sweep point, a spreadsheet cell, a Monte Carlo sample) never formats
+//! them; a JSON answer writes them straight into its bytes (`collect_str`), with no string in
+//! between. Formatting them at build time was 21 % of the instructions of a three-fabric plan
+//! (docs/performance.md, session 13).
+
+use std::fmt;
+
+use rust_decimal::Decimal;
+
+use super::money::{ROUNDING, format_percent, format_usd_short, group_digits};
+use crate::fabric::Fabric;
+
+/// `comparison.recommendation`: one sentence.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Recommendation {
+    /// A comparison built for its figures alone: no sentence (written as `""`).
+    Unwritten,
+    /// "Choose A: the lowest total cost over N years ($X …), $Y less than B."
+    Choose {
+        cheapest: Fabric,
+        runner_up: Fabric,
+        years: u32,
+        cheapest_total_usd: Decimal,
+        gap_usd: Decimal,
+    },
+    /// The two cheapest are within the tie threshold of each other.
+    Tied {
+        cheapest: Fabric,
+        runner_up: Fabric,
+        years: u32,
+        threshold: Decimal,
+        cheapest_total_usd: Decimal,
+        runner_up_total_usd: Decimal,
+    },
+}
+
+/// One of `comparison.reasons[]`: A is the cheapest fabric, F the one it is compared with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    /// Capex and GPU idle cost, A minus F, over the horizon.
+    UpFront {
+        a: Fabric,
+        f: Fabric,
+        years: u32,
+        capex_delta_usd: Decimal,
+        idle_delta_usd: Decimal,
+    },
+    /// Yearly opex, A minus F.
+    Running {
+        a: Fabric,
+        f: Fabric,
+        opex_delta_usd: Decimal,
+    },
+    /// Idle fractions of busy time on each.
+    Waits {
+        a: Fabric,
+        f: Fabric,
+        idle_fraction_a: Decimal,
+        idle_fraction_f: Decimal,
+    },
+    /// The idle difference is mostly network failures: GPU-hours a year lost on each.
+    Failures {
+        a: Fabric,
+        f: Fabric,
+        gpu_hours_a: f64,
+        gpu_hours_f: f64,
+    },
+    /// The idle difference comes from one traffic: its exposed ms per step on each.
+    Traffic {
+        a: Fabric,
+        f: Fabric,
+        label: String,
+        exposed_ms_a: f64,
+        exposed_ms_f: f64,
+    },
+    /// Totals (network TCO plus idle GPU time) over the horizon.
+    Totals {
+        a: Fabric,
+        f: Fabric,
+        years: u32,
+        total_a_usd: Decimal,
+        total_f_usd: Decimal,
+    },
+    /// Where the runner-up becomes cheaper as the GPU-hour value moves.
+    BreakEven {
+        a: Fabric,
+        runner_up: Fabric,
+        now_usd: Decimal,
+        at: BreakEvenAt,
+    },
+}
+
+/// Where, in GPU-hour value, the runner-up becomes cheaper than the cheapest fabric.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BreakEvenAt {
+    /// At no value.
+    Never,
+    /// Only outside the values a plan accepts, $0 to `max_usd`.
+    OutOfRange { max_usd: Decimal },
+    /// Above this value (the break-even is above today's).
+    Above(Decimal),
+    /// Below this value.
+    Below(Decimal),
+}
+
+fn year_word(years: u32) -> &'static str {
+    if years == 1 { "year" } else { "years" }
+}
+
+/// "$1.4M more {tail} {other}" / "$1.4M less …" / "{same} {other}".
+fn more_less(
+    f: &mut fmt::Formatter<'_>,
+    delta: Decimal,
+    tail: &str,
+    same: &str,
+    other: &str,
+) -> fmt::Result {
+    if delta > Decimal::ZERO {
+        write!(f, "{} more {tail} {other}", format_usd_short(delta))
+    } else if delta < Decimal::ZERO {
+        write!(f, "{} less {tail} {other}", format_usd_short(delta))
+    } else {
+        write!(f, "{same} {other}")
+    }
+}
+
+/// A per-hour rate in dollars and cents for sentences, with thousands separators: `$2.50`,
+/// `$1,234.50`.
+pub(super) fn format_usd_rate(v: Decimal) -> String {
+    let mut r = v.round_dp_with_strategy(2, ROUNDING);
+    r.rescale(2);
+    let sign = if r.is_sign_negative() && !r.is_zero() {
+        "-"
+    } else {
+        ""
+    };
+    format!("{sign}${}", group_digits(&r.abs().to_string()))
+}
+
+impl fmt::Display for Recommendation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Recommendation::Unwritten => Ok(()),
+            Recommendation::Choose {
+                cheapest,
+                runner_up,
+                years,
+                cheapest_total_usd,
+                gap_usd,
+            } => write!(
+                f,
+                "Choose {}: the lowest total cost over {years} {} ({} of network TCO and idle \
+                 GPU time), {} less than {}.",
+                cheapest.display_name(),
+                year_word(years),
+                format_usd_short(cheapest_total_usd),
+                format_usd_short(gap_usd),
+                runner_up.display_name(),
+            ),
+            Recommendation::Tied {
+                cheapest,
+                runner_up,
+                years,
+                threshold,
+                cheapest_total_usd,
+                runner_up_total_usd,
+            } => write!(
+                f,
+                "{} and {} cost within {} of each other over {years} {} ({} vs {}): treat \
+                 them as tied on cost and decide on performance, operations and vendor preference.",
+                cheapest.display_name(),
+                runner_up.display_name(),
+                format_percent(threshold),
+                year_word(years),
+                format_usd_short(cheapest_total_usd),
+                format_usd_short(runner_up_total_usd),
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::UpFront {
+                a,
+                f,
+                years,
+                capex_delta_usd,
+                idle_delta_usd,
+            } => {
+                let (a, f) = (a.display_name(), f.display_name());
+                write!(out, "{a} costs ")?;
+                more_less(
+                    out,
+                    *capex_delta_usd,
+                    "up front than",
+                    "the same up front as",
+                    f,
+                )?;
+                let idle = *idle_delta_usd;
+                if idle < Decimal::ZERO {
+                    write!(out, " and saves {} of GPU time", format_usd_short(idle))?;
+                } else if idle > Decimal::ZERO {
+                    write!(
+                        out,
+                        " and loses {} more GPU time to network waits",
+                        format_usd_short(idle)
+                    )?;
+                } else {
+                    out.write_str(" and loses the same GPU time")?;
+                }
+                write!(out, " over {years} {}.", year_word(*years))
+            }
+            Reason::Running {
+                a,
+                f,
+                opex_delta_usd,
+            } => {
+                write!(out, "{} costs ", a.display_name())?;
+                more_less(
+                    out,
+                    *opex_delta_usd,
+                    "per year to run than",
+                    "the same per year to run as",
+                    f.display_name(),
+                )?;
+                out.write_str(" (power, support, staff, licences, spares).")
+            }
+            Reason::Waits {
+                a,
+                f,
+                idle_fraction_a,
+                idle_fraction_f,
+            } => write!(
+                out,
+                "GPUs wait on the network {} of busy time on {} and {} on {}.",
+                format_percent(*idle_fraction_a),
+                a.display_name(),
+                format_percent(*idle_fraction_f),
+                f.display_name(),
+            ),
+            Reason::Failures {
+                a,
+                f,
+                gpu_hours_a,
+                gpu_hours_f,
+            } => write!(
+                out,
+                "Most of the idle difference is network failures: {} loses {gpu_hours_a:.0} \
+                 GPU-hours a year to interruptions (NIC, switch, optics and cable faults) \
+                 against {gpu_hours_f:.0} on {}.",
+                a.display_name(),
+                f.display_name(),
+            ),
+            Reason::Traffic {
+                a,
+                f,
+                label,
+                exposed_ms_a,
+                exposed_ms_f,
+            } => write!(
+                out,
+                "The idle difference comes from {label}: {exposed_ms_a:.1} ms exposed per step on \
+                 {} against {exposed_ms_f:.1} ms on {}.",
+                a.display_name(),
+                f.display_name(),
+            ),
+            Reason::Totals {
+                a,
+                f,
+                years,
+                total_a_usd,
+                total_f_usd,
+            } => write!(
+                out,
+                "Over {years} {} {} totals {} against {} for {} (network TCO plus idle GPU time).",
+                year_word(*years),
+                a.display_name(),
+                format_usd_short(*total_a_usd),
+                format_usd_short(*total_f_usd),
+                f.display_name(),
+            ),
+            Reason::BreakEven {
+                a,
+                runner_up,
+                now_usd,
+                at,
+            } => {
+                let (a, runner) = (a.display_name(), runner_up.display_name());
+                let now = format_usd_rate(*now_usd);
+                match at {
+                    BreakEvenAt::OutOfRange { max_usd } => write!(
+                        out,
+                        "No GPU-hour value from $0 to {} per GPU-hour (now {now}) makes {runner} \
+                         cheaper than {a}.",
+                        format_usd_rate(*max_usd),
+                    ),
+                    BreakEvenAt::Above(star) => write!(
+                        out,
+                        "Above {} per GPU-hour (now {now}), {runner} becomes cheaper than {a}.",
+                        format_usd_rate(*star),
+                    ),
+                    BreakEvenAt::Below(star) => write!(
+                        out,
+                        "Below {} per GPU-hour (now {now}), {runner} becomes cheaper than {a}.",
+                        format_usd_rate(*star),
+                    ),
+                    BreakEvenAt::Never => {
+                        write!(out, "No GPU-hour value makes {runner} cheaper than {a}.")
+                    }
+                }
+            }
+        }
+    }
+}
+
+crate::json::serialized_as_text!(Recommendation, Reason);
