@@ -4,13 +4,13 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::FabricCost;
 use super::TIE_THRESHOLD;
 use super::error::CostError;
 use super::idle::busy_gpu_hours_per_year;
 use super::input::Economics;
 use super::money::{mul, round_fraction, round_money, round_rate, sub};
 use super::sentences::{BreakEvenAt, Reason, Recommendation};
+use super::{FabricCost, TrafficLabel};
 use crate::fabric::Fabric;
 
 /// One fabric minus the cheapest fabric (`comparison.deltas[]`), USD; positive = costs more.
@@ -320,7 +320,7 @@ fn traffic_reason(
             gpu_hours_f: other.gpu_idle.failure_gpu_hours_per_year,
         });
     }
-    let mut top: Option<(&str, f64, f64)> = None;
+    let mut top: Option<(TrafficLabel, f64, f64)> = None;
     for t in &best.traffic {
         let theirs = other
             .traffic
@@ -329,7 +329,7 @@ fn traffic_reason(
             .map_or(0.0, |o| o.exposed_ms);
         let d = (theirs - t.exposed_ms).abs();
         if d.is_finite() && top.is_none_or(|(_, x, y)| d > (y - x).abs()) {
-            top = Some((t.label.as_str(), t.exposed_ms, theirs));
+            top = Some((t.label, t.exposed_ms, theirs));
         }
     }
     let (label, mine, theirs) = top?;
@@ -339,7 +339,7 @@ fn traffic_reason(
     Some(Reason::Traffic {
         a,
         f,
-        label: label.to_string(),
+        label,
         exposed_ms_a: mine,
         exposed_ms_f: theirs,
     })

@@ -167,12 +167,39 @@ pub struct FabricCostInput<'a> {
 }
 
 /// One kind of traffic and the time per step it leaves exposed.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrafficShare {
-    /// Plain name, e.g. `expert all-to-all over 64 GPUs`.
-    pub label: String,
+    /// What the traffic is, as the reasons name it.
+    pub label: TrafficLabel,
     /// Exposed ms per step.
     pub exposed_ms: f64,
+}
+
+/// Names a traffic of a training step, written when shown: `the expert all-to-all over 64 GPUs
+/// (network)`. Two labels are equal when they say the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrafficLabel {
+    /// Which parallelism sends it (`data`, `expert`, …).
+    pub parallelism: &'static str,
+    /// The collective, as the performance model names it (`all_to_all`); written with `-`.
+    pub kind: &'static str,
+    /// Ranks in one group.
+    pub group_size: u32,
+    /// `nvlink` or `network`.
+    pub placement: &'static str,
+}
+
+impl std::fmt::Display for TrafficLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the {} ", self.parallelism)?;
+        for (i, word) in self.kind.split('_').enumerate() {
+            if i > 0 {
+                f.write_str("-")?;
+            }
+            f.write_str(word)?;
+        }
+        write!(f, " over {} GPUs ({})", self.group_size, self.placement)
+    }
 }
 
 const FRACTION: &str = "must be between 0 and 1";

@@ -28,7 +28,9 @@ pub use capex::{Capex, CapexTotal, LinePrice, PricedLine, capex, line_prices};
 pub use compare::{BreakEven, Comparison, FabricDelta, GPU_HOUR_USD_MAX, compare, compare_with};
 pub use error::CostError;
 pub use idle::{GpuIdle, gpu_idle, idle_fraction_to_decimal, owned_gpu_hour_usd};
-pub use input::{BomLine, Category, Economics, FabricCostInput, PriceAdjustments, TrafficShare};
+pub use input::{
+    BomLine, Category, Economics, FabricCostInput, PriceAdjustments, TrafficLabel, TrafficShare,
+};
 pub use money::{HOURS_PER_YEAR, format_usd_short};
 pub use opex::{OpexPerYear, opex_per_year};
 pub use sentences::{BreakEvenAt, Reason, Recommendation};

@@ -8,6 +8,7 @@ use std::fmt;
 
 use rust_decimal::Decimal;
 
+use super::TrafficLabel;
 use super::money::{ROUNDING, format_percent, format_usd_short, group_digits};
 use crate::fabric::Fabric;
 
@@ -70,7 +71,7 @@ pub enum Reason {
     Traffic {
         a: Fabric,
         f: Fabric,
-        label: String,
+        label: TrafficLabel,
         exposed_ms_a: f64,
         exposed_ms_f: f64,
     },

@@ -794,3 +794,28 @@ fn schemas_document_money_as_strings() {
         assert!(c["properties"].get(f).is_some(), "{f} missing from schema");
     }
 }
+
+/// A traffic's label reads as the sentence it was formatted into before it was kept as fields.
+#[test]
+fn traffic_labels_read_as_sentences() {
+    let label = crate::cost::TrafficLabel {
+        parallelism: "expert",
+        kind: "all_to_all",
+        group_size: 64,
+        placement: "network",
+    };
+    assert_eq!(
+        label.to_string(),
+        "the expert all-to-all over 64 GPUs (network)"
+    );
+    let send = crate::cost::TrafficLabel {
+        kind: "send_recv",
+        parallelism: "pipeline",
+        ..label
+    };
+    assert_eq!(
+        send.to_string(),
+        "the pipeline send-recv over 64 GPUs (network)"
+    );
+    assert_ne!(label, send);
+}

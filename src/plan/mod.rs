@@ -1055,17 +1055,11 @@ fn plan_sized(
         .collectives
         .iter()
         .map(|c| cost::TrafficShare {
-            // The label names the traffic in the comparison's reasons: words only.
-            label: if full {
-                format!(
-                    "the {} {} over {} GPUs ({})",
-                    c.parallelism,
-                    c.kind.replace('_', "-"),
-                    c.group_size,
-                    c.placement
-                )
-            } else {
-                String::new()
+            label: cost::TrafficLabel {
+                parallelism: c.parallelism,
+                kind: c.kind,
+                group_size: c.group_size,
+                placement: c.placement,
             },
             exposed_ms: c.exposed_ms,
         })
