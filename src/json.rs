@@ -139,12 +139,18 @@ pub fn decimal_string(d: &Decimal) -> String {
 }
 
 /// Longest decimal text: a sign, 29 digits of a 96-bit mantissa, a point and a leading zero.
-const DECIMAL_TEXT: usize = 40;
+pub const DECIMAL_TEXT: usize = 40;
 
 /// `d` as `Decimal::to_string` writes it, in `buf`.
 pub fn decimal_text<'b>(d: &Decimal, buf: &'b mut [u8; DECIMAL_TEXT]) -> &'b str {
     let mut digits = itoa::Buffer::new();
-    let m = digits.format(d.mantissa().unsigned_abs()).as_bytes();
+    let mantissa = d.mantissa().unsigned_abs();
+    // A plan's amounts fit in 64 bits; their digits are then written without 128-bit division.
+    let m = match u64::try_from(mantissa) {
+        Ok(small) => digits.format(small),
+        Err(_) => digits.format(mantissa),
+    }
+    .as_bytes();
     let scale = d.scale() as usize;
     let mut n = 0;
     let mut put = |b: u8| {

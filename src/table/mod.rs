@@ -309,11 +309,11 @@ fn write_sweep_rows(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde_json::Re
             member(out, "value2", &v2)?;
         }
         member(out, "fabric", &r.fabric)?;
-        member(out, "total_cost_usd", &r.total_cost_usd)?;
-        member(out, "capex_usd", &r.capex_usd)?;
-        member(out, "tco_usd", &r.tco_usd)?;
+        money_member(out, "total_cost_usd", &r.total_cost_usd);
+        money_member(out, "capex_usd", &r.capex_usd);
+        money_member(out, "tco_usd", &r.tco_usd);
         member(out, "gpu_idle_fraction", &r.gpu_idle_fraction)?;
-        member(out, "gpu_idle_cost_usd", &r.gpu_idle_cost_usd)?;
+        money_member(out, "gpu_idle_cost_usd", &r.gpu_idle_cost_usd);
         member(out, "cheapest", &r.cheapest)?;
         member(out, "plan_id", &*r.plan_id)?;
         out.extend_from_slice(b",\"warnings\":");
@@ -340,6 +340,18 @@ pub(crate) fn member<T: Serialize + ?Sized>(
     crate::json::to_writer(out, value)
 }
 
+/// Appends `,"name":"<decimal>"`, the text `json::decimal` writes (rust_decimal's own
+/// `Serialize` writes the same text a digit at a time, with a 96-bit division per digit).
+fn money_member(out: &mut Vec<u8>, name: &str, value: &rust_decimal::Decimal) {
+    let mut buf = [0u8; crate::json::DECIMAL_TEXT];
+    let text = crate::json::decimal_text(value, &mut buf);
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":\"");
+    out.extend_from_slice(text.as_bytes());
+    out.push(b'"');
+}
+
 /// A sweep's rows as CSV: the varied inputs (`vary`, then `vary2` for a grid), then
 /// [`SWEEP_COLUMNS`].
 pub fn sweep_csv(vary: &str, vary2: Option<&str>, rows: &[NamedSweepRow]) -> String {
@@ -356,7 +368,7 @@ pub fn sweep_csv(vary: &str, vary2: Option<&str>, rows: &[NamedSweepRow]) -> Str
 
 /// A sweep row's cells in [`SWEEP_COLUMNS`] order.
 fn sweep_cells(r: &SweepRow) -> [Value; 9] {
-    let money = |d: rust_decimal::Decimal| Value::String(d.to_string());
+    let money = |d: rust_decimal::Decimal| Value::String(crate::json::decimal_string(&d));
     [
         Value::from(r.fabric.as_str()),
         money(r.total_cost_usd),
