@@ -322,6 +322,7 @@ pub(crate) fn largest_input(
 }
 
 /// Checks `lo ≤ value ≤ hi` (either bound optional).
+#[inline]
 pub(crate) fn check_range(
     value: Decimal,
     lo: Option<Decimal>,

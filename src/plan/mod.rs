@@ -1050,20 +1050,25 @@ fn plan_sized(
         performance.roce_tuning_side_by_side = roce_tunings(&perf_input, &performance)?;
     }
 
-    // 4. Cost.
-    let traffic = performance
-        .collectives
-        .iter()
-        .map(|c| cost::TrafficShare {
-            label: cost::TrafficLabel {
-                parallelism: c.parallelism,
-                kind: c.kind,
-                group_size: c.group_size,
-                placement: c.placement,
-            },
-            exposed_ms: c.exposed_ms,
-        })
-        .collect();
+    // 4. Cost. The traffic is named only in the comparison's reasons, which a figures plan
+    // does not write.
+    let traffic = if full {
+        performance
+            .collectives
+            .iter()
+            .map(|c| cost::TrafficShare {
+                label: cost::TrafficLabel {
+                    parallelism: c.parallelism,
+                    kind: c.kind,
+                    group_size: c.group_size,
+                    placement: c.placement,
+                },
+                exposed_ms: c.exposed_ms,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut cost = cost::fabric_cost_with(
         &cost_input(r, s, performance.gpu_idle_fraction, traffic),
         &r.adjustments,
