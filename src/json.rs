@@ -153,27 +153,29 @@ pub fn decimal_text<'b>(d: &Decimal, buf: &'b mut [u8; DECIMAL_TEXT]) -> &'b str
     .as_bytes();
     let scale = d.scale() as usize;
     let mut n = 0;
-    let mut put = |b: u8| {
-        if let Some(slot) = buf.get_mut(n) {
-            *slot = b;
-            n += 1;
+    // Appends whole runs (a sign, the digits, a point): at most 31 bytes in all, as the longest
+    // text is a sign and "0." with 28 places, or a sign, 29 digits and a point.
+    let mut put = |bytes: &[u8]| {
+        if let Some(slot) = buf.get_mut(n..n + bytes.len()) {
+            slot.copy_from_slice(bytes);
+            n += bytes.len();
         }
     };
     if d.is_sign_negative() {
-        put(b'-');
+        put(b"-");
     }
     if m.len() > scale {
         let (whole, frac) = m.split_at(m.len() - scale);
-        whole.iter().for_each(|&b| put(b));
+        put(whole);
         if scale > 0 {
-            put(b'.');
-            frac.iter().for_each(|&b| put(b));
+            put(b".");
+            put(frac);
         }
     } else {
-        put(b'0');
-        put(b'.');
-        (m.len()..scale).for_each(|_| put(b'0'));
-        m.iter().for_each(|&b| put(b));
+        const ZEROS: [u8; 28] = [b'0'; 28];
+        put(b"0.");
+        put(ZEROS.get(..scale - m.len()).unwrap_or_default());
+        put(m);
     }
     // Only ASCII digits, a sign and a point were written.
     std::str::from_utf8(buf.get(..n).unwrap_or_default()).unwrap_or_default()
