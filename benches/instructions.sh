@@ -4,9 +4,12 @@
 # session 9). Runs a criterion bench of benches/perf.rs under callgrind and divides the
 # instructions spent in `plan::build_with` by its calls.
 #
-# Usage: bash benches/instructions.sh [FILTER] [BENCH_BINARY]
+# Usage: [FUNCTION=…] bash benches/instructions.sh [FILTER] [BENCH_BINARY]
 #   FILTER        criterion filter, default 'plan/1024_gpus_3_fabrics/figures$'
 #   BENCH_BINARY  a built bench (target/release/deps/perf-*); default: built with cargo
+#   FUNCTION      the function counted, default fabric_tco::plan::build_with; for a plan's JSON:
+#                 FUNCTION=fabric_tco::plan::Plan::to_json bash benches/instructions.sh \
+#                   'plan/1024_gpus_3_fabrics/build\+json$'
 # Needs valgrind (Debian package `valgrind`) and python3. Under valgrind the SHA-256 of the
 # plan id runs its portable code (callgrind's CPU has no SHA extensions), about 85,000
 # instructions a plan that the service does not spend; compare builds, not absolute figures.
@@ -26,7 +29,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 valgrind --tool=callgrind --callgrind-out-file="$out" "$bench" --bench "$filter" --profile-time 1 \
   >/dev/null 2>&1
-python3 - "$out" "$filter" <<'PY'
+python3 - "$out" "$filter" "${FUNCTION:-fabric_tco::plan::build_with}" <<'PY'
 import collections, re, sys
 names, calls, inclusive = {}, collections.Counter(), collections.Counter()
 callee, pending = None, None
@@ -49,9 +52,10 @@ for line in open(sys.argv[1]):
         if len(fields) >= 2:
             inclusive[pending] += int(fields[1])
         pending = None
-ids = [i for i, n in names.items() if n.endswith("fabric_tco::plan::build_with")]
+function = sys.argv[3]
+ids = [i for i, n in names.items() if n.endswith(function)]
 n = sum(calls[i] for i in ids)
 if n == 0:
-    sys.exit(f"no call of plan::build_with under {sys.argv[2]!r}")
-print(f"{sys.argv[2]}: {n} plans, {sum(inclusive[i] for i in ids) / n:,.0f} instructions a plan")
+    sys.exit(f"no call of {function} under {sys.argv[2]!r}")
+print(f"{sys.argv[2]}: {n} calls of {function}, {sum(inclusive[i] for i in ids) / n:,.0f} instructions a call")
 PY
