@@ -68,6 +68,15 @@ pub struct Communicator {
     pub channels: f64,
 }
 
+/// A message size and what every candidate's time for it shares.
+struct Message {
+    bytes: f64,
+    /// The physical ceiling as algorithm bandwidth, GB/s (the same for every candidate).
+    cap_algbw: f64,
+    /// [`size_log2`] of `bytes`.
+    size_log2: Option<f64>,
+}
+
 /// The chosen algorithm/protocol and its cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Choice {
@@ -287,11 +296,24 @@ impl Communicator {
 
     /// Time of one candidate for `bytes`, µs, or None if it does not apply.
     pub fn time_us(&self, algorithm: Algorithm, p: usize, bytes: f64) -> Option<f64> {
+        self.time_of(algorithm, p, &self.message(bytes))
+    }
+
+    /// What every candidate's time for `bytes` shares, computed once for all of them.
+    fn message(&self, bytes: f64) -> Message {
+        Message {
+            bytes,
+            cap_algbw: self.ceiling_with(self.net_eff()) * self.bus_to_alg(),
+            size_log2: size_log2(bytes),
+        }
+    }
+
+    fn time_of(&self, algorithm: Algorithm, p: usize, m: &Message) -> Option<f64> {
+        let bytes = m.bytes;
         let (lat, algbw) = self.cost(algorithm, p, bytes)?;
-        let cap_algbw = self.ceiling_with(self.net_eff()) * self.bus_to_alg();
-        let mut bw = algbw.min(cap_algbw);
+        let mut bw = algbw.min(m.cap_algbw);
         if algorithm == Algorithm::Tree {
-            bw *= tree_correction(p, bytes);
+            bw *= tree_correction_at(p, m.size_log2);
         }
         if bw.is_nan() || bw <= 0.0 || !lat.is_finite() {
             return None;
@@ -304,9 +326,10 @@ impl Communicator {
         if self.ranks.is_nan() || self.ranks < 2.0 {
             return None;
         }
+        let m = self.message(bytes);
         let mut best: Option<Choice> = None;
         for (algorithm, protocol) in CANDIDATES {
-            if let Some(t) = self.time_us(algorithm, protocol, bytes)
+            if let Some(t) = self.time_of(algorithm, protocol, &m)
                 && best.is_none_or(|b| t < b.time_us)
             {
                 best = Some(Choice {
@@ -319,7 +342,7 @@ impl Communicator {
         // Deviation from NCCL's cost table (docs/model.md): on NVLS-capable nodes the measured
         // one-node small-message time (C4, 25.6 µs) is NVLS's, not ring LL's 15 µs.
         if self.nodes <= 1.0
-            && let Some(t) = self.time_us(Algorithm::Nvls, SIMPLE, bytes)
+            && let Some(t) = self.time_of(Algorithm::Nvls, SIMPLE, &m)
         {
             best = Some(Choice {
                 algorithm: Algorithm::Nvls,
@@ -339,13 +362,23 @@ fn flush_factor(p: usize) -> f64 {
 /// NCCL's tree correction factor, interpolated geometrically between its power-of-two points
 /// (64 B … 256 MiB, 1.0 beyond) so that time stays monotone in size.
 pub fn tree_correction(p: usize, bytes: f64) -> f64 {
-    let Some(row) = TREE_CORRECTION.get(p) else {
+    tree_correction_at(p, size_log2(bytes))
+}
+
+/// log₂(bytes ÷ 64), the position among the tree correction's points; None below 64 B.
+fn size_log2(bytes: f64) -> Option<f64> {
+    if bytes.is_nan() || bytes < 64.0 {
+        None
+    } else {
+        Some((bytes / 64.0).log2())
+    }
+}
+
+/// [`tree_correction`] at `x` = [`size_log2`] of the message.
+fn tree_correction_at(p: usize, x: Option<f64>) -> f64 {
+    let (Some(row), Some(x)) = (TREE_CORRECTION.get(p), x) else {
         return 1.0;
     };
-    if bytes.is_nan() || bytes < 64.0 {
-        return 1.0;
-    }
-    let x = (bytes / 64.0).log2();
     let last = row.len() as f64;
     if x.is_nan() || x >= last {
         return 1.0;
