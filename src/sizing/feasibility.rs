@@ -1,7 +1,7 @@
 //! What would make an unbuildable fabric buildable (docs/sizing.md "Feasibility"): more planes,
 //! a larger-radix switch, or fewer GPUs. Pure: the plan passes the candidate switches in.
 
-use super::{ClusterSpec, SizingError, SwitchSpec, TopologyOptions, alternatives};
+use super::{ClusterSpec, Design, SizingError, SwitchSpec, TopologyOptions, size_design};
 
 /// True when the error says the fabric cannot be built for this request (over a ceiling, no
 /// design fits, the switch cannot run the link speed), as opposed to an invalid request.
@@ -17,14 +17,16 @@ pub fn is_infeasibility(e: &SizingError) -> bool {
     )
 }
 
+/// True when a design other than `rail_only` can be built: sized one at a time in
+/// [`Design::ALL`] order, stopping at the first that fits (usually `su_clos`, the first).
 fn fits(cluster: &ClusterSpec, switch: &SwitchSpec, opts: &TopologyOptions) -> bool {
-    alternatives(cluster, switch, opts)
+    Design::ALL
         .iter()
-        .any(|(d, t)| opts_accepts(*d) && t.is_ok())
+        .any(|&d| opts_accepts(d) && size_design(cluster, switch, opts, d).is_ok())
 }
 
-fn opts_accepts(d: super::Design) -> bool {
-    d != super::Design::RailOnly
+fn opts_accepts(d: Design) -> bool {
+    d != Design::RailOnly
 }
 
 /// Suggestions, most direct first: the fewest planes (≤ 8) that fit with the same switch; each
