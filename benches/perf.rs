@@ -186,7 +186,6 @@ fn bench_sweep(c: &mut Criterion) {
                             memo.as_mut(),
                             detail,
                         )
-                        .map(|(p, _)| p)
                         .map_err(|_| ())
                     }
                 })

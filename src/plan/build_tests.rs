@@ -22,7 +22,7 @@ fn remembered_sizing_gives_the_same_plans_as_sizing_again() {
     for v in &reqs {
         let req: PlanRequest = serde_json::from_value(v.clone()).expect("request");
         let fresh = build_plan(&req, &cats).expect("plan");
-        let (remembered, _) = build_with(
+        let remembered = build_with(
             &req,
             &cats,
             Effort::default(),
@@ -95,9 +95,8 @@ fn a_figures_plan_has_every_figure_of_the_full_plan_and_no_text() {
     let mut advised = 0;
     for v in &reqs {
         let req: PlanRequest = serde_json::from_value(v.clone()).expect("request");
-        let (full, _) =
-            build_with(&req, &cats, Effort::default(), None, Detail::Full).expect("plan");
-        let (figures, _) =
+        let full = build_with(&req, &cats, Effort::default(), None, Detail::Full).expect("plan");
+        let figures =
             build_with(&req, &cats, Effort::default(), None, Detail::Figures).expect("plan");
         assert_eq!(figures.plan_id, full.plan_id, "{v}");
         assert_eq!(figures.fabrics.len(), full.fabrics.len(), "{v}");

@@ -156,7 +156,7 @@ impl PlanCache {
             return Ok(hit);
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let mut plan = super::build_with(req, catalogs, effort, None, detail)?.0;
+        let mut plan = super::build_with(req, catalogs, effort, None, detail)?;
         for w in extra_warnings {
             if !plan.warnings.contains(w) {
                 plan.warnings.push(w.clone());

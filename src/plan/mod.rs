@@ -345,7 +345,7 @@ pub struct Prepared {
 /// Makes a plan. A fabric that cannot be built for the request is returned as infeasible; only
 /// when no requested fabric is feasible is the request an error (the first fabric's reason).
 pub fn build_plan(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Plan, PlanError> {
-    Ok(build(req, catalogs, Effort::default())?.0)
+    build(req, catalogs, Effort::default())
 }
 
 /// The sized fabrics of the last plan, remembered for the next one when the two differ only in
@@ -430,13 +430,8 @@ pub struct Effort {
     pub threads: usize,
 }
 
-/// The plan and what it was made from (the uncertainty analysis re-prices `Prepared`), its
-/// uncertainty analysis computed within `effort`.
-pub fn build(
-    req: &PlanRequest,
-    catalogs: &CatalogSet,
-    effort: Effort,
-) -> Result<(Plan, Prepared), PlanError> {
+/// The plan, its uncertainty analysis computed within `effort`.
+pub fn build(req: &PlanRequest, catalogs: &CatalogSet, effort: Effort) -> Result<Plan, PlanError> {
     build_with(req, catalogs, effort, None, Detail::Full)
 }
 
@@ -461,7 +456,7 @@ pub fn build_with(
     effort: Effort,
     memo: Option<&mut SizingMemo>,
     detail: Detail,
-) -> Result<(Plan, Prepared), PlanError> {
+) -> Result<Plan, PlanError> {
     let r = inputs::resolve(req, catalogs)?;
     let mut warnings = r.warnings.clone();
     let mut fabrics = Vec::with_capacity(r.fabrics.len());
@@ -521,16 +516,20 @@ pub fn build_with(
         comparison,
         uncertainty: None,
     };
-    let prepared = Prepared {
-        request: req.uncertainty.as_ref().map(|_| req.clone()),
-        resolved: r,
-        sized: sized_all,
-    };
-    if let Some(u) = &prepared.resolved.normalized.uncertainty {
-        let spec = uncertainty::spec(u, &prepared)?;
-        plan.uncertainty = Some(uncertainty::analyse(&spec, &prepared, catalogs, effort)?);
+    // What the plan was made from, kept only for an analysis to re-price (a plan without one,
+    // every sweep point among them, moves none of it).
+    if r.normalized.uncertainty.is_some() {
+        let prepared = Prepared {
+            request: req.uncertainty.as_ref().map(|_| req.clone()),
+            resolved: r,
+            sized: sized_all,
+        };
+        if let Some(u) = &prepared.resolved.normalized.uncertainty {
+            let spec = uncertainty::spec(u, &prepared)?;
+            plan.uncertainty = Some(uncertainty::analyse(&spec, &prepared, catalogs, effort)?);
+        }
     }
-    Ok((plan, prepared))
+    Ok(plan)
 }
 
 /// A number's decimal text on the stack, `n.to_string()` without the allocation: the catalog's

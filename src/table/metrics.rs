@@ -372,11 +372,8 @@ mod tests {
             serde_json::json!({"gpus": 512, "economics": {"years": 7}, "topology": {"oversubscription": 2}}),
         ] {
             let req: PlanRequest = serde_json::from_value(v.clone()).expect("request");
-            let at = |detail| {
-                build_with(&req, &cats, Effort::default(), None, detail)
-                    .expect("plan")
-                    .0
-            };
+            let at =
+                |detail| build_with(&req, &cats, Effort::default(), None, detail).expect("plan");
             let (full, figures) = (at(Detail::Full), at(Detail::Figures));
             assert_eq!(
                 crate::table::plan_csv(&figures).expect("csv"),

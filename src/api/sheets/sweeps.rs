@@ -354,7 +354,6 @@ fn plan_at(
         memo,
         plan::Detail::Figures,
     )
-    .map(|(p, _)| p)
     .map_err(ApiError::from)
     .map_err(at_value)
 }

@@ -433,7 +433,7 @@ fn the_analysis_on_threads_is_the_one_thread_analysis() {
                 deadline: None,
                 threads,
             };
-            let (p, _) = crate::plan::build(&req, &cats, effort).expect("plan");
+            let p = crate::plan::build(&req, &cats, effort).expect("plan");
             assert!(p.uncertainty.is_some());
             serde_json::to_string(&p).expect("json")
         };
