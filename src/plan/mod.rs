@@ -507,27 +507,33 @@ pub fn build_with(
         sha256: catalog.sha256.clone(),
     };
     let plan_id = plan_id(&r.normalized, &catalog.sha256);
-    let mut plan = Plan {
-        plan_id,
-        catalog: catalog_ref,
-        inputs: r.normalized.clone(),
-        warnings,
-        fabrics,
-        comparison,
-        uncertainty: None,
-    };
-    // What the plan was made from, kept only for an analysis to re-price (a plan without one,
-    // every sweep point among them, moves none of it).
-    if r.normalized.uncertainty.is_some() {
+    // What the plan was made from, kept only for an analysis to re-price: a plan without one
+    // (every sweep point among them) moves its normalized request into `inputs`, uncopied.
+    let (inputs, prepared) = if r.normalized.uncertainty.is_some() {
+        let inputs = r.normalized.clone();
         let prepared = Prepared {
             request: req.uncertainty.as_ref().map(|_| req.clone()),
             resolved: r,
             sized: sized_all,
         };
-        if let Some(u) = &prepared.resolved.normalized.uncertainty {
-            let spec = uncertainty::spec(u, &prepared)?;
-            plan.uncertainty = Some(uncertainty::analyse(&spec, &prepared, catalogs, effort)?);
-        }
+        (inputs, Some(prepared))
+    } else {
+        (r.normalized, None)
+    };
+    let mut plan = Plan {
+        plan_id,
+        catalog: catalog_ref,
+        inputs,
+        warnings,
+        fabrics,
+        comparison,
+        uncertainty: None,
+    };
+    if let Some(prepared) = &prepared
+        && let Some(u) = &prepared.resolved.normalized.uncertainty
+    {
+        let spec = uncertainty::spec(u, prepared)?;
+        plan.uncertainty = Some(uncertainty::analyse(&spec, prepared, catalogs, effort)?);
     }
     Ok(plan)
 }
@@ -771,8 +777,8 @@ fn size_fabric<'a>(
         }),
         (None, None) => None,
     };
-    let mut sized: Vec<(Design, Topology, Decimal)> = Vec::new();
-    let mut not_fitting: Vec<(Design, sizing::SizingError)> = Vec::new();
+    let mut sized: Vec<(Design, Topology, Decimal)> = Vec::with_capacity(Design::ALL.len());
+    let mut not_fitting: Vec<(Design, sizing::SizingError)> = Vec::with_capacity(Design::ALL.len());
     let no_copper = || sizing::SizingError::DesignDoesNotFit {
         design: Design::TorCopper,
         why: sizing::Why::Text(format!(
