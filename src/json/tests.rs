@@ -514,9 +514,13 @@ fn every_character_in_a_key_is_escaped_as_serde_json_escapes_it() {
     let mut chars: Vec<char> = (0u8..=0x7f).map(char::from).collect();
     chars.extend(['é', '×', '😀']);
     for &c in &chars {
-        // Short keys are tested a word or two at a time (up to 16 bytes), longer ones scanned.
-        for before in [0, 1, 6, 7, 8, 9, 14, 15, 16, 17] {
-            let key = format!("{}{c}", "k".repeat(before));
+        // Short keys are tested a word at a time (up to 32 bytes), longer ones scanned: the
+        // character at every place of keys around each word boundary and just past 32 bytes.
+        let places = [1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 34]
+            .into_iter()
+            .flat_map(|len: usize| (0..len).map(move |at| (at, len - at - 1)));
+        for (before, after) in places {
+            let key = format!("{}{c}{}", "k".repeat(before), "k".repeat(after));
             same(&BTreeMap::from([(key.clone(), 1)]));
             same(&BTreeMap::from([(key.clone(), 1), (format!("~{key}"), 2)]));
             same(&json!({ "a": { key.as_str(): [key.as_str()] }, "b": 0 }));
