@@ -40,9 +40,9 @@ pub fn expected_max_poisson(lambda: f64, bins: f64) -> f64 {
     let mut cdf = pmf;
     let mut sum = 0.0;
     let mut t = 0.0;
-    // The last survival and its term: once F(t) rounds to one value (from about λ + 8√λ on,
-    // half the loop or more), every later term is that same number, added without recomputing
-    // its logarithm and exponential (the sum is bit-for-bit the same).
+    // The last survival and its term: once F(t) rounds to one value (where the tail falls below
+    // about 10⁻¹⁶: more than half of the loop), every later term is that same number, added
+    // without recomputing its logarithm and exponential (the sum is bit-for-bit the same).
     let mut last = (f64::NAN, 0.0);
     while t <= t_max {
         let survival = (1.0 - cdf).max(0.0);
