@@ -299,17 +299,38 @@ fn bisections(a: f64, b: f64) -> usize {
     (b - a).max(1.0).log2().ceil() as usize
 }
 
+/// Where the cheapest fabric changes between neighbouring values of the first input in one
+/// slice: the two values and their winners. A value where no fabric is feasible is neither
+/// side of a crossover.
+fn flips<'a>(
+    values: &'a [f64],
+    winners: &'a [Option<Fabric>],
+) -> impl Iterator<Item = ([f64; 2], [Fabric; 2])> + 'a {
+    values
+        .windows(2)
+        .zip(winners.windows(2))
+        .filter_map(|pair| match pair {
+            (&[a, b], &[Some(a_win), Some(b_win)]) if a_win != b_win => {
+                Some(([a, b], [a_win, b_win]))
+            }
+            _ => None,
+        })
+}
+
 /// The crossover between consecutive values `a` and `b` of the first input, won by `a_win` and
-/// `b_win`: when `exact`, bisected to the smallest integer above which `a_win` no longer wins
-/// (`winner_at` plans a midpoint and names its cheapest fabric); otherwise at `b`.
+/// `b_win`, after `plans_used` plans. Bisected to the smallest integer above which `a_win` no
+/// longer wins (`winner_at` plans a midpoint and names its cheapest fabric) when the axis
+/// allows it and the whole refinement fits in the plan budget; otherwise reported at `b`,
+/// rather than failing the sweep after its grid is done.
 fn crossover<E>(
     spec: &Spec,
     [a, b]: [f64; 2],
     [a_win, b_win]: [Fabric; 2],
-    exact: bool,
+    plans_used: usize,
     v2: Option<f64>,
     mut winner_at: impl FnMut(f64) -> Result<Option<Fabric>, E>,
 ) -> Result<Crossover, E> {
+    let exact = spec.first.bisect && plans_used.saturating_add(bisections(a, b)) <= MAX_PLANS;
     let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
     if exact {
         while hi - lo > 1.0 {
@@ -399,18 +420,8 @@ where
                 rows.extend(point.rows);
                 winners.push(point.win);
             }
-            for (i, pair) in winners.windows(2).enumerate() {
-                let (Some(a_win), Some(b_win)) = (pair[0], pair[1]) else {
-                    continue;
-                };
-                if a_win == b_win {
-                    continue;
-                }
-                let (a, b) = (first.values[i], first.values[i + 1]);
-                // Bisect only when the whole refinement fits in the plan budget; otherwise report
-                // the grid value rather than fail after the work is done.
-                let exact = first.bisect && used.saturating_add(bisections(a, b)) <= MAX_PLANS;
-                let c = crossover(spec, [a, b], [a_win, b_win], exact, v2, |mid| {
+            for (between, wins) in flips(&first.values, &winners) {
+                let c = crossover(spec, between, wins, used, v2, |mid| {
                     used = used.saturating_add(1);
                     if used > MAX_PLANS {
                         return Err(too_many_plans());
@@ -600,6 +611,18 @@ mod tests {
         )
         .expect("axis");
         assert!(!a.bisect);
+    }
+
+    /// A crossover needs a winner on both sides: a value with no feasible fabric between two
+    /// winners is not crossed, and equal neighbours are no crossover.
+    #[test]
+    fn flips_pair_neighbouring_winners_that_differ() {
+        use Fabric::{Infiniband as Ib, Roce};
+        let values = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let winners = [Some(Ib), Some(Roce), None, Some(Ib), Some(Ib), Some(Roce)];
+        let found: Vec<_> = flips(&values, &winners).collect();
+        assert_eq!(found, [([1.0, 2.0], [Ib, Roce]), ([5.0, 6.0], [Ib, Roce])]);
+        assert_eq!(flips(&values[..2], &winners[..1]).count(), 0);
     }
 
     /// A one-input sweep over `gpus`.
@@ -800,8 +823,9 @@ mod tests {
     }
 
     /// The sweep as one thread ran it before sweeps used several (9a76c2a, verbatim but the
-    /// name and three steps it now shares with [`run`]: a point's rows ([`Point::of`]), the
-    /// budget's error and the bisection of a crossover ([`crossover`])): the oracle for
+    /// name and four steps it now shares with [`run`]: a point's rows ([`Point::of`]), the
+    /// budget's error, where the winner changes ([`flips`]) and the bisection of a crossover
+    /// ([`crossover`]), which decides whether the budget allows it): the oracle for
     /// [`run`]'s order of work, budget and errors. The
     /// bisection itself is held to single plans by `crossovers_are_exact_and_agree_with_single_plans`.
     fn reference_run<E>(
@@ -830,19 +854,8 @@ mod tests {
                 rows.extend(point.rows);
                 winners.push(point.win);
             }
-            for (i, pair) in winners.windows(2).enumerate() {
-                let (Some(a_win), Some(b_win)) = (pair[0], pair[1]) else {
-                    continue;
-                };
-                if a_win == b_win {
-                    continue;
-                }
-                let (a, b) = (first.values[i], first.values[i + 1]);
-                // Bisect only when the whole refinement fits in the plan budget; otherwise report
-                // the grid value rather than fail after the work is done.
-                let exact =
-                    first.bisect && used.get().saturating_add(bisections(a, b)) <= MAX_PLANS;
-                crossovers.push(crossover(spec, [a, b], [a_win, b_win], exact, v2, |mid| {
+            for (between, wins) in flips(&first.values, &winners) {
+                crossovers.push(crossover(spec, between, wins, used.get(), v2, |mid| {
                     Ok(cheapest(&plan(mid, v2)?))
                 })?);
             }

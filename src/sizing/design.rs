@@ -126,13 +126,36 @@ pub fn size_design(
     opts: &TopologyOptions,
     design: Design,
 ) -> Result<Topology, SizingError> {
-    match design {
-        Design::SuClos => size(cluster, switch, opts),
-        Design::SingleSwitch => single_layer(cluster, switch, opts, design),
-        Design::RailOnly => single_layer(cluster, switch, opts, design),
-        Design::CollapsedRails => collapsed_rails(cluster, switch, opts),
-        Design::DualSwitch => dual_switch(cluster, switch, opts),
-        Design::TorCopper => tor_copper(cluster, switch, opts),
+    let rule: fn(&Attempt<'_>) -> Result<Topology, SizingError> = match design {
+        Design::SuClos => return size(cluster, switch, opts),
+        Design::SingleSwitch | Design::RailOnly => single_layer,
+        Design::CollapsedRails => collapsed_rails,
+        Design::DualSwitch => dual_switch,
+        Design::TorCopper => tor_copper,
+    };
+    rule(&Attempt {
+        b: basics(cluster, switch, opts)?,
+        switch,
+        opts,
+        design,
+    })
+}
+
+/// One design being sized by its rule: the cluster's basics on the switch, the options, and
+/// the design, which every "does not fit" names.
+struct Attempt<'a> {
+    b: Basics,
+    switch: &'a SwitchSpec,
+    opts: &'a TopologyOptions,
+    design: Design,
+}
+
+impl Attempt<'_> {
+    fn not_fit(&self, why: Why) -> SizingError {
+        SizingError::DesignDoesNotFit {
+            design: self.design,
+            why,
+        }
     }
 }
 
@@ -150,37 +173,26 @@ fn ceilings(b: &Basics, o: f64) -> Result<(u64, u64), SizingError> {
 /// One switch layer, no spine. `single_switch`: one switch per plane takes all NIC ports
 /// (endpoints ≤ k). `rail_only`: one switch per rail per plane takes that rail of every node
 /// (nodes ≤ k).
-fn single_layer(
-    cluster: &ClusterSpec,
-    switch: &SwitchSpec,
-    opts: &TopologyOptions,
-    design: Design,
-) -> Result<Topology, SizingError> {
-    let b = basics(cluster, switch, opts)?;
-    let (switches_per_plane, ports_per_switch) = if design == Design::SingleSwitch {
+fn single_layer(at: &Attempt<'_>) -> Result<Topology, SizingError> {
+    let b = &at.b;
+    let (switches_per_plane, ports_per_switch) = if at.design == Design::SingleSwitch {
         if b.endpoints > b.k {
-            return Err(SizingError::DesignDoesNotFit {
-                design,
-                why: Why::PortsExceedOneSwitch {
-                    endpoints: b.endpoints,
-                    k: b.k,
-                    sku: switch.sku.clone(),
-                    link: b.link,
-                },
-            });
+            return Err(at.not_fit(Why::PortsExceedOneSwitch {
+                endpoints: b.endpoints,
+                k: b.k,
+                sku: at.switch.sku.clone(),
+                link: b.link,
+            }));
         }
         (1, b.endpoints)
     } else {
         if b.nodes > b.k {
-            return Err(SizingError::DesignDoesNotFit {
-                design,
-                why: Why::NodesExceedRailSwitch {
-                    nodes: b.nodes,
-                    k: b.k,
-                    sku: switch.sku.clone(),
-                    link: b.link,
-                },
-            });
+            return Err(at.not_fit(Why::NodesExceedRailSwitch {
+                nodes: b.nodes,
+                k: b.k,
+                sku: at.switch.sku.clone(),
+                link: b.link,
+            }));
         }
         (b.r, b.nodes)
     };
@@ -190,11 +202,8 @@ fn single_layer(
         "cages",
     )?;
     assemble(
-        &b,
-        switch,
-        opts,
+        at,
         PerPlane {
-            design,
             tiers: 1,
             leaves: switches_per_plane,
             spines: 0,
@@ -218,23 +227,15 @@ fn single_layer(
 /// rails when rem ≤ d/2; a rail spans at most two adjacent leaves). Below one SU that is the whole fabric. Leaves are joined by the
 /// two-tier spine rule (two tiers only: at most k leaves). Not applicable when the cluster is
 /// whole SUs (identical to `su_clos`) or fits one switch.
-fn collapsed_rails(
-    cluster: &ClusterSpec,
-    switch: &SwitchSpec,
-    opts: &TopologyOptions,
-) -> Result<Topology, SizingError> {
-    let design = Design::CollapsedRails;
-    let b = basics(cluster, switch, opts)?;
-    let o = opts.oversubscription;
+fn collapsed_rails(at: &Attempt<'_>) -> Result<Topology, SizingError> {
+    let b = &at.b;
+    let o = at.opts.oversubscription;
     let split = usable_split(b.k, o)?;
     let (d, u) = (split.downlinks, split.uplinks);
     let full_sus = b.nodes.checked_div(d).unwrap_or(0);
     let rem = b.nodes.checked_rem(d).unwrap_or(0);
     if rem == 0 {
-        return Err(SizingError::DesignDoesNotFit {
-            design,
-            why: Why::WholeScalableUnits { nodes: b.nodes, d },
-        });
+        return Err(at.not_fit(Why::WholeScalableUnits { nodes: b.nodes, d }));
     }
     // The partial SU's rem·R ports packed rail-major onto ⌈rem·R / d⌉ leaves: a leaf holds
     // whole rails when d ≥ rem, and a rail spans at most two adjacent leaves otherwise.
@@ -249,12 +250,9 @@ fn collapsed_rails(
         mul(sub(partial_leaves, 1, "cages")?, d, "cages")?,
         "cages",
     )?;
-    let leaf_cages = cages_of_leaves(&b, leaves, d, last_down, u)?;
+    let leaf_cages = cages_of_leaves(b, leaves, d, last_down, u)?;
     two_tier(
-        &b,
-        switch,
-        opts,
-        design,
+        at,
         split,
         Leaves {
             count: leaves,
@@ -288,19 +286,13 @@ fn cages_of_leaves(
 /// Two switches per plane, NIC ports alternating between them, joined by ⌈ports per switch ÷
 /// o⌉ inter-switch links (reported as `leaf_spine` links; tier 1, no spine). Fits when a
 /// switch's node ports and ISL ports fit its radix.
-fn dual_switch(
-    cluster: &ClusterSpec,
-    switch: &SwitchSpec,
-    opts: &TopologyOptions,
-) -> Result<Topology, SizingError> {
-    let design = Design::DualSwitch;
-    let b = basics(cluster, switch, opts)?;
-    let o = opts.oversubscription;
+fn dual_switch(at: &Attempt<'_>) -> Result<Topology, SizingError> {
+    let b = &at.b;
+    let o = at.opts.oversubscription;
     if b.r < 2 {
-        return Err(SizingError::DesignDoesNotFit {
-            design,
-            why: "one NIC port per server cannot alternate rails over two switches".into(),
-        });
+        return Err(
+            at.not_fit("one NIC port per server cannot alternate rails over two switches".into())
+        );
     }
     // Rail i on switch i mod 2: the first switch takes ⌈R/2⌉ rails of every node (the larger
     // share when R is odd), the second ⌊R/2⌋.
@@ -313,23 +305,17 @@ fn dual_switch(
     };
     let used = add(per_switch, isl, "ports per switch")?;
     if used > b.k {
-        return Err(SizingError::DesignDoesNotFit {
-            design,
-            why: Why::DualSwitchPorts {
-                per_switch,
-                isl,
-                k: b.k,
-                sku: switch.sku.clone(),
-                link: b.link,
-            },
-        });
+        return Err(at.not_fit(Why::DualSwitchPorts {
+            per_switch,
+            isl,
+            k: b.k,
+            sku: at.switch.sku.clone(),
+            link: b.link,
+        }));
     }
     assemble(
-        &b,
-        switch,
-        opts,
+        at,
         PerPlane {
-            design,
             tiers: 1,
             leaves: 2,
             spines: 0,
@@ -358,25 +344,17 @@ fn dual_switch(
 /// leaves per rack. Leaves are joined by the two-tier spine rule (at most k leaves per plane).
 /// Not applicable without `nodes_per_rack`, when a server's R ports exceed d, or when the
 /// whole cluster is one leaf (use `single_switch` / `dual_switch`).
-fn tor_copper(
-    cluster: &ClusterSpec,
-    switch: &SwitchSpec,
-    opts: &TopologyOptions,
-) -> Result<Topology, SizingError> {
-    let design = Design::TorCopper;
-    let b = basics(cluster, switch, opts)?;
-    let not_fit = |why: Why| SizingError::DesignDoesNotFit { design, why };
+fn tor_copper(at: &Attempt<'_>) -> Result<Topology, SizingError> {
+    let (b, opts) = (&at.b, at.opts);
     let Some(per_rack) = opts.nodes_per_rack.filter(|&n| n > 0).map(u64::from) else {
-        return Err(not_fit(
-            "needs topology.nodes_per_rack (servers per rack)".into(),
-        ));
+        return Err(at.not_fit("needs topology.nodes_per_rack (servers per rack)".into()));
     };
     let o = opts.oversubscription;
     let split = leaf_split(b.k, o);
     let (d, u) = (split.downlinks, split.uplinks);
     let per_leaf = d.checked_div(b.r).unwrap_or(0).min(per_rack);
     if per_leaf == 0 || u == 0 {
-        return Err(not_fit(Why::ServerExceedsLeaf { r: b.r, d, o }));
+        return Err(at.not_fit(Why::ServerExceedsLeaf { r: b.r, d, o }));
     }
     // A rack leaf never fills up later: its uplinks are sized to the ports its servers use,
     // not to the leaf's full downlink count.
@@ -410,7 +388,7 @@ fn tor_copper(
             "cages",
         )?;
         cages_of_leaves(
-            &b,
+            b,
             n,
             mul(per_leaf, b.r, "cages")?,
             mul(last, b.r, "cages")?,
@@ -423,10 +401,7 @@ fn tor_copper(
         "cages",
     )?;
     two_tier(
-        &b,
-        switch,
-        opts,
-        design,
+        at,
         split,
         Leaves {
             count: leaves,
@@ -458,23 +433,16 @@ struct Leaves {
 
 /// Leaves joined by the two-tier spine rule: at least two leaves (else one switch does) and at
 /// most k per plane (else a third tier is needed).
-fn two_tier(
-    b: &Basics,
-    switch: &SwitchSpec,
-    opts: &TopologyOptions,
-    design: Design,
-    split: LeafSplit,
-    l: Leaves,
-) -> Result<Topology, SizingError> {
-    let not_fit = |why: Why| SizingError::DesignDoesNotFit { design, why };
+fn two_tier(at: &Attempt<'_>, split: LeafSplit, l: Leaves) -> Result<Topology, SizingError> {
+    let b = &at.b;
     if l.count < 2 {
-        return Err(not_fit(Why::OneLeaf {
+        return Err(at.not_fit(Why::OneLeaf {
             endpoints: b.endpoints,
             downlinks: split.downlinks,
         }));
     }
     if l.count > b.k {
-        return Err(not_fit(Why::TwoTierLeaves {
+        return Err(at.not_fit(Why::TwoTierLeaves {
             count: l.count,
             k: b.k,
         }));
@@ -484,11 +452,8 @@ fn two_tier(
     let leaf_spine = mul(l.count, u, "leaf-spine links")?;
     let spine_cages = super::cages_even(leaf_spine, spines, 0, b.per_cage)?;
     assemble(
-        b,
-        switch,
-        opts,
+        at,
         PerPlane {
-            design,
             tiers: 2,
             leaves: l.count,
             spines,
@@ -509,7 +474,6 @@ fn two_tier(
 /// What a one- or two-tier design decided, per plane (links and ports count both ends where
 /// they use two ports); [`assemble`] totals it over the planes.
 struct PerPlane {
-    design: Design,
     tiers: u8,
     leaves: u64,
     spines: u64,
@@ -526,18 +490,14 @@ struct PerPlane {
 }
 
 /// The topology of a one- or two-tier design: per-plane counts times the planes.
-fn assemble(
-    b: &Basics,
-    switch: &SwitchSpec,
-    opts: &TopologyOptions,
-    s: PerPlane,
-) -> Result<Topology, SizingError> {
+fn assemble(at: &Attempt<'_>, s: PerPlane) -> Result<Topology, SizingError> {
+    let (b, switch, opts) = (&at.b, at.switch, at.opts);
     let (two_max, three_max) = ceilings(b, opts.oversubscription)?;
     let total = |v: u64, what: &'static str| mul(v, b.planes, what);
     let node_leaf = total(b.endpoints, "node-leaf links")?;
     let switches = add(s.leaves, s.spines, "switches")?;
     Ok(Topology {
-        design: s.design,
+        design: at.design,
         tiers: s.tiers,
         planes: opts.planes,
         switch_sku: switch.sku.clone(),
