@@ -126,19 +126,21 @@ pub fn size_design(
     opts: &TopologyOptions,
     design: Design,
 ) -> Result<Topology, SizingError> {
-    let rule: fn(&Attempt<'_>) -> Result<Topology, SizingError> = match design {
-        Design::SuClos => return size(cluster, switch, opts),
-        Design::SingleSwitch | Design::RailOnly => single_layer,
-        Design::CollapsedRails => collapsed_rails,
-        Design::DualSwitch => dual_switch,
-        Design::TorCopper => tor_copper,
+    let attempt = || -> Result<Attempt<'_>, SizingError> {
+        Ok(Attempt {
+            b: basics(cluster, switch, opts)?,
+            switch,
+            opts,
+            design,
+        })
     };
-    rule(&Attempt {
-        b: basics(cluster, switch, opts)?,
-        switch,
-        opts,
-        design,
-    })
+    match design {
+        Design::SuClos => size(cluster, switch, opts),
+        Design::SingleSwitch | Design::RailOnly => single_layer(&attempt()?),
+        Design::CollapsedRails => collapsed_rails(&attempt()?),
+        Design::DualSwitch => dual_switch(&attempt()?),
+        Design::TorCopper => tor_copper(&attempt()?),
+    }
 }
 
 /// One design being sized by its rule: the cluster's basics on the switch, the options, and
