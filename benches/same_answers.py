@@ -12,8 +12,10 @@ Usage: python3 benches/same_answers.py BASE_URL NEW_URL
 The set (~2,100 requests): plans at 22 sizes from 1 to 131,072 GPUs × every design choice
 (`auto`, each design by name, none) × oversubscription 1, 2, 3 × 1 or 2 planes × with and
 without `nodes_per_rack`; and sweeps, JSON and CSV, over sizes (up to 2,000 points, crossovers
-bisected), a decimal input, 2-D grids, named designs, NIC speed, years. Exit 0 when all are
-identical, 1 otherwise (the first five differences are printed).
+bisected), a decimal input, 2-D grids, named designs, NIC speed, years; catalogs, the OpenAPI
+document, GET plans, BOMs and values (JSON and CSV), an uncertainty analysis, a preset job, and
+problem answers. Exit 0 when all are identical, 1 otherwise (the first five differences are
+printed).
 """
 import json, sys, urllib.error, urllib.request
 
@@ -35,6 +37,14 @@ SWEEPS = [
     "vary=economics.years&from=1&to=7&steps=7&gpus=2048",
 ]
 
+OTHERS = [
+    "/v1/catalogs", "/v1/catalogs/default", "/openapi.json", "/healthz",
+    "/v1/plans?gpus=1024", "/v1/plans?gpus=1024&format=csv", "/v1/plans/bom?gpus=4096",
+    "/v1/plans/bom?gpus=96&format=csv", "/v1/value?metric=tco.total_usd&fabric=infiniband&gpus=1024",
+    "/v1/value?metric=capex.total_usd&fabric=cheapest&gpus=2048", "/v1/plans?gpus=0",
+    "/v1/plans?gpus=1024&economics.yeras=3", "/v1/sweeps?vary=gpus&from=8&to=4&steps=3",
+]
+
 
 def cases():
     for gpus in SIZES:
@@ -50,6 +60,11 @@ def cases():
                         yield "/v1/plans", {"gpus": gpus, "topology": topo}
     for q in SWEEPS:
         yield "/v1/sweeps?" + q, None
+    for path in OTHERS:
+        yield path, None
+    for body in ({"gpus": 1024, "uncertainty": {"samples": 200}}, {"gpus": "many"}, {"gpus": 1024, "x": 1},
+                 {"gpus": 512, "fabrics": ["roce"], "workload": {"preset": "fsdp-llama2-70b"}}):
+        yield "/v1/plans", body
 
 
 def answer(base, path, body):

@@ -297,11 +297,29 @@ fn write_key(out: &mut Vec<u8>, open: &[u8], key: &str) -> Done {
     out.reserve(key.len() + 4);
     out.extend_from_slice(open);
     if short_and_plain(key.as_bytes()) {
-        // Nearly every key (a plan's ~1,100, a request's ~70): no call into the scan.
+        // Map keys (SKUs, fabrics, override names) and variant names: no call into the scan.
         out.extend_from_slice(key.as_bytes());
     } else {
         write_escaped(out, key)?;
     }
+    out.extend_from_slice(b"\":");
+    Ok(())
+}
+
+/// A struct field's name, from `#[derive(Serialize)]`: a snake_case identifier in every type
+/// this crate writes (every schema's property names are checked by a test, and each name here
+/// in debug builds), so it is written without the escape scan. Tried and not kept: the same for
+/// enum variants' names (as strings and as keys), +0.3 to +0.7 % instructions for a plan's JSON
+/// against this alone, as LLVM inlined differently.
+#[inline]
+fn write_name_key(out: &mut Vec<u8>, open: &[u8], name: &'static str) -> Done {
+    debug_assert!(
+        name.bytes().all(|b| !ESCAPED[usize::from(b)]),
+        "field name {name:?} needs escaping"
+    );
+    out.reserve(name.len() + 4);
+    out.extend_from_slice(open);
+    out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"\":");
     Ok(())
 }
@@ -579,7 +597,7 @@ impl ser::SerializeStruct for Compound<'_, '_> {
 
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Done {
         let open = self.key_opening();
-        write_key(self.w.out, open, key)?;
+        write_name_key(self.w.out, open, key)?;
         v.serialize(&mut *self.w)
     }
 

@@ -527,3 +527,18 @@ fn every_character_in_a_key_is_escaped_as_serde_json_escapes_it() {
         }
     }
 }
+
+/// A struct field's name is written without the escape scan (`write_name_key`); one that would
+/// need escaping is caught in debug builds, where every test runs, instead of written as
+/// invalid JSON.
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "needs escaping")]
+fn a_field_name_that_needs_escaping_is_caught() {
+    #[derive(Serialize)]
+    struct Odd {
+        #[serde(rename = "a\"b")]
+        a: u8,
+    }
+    let _ = write(&mut Vec::new(), &Odd { a: 1 });
+}

@@ -18,6 +18,38 @@ async fn committed_openapi_matches_the_served_document() {
     );
 }
 
+/// The service writes struct field names into its JSON without the escape scan
+/// (`json::write_name_key`): every property name of every schema must be a snake_case name,
+/// which needs none.
+#[tokio::test]
+async fn every_property_name_is_snake_case() {
+    fn walk(v: &serde_json::Value, names: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                if let Some(serde_json::Value::Object(props)) = m.get("properties") {
+                    names.extend(props.keys().cloned());
+                }
+                m.values().for_each(|x| walk(x, names));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, names)),
+            _ => {}
+        }
+    }
+    let app = spawn_app().await;
+    let doc: serde_json::Value = app.json("/openapi.json").await;
+    let mut names = Vec::new();
+    walk(&doc, &mut names);
+    assert!(names.len() > 100, "{} property names", names.len());
+    for n in &names {
+        assert!(
+            !n.is_empty()
+                && n.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+            "property name {n:?} is not snake_case"
+        );
+    }
+}
+
 #[tokio::test]
 async fn document_is_openapi_3_1_and_every_operation_is_documented() {
     let app = spawn_app().await;
