@@ -343,8 +343,7 @@ pub(crate) fn member<T: Serialize + ?Sized>(
 /// Appends `,"name":"<decimal>"`, the text `json::decimal` writes (rust_decimal's own
 /// `Serialize` writes the same text a digit at a time, with a 96-bit division per digit).
 fn money_member(out: &mut Vec<u8>, name: &str, value: &rust_decimal::Decimal) {
-    let mut buf = [0u8; crate::json::DECIMAL_TEXT];
-    let text = crate::json::decimal_text(value, &mut buf);
+    let text = crate::json::decimal_text(value);
     out.extend_from_slice(b",\"");
     out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"\":\"");
