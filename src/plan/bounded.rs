@@ -221,8 +221,10 @@ macro_rules! bounded_float {
         $crate::plan::bounded::bounded_number!($name: f64, false, $min, $max, $unit, [$($doc)*] $(, $def)?);
 
         impl $name {
-            /// The value if it is finite and within bounds.
+            /// The value if it is finite and within bounds; `-0.0` is `0.0` (one input, one
+            /// text in a plan's `inputs`, one plan id).
             pub fn new(v: f64) -> Option<$name> {
+                let v = if v == 0.0 { 0.0 } else { v };
                 (v.is_finite() && (Self::MIN..=Self::MAX).contains(&v)).then_some($name(v))
             }
             fn range_text() -> String {

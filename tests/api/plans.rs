@@ -302,6 +302,21 @@ async fn money_inputs_accept_strings_and_numbers() {
 }
 
 #[tokio::test]
+async fn negative_zero_is_zero() {
+    // JSON allows `-0.0`; it is the same input as 0, so the same plan, inputs and id.
+    let app = spawn_app().await;
+    let zero = json!({"gpus": 64, "fabrics": ["roce"], "workload": {"background_load": 0},
+                      "reliability": {"nic_failures_per_year": 0, "restart_minutes": 0}});
+    let a = plan(&app, zero).await;
+    let b = plan(&app, json!({"gpus": 64, "fabrics": ["roce"], "workload": {"background_load": -0.0},
+                              "reliability": {"nic_failures_per_year": -0.0, "restart_minutes": -0.0}})).await;
+    assert_eq!(a["plan_id"], b["plan_id"]);
+    assert_eq!(a["inputs"], b["inputs"]);
+    assert_eq!(b["inputs"]["workload"]["background_load"], json!(0.0));
+    assert!(!serde_json::to_string(&b["inputs"]).unwrap().contains("-0"));
+}
+
+#[tokio::test]
 async fn invalid_inputs_are_422_naming_the_pointer() {
     let app = spawn_app().await;
     for (body, pointer) in [
