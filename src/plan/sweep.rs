@@ -147,9 +147,14 @@ pub fn axis(input: AxisInput, domain: Domain) -> Result<Axis, SweepError> {
                 .collect()
         }
     };
-    if domain.integer {
-        for v in &mut values {
+    for v in &mut values {
+        if domain.integer {
             *v = v.round();
+        }
+        // -0.0 is 0 (`values=-0.0`, `from=-0.0`): the point's input, its row's value and its
+        // plan id are 0's.
+        if *v == 0.0 {
+            *v = 0.0;
         }
     }
     for v in &values {
@@ -592,6 +597,32 @@ mod tests {
         )
         .expect("ends within the domain");
         assert_eq!(a.values.last(), Some(&10.0));
+    }
+
+    #[test]
+    fn negative_zero_is_zero() {
+        let share = Domain {
+            integer: false,
+            contiguous: true,
+            min: 0.0,
+            max: 0.95,
+        };
+        for given in [
+            AxisInput {
+                values: Some(vec![-0.0, 0.5]),
+                ..input("workload.background_load")
+            },
+            AxisInput {
+                from: Some(-0.0),
+                to: Some(0.5),
+                steps: Some(2),
+                ..input("workload.background_load")
+            },
+        ] {
+            let a = axis(given, share).expect("axis");
+            assert_eq!(a.values, vec![0.0, 0.5]);
+            assert!(a.values[0].is_sign_positive());
+        }
     }
 
     #[test]
