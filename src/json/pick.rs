@@ -18,7 +18,7 @@ pub fn pick<T: Serialize + ?Sized>(value: &T, paths: &[&str]) -> Result<Vec<Opti
     let mut out = vec![None; paths.len()];
     value.serialize(Picker {
         paths,
-        live: (0..paths.len()).map(|i| (i, 0)).collect(),
+        live: (0..paths.len()).map(|i| Live::at(paths, i, 0)).collect(),
         out: &mut out,
     })?;
     Ok(out)
@@ -28,8 +28,36 @@ pub fn pick<T: Serialize + ?Sized>(value: &T, paths: &[&str]) -> Result<Vec<Opti
 /// where, in it, what lies below this value starts.
 struct Picker<'p, 'o> {
     paths: &'p [&'p str],
-    live: Vec<(usize, usize)>,
+    live: Vec<Live<'p>>,
     out: &'o mut [Option<Value>],
+}
+
+/// Path `i` from byte `from` on: its first segment there (up to its first dot) and where the
+/// part below that segment starts (`None`: the path ends with it). Found once per path and
+/// level, not once per member the level has.
+#[derive(Clone, Copy)]
+struct Live<'p> {
+    i: usize,
+    segment: &'p str,
+    below: Option<usize>,
+}
+
+impl<'p> Live<'p> {
+    fn at(paths: &[&'p str], i: usize, from: usize) -> Live<'p> {
+        let rest = paths.get(i).and_then(|p| p.get(from..)).unwrap_or_default();
+        match rest.split_once('.') {
+            Some((segment, _)) => Live {
+                i,
+                segment,
+                below: Some(from + segment.len() + 1),
+            },
+            None => Live {
+                i,
+                segment: rest,
+                below: None,
+            },
+        }
+    }
 }
 
 /// How a path's segment names a member: an object's by its key, an array's by a segment that
@@ -41,29 +69,21 @@ enum Step<'k> {
 }
 
 impl Step<'_> {
-    /// The length of `rest`'s first segment when it names this member.
-    fn matches(self, rest: &str) -> Option<usize> {
-        let segment = rest.split('.').next().unwrap_or_default();
-        let named = match self {
+    /// Whether `segment` (a path's segment, without dots) names this member; a key with a
+    /// dot never does.
+    fn names(self, segment: &str) -> bool {
+        match self {
             Step::Key(k) => segment == k,
             Step::Index(i) => segment.parse::<usize>() == Ok(i),
-        };
-        named.then_some(segment.len())
+        }
     }
 }
 
 impl<'p, 'o> Picker<'p, 'o> {
-    /// When path `i`, read from `from`, names `key` next: where in the path the member's own
-    /// part starts (past the segment and its dot) and whether the path ends at the member.
-    fn past(&self, (i, from): (usize, usize), key: Step<'_>) -> Option<(usize, bool)> {
-        let rest = self.paths.get(i)?.get(from..)?;
-        let taken = key.matches(rest)?;
-        let after = rest.get(taken..)?;
-        if after.is_empty() {
-            Some((from + taken, true))
-        } else {
-            after.starts_with('.').then_some((from + taken + 1, false))
-        }
+    /// When `l`'s segment names `key`: where in the path the member's own part starts (past
+    /// the segment and its dot), `None` when the path ends at the member.
+    fn past(l: Live<'_>, key: Step<'_>) -> Option<Option<usize>> {
+        key.names(l.segment).then_some(l.below)
     }
 
     /// `v`, this value's member `key` or element `key`: its JSON for every path that ends
@@ -71,18 +91,18 @@ impl<'p, 'o> Picker<'p, 'o> {
     fn visit<T: Serialize + ?Sized>(&mut self, key: Step<'_>, v: &T) -> Result<(), Error> {
         let mut further = Vec::new();
         let mut found: Option<Value> = None;
-        for &(i, from) in &self.live {
-            match self.past((i, from), key) {
-                Some((_, true)) => {
+        for &l in &self.live {
+            match Self::past(l, key) {
+                Some(None) => {
                     let value = match &found {
                         Some(value) => value.clone(),
                         None => found.insert(serde_json::to_value(v)?).clone(),
                     };
-                    if let Some(slot) = self.out.get_mut(i) {
+                    if let Some(slot) = self.out.get_mut(l.i) {
                         *slot = Some(value);
                     }
                 }
-                Some((below, false)) => further.push((i, below)),
+                Some(Some(below)) => further.push(Live::at(self.paths, l.i, below)),
                 None => {}
             }
         }
@@ -104,8 +124,8 @@ impl<'p, 'o> Picker<'p, 'o> {
             Some(name) => self
                 .live
                 .iter()
-                .filter_map(|&(i, from)| match self.past((i, from), Step::Key(name)) {
-                    Some((below, false)) => Some((i, below)),
+                .filter_map(|&l| match Self::past(l, Step::Key(name)) {
+                    Some(Some(below)) => Some(Live::at(self.paths, l.i, below)),
                     _ => None,
                 })
                 .collect(),

@@ -2,6 +2,7 @@
 //! thousands separators, quoting where needed, and text cells that a spreadsheet would run as a
 //! formula (`= + - @`, tab, CR) prefixed with `'`.
 
+use std::fmt::Write as _;
 use std::str::FromStr;
 
 use rust_decimal::Decimal;
@@ -19,19 +20,23 @@ pub struct Csv {
 impl Csv {
     pub fn new(header: &[&str]) -> Csv {
         let mut c = Csv::default();
-        c.row(header.iter().map(|h| Value::String((*h).to_string())));
+        for (n, h) in header.iter().enumerate() {
+            if n > 0 {
+                c.out.push(',');
+            }
+            write_string_cell(&mut c.out, h);
+        }
+        c.out.push_str("\r\n");
         c
     }
 
     /// Appends one row; each JSON value becomes a cell (see [`cell`]).
     pub fn row(&mut self, cells: impl IntoIterator<Item = Value>) {
-        let mut first = true;
-        for v in cells {
-            if !first {
+        for (n, v) in cells.into_iter().enumerate() {
+            if n > 0 {
                 self.out.push(',');
             }
-            first = false;
-            self.out.push_str(&cell(&v));
+            write_cell(&mut self.out, &v);
         }
         self.out.push_str("\r\n");
     }
@@ -44,47 +49,91 @@ impl Csv {
 /// A JSON value as a CSV cell: numbers and decimal strings as plain numbers, booleans as
 /// `true`/`false`, null as empty, other text guarded and quoted.
 pub fn cell(v: &Value) -> String {
+    let mut out = String::new();
+    write_cell(&mut out, v);
+    out
+}
+
+/// [`cell`], written at the end of `out` (a row's cells go straight into the document).
+fn write_cell(out: &mut String, v: &Value) {
     match v {
-        Value::Null => String::new(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => number(n),
-        Value::String(s) => match Decimal::from_str(s) {
-            Ok(d) => crate::json::decimal_string(&d),
-            Err(_) => text(s),
-        },
-        Value::Array(items) => text(
+        Value::Null => {}
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => write_number(out, n),
+        Value::String(s) => write_string_cell(out, s),
+        Value::Array(items) => write_text(
+            out,
             &items
                 .iter()
                 .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
                 .collect::<Vec<_>>()
                 .join("; "),
         ),
-        other => text(&other.to_string()),
+        other => write_text(out, &other.to_string()),
     }
+}
+
+/// A string cell: a decimal string as a plain number, other text guarded and quoted.
+fn write_string_cell(out: &mut String, s: &str) {
+    // Only a digit, a sign or a point can begin a decimal (`may_be_decimal` is tested against
+    // the parser): names, SKUs and warnings skip a parse whose error allocates its message.
+    let parsed = if may_be_decimal(s) {
+        Decimal::from_str(s).ok()
+    } else {
+        None
+    };
+    match parsed {
+        Some(d) => out.push_str(&crate::json::decimal_text(&d)),
+        None => write_text(out, s),
+    }
+}
+
+/// False when `s` cannot be a decimal `Decimal::from_str` parses.
+fn may_be_decimal(s: &str) -> bool {
+    s.bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.'))
 }
 
 /// A JSON number in plain notation (never an exponent).
 pub fn number(n: &serde_json::Number) -> String {
+    let mut out = String::new();
+    write_number(&mut out, n);
+    out
+}
+
+fn write_number(out: &mut String, n: &serde_json::Number) {
     if let Some(u) = n.as_u64() {
-        u.to_string()
+        out.push_str(itoa::Buffer::new().format(u));
     } else if let Some(i) = n.as_i64() {
-        i.to_string()
-    } else {
-        n.as_f64().map(|f| format!("{f}")).unwrap_or_default()
+        out.push_str(itoa::Buffer::new().format(i));
+    } else if let Some(f) = n.as_f64() {
+        // Writing to a `String` cannot fail.
+        let _ = write!(out, "{f}");
     }
 }
 
 /// A text cell: formula-injection guard, then RFC 4180 quoting.
-pub fn text(s: &str) -> String {
-    let guarded = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{s}")
+fn write_text(out: &mut String, s: &str) {
+    let guard = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    // The guard's `'` needs no quoting: whether to quote depends on `s` alone.
+    let quote = s.contains([',', '"', '\r', '\n']);
+    if quote {
+        out.push('"');
+    }
+    if guard {
+        out.push('\'');
+    }
+    if quote {
+        for (n, part) in s.split('"').enumerate() {
+            if n > 0 {
+                out.push_str("\"\"");
+            }
+            out.push_str(part);
+        }
+        out.push('"');
     } else {
-        s.to_string()
-    };
-    if guarded.contains([',', '"', '\r', '\n']) {
-        format!("\"{}\"", guarded.replace('"', "\"\""))
-    } else {
-        guarded
+        out.push_str(s);
     }
 }
 
@@ -113,7 +162,43 @@ mod tests {
         assert_eq!(cell(&json!("@SUM")), "'@SUM");
         assert_eq!(cell(&json!("a,b")), "\"a,b\"");
         assert_eq!(cell(&json!("nvidia-qm9700")), "nvidia-qm9700");
+        assert_eq!(cell(&json!("-a,b")), "\"'-a,b\"");
+        assert_eq!(cell(&json!("a\"b\"")), "\"a\"\"b\"\"\"");
+        assert_eq!(cell(&json!("\"")), "\"\"\"\"");
+        assert_eq!(cell(&json!("\rx")), "\"'\rx\"");
+        assert_eq!(cell(&json!("\tx")), "'\tx");
+        assert_eq!(cell(&json!("+1.50")), "1.50");
+        assert_eq!(cell(&json!(true)), "true");
+        assert_eq!(cell(&json!(-3)), "-3");
+        assert_eq!(
+            cell(&json!(18446744073709551615u64)),
+            "18446744073709551615"
+        );
+        assert_eq!(cell(&json!(2.5)), "2.5");
+        assert_eq!(cell(&json!(["a", 1, null])), "a; 1; null");
+        assert_eq!(cell(&json!({"k": "v"})), "\"{\"\"k\"\":\"\"v\"\"}\"");
         assert_eq!(cell(&Value::Null), "");
+    }
+
+    #[test]
+    fn only_a_digit_a_sign_or_a_point_begins_a_decimal() {
+        let tails = [
+            "", "1", "1.5", "0", "_1", "1_000", ".5", "e3", "1e3", " 1", "-1",
+        ];
+        let mut firsts: Vec<String> = (0u8..128).map(|b| char::from(b).to_string()).collect();
+        firsts.extend(["é", "\u{00a0}", "\u{2212}", "\u{ff11}"].map(String::from));
+        let mut parsed = 0;
+        for first in &firsts {
+            for tail in tails {
+                let s = format!("{first}{tail}");
+                if Decimal::from_str(&s).is_ok() {
+                    parsed += 1;
+                    assert!(may_be_decimal(&s), "{s:?} parses but is skipped");
+                }
+            }
+        }
+        assert!(parsed > 20, "the check saw decimals parse ({parsed})");
+        assert!(!may_be_decimal("") && !may_be_decimal("infiniband"));
     }
 
     #[test]
