@@ -90,16 +90,18 @@ impl<'p, 'o> Picker<'p, 'o> {
     /// there, and a walk into it for the paths that go further.
     fn visit<T: Serialize + ?Sized>(&mut self, key: Step<'_>, v: &T) -> Result<(), Error> {
         let mut further = Vec::new();
-        let mut found: Option<Value> = None;
+        // The first path that ends here gets the member's JSON; any other, a copy of it.
+        let mut first: Option<usize> = None;
         for &l in &self.live {
             match Self::past(l, key) {
                 Some(None) => {
-                    let value = match &found {
-                        Some(value) => value.clone(),
-                        None => found.insert(serde_json::to_value(v)?).clone(),
+                    let value = match first {
+                        Some(f) => self.out.get(f).cloned().flatten(),
+                        None => Some(serde_json::to_value(v)?),
                     };
                     if let Some(slot) = self.out.get_mut(l.i) {
-                        *slot = Some(value);
+                        *slot = value;
+                        first.get_or_insert(l.i);
                     }
                 }
                 Some(Some(below)) => further.push(Live::at(self.paths, l.i, below)),
