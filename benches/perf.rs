@@ -94,29 +94,22 @@ fn bench_plan(c: &mut Criterion) {
         b.iter(|| fabric_tco::plan::build_plan(black_box(&req), &cats))
     });
     // What a sweep point builds: the same figures, no BOM lines or comparison text.
-    group.bench_function("1024_gpus_3_fabrics/figures", |b| {
-        b.iter(|| {
-            fabric_tco::plan::build_with(
-                black_box(&req),
-                &cats,
-                fabric_tco::plan::Effort::default(),
-                None,
-                fabric_tco::plan::Detail::Figures,
-            )
-        })
-    });
+    let figures = || {
+        fabric_tco::plan::build_with(
+            black_box(&req),
+            &cats,
+            fabric_tco::plan::Effort::default(),
+            None,
+            fabric_tco::plan::Detail::Figures,
+        )
+    };
+    group.bench_function("1024_gpus_3_fabrics/figures", |b| b.iter(figures));
     // What `GET /v1/plans?format=csv` computes: a figures plan and its CSV rows.
     group.bench_function("1024_gpus_3_fabrics/figures+csv", |b| {
         b.iter(|| {
-            fabric_tco::plan::build_with(
-                black_box(&req),
-                &cats,
-                fabric_tco::plan::Effort::default(),
-                None,
-                fabric_tco::plan::Detail::Figures,
-            )
-            .ok()
-            .and_then(|p| fabric_tco::table::plan_csv(&p).ok())
+            figures()
+                .ok()
+                .and_then(|p| fabric_tco::table::plan_csv(&p).ok())
         })
     });
     group.bench_function("1024_gpus_3_fabrics/build+json", |b| {
