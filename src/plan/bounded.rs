@@ -118,6 +118,11 @@ macro_rules! bounded_deserialize {
     };
 }
 
+/// `v`, with `-0.0` as `0.0`: one input, one text in a plan's `inputs` and one plan id.
+pub fn plain_zero(v: f64) -> f64 {
+    if v == 0.0 { 0.0 } else { v }
+}
+
 /// The error of a value outside its input's range (`range`: the input's `range_text`).
 pub fn out_of_range<E: serde::de::Error>(range: String, got: impl std::fmt::Display) -> E {
     E::custom(format!("{OUT_OF_RANGE}must be {range} (got {got})"))
@@ -221,10 +226,9 @@ macro_rules! bounded_float {
         $crate::plan::bounded::bounded_number!($name: f64, false, $min, $max, $unit, [$($doc)*] $(, $def)?);
 
         impl $name {
-            /// The value if it is finite and within bounds; `-0.0` is `0.0` (one input, one
-            /// text in a plan's `inputs`, one plan id).
+            /// The value if it is finite and within bounds; `-0.0` is `0.0` (`bounded::plain_zero`).
             pub fn new(v: f64) -> Option<$name> {
-                let v = if v == 0.0 { 0.0 } else { v };
+                let v = $crate::plan::bounded::plain_zero(v);
                 (v.is_finite() && (Self::MIN..=Self::MAX).contains(&v)).then_some($name(v))
             }
             fn range_text() -> String {

@@ -151,11 +151,8 @@ pub fn axis(input: AxisInput, domain: Domain) -> Result<Axis, SweepError> {
         if domain.integer {
             *v = v.round();
         }
-        // -0.0 is 0 (`values=-0.0`, `from=-0.0`): the point's input, its row's value and its
-        // plan id are 0's.
-        if *v == 0.0 {
-            *v = 0.0;
-        }
+        // `values=-0.0`, `from=-0.0`: the row's value is 0, as the point's input is.
+        *v = crate::plan::bounded::plain_zero(*v);
     }
     for v in &values {
         if !v.is_finite() || *v < domain.min || *v > domain.max {

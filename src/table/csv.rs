@@ -30,7 +30,7 @@ impl Csv {
         c
     }
 
-    /// Appends one row; each JSON value becomes a cell (see [`cell`]).
+    /// Appends one row; each JSON value becomes a cell (see [`write_cell`]).
     pub fn row(&mut self, cells: impl IntoIterator<Item = Value>) {
         for (n, v) in cells.into_iter().enumerate() {
             if n > 0 {
@@ -46,15 +46,9 @@ impl Csv {
     }
 }
 
-/// A JSON value as a CSV cell: numbers and decimal strings as plain numbers, booleans as
-/// `true`/`false`, null as empty, other text guarded and quoted.
-pub fn cell(v: &Value) -> String {
-    let mut out = String::new();
-    write_cell(&mut out, v);
-    out
-}
-
-/// [`cell`], written at the end of `out` (a row's cells go straight into the document).
+/// A JSON value as a CSV cell, written at the end of `out` (a row's cells go straight into the
+/// document): numbers and decimal strings as plain numbers, booleans as `true`/`false`, null as
+/// empty, other text guarded and quoted.
 fn write_cell(out: &mut String, v: &Value) {
     match v {
         Value::Null => {}
@@ -150,6 +144,12 @@ pub fn dig<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn cell(v: &Value) -> String {
+        let mut out = String::new();
+        write_cell(&mut out, v);
+        out
+    }
 
     #[test]
     fn cells_are_plain_numbers_or_guarded_quoted_text() {
