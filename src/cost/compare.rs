@@ -8,7 +8,9 @@ use super::TIE_THRESHOLD;
 use super::error::CostError;
 use super::idle::busy_gpu_hours_per_year;
 use super::input::Economics;
-use super::money::{mul, round_fraction, round_money, round_rate, sub};
+use super::money::{
+    FRACTION_DP, decimal_from_f64_rounded, mul, round_fraction, round_money, round_rate, sub,
+};
 use super::sentences::{BreakEvenAt, Reason, Recommendation};
 use super::{FabricCost, TrafficLabel};
 use crate::fabric::Fabric;
@@ -37,10 +39,12 @@ pub struct FabricDelta {
 
 /// Where the answer flips between the two cheapest fabrics (`comparison.break_even`).
 ///
-/// With T = `tco.total_usd`, H = idle GPU-hours over the horizon
-/// (idle_fraction × gpus × 8,760 × busy_fraction × years) and v = GPU-hour value, a fabric's
-/// total is T + v·H. The two totals are equal at v* = (T_runner − T_cheapest) ÷ (H_cheapest − H_runner),
-/// and, at today's v, when idle_runner − idle_cheapest = (T_cheapest − T_runner) ÷ (v × gpus × 8,760 × busy × years).
+/// With T = `tco.total_usd`, K = busy GPU-hours over the horizon (gpus × 8,760 × busy_fraction
+/// × years), F = GPU-hours lost to network failures over the horizon
+/// (`gpu_idle.failure_gpu_hours_per_year` × years), H = idle_fraction × K + F and v = GPU-hour
+/// value, a fabric's total is T + v·H. The two totals are equal at
+/// v* = (T_runner − T_cheapest) ÷ (H_cheapest − H_runner), and, at today's v, when
+/// idle_runner − idle_cheapest = (T_cheapest − T_runner + v·(F_cheapest − F_runner)) ÷ (v·K).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct BreakEven {
     /// The cheapest fabric at the given GPU-hour value.
@@ -254,27 +258,39 @@ fn break_even(
     let ia = best.gpu_idle.idle_fraction;
     let ib = second.gpu_idle.idle_fraction;
     let idle_gap = sub(ib, ia, "gpu_idle_fraction")?;
-    // K = busy GPU-hours over the horizon; H = idle × K.
-    let k =
-        busy_gpu_hours_per_year(gpus, econ.busy_fraction)?.checked_mul(Decimal::from(econ.years));
+    let years = Decimal::from(econ.years);
+    // K = busy GPU-hours over the horizon; F = failure GPU-hours over the horizon (the same
+    // 6-decimal figure the idle cost is priced from); H = idle × K + F.
+    let k = busy_gpu_hours_per_year(gpus, econ.busy_fraction)?.checked_mul(years);
+    let failure_hours = |c: &FabricCost| {
+        decimal_from_f64_rounded(c.gpu_idle.failure_gpu_hours_per_year, FRACTION_DP)
+            .and_then(|f| f.checked_mul(years))
+    };
+    let (fa, fb) = (failure_hours(best), failure_hours(second));
     let ta = best.tco.total_usd;
     let tb = second.tco.total_usd;
     // Informational values: a quotient beyond the decimal range means "no break-even", not an error.
-    let v_star = k.and_then(|k| {
-        let h_diff = sub(ia, ib, "gpu_idle_fraction").ok()?.checked_mul(k)?;
+    let v_star = (|| {
+        let h = |idle: Decimal, f: Option<Decimal>| idle.checked_mul(k?)?.checked_add(f?);
+        let h_diff = h(ia, fa)?.checked_sub(h(ib, fb)?)?;
         if h_diff.is_zero() {
             return None;
         }
         let v = tb.checked_sub(ta)?.checked_div(h_diff)?;
         (v > Decimal::ZERO).then(|| round_rate(v))
-    });
-    let gap_star = k.and_then(|k| {
-        let vk = econ.gpu_hour_usd.checked_mul(k)?;
+    })();
+    let gap_star = (|| {
+        let v = econ.gpu_hour_usd;
+        let vk = v.checked_mul(k?)?;
         if vk.is_zero() {
             return None;
         }
-        ta.checked_sub(tb)?.checked_div(vk).map(round_fraction)
-    });
+        let failures = v.checked_mul(fa?.checked_sub(fb?)?)?;
+        ta.checked_sub(tb)?
+            .checked_add(failures)?
+            .checked_div(vk)
+            .map(round_fraction)
+    })();
     Ok(BreakEven {
         cheapest_fabric: cheapest,
         runner_up_fabric: runner,

@@ -528,16 +528,17 @@ fn arb_input() -> impl Strategy<Value = FabricCostInput<'static>> {
         0..2_000u64,
         arb_lines(),
         0.0..=1.0f64,
+        prop_oneof![Just(0.0), 0.0..100_000.0f64],
     )
         .prop_map(
-            |(f, gpus, endpoints, switches, lines, idle)| FabricCostInput {
+            |(f, gpus, endpoints, switches, lines, idle, failure)| FabricCostInput {
                 fabric: Fabric::ALL[f],
                 gpus,
                 endpoints,
                 switches,
                 lines: lines.into(),
                 gpu_idle_fraction: idle,
-                failure_gpu_hours_per_year: 0.0,
+                failure_gpu_hours_per_year: failure,
                 traffic: Vec::new(),
             },
         )
@@ -730,6 +731,38 @@ proptest! {
         let below = winner_at(v_star * d("0.99"));
         let above = winner_at(v_star * d("1.01"));
         prop_assert_ne!(below, above);
+    }
+
+    #[test]
+    fn the_break_even_idle_gap_equalises_the_totals(
+        mut x in arb_input(), mut y in arb_input(), a in arb_adj(), e in arb_econ(),
+    ) {
+        x.fabric = Fabric::Infiniband;
+        y.fabric = Fabric::RoceAdaptive;
+        y.gpus = x.gpus;
+        let cx = fabric_cost(&x, &a, &e).unwrap();
+        let cy = fabric_cost(&y, &a, &e).unwrap();
+        let c = compare(&[(Fabric::Infiniband, &cx), (Fabric::RoceAdaptive, &cy)], &e, x.gpus)
+            .unwrap().unwrap();
+        let be = &c.break_even;
+        let Some(gap) = be.break_even_idle_fraction_gap else { return Ok(()); };
+        // Move the runner-up's idle fraction to the cheapest one's plus the reported gap.
+        let (base, runner) = if be.cheapest_fabric == Fabric::Infiniband {
+            (cx.gpu_idle.idle_fraction, &mut y)
+        } else {
+            (cy.gpu_idle.idle_fraction, &mut x)
+        };
+        let target = base + gap;
+        prop_assume!(target >= Decimal::ZERO && target <= Decimal::ONE);
+        runner.gpu_idle_fraction = rust_decimal::prelude::ToPrimitive::to_f64(&target).unwrap();
+        let cx = fabric_cost(&x, &a, &e).unwrap();
+        let cy = fabric_cost(&y, &a, &e).unwrap();
+        // The gap is rounded to 6 decimals (worth v × K × 5e-7) and each year's idle cost to
+        // cents: the totals meet within that.
+        let k = Decimal::from(x.gpus) * Decimal::from(8760u32) * e.busy_fraction * Decimal::from(e.years);
+        let slack = e.gpu_hour_usd * k * d("0.0000011") + Decimal::from(e.years) * d("0.03");
+        let diff = (cx.total_cost_usd - cy.total_cost_usd).abs();
+        prop_assert!(diff <= slack, "totals differ by {} (slack {})", diff, slack);
     }
 
     #[test]
