@@ -450,13 +450,28 @@ fn short_usd_in_decimals(amount: Decimal) -> String {
     format!("${}{}", value.normalize(), suffix)
 }
 
-/// A fraction as a percentage with one decimal: 0.0312 → `3.1%`.
+/// A fraction as a percentage: one decimal from 1 % up (0.0312 → `3.1%`); below 1 % two
+/// significant digits, so a small share is not written as nothing (0.000321 → `0.032%`), down to
+/// a 6-decimal fraction's last place (0.000001 → `0.0001%`); `0%` for zero.
 pub fn format_percent(fraction: Decimal) -> String {
-    let mut pct = fraction
+    if fraction.is_zero() {
+        return "0%".to_string();
+    }
+    let pct = fraction
         .checked_mul(Decimal::ONE_HUNDRED)
-        .unwrap_or(fraction)
-        .round_dp_with_strategy(1, ROUNDING);
-    pct.rescale(1);
+        .unwrap_or(fraction);
+    let size = pct.abs();
+    let dp = if size >= Decimal::ONE {
+        1
+    } else if size >= Decimal::new(1, 1) {
+        2
+    } else if size >= Decimal::new(1, 2) {
+        3
+    } else {
+        4
+    };
+    let mut pct = pct.round_dp_with_strategy(dp, ROUNDING);
+    pct.rescale(dp);
     format!("{pct}%")
 }
 
@@ -732,7 +747,12 @@ mod tests {
         assert_eq!(format_usd_short(d("0")), "$0");
         assert_eq!(format_usd_short(d("2100000000")), "$2.1B");
         assert_eq!(format_percent(d("0.0312")), "3.1%");
-        assert_eq!(format_percent(d("0")), "0.0%");
+        assert_eq!(format_percent(d("0")), "0%");
+        assert_eq!(format_percent(d("0.01")), "1.0%");
+        assert_eq!(format_percent(d("0.009996")), "1.00%");
+        assert_eq!(format_percent(d("0.003514")), "0.35%");
+        assert_eq!(format_percent(d("0.000321")), "0.032%");
+        assert_eq!(format_percent(d("0.000001")), "0.0001%");
     }
 
     #[test]

@@ -144,8 +144,13 @@ pub fn send_recv_us(c: &Communicator, bytes: f64) -> f64 {
     RING_BASE_US[SIMPLE] + RING_NET_HOP_US[SIMPLE] + c.path_latency_us + t
 }
 
+/// `placement` of a collective that crosses the scale-out network.
+pub const NETWORK: &str = "network";
+/// `placement` of a collective that stays inside one NVLink domain (a node, or an NVL72 rack).
+pub const NVLINK: &str = "nvlink";
+
 fn placement(c: &Communicator) -> &'static str {
-    if c.nodes <= 1.0 { "nvlink" } else { "network" }
+    if c.nodes <= 1.0 { NVLINK } else { NETWORK }
 }
 
 fn result(

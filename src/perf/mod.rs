@@ -426,7 +426,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
             kind: "all_reduce",
             parallelism: "data",
             group_size: u32::try_from(ranks).unwrap_or(u32::MAX),
-            placement: if nodes > 1 { "network" } else { "nvlink" },
+            placement: if nodes > 1 { job::NETWORK } else { job::NVLINK },
             bytes_per_step: message_bytes as u64,
             time_ms: comm_time_ms,
             exposed_ms: dp_exposed_ms,
@@ -475,8 +475,16 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         // `"exposed_comm_ms": -0.0` and an idle fraction of −0 (no collective at all).
         None => collectives.iter().fold(0.0, |t, c| t + c.exposed_ms),
     };
+    // Only waits on the scale-out network are the fabric's: a collective inside one NVLink
+    // domain (tensor parallelism in a node, the whole job on one server) takes the same time
+    // whichever fabric is bought, so it lengthens the step but is not charged as GPU time lost
+    // to the network.
+    let network_exposed_ms = collectives
+        .iter()
+        .filter(|c| c.placement == job::NETWORK)
+        .fold(0.0, |t, c| t + c.exposed_ms);
     let step_ms = step_compute_ms + exposed_ms;
-    let idle = workload::idle_fraction(exposed_ms, step_compute_ms);
+    let idle = workload::idle_fraction(network_exposed_ms, step_ms);
 
     let result = PerfResult {
         message_bytes: message_bytes as u64,
@@ -497,6 +505,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         comm_time_ms,
         hidden_share: hidden,
         exposed_comm_ms: exposed_ms,
+        network_exposed_ms,
         step_time_ms: step_ms,
         gpu_idle_fraction: idle,
         step_compute_ms,
@@ -512,6 +521,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         result.bucket_allreduce_time_us,
         result.comm_time_ms,
         result.exposed_comm_ms,
+        result.network_exposed_ms,
         result.step_time_ms,
         result.gpu_idle_fraction,
         result.step_compute_ms,

@@ -44,11 +44,18 @@ pub struct PerfResult {
     pub comm_time_ms: f64,
     /// Share of the backward pass that can hide communication, ρ = 1 − 1/buckets, in [0, 1).
     pub hidden_share: f64,
-    /// Communication not hidden behind compute, per step, ms (sum over `collectives`).
+    /// Communication not hidden behind compute, per step, ms (sum over `collectives`, on
+    /// NVLink and on the network).
     pub exposed_comm_ms: f64,
+    /// The part of `exposed_comm_ms` spent in collectives that cross the scale-out network
+    /// (`collectives[].placement` = `network`), ms. The rest waits on NVLink inside a node or
+    /// NVLink domain, which no fabric choice changes.
+    pub network_exposed_ms: f64,
     /// Step time = compute + exposed communication, ms.
     pub step_time_ms: f64,
-    /// Fraction of the step the GPU waits on the network, exposed / step, in [0, 1).
+    /// Fraction of the step the GPU waits on the scale-out network,
+    /// `network_exposed_ms / step_time_ms`, in [0, 1); what `gpu_idle` prices. NVLink waits
+    /// lengthen the step but are not charged to the network.
     pub gpu_idle_fraction: f64,
     /// Compute of one step, ms: the request's `step_compute_ms`, else 6 × active params ×
     /// tokens ÷ (GPUs × dense BF16 TFLOPS × MFU).

@@ -179,6 +179,53 @@ fn single_gpu_has_no_communication() {
     assert_eq!(r.gpu_idle_fraction, 0.0);
 }
 
+/// One 8-GPU server running tensor parallelism over NVLink waits on NVLink, never on the
+/// scale-out network: its step is longer, but no GPU time is lost to whichever fabric is bought.
+#[test]
+fn nvlink_waits_are_not_network_idle() {
+    let tp_only = Workload {
+        pipeline_parallel: 1,
+        ..Workload::default()
+    };
+    let one_server = evaluate(&h100_input(8, superpod_ib(8, 8), tp_only)).expect("ok");
+    assert!(one_server.exposed_comm_ms > 100.0, "{one_server:?}");
+    assert!(
+        one_server
+            .collectives
+            .iter()
+            .all(|c| c.placement == "nvlink"),
+        "{one_server:?}"
+    );
+    assert_eq!(one_server.network_exposed_ms, 0.0);
+    assert_eq!(one_server.gpu_idle_fraction, 0.0);
+    assert!(one_server.step_time_ms > one_server.step_compute_ms + 100.0);
+
+    // Two servers (TP 8, PP 2): only the pipeline's send/recv crosses the network.
+    let two = evaluate(&h100_input(16, superpod_ib(16, 8), {
+        Workload {
+            pipeline_parallel: 2,
+            ..Workload::default()
+        }
+    }))
+    .expect("ok");
+    let net: Vec<_> = two
+        .collectives
+        .iter()
+        .filter(|c| c.placement == "network")
+        .collect();
+    assert_eq!(net.len(), 1, "{two:?}");
+    assert_eq!(net[0].parallelism, "pipeline");
+    assert_eq!(two.network_exposed_ms, net[0].exposed_ms);
+    assert!(
+        two.network_exposed_ms < 0.01 * two.exposed_comm_ms,
+        "{two:?}"
+    );
+    assert_eq!(
+        two.gpu_idle_fraction,
+        two.network_exposed_ms / two.step_time_ms
+    );
+}
+
 #[test]
 fn in_network_reduction_helps_only_on_infiniband() {
     let mut ib = superpod_ib(1024, 8);
@@ -303,6 +350,13 @@ proptest! {
             Ok(r) => {
                 prop_assert!(r.allreduce_time_us.is_finite() && r.allreduce_time_us >= 0.0);
                 prop_assert!(r.gpu_idle_fraction >= 0.0 && r.gpu_idle_fraction < 1.0);
+                // Only the network's waits are the fabric's idle time.
+                let on_network: f64 = r.collectives.iter()
+                    .filter(|c| c.placement == "network").map(|c| c.exposed_ms).sum();
+                prop_assert!((r.network_exposed_ms - on_network).abs() <= 1e-9 * on_network.max(1.0));
+                prop_assert!(r.network_exposed_ms <= r.exposed_comm_ms * (1.0 + 1e-12));
+                prop_assert!((r.gpu_idle_fraction * r.step_time_ms - r.network_exposed_ms).abs()
+                    <= 1e-9 * r.step_time_ms.max(1.0));
                 prop_assert!(r.congestion_factor > 0.0 && r.congestion_factor <= 1.0);
                 prop_assert!(r.hidden_share >= 0.0 && r.hidden_share < 1.0);
                 // busbw never exceeds the NIC-side or NVLink ceiling.

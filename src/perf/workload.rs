@@ -38,11 +38,11 @@ pub fn exposed_comm_ms(bucket_ms: f64, buckets: f64, step_compute_ms: f64) -> f6
     (overlappable_ms - rho * backward_ms).max(0.0) + bucket_ms
 }
 
-/// Idle fraction = exposed / (compute + exposed), in [0, 1) for compute > 0.
-pub fn idle_fraction(exposed_ms: f64, step_compute_ms: f64) -> f64 {
-    let step = step_compute_ms + exposed_ms;
-    if step > 0.0 {
-        (exposed_ms / step).clamp(0.0, 1.0)
+/// Idle fraction = waiting / step (step = compute + every exposed collective), in [0, 1];
+/// 0 for an empty step.
+pub fn idle_fraction(waiting_ms: f64, step_ms: f64) -> f64 {
+    if step_ms > 0.0 {
+        (waiting_ms / step_ms).clamp(0.0, 1.0)
     } else {
         0.0
     }
@@ -68,7 +68,8 @@ mod tests {
         assert!((exposed_comm_ms(2.0, 10.0, 15.0) - 11.0).abs() < 1e-12);
         // one bucket: nothing hides.
         assert!((exposed_comm_ms(5.0, 1.0, 100.0) - 5.0).abs() < 1e-12);
-        assert!((idle_fraction(11.0, 15.0) - 11.0 / 26.0).abs() < 1e-12);
+        assert!((idle_fraction(11.0, 26.0) - 11.0 / 26.0).abs() < 1e-12);
+        assert_eq!(idle_fraction(1.0, 0.0), 0.0);
         assert_eq!(hidden_share(1.0), 0.0);
     }
 }

@@ -53,6 +53,7 @@ pub const PLAN_COLUMNS: &[&str] = &[
     "performance.allreduce_time_us",
     "performance.busbw_gbytes_per_s",
     "performance.exposed_comm_ms",
+    "performance.network_exposed_ms",
     "performance.step_time_ms",
     "performance.gpu_idle_fraction",
     "gpu_idle.cost_per_year_usd",

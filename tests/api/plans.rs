@@ -429,6 +429,43 @@ async fn crossing_the_reported_break_even_flips_the_cheapest_fabric() {
     assert_eq!(cheapest[1], less_idle);
 }
 
+/// One 8-GPU server runs its tensor all-reduce over NVLink: the step is longer, but no GPU time
+/// is lost to whichever scale-out fabric is bought, so the plan prices no communication idle
+/// and says 0%. Two servers (TP 8, PP 2) wait on the network only for the pipeline's
+/// send/recv, a sliver of the exposed time.
+#[tokio::test]
+async fn nvlink_waits_are_not_charged_to_the_network() {
+    let app = spawn_app().await;
+    let one = plan(&app, json!({"gpus": 8, "fabrics": ["infiniband", "roce"]})).await;
+    for f in ["infiniband", "roce"] {
+        let p = &fabric(&one, f)["performance"];
+        assert!(p["exposed_comm_ms"].as_f64().unwrap() > 100.0, "{p}");
+        assert_eq!(p["network_exposed_ms"].as_f64(), Some(0.0), "{p}");
+        assert_eq!(p["gpu_idle_fraction"].as_f64(), Some(0.0), "{p}");
+        let idle = &fabric(&one, f)["gpu_idle"];
+        assert_eq!(idle["gpu_hours_per_year"], "0.00", "{idle}");
+        // What remains is the failure line.
+        assert_eq!(
+            dec(&idle["cost_per_year_usd"]),
+            dec(&idle["failure_cost_per_year_usd"])
+        );
+    }
+    let reasons = one["comparison"]["reasons"].to_string();
+    assert!(
+        reasons.contains("GPUs wait on the network 0% of busy time on InfiniBand and 0% on"),
+        "{reasons}"
+    );
+
+    let two = plan(&app, json!({"gpus": 16, "fabrics": ["infiniband"]})).await;
+    let p = &fabric(&two, "infiniband")["performance"];
+    let net = p["network_exposed_ms"].as_f64().unwrap();
+    let all = p["exposed_comm_ms"].as_f64().unwrap();
+    assert!(net > 0.0 && net < 0.01 * all, "{p}");
+    let step = p["step_time_ms"].as_f64().unwrap();
+    let idle = p["gpu_idle_fraction"].as_f64().unwrap();
+    assert!((idle - net / step).abs() < 1e-12, "{p}");
+}
+
 #[tokio::test]
 async fn idle_fraction_moves_the_way_physics_says() {
     use std::cmp::Ordering::{Greater, Less};
