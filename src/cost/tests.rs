@@ -544,6 +544,31 @@ fn arb_input() -> impl Strategy<Value = FabricCostInput<'static>> {
         )
 }
 
+/// Two fabrics of one cluster: an InfiniBand and an adaptive-routing Ethernet input.
+fn arb_pair() -> impl Strategy<Value = (FabricCostInput<'static>, FabricCostInput<'static>)> {
+    (arb_input(), arb_input()).prop_map(|(mut x, mut y)| {
+        x.fabric = Fabric::Infiniband;
+        y.fabric = Fabric::RoceAdaptive;
+        y.gpus = x.gpus;
+        (x, y)
+    })
+}
+
+/// Both fabrics of [`arb_pair`] costed, and their comparison.
+fn compare_pair(
+    x: &FabricCostInput<'_>,
+    y: &FabricCostInput<'_>,
+    a: &PriceAdjustments,
+    e: &Economics,
+) -> (FabricCost, FabricCost, Comparison) {
+    let cx = fabric_cost(x, a, e).unwrap();
+    let cy = fabric_cost(y, a, e).unwrap();
+    let c = compare(&[(x.fabric, &cx), (y.fabric, &cy)], e, x.gpus)
+        .unwrap()
+        .unwrap();
+    (cx, cy, c)
+}
+
 fn sum(xs: impl IntoIterator<Item = Decimal>) -> Decimal {
     xs.into_iter().sum()
 }
@@ -707,15 +732,9 @@ proptest! {
 
     #[test]
     fn crossing_the_break_even_flips_the_cheapest_fabric(
-        mut x in arb_input(), mut y in arb_input(), a in arb_adj(), e in arb_econ(),
+        (x, y) in arb_pair(), a in arb_adj(), e in arb_econ(),
     ) {
-        x.fabric = Fabric::Infiniband;
-        y.fabric = Fabric::RoceAdaptive;
-        y.gpus = x.gpus;
-        let cx = fabric_cost(&x, &a, &e).unwrap();
-        let cy = fabric_cost(&y, &a, &e).unwrap();
-        let c = compare(&[(Fabric::Infiniband, &cx), (Fabric::RoceAdaptive, &cy)], &e, x.gpus)
-            .unwrap().unwrap();
+        let (cx, cy, c) = compare_pair(&x, &y, &a, &e);
         let Some(v_star) = c.break_even.gpu_hour_usd else { return Ok(()); };
         // Margins so 4-decimal rounding of v* and cent rounding cannot decide the outcome.
         prop_assume!(v_star >= d("0.05"));
@@ -723,10 +742,7 @@ proptest! {
         let winner_at = |v: Decimal| {
             let mut e = e.clone();
             e.gpu_hour_usd = v;
-            let cx = fabric_cost(&x, &a, &e).unwrap();
-            let cy = fabric_cost(&y, &a, &e).unwrap();
-            compare(&[(Fabric::Infiniband, &cx), (Fabric::RoceAdaptive, &cy)], &e, x.gpus)
-                .unwrap().unwrap().cheapest_fabric
+            compare_pair(&x, &y, &a, &e).2.cheapest_fabric
         };
         let below = winner_at(v_star * d("0.99"));
         let above = winner_at(v_star * d("1.01"));
@@ -735,15 +751,9 @@ proptest! {
 
     #[test]
     fn the_break_even_idle_gap_equalises_the_totals(
-        mut x in arb_input(), mut y in arb_input(), a in arb_adj(), e in arb_econ(),
+        (mut x, mut y) in arb_pair(), a in arb_adj(), e in arb_econ(),
     ) {
-        x.fabric = Fabric::Infiniband;
-        y.fabric = Fabric::RoceAdaptive;
-        y.gpus = x.gpus;
-        let cx = fabric_cost(&x, &a, &e).unwrap();
-        let cy = fabric_cost(&y, &a, &e).unwrap();
-        let c = compare(&[(Fabric::Infiniband, &cx), (Fabric::RoceAdaptive, &cy)], &e, x.gpus)
-            .unwrap().unwrap();
+        let (cx, cy, c) = compare_pair(&x, &y, &a, &e);
         let be = &c.break_even;
         let Some(gap) = be.break_even_idle_fraction_gap else { return Ok(()); };
         // Move the runner-up's idle fraction to the cheapest one's plus the reported gap.
@@ -755,8 +765,7 @@ proptest! {
         let target = base + gap;
         prop_assume!(target >= Decimal::ZERO && target <= Decimal::ONE);
         runner.gpu_idle_fraction = rust_decimal::prelude::ToPrimitive::to_f64(&target).unwrap();
-        let cx = fabric_cost(&x, &a, &e).unwrap();
-        let cy = fabric_cost(&y, &a, &e).unwrap();
+        let (cx, cy, _) = compare_pair(&x, &y, &a, &e);
         // The gap is rounded to 6 decimals (worth v × K × 5e-7) and each year's idle cost to
         // cents: the totals meet within that.
         let k = Decimal::from(x.gpus) * Decimal::from(8760u32) * e.busy_fraction * Decimal::from(e.years);
