@@ -257,18 +257,31 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         None => default_gpu_hour(&gpu, gpu_hour_basis, ops, pue, electricity, &mut warnings)?,
     };
     let gpu_hour_usd = priced_gpu_hour.unwrap_or(Decimal::ZERO);
-    let nos = e
-        .ethernet_nos_usd_per_switch_per_year
-        .map(UsdPerSwitchYear::get)
-        .unwrap_or_else(|| {
-            catalog
+    // `placeholder`: the catalog's price was used and is grade P.
+    let (nos, nos_placeholder) = match e.ethernet_nos_usd_per_switch_per_year {
+        Some(v) => (v.get(), false),
+        None => {
+            let licence = catalog
                 .data
                 .licenses
                 .iter()
-                .find(|l| l.basis == crate::catalog::LicenseBasis::PerSwitchPerYear)
-                .and_then(|l| l.price_usd)
-                .unwrap_or(Decimal::ZERO)
-        });
+                .find(|l| l.basis == crate::catalog::LicenseBasis::PerSwitchPerYear);
+            let price = licence.and_then(|l| l.price_usd).unwrap_or(Decimal::ZERO);
+            // A placeholder licence price is a figure nobody published: say so wherever an
+            // Ethernet fabric's opex counts it, as a placeholder BOM price is said.
+            let ethernet = fabrics
+                .iter()
+                .any(|f| matches!(f, Fabric::Roce | Fabric::RoceAdaptive));
+            let placeholder = licence.is_some_and(|l| l.provenance.is_placeholder());
+            if let Some(l) = licence.filter(|_| ethernet && placeholder) {
+                warnings.push(format!(
+                    "Ethernet: the NOS licence price ({}, ${} per switch per year) is a placeholder (grade P) — Ethernet opex counts it as given; set economics.ethernet_nos_usd_per_switch_per_year",
+                    l.part.sku, price
+                ));
+            }
+            (price, placeholder)
+        }
+    };
     // The request's value, else the catalog's operating figure.
     macro_rules! given_or_catalog {
         ($field:ident) => {
@@ -437,9 +450,10 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             ufm_usd_per_endpoint_per_year: economics
                 .ufm_usd_per_endpoint_per_year
                 .map(UsdPerEndpointYear::echo),
-            ethernet_nos_usd_per_switch_per_year: Some(UsdPerSwitchYear::echo(
-                economics.ethernet_nos_usd_per_switch_per_year,
-            )),
+            // Like the GPU-hour value: a placeholder price is not an input (a given one is),
+            // so the two requests get different ids, as they get different warnings.
+            ethernet_nos_usd_per_switch_per_year: (!nos_placeholder)
+                .then(|| UsdPerSwitchYear::echo(economics.ethernet_nos_usd_per_switch_per_year)),
         }),
         prices: Some(PricesRequest {
             overrides: Some(

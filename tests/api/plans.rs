@@ -651,6 +651,37 @@ async fn a_named_design_is_forced_and_listed_as_chosen() {
     assert_eq!(auto["inputs"]["topology"]["design"], "auto");
 }
 
+/// The catalog's Ethernet NOS licence price is a placeholder ($0, grade P): every plan with an
+/// Ethernet fabric says so; a given price, or an InfiniBand-only plan, does not. The echoed
+/// inputs carry no NOS price then (the placeholder is not an input), so posting them back gives
+/// the same plan and the same warning, while a given $0 is another plan.
+#[tokio::test]
+async fn a_placeholder_nos_licence_is_warned() {
+    let app = spawn_app().await;
+    let nos = "NOS licence price (ethernet-nos-support";
+    let v = plan(&app, json!({"gpus": 64, "fabrics": ["roce"]})).await;
+    assert_warns(&v, nos, "placeholder NOS licence");
+    assert!(v["inputs"]["economics"]["ethernet_nos_usd_per_switch_per_year"].is_null());
+    let again = plan(&app, v["inputs"].clone()).await;
+    assert_eq!(again["plan_id"], v["plan_id"]);
+    assert_warns(&again, nos, "echoed inputs keep the warning");
+    let given = plan(
+        &app,
+        json!({"gpus": 64, "fabrics": ["roce"],
+               "economics": {"ethernet_nos_usd_per_switch_per_year": "0"}}),
+    )
+    .await;
+    assert_ne!(given["plan_id"], v["plan_id"]);
+    let ib = plan(&app, json!({"gpus": 64, "fabrics": ["infiniband"]})).await;
+    for p in [&given, &ib] {
+        assert!(
+            !p["warnings"].to_string().contains(nos),
+            "{}",
+            p["warnings"]
+        );
+    }
+}
+
 #[tokio::test]
 async fn an_overridden_placeholder_is_no_longer_flagged_and_a_given_gpu_hour_has_no_basis() {
     let app = spawn_app().await;
