@@ -299,6 +299,22 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
                     ),
                 ));
             }
+            // Every replica processes at least one whole sequence per step: a global batch of
+            // fewer sequences than replicas is not a job that can run (the compute would be a
+            // fraction of a sequence per GPU while every collective still moves a whole one).
+            let seq = u64::from(w.sequence_length.max(1));
+            if let Some(t) = w.global_batch_tokens
+                && t < dp.saturating_mul(seq)
+            {
+                return Err(out_of_range(
+                    "workload.global_batch_tokens",
+                    format!(
+                        "{t} tokens is {} sequences of {seq}, fewer than the {dp} data-parallel replicas (GPUs / (TP x PP x CP) = {gpus} / {replica}); each replica needs at least one sequence per step: give at least {} tokens, or more tensor, pipeline or context parallelism",
+                        t / seq,
+                        dp.saturating_mul(seq)
+                    ),
+                ));
+            }
             let ep = u64::from(w.expert_parallel.max(1));
             if ep > dp {
                 return Err(out_of_range(

@@ -174,6 +174,23 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             w.$field.map(|v| v.get()).or(base.$field)
         };
     }
+    let context_parallel = given_or_preset!(context_parallel);
+    let sequence_length = given_or_preset!(sequence_length);
+    // A preset's published batch feeds at least one sequence to every data-parallel replica:
+    // beyond the cluster it was published for (FSDP Llama 2 70B: 1,024 sequences) it grows
+    // with the replicas, as a larger job's batch does, instead of leaving a replica a fraction
+    // of a sequence. The value used is echoed in `inputs`. A batch the user gives is kept (and
+    // refused by the performance model when it is too small).
+    let preset_batch = || {
+        let published = base.global_batch_tokens?;
+        let replica = u64::from(tensor_parallel.max(1))
+            .saturating_mul(u64::from(pipeline_parallel.max(1)))
+            .saturating_mul(u64::from(context_parallel.max(1)));
+        let one_each = (u64::from(gpus) / replica)
+            .saturating_mul(u64::from(sequence_length.max(1)))
+            .min(perf::MAX_GLOBAL_BATCH_TOKENS);
+        Some(published.max(one_each))
+    };
     let workload = Workload {
         message_bytes: w.message_bytes.map(MessageBytes::get),
         preset: w.preset,
@@ -182,13 +199,13 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         bytes_per_gradient: given_or_preset!(bytes_per_gradient),
         tensor_parallel,
         pipeline_parallel,
-        context_parallel: given_or_preset!(context_parallel),
+        context_parallel,
         expert_parallel: given_or_preset!(expert_parallel),
         moe_top_k: given_or_preset!(moe_top_k),
         data_parallel: w.data_parallel.map(DataParallelDegree::get),
         data_parallel_mode: w.data_parallel_mode.unwrap_or(base.data_parallel_mode),
-        sequence_length: given_or_preset!(sequence_length),
-        global_batch_tokens: given_or_preset_if_any!(global_batch_tokens),
+        sequence_length,
+        global_batch_tokens: w.global_batch_tokens.map(|v| v.get()).or_else(preset_batch),
         hidden_size: given_or_preset_if_any!(hidden_size),
         precision: w.precision.unwrap_or(base.precision),
         mfu: given_or_preset!(mfu),

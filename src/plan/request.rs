@@ -401,8 +401,10 @@ pub struct WorkloadRequest {
     pub data_parallel_mode: Option<DataParallelMode>,
     /// Tokens per sequence. Default 4,096.
     pub sequence_length: Option<SequenceLength>,
-    /// Tokens per optimizer step over the whole job. Default: 16 sequences per data-parallel
-    /// replica.
+    /// Tokens per optimizer step over the whole job; at least one sequence per data-parallel
+    /// replica (`sequence_length` × GPUs ÷ (TP · PP · CP)), else 422. Default: 16 sequences
+    /// per replica; a preset's published batch, raised to one sequence per replica on a larger
+    /// cluster.
     pub global_batch_tokens: Option<GlobalBatchTokens>,
     /// Model hidden size. Default: derived from the active parameters (params ≈ 12 · layers ·
     /// hidden², layers ≈ hidden / 128).

@@ -133,3 +133,40 @@ fn presets_that_do_not_fit_are_4xx_naming_the_workload() {
         assert!(text.contains("/workload/"), "{body}: {text}");
     }
 }
+
+/// A data-parallel replica processes at least one whole sequence per step. The FSDP preset's
+/// published batch (4,194,304 tokens = 1,024 sequences of 4,096) grows to one sequence per
+/// replica on a larger cluster, and the value used is echoed; a batch the user gives that
+/// leaves a replica less than a sequence is refused, naming the field.
+#[test]
+fn every_replica_gets_at_least_one_sequence() {
+    let batch = |p: &Plan| {
+        p.inputs
+            .workload
+            .as_ref()
+            .and_then(|w| w.global_batch_tokens)
+            .map(|b| b.get())
+    };
+    let small = plan(serde_json::json!({"gpus": 512, "workload": {"preset": "fsdp-llama2-70b"}}));
+    assert_eq!(batch(&small), Some(4_194_304));
+    let large = plan(serde_json::json!({"gpus": 8192, "workload": {"preset": "fsdp-llama2-70b"}}));
+    assert_eq!(batch(&large), Some(8192 * 4096));
+    // One sequence per GPU: 6 × 70e9 × 4,096 tokens ÷ (989 TFLOPS × 0.40 MFU) = 4,349 ms of
+    // compute (it was an eighth of that, with every collective still a whole sequence's).
+    let compute = fabric(&large, Fabric::Infiniband)
+        .performance
+        .step_compute_ms;
+    assert!((compute - 4349.0).abs() < 5.0, "compute {compute} ms");
+
+    let cats = CatalogSet::embedded().expect("embedded catalog");
+    let req: PlanRequest = serde_json::from_value(serde_json::json!({
+        "gpus": 8192, "workload": {"preset": "fsdp-llama2-70b", "global_batch_tokens": 4_194_304}
+    }))
+    .expect("request");
+    let text = format!(
+        "{:?}",
+        build_plan(&req, &cats).expect_err("a fraction of a sequence")
+    );
+    assert!(text.contains("/workload/global_batch_tokens"), "{text}");
+    assert!(text.contains("at least 33554432 tokens"), "{text}");
+}
