@@ -974,6 +974,26 @@ fn size_fabric<'a>(
     })))
 }
 
+/// Warns when the host's PCIe link carries less than three quarters of the NIC's line rate
+/// (an 800 Gb/s NIC on a PCIe Gen5 x16 server): the performance model caps the NIC at the PCIe
+/// figure, so a slower, cheaper NIC performs the same.
+fn pcie_bound_nic_warning(nic: &perf::NicSpec, warnings: &mut Vec<String>) {
+    let line = f64::from(nic.speed_gbps) / 8.0;
+    let pcie = perf::bandwidth::pcie_gbytes_per_s(nic.pcie_gen, nic.pcie_lanes);
+    if pcie < 0.75 * line {
+        push_unique(
+            warnings,
+            format!(
+                "nic_speed_gbps: {} Gb/s NICs ({line:.0} GB/s line rate) on this server's PCIe Gen{} x{} links, which carry {pcie:.0} GB/s, run at {:.0}% of their line rate; the performance model caps them there, so slower NICs perform the same",
+                nic.speed_gbps,
+                nic.pcie_gen,
+                nic.pcie_lanes,
+                100.0 * pcie / line
+            ),
+        );
+    }
+}
+
 /// The performance model's input for a sized fabric under the resolved request. The leaves'
 /// realised ratio is the one traffic sees (1 without spines).
 pub fn perf_input(r: &inputs::Resolved, s: &SizedFabric) -> perf::PerfInput {
@@ -1050,6 +1070,7 @@ fn plan_sized(
     // 3. Performance.
     let perf_input = perf_input(r, s);
     let mut performance = perf::evaluate(&perf_input).map_err(perf_error)?;
+    pcie_bound_nic_warning(&perf_input.nic, warnings);
     // Both RoCE tunings side by side are a reader's comparison, not a figure of the plan asked.
     if fabric == Fabric::Roce && full {
         performance.roce_tuning_side_by_side = roce_tunings(&perf_input, &performance)?;

@@ -682,6 +682,41 @@ async fn a_placeholder_nos_licence_is_warned() {
     }
 }
 
+/// An 800 Gb/s NIC on an H100 server (PCIe Gen5 x16, 48 GB/s as NCCL counts it) performs as a
+/// 400 Gb/s one and the plan says so; a B300 server (PCIe Gen6) feeds it, and a 400 Gb/s NIC
+/// on H100 runs near line rate: no warning.
+#[tokio::test]
+async fn a_nic_faster_than_its_pcie_link_is_warned() {
+    let app = spawn_app().await;
+    let warned = "run at 48% of their line rate";
+    let fast = plan(
+        &app,
+        json!({"gpus": 1024, "nic_speed_gbps": 800, "fabrics": ["infiniband"]}),
+    )
+    .await;
+    assert_warns(&fast, warned, "800G on PCIe Gen5");
+    let slow = plan(
+        &app,
+        json!({"gpus": 1024, "nic_speed_gbps": 400, "fabrics": ["infiniband"]}),
+    )
+    .await;
+    let perf =
+        |p: &Value| fabric(p, "infiniband")["performance"]["nic_effective_gbytes_per_s"].clone();
+    assert_eq!(perf(&fast), perf(&slow));
+    let b300 = plan(
+        &app,
+        json!({"gpus": 1024, "gpu_model": "b300", "fabrics": ["infiniband"]}),
+    )
+    .await;
+    for p in [&slow, &b300] {
+        assert!(
+            !p["warnings"].to_string().contains("line rate"),
+            "{}",
+            p["warnings"]
+        );
+    }
+}
+
 #[tokio::test]
 async fn an_overridden_placeholder_is_no_longer_flagged_and_a_given_gpu_hour_has_no_basis() {
     let app = spawn_app().await;
