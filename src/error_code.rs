@@ -88,6 +88,9 @@ pub enum ErrorCode {
     WrongLinkSpeed,
     /// The planes do not divide the NIC ports.
     PlanesDoNotDivide,
+    /// The NIC cannot run a link this fast on this fabric (ConnectX-8 on Ethernet: 400G at
+    /// most); more planes split it into slower links.
+    NicLinkTooFast,
     /// A sweep request is inconsistent.
     InvalidSweep,
     /// An uncertainty input that is not a continuous plan input or a catalog price, or one
@@ -172,6 +175,7 @@ impl ErrorCode {
             SwitchCannotRunFabric => "switch_cannot_run_fabric",
             WrongLinkSpeed => "wrong_link_speed",
             PlanesDoNotDivide => "planes_do_not_divide",
+            NicLinkTooFast => "nic_link_too_fast",
             InvalidSweep => "invalid_sweep",
             UnknownInput => "unknown_input",
             InvalidRange => "invalid_range",

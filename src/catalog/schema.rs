@@ -173,6 +173,15 @@ pub struct Nic {
     pub speed_gbps: u32,
     /// Network cages on the card.
     pub ports: u32,
+    /// Form factor of its cages (`OSFP`, `QSFP112`, `QSFP56`): a NIC-side module must be of
+    /// this form factor. Absent: the profile's module is taken as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cage: Option<String>,
+    /// Fastest single Ethernet link the card runs, Gb/s, when below `speed_gbps` (ConnectX-8:
+    /// 800G InfiniBand, 400GbE per link): on an Ethernet fabric it then runs
+    /// `speed_gbps / ethernet_max_link_gbps` links, one per plane.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ethernet_max_link_gbps: Option<u32>,
     /// Host PCIe generation (4, 5, 6).
     pub pcie_gen: u8,
     /// Host PCIe lanes.

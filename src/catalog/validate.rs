@@ -293,6 +293,18 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         if n.fabrics.is_empty() {
             k.fail(&e, "fabrics", "must list at least one fabric");
         }
+        if let Some(cage) = &n.cage {
+            k.text(&e, "cage", cage);
+        }
+        if let Some(max) = n.ethernet_max_link_gbps
+            && (max == 0 || !n.speed_gbps.is_multiple_of(max))
+        {
+            k.fail(
+                &e,
+                "ethernet_max_link_gbps",
+                format!("{max} Gb/s must divide the card's speed {}", n.speed_gbps),
+            );
+        }
         k.positive(&e, "power_w", n.power_w);
         k.priced(&e, n);
     }

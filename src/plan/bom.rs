@@ -168,6 +168,74 @@ fn module<'a>(
     Ok(t)
 }
 
+/// The NIC-side module for a NIC whose `planes` links leave through its cages, and how many
+/// per NIC. The profile names a module per link speed; a NIC with fewer cages than links
+/// (ConnectX-8 as 2 × 400G in one OSFP cage) needs a module carrying `planes / cages` links
+/// (a twin-port module), and a NIC's cage takes only modules of its form factor (a QSFP112
+/// module does not fit an OSFP cage). The replacement is the catalog's cheapest module of the
+/// cage's form factor, the link speed, that many links, the profile module's medium and at
+/// least its reach. Without one the profile's module is counted per link as before, and
+/// `fits` is false (the plan warns).
+pub struct NicSideModule<'a> {
+    pub module: &'a Transceiver,
+    pub per_nic: u64,
+    pub fits: bool,
+}
+
+pub fn nic_side_module<'a>(
+    catalog: &'a Catalog,
+    nic: &Nic,
+    profile_module: &'a Transceiver,
+    planes: u32,
+) -> NicSideModule<'a> {
+    let cages = nic.ports.max(1);
+    let links_per_cage = planes.max(1).div_ceil(cages);
+    let form = nic
+        .cage
+        .as_deref()
+        .unwrap_or(profile_module.form_factor.as_str());
+    let fits = |t: &Transceiver| {
+        t.form_factor.eq_ignore_ascii_case(form) && t.links_per_module == links_per_cage
+    };
+    let per_nic =
+        |t: &Transceiver| ceil_div(u64::from(planes.max(1)), u64::from(t.links_per_module));
+    if fits(profile_module) {
+        return NicSideModule {
+            module: profile_module,
+            per_nic: per_nic(profile_module),
+            fits: true,
+        };
+    }
+    let best = catalog
+        .data
+        .transceivers
+        .iter()
+        .filter(|t| {
+            fits(t)
+                && t.link_speed_gbps == profile_module.link_speed_gbps
+                && t.medium == profile_module.medium
+                && t.reach_m >= profile_module.reach_m
+        })
+        .min_by(|a, b| {
+            a.listing
+                .price_usd
+                .cmp(&b.listing.price_usd)
+                .then_with(|| a.part.sku.cmp(&b.part.sku))
+        });
+    match best {
+        Some(t) => NicSideModule {
+            module: t,
+            per_nic: per_nic(t),
+            fits: true,
+        },
+        None => NicSideModule {
+            module: profile_module,
+            per_nic: per_nic(profile_module),
+            fits: false,
+        },
+    }
+}
+
 fn ceil_div(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { a.div_ceil(b) }
 }
@@ -304,9 +372,11 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
             })?;
         }
         if node_side && let Some(m) = &cab.nic_module {
-            let t = module(ctx, m, tier, "nic_module", topo.link_speed_gbps)?;
-            // Each NIC carries `planes` links; a module cannot span two NICs.
-            let per_nic = ceil_div(u64::from(topo.planes), u64::from(t.links_per_module));
+            let profile_module = module(ctx, m, tier, "nic_module", topo.link_speed_gbps)?;
+            // Each NIC carries `planes` links through its cages; a module cannot span two NICs.
+            let NicSideModule {
+                module: t, per_nic, ..
+            } = nic_side_module(ctx.catalog, ctx.nic, profile_module, topo.planes);
             out.line(Line {
                 entry: t,
                 category: Category::Optic,

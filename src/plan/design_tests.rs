@@ -273,6 +273,94 @@ fn new_gpus_plan_on_every_fabric_and_ids_are_case_insensitive() {
     assert_eq!((t.planes, t.link_speed_gbps, t.radix), (2, 400, 128));
 }
 
+/// ConnectX-8 runs InfiniBand as one 800G link and Ethernet as two 400G links: a B300 plan
+/// without `topology.planes` sizes InfiniBand with one plane and both Ethernet fabrics with two,
+/// each NIC's two links leaving its one OSFP cage through one twin-port 2 x 400G module (not
+/// two single-port modules, nor a QSFP112 one that does not fit the cage). One 800G plane on
+/// Ethernet is infeasible, naming `topology.planes` and the fix. The echo leaves the planes out
+/// (they differ by fabric), and posting it back gives the same plan.
+#[test]
+fn connectx8_runs_ethernet_as_two_400g_planes_through_one_twin_port_module() {
+    let body = serde_json::json!({"gpus": 1024, "gpu_model": "b300"});
+    let p = plan(body).expect("plan");
+    let ib = fab(&p, Fabric::Infiniband).topology.as_ref().expect("t");
+    assert_eq!((ib.planes, ib.link_speed_gbps), (1, 800));
+    let cats = CatalogSet::embedded().expect("catalog");
+    let cat = cats.newest();
+    for f in [Fabric::Roce, Fabric::RoceAdaptive] {
+        let fp = fab(&p, f);
+        let t = fp.topology.as_ref().expect("t");
+        assert_eq!((t.planes, t.link_speed_gbps), (2, 400), "{f:?}");
+        let nic_side: Vec<_> = fp
+            .bom
+            .as_ref()
+            .expect("bom")
+            .iter()
+            .filter(|l| l.priced.line.description.to_string().ends_with("NIC side"))
+            .collect();
+        assert_eq!(nic_side.len(), 1, "{f:?}");
+        assert_eq!(nic_side[0].priced.line.quantity, 1024, "one per NIC: {f:?}");
+        let m = cat
+            .transceiver(&nic_side[0].priced.line.sku)
+            .expect("module");
+        assert_eq!(
+            (
+                m.form_factor.as_str(),
+                m.links_per_module,
+                m.link_speed_gbps
+            ),
+            ("OSFP", 2, 400)
+        );
+    }
+    let echoed = p.inputs.topology.as_ref().expect("topology");
+    assert!(echoed.planes.is_none());
+    let again = build_plan(&p.inputs, &cats).expect("plan");
+    assert_eq!(again.plan_id, p.plan_id);
+
+    // One 800G Ethernet plane: infeasible beside a feasible InfiniBand (with the fix), a 422
+    // alone.
+    let one = plan(serde_json::json!({"gpus": 1024, "gpu_model": "b300",
+        "fabrics": ["infiniband", "roce"], "topology": {"planes": 1}}))
+    .expect("plan");
+    let roce = fab(&one, Fabric::Roce);
+    assert!(roce.topology.is_none());
+    let why = format!("{roce:?}");
+    assert!(
+        why.contains("runs Ethernet links of at most 400 Gb/s"),
+        "{why}"
+    );
+    assert!(why.contains("topology.planes = 2"), "{why}");
+    let alone = plan(
+        serde_json::json!({"gpus": 1024, "gpu_model": "b300", "fabrics": ["roce"],
+        "topology": {"planes": 1}}),
+    )
+    .expect_err("no fabric can serve it");
+    assert_eq!(alone.pointer, "/topology/planes");
+    assert_eq!(alone.code, crate::error_code::ErrorCode::NicLinkTooFast);
+}
+
+/// A ConnectX-7 has one OSFP cage; two 200G planes would need a module carrying two 200G links
+/// in it, which the catalog does not have: the plan counts the profile's module per link as
+/// before and says so, naming the cage and the NIC.
+#[test]
+fn a_nic_split_no_module_fits_is_warned() {
+    let p = plan(
+        serde_json::json!({"gpus": 256, "fabrics": ["infiniband"], "topology": {"planes": 2}}),
+    )
+    .expect("plan");
+    let w = p.warnings.join("\n");
+    assert!(
+        w.contains("no module in the catalog carries 2 link(s) of 200 Gb/s in one OSFP cage of nvidia-cx7-400g-osfp"),
+        "{w}"
+    );
+    let one = plan(serde_json::json!({"gpus": 256, "fabrics": ["infiniband"]})).expect("plan");
+    assert!(
+        !one.warnings.join("\n").contains("cage"),
+        "{:?}",
+        one.warnings
+    );
+}
+
 #[test]
 fn adaptive_ethernet_nic_optics_fit_bluefield3() {
     let p = plan(serde_json::json!({"gpus": 256, "fabrics": ["roce_adaptive"]})).expect("plan");
@@ -301,20 +389,21 @@ fn adaptive_ethernet_nic_optics_fit_bluefield3() {
     );
 }
 
+/// B300's ConnectX-8 runs Ethernet as two 400G links (two planes): a 128 x 800G Tomahawk 6 runs
+/// them at radix 256, against radix 128 for the 64 x 800G Tomahawk 5, and needs fewer switches.
 #[test]
-fn tomahawk6_runs_800g_links_at_radix_128() {
+fn tomahawk6_runs_connectx8_links_at_radix_256() {
     let p = plan(
         serde_json::json!({"gpus": 2048, "gpu_model": "b300", "fabrics": ["roce"],
         "topology": {"switch_sku": "th6-whitebox-128x800g"}}),
     )
     .expect("plan");
     let t = p.fabrics[0].topology.as_ref().expect("t");
-    assert_eq!((t.link_speed_gbps, t.radix), (800, 128));
-    // Against the 64 x 800G Tomahawk 5 at 800G (radix 64): fewer switches.
+    assert_eq!((t.planes, t.link_speed_gbps, t.radix), (2, 400, 256));
     let p5 = plan(serde_json::json!({"gpus": 2048, "gpu_model": "b300", "fabrics": ["roce"]}))
         .expect("plan");
     let t5 = p5.fabrics[0].topology.as_ref().expect("t");
-    assert_eq!(t5.radix, 64);
+    assert_eq!((t5.planes, t5.radix), (2, 128));
     assert!(t.leaf_switches + t.spine_switches < t5.leaf_switches + t5.spine_switches);
 }
 

@@ -35,7 +35,8 @@ pub struct Resolved {
     pub fabrics: Vec<Fabric>,
     pub oversubscription: f64,
     pub rail_optimized: bool,
-    pub planes: u32,
+    /// The request's planes; `None`: per fabric, [`default_planes`].
+    pub planes: Option<u32>,
     pub max_tiers: u8,
     /// `auto` or a named design (docs/sizing.md "Designs").
     pub design: crate::sizing::DesignChoice,
@@ -106,8 +107,11 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     let fabrics = req.fabrics.clone().unwrap_or_else(|| Fabric::ALL.to_vec());
 
     let topo = req.topology.clone().unwrap_or_default();
-    let planes = topo.planes.map(Planes::get).unwrap_or(1);
-    if !nic_speed_gbps.is_multiple_of(planes) {
+    // `None`: per fabric, as its NIC runs the speed (`default_planes`).
+    let planes = topo.planes.map(Planes::get);
+    if let Some(planes) = planes
+        && !nic_speed_gbps.is_multiple_of(planes)
+    {
         return Err(PlanError::field(
             "/topology/planes",
             ErrorCode::PlanesDoNotDivide,
@@ -387,7 +391,17 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         topology: Some(TopologyRequest {
             oversubscription: Some(Oversubscription::echo(oversubscription)),
             rail_optimized: Some(rail_optimized),
-            planes: Some(Planes::echo(planes)),
+            // Not given: 1 when every fabric's NIC runs its speed as one link, else left out
+            // (each fabric then runs its NIC's links, reported in `topology.planes`).
+            planes: match planes {
+                Some(p) => Some(Planes::echo(p)),
+                None => fabrics
+                    .iter()
+                    .all(|&f| {
+                        default_planes(nic_for(&catalog, f, nic_speed_gbps), f, nic_speed_gbps) == 1
+                    })
+                    .then(|| Planes::echo(1)),
+            },
             max_tiers: Some(MaxTiers::echo(max_tiers)),
             design: Some(design),
             nodes_per_rack: nodes_per_rack.map(NodesPerRack::echo),
@@ -570,5 +584,41 @@ fn default_gpu_hour(
                 Ok(None)
             }
         },
+    }
+}
+
+/// The NIC a fabric's profile picks for `nic_speed_gbps`, if any.
+pub fn nic_for(
+    catalog: &crate::catalog::Catalog,
+    fabric: Fabric,
+    nic_speed_gbps: u32,
+) -> Option<&crate::catalog::Nic> {
+    let profile = catalog.profile(fabric)?;
+    let sku = profile
+        .nic_by_speed
+        .get(nic_speed_gbps.to_string().as_str())?;
+    catalog.nic(sku)
+}
+
+/// Planes of a fabric when the request gives none: one link per NIC, unless the NIC cannot run
+/// its speed as one link on this fabric (ConnectX-8: 800G InfiniBand, at most 400GbE per link),
+/// then as many planes as it runs links (2 × 400G; NVIDIA's B300 Spectrum-X designs run two
+/// 400G planes per GPU).
+pub fn default_planes(
+    nic: Option<&crate::catalog::Nic>,
+    fabric: Fabric,
+    nic_speed_gbps: u32,
+) -> u32 {
+    let ethernet = matches!(fabric, Fabric::Roce | Fabric::RoceAdaptive);
+    match nic.and_then(|n| n.ethernet_max_link_gbps) {
+        Some(max)
+            if ethernet
+                && max > 0
+                && nic_speed_gbps > max
+                && nic_speed_gbps.is_multiple_of(max) =>
+        {
+            nic_speed_gbps / max
+        }
+        _ => 1,
     }
 }

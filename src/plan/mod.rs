@@ -604,55 +604,6 @@ fn size_fabric<'a>(
             ));
         }
     };
-    let link_speed = r.nic_speed_gbps / r.planes.max(1);
-    let switch_sku: &str = match &r.switch_sku {
-        Some(s) => s,
-        None => match profile
-            .switch_by_link_speed
-            .get(DecimalText::new(link_speed).as_str())
-        {
-            Some(s) => s,
-            None => {
-                let e = PlanError::field(
-                    "/nic_speed_gbps",
-                    ErrorCode::NoSwitchForSpeed,
-                    format!(
-                        "{}: the profile has no switch for {link_speed} Gb/s links ({} Gb/s NIC over {} plane(s)); it has: {}",
-                        fabric.as_str(),
-                        r.nic_speed_gbps,
-                        r.planes,
-                        profile
-                            .switch_by_link_speed
-                            .keys()
-                            .cloned()
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                );
-                let hint = profile
-                    .switch_by_link_speed
-                    .keys()
-                    .filter_map(|k| k.parse::<u32>().ok())
-                    .filter(|&l| l > 0 && r.nic_speed_gbps.is_multiple_of(l))
-                    .map(|l| {
-                        format!(
-                            "run {} plane(s) of {l}G (topology.planes = {})",
-                            r.nic_speed_gbps / l,
-                            r.nic_speed_gbps / l
-                        )
-                    })
-                    .collect();
-                return Ok(infeasible(fabric, e, hint));
-            }
-        },
-    };
-    let switch = catalog.switch(switch_sku).ok_or_else(|| {
-        PlanError::field(
-            "/topology/switch_sku",
-            ErrorCode::UnknownSku,
-            format!("no switch '{switch_sku}'"),
-        )
-    })?;
     let nic_sku = match profile
         .nic_by_speed
         .get(DecimalText::new(r.nic_speed_gbps).as_str())
@@ -690,6 +641,81 @@ fn size_fabric<'a>(
         )
     })?;
 
+    let planes = r
+        .planes
+        .unwrap_or_else(|| inputs::default_planes(Some(nic), fabric, r.nic_speed_gbps));
+    let link_speed = r.nic_speed_gbps / planes.max(1);
+    if let Some(max) = nic.ethernet_max_link_gbps
+        && fabric != Fabric::Infiniband
+        && link_speed > max
+    {
+        return Ok(infeasible(
+            fabric,
+            PlanError::field(
+                "/topology/planes",
+                ErrorCode::NicLinkTooFast,
+                format!(
+                    "{}: the {} NIC runs Ethernet links of at most {max} Gb/s; {planes} plane(s) of a {} Gb/s NIC are {link_speed} Gb/s links",
+                    fabric.as_str(),
+                    nic.part.sku,
+                    r.nic_speed_gbps
+                ),
+            ),
+            vec![format!(
+                "run {} planes of {max}G (topology.planes = {}), or leave topology.planes out",
+                r.nic_speed_gbps / max,
+                r.nic_speed_gbps / max
+            )],
+        ));
+    }
+    let switch_sku: &str = match &r.switch_sku {
+        Some(s) => s,
+        None => match profile
+            .switch_by_link_speed
+            .get(DecimalText::new(link_speed).as_str())
+        {
+            Some(s) => s,
+            None => {
+                let e = PlanError::field(
+                    "/nic_speed_gbps",
+                    ErrorCode::NoSwitchForSpeed,
+                    format!(
+                        "{}: the profile has no switch for {link_speed} Gb/s links ({} Gb/s NIC over {} plane(s)); it has: {}",
+                        fabric.as_str(),
+                        r.nic_speed_gbps,
+                        planes,
+                        profile
+                            .switch_by_link_speed
+                            .keys()
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+                let hint = profile
+                    .switch_by_link_speed
+                    .keys()
+                    .filter_map(|k| k.parse::<u32>().ok())
+                    .filter(|&l| l > 0 && r.nic_speed_gbps.is_multiple_of(l))
+                    .map(|l| {
+                        format!(
+                            "run {} plane(s) of {l}G (topology.planes = {})",
+                            r.nic_speed_gbps / l,
+                            r.nic_speed_gbps / l
+                        )
+                    })
+                    .collect();
+                return Ok(infeasible(fabric, e, hint));
+            }
+        },
+    };
+    let switch = catalog.switch(switch_sku).ok_or_else(|| {
+        PlanError::field(
+            "/topology/switch_sku",
+            ErrorCode::UnknownSku,
+            format!("no switch '{switch_sku}'"),
+        )
+    })?;
     // 1. Sizing: every design, each priced; the cheapest that meets the request wins.
     let cluster = sizing::ClusterSpec {
         gpus: r.gpus,
@@ -699,7 +725,7 @@ fn size_fabric<'a>(
     };
     let sw_spec = switch_spec(switch);
     let opts = sizing::TopologyOptions {
-        planes: r.planes,
+        planes,
         oversubscription: r.oversubscription,
         rail_optimized: r.rail_optimized,
         max_tiers: r.max_tiers,
@@ -905,7 +931,30 @@ fn size_fabric<'a>(
             "chosen design lost",
         ));
     };
-    let items = bom::bill_of_materials(&topology, ctx_for(design).unwrap_or(&ctx), detail)?;
+    let chosen_ctx = ctx_for(design).unwrap_or(&ctx);
+    let items = bom::bill_of_materials(&topology, chosen_ctx, detail)?;
+    if let Some(m) = chosen_ctx.cabling[0]
+        .nic_module
+        .as_deref()
+        .and_then(|sku| catalog.transceiver(sku))
+    {
+        let side = bom::nic_side_module(catalog, nic, m, topology.planes);
+        if !side.fits {
+            push_unique(
+                warnings,
+                format!(
+                    "{}: no module in the catalog carries {} link(s) of {} Gb/s in one {} cage of {}; counted {} {} per NIC as the profile names it — check the NIC's port split",
+                    fabric.as_str(),
+                    topology.planes.div_ceil(nic.ports.max(1)),
+                    topology.link_speed_gbps,
+                    nic.cage.as_deref().unwrap_or(&m.form_factor),
+                    nic.part.sku,
+                    side.per_nic,
+                    m.part.sku,
+                ),
+            );
+        }
+    }
     if topology.leaf_uplinks > 0
         && (topology.oversubscription_realised - r.oversubscription).abs() > 1e-9
     {

@@ -32,8 +32,9 @@ crate::plan::bounded::bounded_float!(
     Oversubscription, 1.0..=16.0, "downlink:uplink ratio", default 1
 );
 crate::plan::bounded::bounded_int!(
-    /// Independent fabric planes; each NIC's bandwidth is split across them.
-    Planes: u32, 1..=8, "planes", default 1
+    /// Independent fabric planes; each NIC's bandwidth is split across them. Not given: 1, or
+    /// on Ethernet as many planes as the NIC runs links (ConnectX-8: 2 × 400G).
+    Planes: u32, 1..=8, "planes"
 );
 crate::plan::bounded::bounded_int!(
     /// Most switch tiers allowed (2 = leaf–spine, 3 = with core).
@@ -317,7 +318,10 @@ pub struct TopologyRequest {
     pub oversubscription: Option<Oversubscription>,
     /// Rail-optimized wiring (NIC i of every node on the same leaf group). Default true.
     pub rail_optimized: Option<bool>,
-    /// Independent fabric planes; each NIC's bandwidth is split across them. Default 1.
+    /// Independent fabric planes; each NIC's bandwidth is split across them. Default: 1 link
+    /// per NIC, except on Ethernet with a NIC that runs its speed only as several links
+    /// (ConnectX-8: two 400G planes); `inputs` then leave it out and each fabric's
+    /// `topology.planes` says what was built.
     pub planes: Option<Planes>,
     /// Most switch tiers allowed (2 = leaf–spine, 3 = with core). Default 3.
     pub max_tiers: Option<MaxTiers>,
