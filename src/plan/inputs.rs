@@ -266,6 +266,11 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         .and_then(|u| u.busy_fraction.map(Fraction::get))
         .unwrap_or(ops.busy_fraction.value);
     let mut warnings = Vec::new();
+    if gpus <= gpus_per_node {
+        warnings.push(format!(
+            "one server ({gpus} GPUs): every collective of the job runs over NVLink inside it, so no scale-out fabric changes its step time; each fabric is priced as asked (for storage, growth or a second server), with no GPU time lost to it"
+        ));
+    }
     let electricity = e
         .electricity_usd_per_kwh
         .map(ElectricityUsdPerKwh::get)

@@ -450,6 +450,7 @@ async fn nvlink_waits_are_not_charged_to_the_network() {
             dec(&idle["failure_cost_per_year_usd"])
         );
     }
+    assert_warns(&one, "one server (8 GPUs): every collective", "one server");
     let reasons = one["comparison"]["reasons"].to_string();
     assert!(
         reasons.contains("GPUs wait on the network 0% of busy time on InfiniBand and 0% on"),
@@ -457,6 +458,7 @@ async fn nvlink_waits_are_not_charged_to_the_network() {
     );
 
     let two = plan(&app, json!({"gpus": 16, "fabrics": ["infiniband"]})).await;
+    assert!(!two["warnings"].to_string().contains("one server"), "{}", two["warnings"]);
     let p = &fabric(&two, "infiniband")["performance"];
     let net = p["network_exposed_ms"].as_f64().unwrap();
     let all = p["exposed_comm_ms"].as_f64().unwrap();
