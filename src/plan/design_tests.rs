@@ -19,6 +19,16 @@ fn fab(p: &Plan, f: Fabric) -> &FabricPlan {
         .expect("fabric in plan")
 }
 
+/// The NIC-side module lines of a fabric's BOM.
+fn nic_side_lines(f: &FabricPlan) -> Vec<&super::BomLineOut> {
+    f.bom
+        .as_ref()
+        .expect("bom")
+        .iter()
+        .filter(|l| l.priced.line.description.to_string().ends_with("NIC side"))
+        .collect()
+}
+
 /// The alternative of `design` listed for `f`, if it is listed.
 fn alternative(f: &FabricPlan, design: Design) -> Option<&DesignAlternative> {
     f.design_alternatives.iter().find(|a| a.design == design)
@@ -291,13 +301,7 @@ fn connectx8_runs_ethernet_as_two_400g_planes_through_one_twin_port_module() {
         let fp = fab(&p, f);
         let t = fp.topology.as_ref().expect("t");
         assert_eq!((t.planes, t.link_speed_gbps), (2, 400), "{f:?}");
-        let nic_side: Vec<_> = fp
-            .bom
-            .as_ref()
-            .expect("bom")
-            .iter()
-            .filter(|l| l.priced.line.description.to_string().ends_with("NIC side"))
-            .collect();
+        let nic_side = nic_side_lines(fp);
         assert_eq!(nic_side.len(), 1, "{f:?}");
         assert_eq!(nic_side[0].priced.line.quantity, 1024, "one per NIC: {f:?}");
         let m = cat
@@ -368,13 +372,7 @@ fn adaptive_ethernet_nic_optics_fit_bluefield3() {
     assert_eq!(f.nic_sku.as_deref(), Some("nvidia-bf3-supernic-400g"));
     let cats = CatalogSet::embedded().expect("catalog");
     let cat = cats.newest();
-    let nic_side: Vec<_> = f
-        .bom
-        .as_ref()
-        .expect("bom")
-        .iter()
-        .filter(|l| l.priced.line.description.to_string().ends_with("NIC side"))
-        .collect();
+    let nic_side = nic_side_lines(f);
     assert_eq!(nic_side.len(), 1);
     let t = cat
         .transceiver(&nic_side[0].priced.line.sku)

@@ -458,7 +458,11 @@ async fn nvlink_waits_are_not_charged_to_the_network() {
     );
 
     let two = plan(&app, json!({"gpus": 16, "fabrics": ["infiniband"]})).await;
-    assert!(!two["warnings"].to_string().contains("one server"), "{}", two["warnings"]);
+    assert!(
+        !two["warnings"].to_string().contains("one server"),
+        "{}",
+        two["warnings"]
+    );
     let p = &fabric(&two, "infiniband")["performance"];
     let net = p["network_exposed_ms"].as_f64().unwrap();
     let all = p["exposed_comm_ms"].as_f64().unwrap();
