@@ -365,6 +365,33 @@ fn a_nic_split_no_module_fits_is_warned() {
     );
 }
 
+/// A Quantum-X800 Q3400 cage (two 800G ports) run at 400G carries four links; the profile's
+/// 400G switch-side modules carry two, and the catalog has no 4 x 400G module: the plan says
+/// the switch side is counted per link end (two modules in one cage). The default switches'
+/// cages match their modules: no warning.
+#[test]
+fn a_switch_cage_its_module_does_not_fill_is_warned() {
+    let p = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
+        "topology": {"switch_sku": "nvidia-q3400-ra"}}))
+    .expect("plan");
+    let w = p.warnings.join("\n");
+    assert!(
+        w.contains("a nvidia-q3400-ra cage carries 4 links at 400 Gb/s"),
+        "{w}"
+    );
+    assert!(w.contains("node_leaf (osfp-800g-2xsr4, 2 link(s))"), "{w}");
+    for gpus in [16, 1024, 100_000] {
+        for gpu in ["h100", "b300", "a100"] {
+            let d = plan(serde_json::json!({"gpus": gpus, "gpu_model": gpu})).expect("plan");
+            assert!(
+                !d.warnings.join("\n").contains("cage"),
+                "{gpus} {gpu}: {:?}",
+                d.warnings
+            );
+        }
+    }
+}
+
 #[test]
 fn adaptive_ethernet_nic_optics_fit_bluefield3() {
     let p = plan(serde_json::json!({"gpus": 256, "fabrics": ["roce_adaptive"]})).expect("plan");

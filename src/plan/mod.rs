@@ -933,45 +933,41 @@ fn size_fabric<'a>(
     };
     let chosen_ctx = ctx_for(design).unwrap_or(&ctx);
     let items = bom::bill_of_materials(&topology, chosen_ctx, detail)?;
-    if let Some(m) = chosen_ctx.cabling[0]
-        .nic_module
-        .as_deref()
-        .and_then(|sku| catalog.transceiver(sku))
-    {
-        let side = bom::nic_side_module(catalog, nic, m, topology.planes);
-        if !side.fits {
-            push_unique(
-                warnings,
-                format!(
-                    "{}: no module in the catalog carries {} link(s) of {} Gb/s in one {} cage of {}; counted {} {} per NIC as the profile names it — check the NIC's port split",
-                    fabric.as_str(),
-                    topology.planes.div_ceil(nic.ports.max(1)),
-                    topology.link_speed_gbps,
-                    nic.cage.as_deref().unwrap_or(&m.form_factor),
-                    nic.part.sku,
-                    side.per_nic,
-                    m.part.sku,
-                ),
-            );
-        }
-    }
-    if topology.leaf_uplinks > 0
-        && (topology.oversubscription_realised - r.oversubscription).abs() > 1e-9
-    {
+    // A switch cage takes one module carrying all its links: a module that serves fewer (a
+    // twin-port 2 x 400G in a 1.6T cage run as 4 x 400G) is counted per link end, two in one
+    // cage, and the plan says so.
+    let per_cage = switch
+        .ports_per_cage
+        .max(1)
+        .saturating_mul(switch.port_speed_gbps / topology.link_speed_gbps.max(1));
+    let links = [
+        topology.links.node_leaf,
+        topology.links.leaf_spine,
+        topology.links.spine_core,
+    ];
+    let short: Vec<String> = bom::TIERS
+        .iter()
+        .zip(chosen_ctx.cabling)
+        .zip(links)
+        .filter(|(_, l)| *l > 0)
+        .filter_map(|((tier, cab), _)| {
+            let m = catalog.transceiver(cab.switch_module.as_deref()?)?;
+            (m.links_per_module != per_cage)
+                .then(|| format!("{tier} ({}, {} link(s))", m.part.sku, m.links_per_module))
+        })
+        .collect();
+    if !short.is_empty() {
         push_unique(
             warnings,
             format!(
-                "{}: oversubscription {}:1 cannot be realised exactly on {}-port leaves; using the nearest ratio below, {}:{} = {:.3}:1",
+                "{}: a {} cage carries {per_cage} links at {} Gb/s and the catalog names no module for that; the switch side of {} is counted per link end, more than one module per cage — get the module from the switch vendor",
                 fabric.as_str(),
-                r.oversubscription,
-                topology.radix,
-                topology.leaf_downlinks,
-                topology.leaf_uplinks,
-                topology.oversubscription_realised
+                switch.part.sku,
+                topology.link_speed_gbps,
+                short.join(", "),
             ),
         );
     }
-
     // 2. Bill of materials (already built for the chosen design): warnings.
     for it in &items {
         if it.notes.placeholder_price && !r.adjustments.overrides.contains_key(it.line.sku.as_str())
