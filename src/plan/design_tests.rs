@@ -321,6 +321,27 @@ fn connectx8_runs_ethernet_as_two_400g_planes_through_one_twin_port_module() {
     let again = build_plan(&p.inputs, &cats).expect("plan");
     assert_eq!(again.plan_id, p.plan_id);
 
+    // Without topology.planes the Ethernet plans are NVIDIA's B300 Spectrum-4 SuperPOD RA
+    // (twin-planar, 2 x 400GbE per GPU; Table 3): 1, 2, 4 and 16 SU of 64 nodes.
+    for (gpus, leaves, spines) in [
+        (512, 16, 8),
+        (1024, 32, 16),
+        (2048, 64, 32),
+        (8192, 256, 128),
+    ] {
+        let p = plan(serde_json::json!({"gpus": gpus, "gpu_model": "b300",
+            "fabrics": ["roce", "roce_adaptive"]}))
+        .expect("plan");
+        for f in &p.fabrics {
+            let t = f.topology.as_ref().expect("t");
+            assert_eq!(
+                (t.planes, t.leaf_switches, t.spine_switches, t.core_switches),
+                (2, leaves, spines, 0),
+                "{gpus} GPUs, {:?}",
+                f.fabric
+            );
+        }
+    }
     // One 800G Ethernet plane: infeasible beside a feasible InfiniBand (with the fix), a 422
     // alone.
     let one = plan(serde_json::json!({"gpus": 1024, "gpu_model": "b300",
