@@ -968,6 +968,29 @@ fn size_fabric<'a>(
             ),
         );
     }
+    if let Some(m) = chosen_ctx.cabling[0]
+        .nic_module
+        .as_deref()
+        .and_then(|sku| catalog.transceiver(sku))
+    {
+        let side = bom::nic_side_module(catalog, nic, m, topology.planes);
+        if !side.fits {
+            push_unique(
+                warnings,
+                format!(
+                    "{}: no module in the catalog carries {} link(s) of {} Gb/s in one {} cage of {}; counted {} {} per NIC as the profile names it — check the NIC's port split",
+                    fabric.as_str(),
+                    topology.planes.div_ceil(nic.ports.max(1)),
+                    topology.link_speed_gbps,
+                    nic.cage.as_deref().unwrap_or(&m.form_factor),
+                    nic.part.sku,
+                    side.per_nic,
+                    m.part.sku,
+                ),
+            );
+        }
+    }
+
     // 2. Bill of materials (already built for the chosen design): warnings.
     for it in &items {
         if it.notes.placeholder_price && !r.adjustments.overrides.contains_key(it.line.sku.as_str())
