@@ -542,17 +542,34 @@ fn arb_switch() -> impl Strategy<Value = SwitchSpec> {
     prop_oneof![Just(qm9700()), Just(eth_64x800()), Just(xdr_144x800())]
 }
 
-/// Oversubscription ratios a k-port leaf realizes exactly: d/u with u dividing k, u ≤ k/2.
+/// Oversubscription ratios a k-port leaf realizes exactly, with at least as many downlinks as a
+/// non-blocking leaf: d/u with d + u = k (u dividing k, u ≤ k/2), and n/m for m ≤ 4 up to 8:1
+/// whose fullest exact split has d ≥ ⌊k/2⌋ (2:1 on 64 ports: 42:21 with one port unused). An
+/// exact ratio whose splits all have fewer downlinks (6:5 on 64 ports: 30:25) is a known limit
+/// (docs/sizing.md, "Known limits").
 fn exact_ratios(k: u32) -> Vec<f64> {
-    (1..=k / 2)
+    let mut out: Vec<f64> = (1..=k / 2)
         .filter(|u| k.is_multiple_of(*u))
         .map(|u| f64::from(k - u) / f64::from(u))
-        .collect()
+        .collect();
+    for m in 1..=4u32 {
+        for n in m..=8 * m {
+            let o = f64::from(n) / f64::from(m);
+            let s = leaf_split(u64::from(k), o);
+            if s.exact
+                && s.downlinks >= u64::from(k / 2)
+                && !out.iter().any(|x| (x - o).abs() < 1e-9)
+            {
+                out.push(o);
+            }
+        }
+    }
+    out
 }
 
 /// Random valid clusters: NIC speed = a link speed of the switch × planes. With `exact`, the
-/// oversubscription is one the leaf realizes exactly (see `oversubscribed_can_need_more_spines`
-/// for why the comparison with non-blocking needs that); otherwise any ratio in [1, 20].
+/// oversubscription is one of [`exact_ratios`];
+/// otherwise 1:1 or any ratio in [1, 20] (almost never exact: one split each).
 fn arb_case(exact: bool) -> impl Strategy<Value = (ClusterSpec, SwitchSpec, TopologyOptions)> {
     (
         arb_switch(),
@@ -601,57 +618,139 @@ fn switches(t: &Topology) -> u64 {
     t.leaf_switches + t.spine_switches + t.core_switches
 }
 
+/// Every NIC port has a link and a leaf port, no switch is overfull, the ratio is never above
+/// the asked one and the fabric stays within its ceiling.
+fn check_ports_and_ceilings(
+    c: &ClusterSpec,
+    sw: &SwitchSpec,
+    o: &TopologyOptions,
+) -> Result<(), TestCaseError> {
+    let Ok(t) = size(c, sw, o) else { return Ok(()) };
+    let (k, p) = (u64::from(t.radix), u64::from(t.planes));
+    let nodes = u64::from(c.gpus.div_ceil(c.gpus_per_node));
+    prop_assert_eq!(u64::from(t.nodes), nodes);
+    prop_assert!(nodes * u64::from(c.gpus_per_node) >= u64::from(c.gpus));
+    // Every NIC port in every plane has a link and a leaf port.
+    let ends = nodes * u64::from(c.nics_per_node) * p;
+    prop_assert_eq!(t.links.node_leaf, ends);
+    prop_assert_eq!(t.ports.nic_ports, ends);
+    prop_assert!(t.leaf_switches * u64::from(t.leaf_downlinks) >= ends);
+    // Leaves: d + u ≤ k (an exact ratio may leave ports unused), and never more
+    // oversubscribed than asked.
+    prop_assert!(u64::from(t.leaf_downlinks + t.leaf_uplinks) <= k);
+    prop_assert!(t.oversubscription_realised <= o.oversubscription + 1e-9);
+    prop_assert_eq!(
+        t.links.leaf_spine,
+        t.leaf_switches * u64::from(t.leaf_uplinks)
+    );
+    // Spines and core: links spread evenly, so the fullest switch has ceil(total/count).
+    prop_assert!(t.spine_switches > 0);
+    prop_assert!(t.ports.spine_ports_used.div_ceil(t.spine_switches) <= k);
+    if t.tiers == 2 {
+        // Each leaf has the same number of links to every spine, except where that would
+        // need more spines than 1:1 (then links spread as evenly as they go).
+        let per_plane = t.spine_switches / p;
+        if u64::from(t.leaf_uplinks) % per_plane != 0 {
+            prop_assert!(o.oversubscription > 1.0);
+            prop_assert!(
+                per_plane <= (t.leaf_switches / p).div_ceil(2).next_power_of_two().max(1) * 2
+            );
+        }
+        prop_assert_eq!(t.core_switches, 0);
+        prop_assert_eq!(t.links.spine_core, 0);
+    } else {
+        prop_assert!(t.links.leaf_spine.div_ceil(t.spine_switches) <= k / 2);
+        prop_assert!(t.core_switches > 0);
+        prop_assert!(t.ports.core_ports_used.div_ceil(t.core_switches) <= k);
+        prop_assert!(t.leaf_switches / p <= k * (k / 2));
+    }
+    // Port and cage totals are consistent.
+    let used = t.ports.leaf_ports_used + t.ports.spine_ports_used + t.ports.core_ports_used;
+    prop_assert_eq!(
+        used,
+        2 * (t.links.node_leaf + t.links.leaf_spine + t.links.spine_core) - t.links.node_leaf
+    );
+    prop_assert!(used <= t.ports.switch_ports_total);
+    prop_assert_eq!(t.ports.switch_ports_total, switches(&t) * k);
+    prop_assert!(t.ports.switch_cages_used <= t.ports.switch_cages_total);
+    let ceiling = if t.tiers == 2 {
+        t.two_tier_max_endpoints_per_plane
+    } else {
+        t.three_tier_max_endpoints_per_plane
+    };
+    prop_assert!(t.endpoints_per_plane <= ceiling);
+    Ok(())
+}
+
+/// An oversubscribed fabric never has more switches, spines, leaves or tiers than the
+/// non-blocking one, and fits whenever that one does.
+fn check_no_dearer_than_non_blocking(
+    c: &ClusterSpec,
+    sw: &SwitchSpec,
+    o: &TopologyOptions,
+) -> Result<(), TestCaseError> {
+    let blocking = TopologyOptions {
+        oversubscription: 1.0,
+        ..o.clone()
+    };
+    if let Ok(nb) = size(c, sw, &blocking) {
+        let over = size(c, sw, o);
+        prop_assert!(over.is_ok(), "fits non-blocking, so fits oversubscribed");
+        if let Ok(ov) = over {
+            prop_assert!(switches(&ov) <= switches(&nb));
+            prop_assert!(
+                ov.spine_switches <= nb.spine_switches,
+                "a cheaper ratio never adds spines"
+            );
+            prop_assert!(ov.leaf_switches <= nb.leaf_switches);
+            prop_assert!(ov.tiers <= nb.tiers);
+        }
+    }
+    Ok(())
+}
+
+/// Every design that fits connects every NIC port, overfills no switch and stays within its
+/// tiers; designs other than the SU Clos never need more switches than it.
+fn check_every_design(
+    c: &ClusterSpec,
+    sw: &SwitchSpec,
+    o: &TopologyOptions,
+) -> Result<(), TestCaseError> {
+    let su = size(c, sw, o);
+    for (d, t) in alternatives(c, sw, o) {
+        let Ok(t) = t else { continue };
+        prop_assert_eq!(t.design, d);
+        let k = u64::from(t.radix);
+        prop_assert_eq!(
+            t.links.node_leaf,
+            t.endpoints_per_plane * u64::from(t.planes)
+        );
+        prop_assert!(t.ports.leaf_ports_used <= t.leaf_switches * k);
+        prop_assert!(t.ports.switch_cages_used <= t.ports.switch_cages_total);
+        prop_assert!(t.tiers <= o.max_tiers);
+        if let (Ok(su), Design::SingleSwitch | Design::CollapsedRails) = (&su, d) {
+            prop_assert!(
+                switches(&t) <= switches(su),
+                "{d:?} {} > su {}",
+                switches(&t),
+                switches(su)
+            );
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
     fn every_endpoint_has_a_port_and_no_switch_is_overfull((c, sw, o) in arb_case(false)) {
-        let Ok(t) = size(&c, &sw, &o) else { return Ok(()) };
-        let (k, p) = (u64::from(t.radix), u64::from(t.planes));
-        let nodes = u64::from(c.gpus.div_ceil(c.gpus_per_node));
-        prop_assert_eq!(u64::from(t.nodes), nodes);
-        prop_assert!(nodes * u64::from(c.gpus_per_node) >= u64::from(c.gpus));
-        // Every NIC port in every plane has a link and a leaf port.
-        let ends = nodes * u64::from(c.nics_per_node) * p;
-        prop_assert_eq!(t.links.node_leaf, ends);
-        prop_assert_eq!(t.ports.nic_ports, ends);
-        prop_assert!(t.leaf_switches * u64::from(t.leaf_downlinks) >= ends);
-        // Leaves: d + u ≤ k (an exact ratio may leave ports unused), and never more
-        // oversubscribed than asked.
-        prop_assert!(u64::from(t.leaf_downlinks + t.leaf_uplinks) <= k);
-        prop_assert!(t.oversubscription_realised <= o.oversubscription + 1e-9);
-        prop_assert_eq!(t.links.leaf_spine, t.leaf_switches * u64::from(t.leaf_uplinks));
-        // Spines and core: links spread evenly, so the fullest switch has ceil(total/count).
-        prop_assert!(t.spine_switches > 0);
-        prop_assert!(t.ports.spine_ports_used.div_ceil(t.spine_switches) <= k);
-        if t.tiers == 2 {
-            // Each leaf has the same number of links to every spine, except where that would
-            // need more spines than 1:1 (then links spread as evenly as they go).
-            let per_plane = t.spine_switches / p;
-            if u64::from(t.leaf_uplinks) % per_plane != 0 {
-                prop_assert!(o.oversubscription > 1.0);
-                prop_assert!(per_plane <= (t.leaf_switches / p).div_ceil(2).next_power_of_two().max(1) * 2);
-            }
-            prop_assert_eq!(t.core_switches, 0);
-            prop_assert_eq!(t.links.spine_core, 0);
-        } else {
-            prop_assert!(t.links.leaf_spine.div_ceil(t.spine_switches) <= k / 2);
-            prop_assert!(t.core_switches > 0);
-            prop_assert!(t.ports.core_ports_used.div_ceil(t.core_switches) <= k);
-            prop_assert!(t.leaf_switches / p <= k * (k / 2));
-        }
-        // Port and cage totals are consistent.
-        let used = t.ports.leaf_ports_used + t.ports.spine_ports_used + t.ports.core_ports_used;
-        prop_assert_eq!(used, 2 * (t.links.node_leaf + t.links.leaf_spine + t.links.spine_core) - t.links.node_leaf);
-        prop_assert!(used <= t.ports.switch_ports_total);
-        prop_assert_eq!(t.ports.switch_ports_total, switches(&t) * k);
-        prop_assert!(t.ports.switch_cages_used <= t.ports.switch_cages_total);
-        let ceiling = if t.tiers == 2 {
-            t.two_tier_max_endpoints_per_plane
-        } else {
-            t.three_tier_max_endpoints_per_plane
-        };
-        prop_assert!(t.endpoints_per_plane <= ceiling);
+        check_ports_and_ceilings(&c, &sw, &o)?;
+    }
+
+    #[test]
+    fn every_endpoint_has_a_port_and_no_switch_is_overfull_at_exact_ratios((c, sw, o) in arb_case(true)) {
+        check_ports_and_ceilings(&c, &sw, &o)?;
     }
 
     #[test]
@@ -671,37 +770,24 @@ proptest! {
 
     #[test]
     fn oversubscribed_never_needs_more_switches((c, sw, o) in arb_case(false)) {
-        let blocking = TopologyOptions { oversubscription: 1.0, ..o.clone() };
-        if let Ok(nb) = size(&c, &sw, &blocking) {
-            let over = size(&c, &sw, &o);
-            prop_assert!(over.is_ok(), "fits non-blocking, so fits oversubscribed");
-            if let Ok(ov) = over {
-                prop_assert!(switches(&ov) <= switches(&nb));
-                prop_assert!(ov.spine_switches <= nb.spine_switches, "a cheaper ratio never adds spines");
-                prop_assert!(ov.leaf_switches <= nb.leaf_switches);
-                prop_assert!(ov.tiers <= nb.tiers);
-            }
-        }
+        check_no_dearer_than_non_blocking(&c, &sw, &o)?;
     }
 
-    /// Every design that fits connects every NIC port, overfills no switch and stays within its
-    /// tiers; designs other than the SU Clos never need more switches than it.
+    #[test]
+    fn oversubscribed_never_needs_more_switches_at_exact_ratios((c, sw, o) in arb_case(true)) {
+        check_no_dearer_than_non_blocking(&c, &sw, &o)?;
+    }
+
     #[test]
     fn every_design_is_consistent_and_no_dearer_in_switches_than_su((c, sw, o) in arb_case(false)) {
-        let su = size(&c, &sw, &o);
-        for (d, t) in alternatives(&c, &sw, &o) {
-            let Ok(t) = t else { continue };
-            prop_assert_eq!(t.design, d);
-            let k = u64::from(t.radix);
-            prop_assert_eq!(t.links.node_leaf, t.endpoints_per_plane * u64::from(t.planes));
-            prop_assert!(t.ports.leaf_ports_used <= t.leaf_switches * k);
-            prop_assert!(t.ports.switch_cages_used <= t.ports.switch_cages_total);
-            prop_assert!(t.tiers <= o.max_tiers);
-            if let (Ok(su), Design::SingleSwitch | Design::CollapsedRails) = (&su, d) {
-                prop_assert!(switches(&t) <= switches(su), "{d:?} {} > su {}", switches(&t), switches(su));
-            }
-        }
+        check_every_design(&c, &sw, &o)?;
     }
+
+    #[test]
+    fn every_design_is_consistent_and_no_dearer_in_switches_than_su_at_exact_ratios((c, sw, o) in arb_case(true)) {
+        check_every_design(&c, &sw, &o)?;
+    }
+
 }
 
 /// The reasons a design does not fit are kept as figures and written when shown; each must read
