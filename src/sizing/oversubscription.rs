@@ -1,5 +1,6 @@
-//! Leaf split and spine count: which downlink : uplink ratios a k-port leaf realises, and how
-//! many spines the uplinks need (docs/sizing.md "Oversubscription").
+//! Leaf split and spine count: which downlink : uplink ratios a k-port leaf realises, which of
+//! them an oversubscribed fabric builds, and how many spines the uplinks need (docs/sizing.md
+//! "Oversubscription").
 
 /// How a leaf's ports are split between nodes and spines.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,6 +64,50 @@ pub fn leaf_split(k: u64, o: f64) -> LeafSplit {
         downlinks: d0,
         uplinks: u0,
         exact: false,
+    }
+}
+
+/// The splits an oversubscribed fabric chooses among, fullest first: [`leaf_split`] (the most
+/// downlinks), then, when it is exact and d > u, every other exact split d = o·u with fewer
+/// uplinks, down to u = 1 (2:1 on 64 ports: 42:21, 40:20, …, 2:1). d falls with u, so a design
+/// whose leaf count grows as d falls can stop at the first split needing more leaves than
+/// 1:1. An inexact ratio and 1:1 have one split (a non-blocking leaf stays k/2 : k/2, [RA]).
+/// At most ⌊k/2⌋ splits.
+pub fn exact_splits(k: u64, o: f64) -> impl Iterator<Item = LeafSplit> {
+    let fullest = leaf_split(k, o);
+    let below = if fullest.exact && fullest.downlinks > fullest.uplinks {
+        fullest.uplinks
+    } else {
+        1
+    };
+    let rest = (1..below).rev().filter_map(move |u| {
+        let d = o * u as f64;
+        ((d - d.round()).abs() < EPS && d >= 1.0).then(|| LeafSplit {
+            downlinks: d.round() as u64,
+            uplinks: u,
+            exact: true,
+        })
+    });
+    std::iter::once(fullest).chain(rest)
+}
+
+/// What a sized candidate split costs, compared in this order: fewest switches (leaves +
+/// spines + core), then fewest leaf–spine links (each one two optics and a fibre), then the
+/// most downlinks per leaf (room to grow). Ordering by this key is the documented tie-break.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SplitCost {
+    pub switches: u64,
+    pub leaf_spine_links: u64,
+    pub fewer_downlinks: std::cmp::Reverse<u64>,
+}
+
+impl SplitCost {
+    pub fn new(switches: u64, leaf_spine_links: u64, downlinks: u64) -> SplitCost {
+        SplitCost {
+            switches,
+            leaf_spine_links,
+            fewer_downlinks: std::cmp::Reverse(downlinks),
+        }
     }
 }
 
