@@ -29,10 +29,13 @@ const EPS: f64 = 1e-6;
 
 /// The leaf split for asked ratio `o` (≥ 1) on a `k`-port leaf:
 /// 1. u = ⌈k/(1+o)⌉, d = k − u when d/u = o exactly (1:1 ⇒ k/2 : k/2; 3:1 on 64 ⇒ 48 : 16);
-/// 2. else the largest u ≤ ⌊k/(1+o)⌋ with o·u whole: d = o·u, k − d − u ports unused
-///    (2:1 on 128 ⇒ 84 : 42, two ports unused) — the ratio is met exactly;
-/// 3. else the nearest realisable ratio *below* the asked one, d = k − ⌈k/(1+o)⌉ (never more
-///    oversubscribed than asked), with `exact = false` so the plan warns naming both.
+/// 2. else the largest u ≤ ⌊k/(1+o)⌋ with o·u whole and o·u ≥ ⌊k/2⌋: d = o·u, k − d − u
+///    ports unused (2:1 on 128 ⇒ 84 : 42, two ports unused) — the ratio is met exactly. A split
+///    with fewer downlinks than a non-blocking leaf is not used (6:5 on 64 would be 30 : 25:
+///    fewer node ports than 32 : 32 and less uplink bandwidth, more leaves and switches than 1:1);
+/// 3. else the nearest realisable ratio *below* the asked one, d = k − ⌈k/(1+o)⌉ ≥ ⌊k/2⌋ (never
+///    more oversubscribed than asked; 6:5 on 64 ⇒ 34 : 30), with `exact = false` so the plan
+///    warns naming both.
 pub fn leaf_split(k: u64, o: f64) -> LeafSplit {
     let kf = k as f64;
     let u0 = ((kf / (1.0 + o)) - 1e-9).ceil().max(0.0) as u64;
@@ -46,7 +49,9 @@ pub fn leaf_split(k: u64, o: f64) -> LeafSplit {
         };
     }
     let mut u = ((kf / (1.0 + o)) + 1e-9).floor().max(0.0) as u64;
-    while u > 0 {
+    // d = o·u falls with u: stop below a non-blocking leaf's ⌊k/2⌋ downlinks.
+    let least = (k / 2) as f64;
+    while u > 0 && o * u as f64 + EPS >= least {
         let d = o * u as f64;
         if (d - d.round()).abs() < EPS {
             let d = d.round() as u64;
@@ -68,8 +73,8 @@ pub fn leaf_split(k: u64, o: f64) -> LeafSplit {
 }
 
 /// The splits an oversubscribed fabric chooses among, fullest first: [`leaf_split`] (the most
-/// downlinks), then, when it is exact and d > u, every other exact split d = o·u with fewer
-/// uplinks, down to u = 1 (2:1 on 64 ports: 42:21, 40:20, …, 2:1). d falls with u, so a design
+/// downlinks, at least ⌊k/2⌋), then, when it is exact and d > u, every other exact split
+/// d = o·u with fewer uplinks, down to u = 1 (2:1 on 64 ports: 42:21, 40:20, …, 2:1). d falls with u, so a design
 /// whose leaf count grows as d falls can stop at the first split needing more leaves than
 /// 1:1. An inexact ratio and 1:1 have one split (a non-blocking leaf stays k/2 : k/2, [RA]).
 /// At most ⌊k/2⌋ splits.

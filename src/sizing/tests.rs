@@ -360,6 +360,21 @@ fn two_to_one_is_exact_and_never_adds_spines() {
     let s = leaf_split(64, 1.0 + 1.0 / 3.0 + 1e-4);
     assert!(!s.exact);
     assert!(s.realised() <= 1.0 + 1.0 / 3.0 + 1e-4);
+    // 6:5 is realised exactly only by splits with fewer downlinks than a non-blocking leaf
+    // (30:25, 24:20, …: d = 1.2·u ≥ 32 needs u ≥ 27, and no multiple of 5 lies in
+    // 27..=⌊64/2.2⌋ = 29): the nearest ratio below is used, 64 − ⌈64/2.2⌉ = 34 : 30, flagged.
+    let s = leaf_split(64, 1.2);
+    assert_eq!((s.downlinks, s.uplinks, s.exact), (34, 30, false));
+    // 1,024 GPUs: 4 SU of 34 nodes = 32 leaves, ⌈960/64⌉ = 15 → divisor of 30: 15 spines
+    // (47 switches); the old 30:25 built 40 leaves + 25 spines, against 32 + 16 at 1:1.
+    let t = sized(
+        &sw,
+        &opts(1, 1.2, 3),
+        1024,
+        400,
+        (2, 32, 15, 0, 1024, 960, 0),
+    );
+    assert!(t.oversubscription_realised < 1.2);
     // u prime: the divisor rule would take all 13 spines; capped at the 1:1 count.
     assert_eq!(two_tier_spines(8, 13, 64), Some(4));
 }
@@ -608,11 +623,10 @@ fn arb_switch() -> impl Strategy<Value = SwitchSpec> {
     prop_oneof![Just(qm9700()), Just(eth_64x800()), Just(xdr_144x800())]
 }
 
-/// Oversubscription ratios a k-port leaf realizes exactly, with at least as many downlinks as a
-/// non-blocking leaf: d/u with d + u = k (u dividing k, u ≤ k/2), and n/m for m ≤ 4 up to 8:1
-/// whose fullest exact split has d ≥ ⌊k/2⌋ (2:1 on 64 ports: 42:21 with one port unused). An
-/// exact ratio whose splits all have fewer downlinks (6:5 on 64 ports: 30:25) is a known limit
-/// (docs/sizing.md, "Known limits").
+/// Oversubscription ratios a k-port leaf realizes exactly: d/u with d + u = k (u dividing k,
+/// u ≤ k/2), and n/m for m ≤ 4 up to 8:1 that [`leaf_split`] realises exactly (2:1 on 64
+/// ports: 42:21 with one port unused; not 6:5, whose exact splits have fewer downlinks than a
+/// non-blocking leaf).
 fn exact_ratios(k: u32) -> Vec<f64> {
     let mut out: Vec<f64> = (1..=k / 2)
         .filter(|u| k.is_multiple_of(*u))
@@ -622,10 +636,7 @@ fn exact_ratios(k: u32) -> Vec<f64> {
         for n in m..=8 * m {
             let o = f64::from(n) / f64::from(m);
             let s = leaf_split(u64::from(k), o);
-            if s.exact
-                && s.downlinks >= u64::from(k / 2)
-                && !out.iter().any(|x| (x - o).abs() < 1e-9)
-            {
+            if s.exact && !out.iter().any(|x| (x - o).abs() < 1e-9) {
                 out.push(o);
             }
         }
