@@ -5,10 +5,10 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::oversubscription::{LeafSplit, leaf_split, two_tier_spines};
+use super::oversubscription::{LeafSplit, SplitCost, exact_splits, leaf_split, two_tier_spines};
 use super::{
     Basics, ClusterSpec, Links, PortUsage, SizingError, SwitchSpec, Topology, TopologyOptions, Why,
-    add, basics, ceil_div, mul, size, sub, to_u32, usable_split,
+    add, basics, ceil_div, mul, size, su_leaves, sub, to_u32, usable_split,
 };
 
 /// Declares the designs once: [`Design`] (with `ALL` in tie-break order and the wire names)
@@ -226,18 +226,89 @@ fn single_layer(at: &Attempt<'_>) -> Result<Topology, SizingError> {
 /// Rails collapsed onto shared leaves in the partly filled scalable unit: whole SUs get their R
 /// rail leaves as in `su_clos`; the last, partial SU of `rem` nodes (rem < d) gets
 /// ⌈rem·R / d⌉ leaves instead of R, its ports packed rail-major (a leaf takes ⌊d / rem⌋ whole
-/// rails when rem ≤ d/2; a rail spans at most two adjacent leaves). Below one SU that is the whole fabric. Leaves are joined by the
-/// two-tier spine rule (two tiers only: at most k leaves). Not applicable when the cluster is
-/// whole SUs (identical to `su_clos`) or fits one switch.
+/// rails when rem ≤ d/2; a rail spans at most two adjacent leaves). Below one SU that is the
+/// whole fabric. Leaves are joined by the two-tier spine rule (two tiers only: at most k
+/// leaves). Not applicable when the cluster is whole SUs (identical to `su_clos`) or fits one
+/// switch.
+///
+/// The leaf split: the fullest one decides whether the design applies, as in `su_clos`;
+/// oversubscribed, every exact split of [`exact_splits`] that needs no more leaves than the SU
+/// Clos at 1:1 is weighed by its switches ([`SplitCost`]), a split that makes whole SUs counting as the
+/// `su_clos` it then is, and the cheapest is built. When that is a whole-SU split the design
+/// does not apply (`su_clos` is it).
 fn collapsed_rails(at: &Attempt<'_>) -> Result<Topology, SizingError> {
     let b = &at.b;
     let o = at.opts.oversubscription;
-    let split = usable_split(b.k, o)?;
+    let fullest = usable_split(b.k, o)?;
+    let first = collapsed_leaves(b, fullest)?;
+    let whole = |split: LeafSplit| {
+        at.not_fit(Why::WholeScalableUnits {
+            nodes: b.nodes,
+            d: split.downlinks,
+        })
+    };
+    if let Some(l) = &first
+        && (l.count < 2 || l.count > b.k)
+    {
+        // One leaf or beyond two tiers: the errors of the two-tier rule, as with one split.
+        return two_tier(at, fullest, *l);
+    }
+    let mut best: Option<(SplitCost, LeafSplit, Option<Leaves>)> = None;
+    // Leaves are ⌈endpoints / d⌉ (whole SUs or not): they grow as d falls; stop at the first
+    // split that needs more than the SU Clos at 1:1 (the bound `su_clos` uses, so every split
+    // it weighs is weighed here too, with no more leaves).
+    let non_blocking_leaves = su_leaves(b, at.opts.rail_optimized, b.k / 2);
+    let candidates = exact_splits(b.k, o)
+        .skip(1)
+        .take_while(|s| b.endpoints.div_ceil(s.downlinks.max(1)) <= non_blocking_leaves)
+        .filter_map(|s| Some((s, collapsed_leaves(b, s).ok()?)));
+    for (split, leaves) in std::iter::once((fullest, first)).chain(candidates) {
+        let Some(cost) = collapsed_cost(b, split, leaves.as_ref()) else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|(c, _, _)| cost < *c) {
+            best = Some((cost, split, leaves));
+        }
+    }
+    match best {
+        Some((_, split, Some(l))) => two_tier(at, split, l),
+        Some((_, split, None)) => Err(whole(split)),
+        None => match first {
+            Some(l) => two_tier(at, fullest, l),
+            None => Err(whole(fullest)),
+        },
+    }
+}
+
+/// What `collapsed_rails` with one split costs in switches per plane: its `leaves`, or for a
+/// whole-SU split (`None`) the su_clos leaves, joined by the two-tier spine rule. `None` when
+/// the leaves do not make a two-tier fabric (more than k; for collapsed leaves, fewer than 2).
+fn collapsed_cost(b: &Basics, split: LeafSplit, leaves: Option<&Leaves>) -> Option<SplitCost> {
+    let count = match leaves {
+        Some(l) if l.count < 2 => return None,
+        Some(l) => l.count,
+        // su_clos with one leaf (and one spine) is still su_clos.
+        None => b.nodes.checked_div(split.downlinks)?.checked_mul(b.r)?,
+    };
+    if count > b.k {
+        return None;
+    }
+    let u = split.uplinks;
+    let spines = two_tier_spines(count, u, b.k)?;
+    Some(SplitCost::new(
+        count.checked_add(spines)?,
+        count.checked_mul(u)?,
+        split.downlinks,
+    ))
+}
+
+/// The leaves of `collapsed_rails` with one split, `None` when the nodes are whole SUs of d.
+fn collapsed_leaves(b: &Basics, split: LeafSplit) -> Result<Option<Leaves>, SizingError> {
     let (d, u) = (split.downlinks, split.uplinks);
     let full_sus = b.nodes.checked_div(d).unwrap_or(0);
     let rem = b.nodes.checked_rem(d).unwrap_or(0);
     if rem == 0 {
-        return Err(at.not_fit(Why::WholeScalableUnits { nodes: b.nodes, d }));
+        return Ok(None);
     }
     // The partial SU's rem·R ports packed rail-major onto ⌈rem·R / d⌉ leaves: a leaf holds
     // whole rails when d ≥ rem, and a rail spans at most two adjacent leaves otherwise.
@@ -252,20 +323,15 @@ fn collapsed_rails(at: &Attempt<'_>) -> Result<Topology, SizingError> {
         mul(sub(partial_leaves, 1, "cages")?, d, "cages")?,
         "cages",
     )?;
-    let leaf_cages = cages_of_leaves(b, leaves, d, last_down, u)?;
-    two_tier(
-        at,
-        split,
-        Leaves {
-            count: leaves,
-            cages: leaf_cages,
-            su_nodes: d,
-            sus: add(full_sus, 1, "scalable units")?,
-            // Same-rail traffic stays on one leaf within an SU (d nodes), or within the
-            // partial SU when there is no whole one.
-            nodes_per_leaf: if full_sus > 0 { d } else { rem },
-        },
-    )
+    Ok(Some(Leaves {
+        count: leaves,
+        cages: cages_of_leaves(b, leaves, d, last_down, u)?,
+        su_nodes: d,
+        sus: add(full_sus, 1, "scalable units")?,
+        // Same-rail traffic stays on one leaf within an SU (d nodes), or within the
+        // partial SU when there is no whole one.
+        nodes_per_leaf: if full_sus > 0 { d } else { rem },
+    }))
 }
 
 /// Cages of `n` ≥ 1 leaves of which all but the last carry `full` node links and the last
@@ -425,6 +491,7 @@ fn bundle(ports: u64, o: f64) -> u64 {
 
 /// A two-tier design's leaves per plane: how many, their cages (node ports and uplinks), and
 /// how they group the nodes.
+#[derive(Debug, Clone, Copy)]
 struct Leaves {
     count: u64,
     cages: u64,

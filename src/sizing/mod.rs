@@ -33,8 +33,8 @@ mod tests;
 pub use design::{Design, DesignChoice, alternatives, size_design};
 #[cfg(test)]
 use oversubscription::smallest_divisor_at_least;
-use oversubscription::two_tier_spines;
 pub use oversubscription::{LeafSplit, leaf_split};
+use oversubscription::{SplitCost, exact_splits, two_tier_spines};
 
 /// One switch model, as sizing needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,8 +101,10 @@ pub struct Topology {
     pub link_speed_gbps: u32,
     /// Effective switch radix k: ports per switch at the link speed (physical ports × breakout).
     pub radix: u32,
-    /// Leaf ports facing nodes (d = floor(k·o/(1+o))), ports per leaf; for `dual_switch` the
-    /// node ports of the fuller switch, for `tor_copper` the ports a rack leaf's servers use.
+    /// Leaf ports facing nodes (d of the leaf split: k/2 at 1:1; oversubscribed, the exact
+    /// split needing the fewest switches, docs/sizing.md "Oversubscription"), ports per leaf;
+    /// for `dual_switch` the node ports of the fuller switch, for `tor_copper` the ports a rack
+    /// leaf's servers use.
     pub leaf_downlinks: u32,
     /// Leaf ports facing spines (u), ports per leaf; d + u ≤ k (an exact ratio may leave ports
     /// unused). 0 when there is no spine tier; for `dual_switch` the inter-switch links.
@@ -134,9 +136,10 @@ pub struct Topology {
     pub links: Links,
     /// Port and cage usage, totals across planes.
     pub ports: PortUsage,
-    /// Most endpoints per plane two tiers can connect: k·d (k²/2 at 1:1).
+    /// Most endpoints per plane two tiers can connect: k·d (k²/2 at 1:1), d of the fullest
+    /// split at the asked ratio (which may not be the one built).
     pub two_tier_max_endpoints_per_plane: u64,
-    /// Most endpoints per plane three tiers can connect: k·⌊k/2⌋·d (k³/4 at 1:1).
+    /// Most endpoints per plane three tiers can connect: k·⌊k/2⌋·d (k³/4 at 1:1), d as above.
     pub three_tier_max_endpoints_per_plane: u64,
 }
 
@@ -650,6 +653,67 @@ pub fn size(
     opts: &TopologyOptions,
 ) -> Result<Topology, SizingError> {
     let b = basics(cluster, switch, opts)?;
+    let o = opts.oversubscription;
+
+    // ---- 3. Leaf split (sizing.md "Oversubscription"): the fullest exact d : u when the radix
+    // allows it, else the nearest ratio below the asked one. The fullest split decides whether
+    // the cluster fits and in how many tiers (it needs the fewest leaves). Oversubscribed, every
+    // other exact split that needs no more leaves than 1:1 is sized too, in the same tiers, and
+    // the one needing the fewest switches is built ([`SplitCost`] order). 1:1 has one split.
+    let fullest = usable_split(b.k, o)?;
+    let mut best = size_split(cluster, switch, opts, &b, fullest, fullest.downlinks)?;
+    let mut best_cost = su_cost(&best);
+    let non_blocking_leaves = su_leaves(&b, opts.rail_optimized, b.k / 2);
+    for split in exact_splits(b.k, o).skip(1) {
+        // d falls split by split and the leaves grow: stop at the first with more than 1:1.
+        if su_leaves(&b, opts.rail_optimized, split.downlinks) > non_blocking_leaves {
+            break;
+        }
+        let Ok(t) = size_split(cluster, switch, opts, &b, split, fullest.downlinks) else {
+            continue;
+        };
+        let cost = su_cost(&t);
+        if t.tiers == best.tiers && cost < best_cost {
+            (best, best_cost) = (t, cost);
+        }
+    }
+    Ok(best)
+}
+
+/// Leaves per plane of the SU Clos with `d` leaf downlinks (step 5), `u64::MAX` when a node
+/// does not fit a leaf.
+pub(crate) fn su_leaves(b: &Basics, rail_optimized: bool, d: u64) -> u64 {
+    let leaves = if rail_optimized {
+        b.nodes.div_ceil(d.max(1)).checked_mul(b.r)
+    } else {
+        d.checked_div(b.r)
+            .filter(|&per_leaf| per_leaf > 0)
+            .map(|per_leaf| b.nodes.div_ceil(per_leaf))
+    };
+    leaves.unwrap_or(u64::MAX)
+}
+
+/// The [`SplitCost`] of a sized SU Clos.
+fn su_cost(t: &Topology) -> SplitCost {
+    SplitCost::new(
+        t.leaf_switches
+            .saturating_add(t.spine_switches)
+            .saturating_add(t.core_switches),
+        t.links.leaf_spine,
+        u64::from(t.leaf_downlinks),
+    )
+}
+
+/// Steps 5–9 of [`size`] for one leaf split; the tier ceilings use `ceiling_d`, the downlinks
+/// of the fullest split (what the switch can connect at the asked ratio).
+fn size_split(
+    cluster: &ClusterSpec,
+    switch: &SwitchSpec,
+    opts: &TopologyOptions,
+    b: &Basics,
+    split: LeafSplit,
+    ceiling_d: u64,
+) -> Result<Topology, SizingError> {
     let Basics {
         planes,
         link,
@@ -660,12 +724,7 @@ pub fn size(
         r,
         endpoints,
         ..
-    } = b;
-    let o = opts.oversubscription;
-
-    // ---- 3. Leaf split (sizing.md "Oversubscription"): an exact d : u when the radix allows
-    // it, else the nearest ratio below the asked one.
-    let split = usable_split(k, o)?;
+    } = *b;
     let (d, u) = (split.downlinks, split.uplinks);
 
     // ---- 5. Scalable unit and leaves per plane (sizing.md "Leaves", NVIDIA SuperPOD RA: "the
@@ -695,8 +754,8 @@ pub fn size(
     let half = k / 2;
     let max_leaves_2 = k;
     let max_leaves_3 = mul(k, half, "three-tier ceiling")?;
-    let two_max = mul(k, d, "two-tier ceiling")?;
-    let three_max = mul(max_leaves_3, d, "three-tier ceiling")?;
+    let two_max = mul(k, ceiling_d, "two-tier ceiling")?;
+    let three_max = mul(max_leaves_3, ceiling_d, "three-tier ceiling")?;
     let (max_leaves, ceiling, formula) = if opts.max_tiers == 2 {
         let f = if d == half && u == half {
             "k^2/2"
@@ -717,7 +776,7 @@ pub fn size(
             format!("k = {k} ports of {link}G on {}", switch.sku)
         } else {
             format!(
-                "k = {k} ports of {link}G and d = {d} leaf downlinks on {}",
+                "k = {k} ports of {link}G and d = {ceiling_d} leaf downlinks on {}",
                 switch.sku
             )
         };

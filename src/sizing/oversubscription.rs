@@ -1,5 +1,6 @@
-//! Leaf split and spine count: which downlink : uplink ratios a k-port leaf realises, and how
-//! many spines the uplinks need (docs/sizing.md "Oversubscription").
+//! Leaf split and spine count: which downlink : uplink ratios a k-port leaf realises, which of
+//! them an oversubscribed fabric builds, and how many spines the uplinks need (docs/sizing.md
+//! "Oversubscription").
 
 /// How a leaf's ports are split between nodes and spines.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,10 +29,13 @@ const EPS: f64 = 1e-6;
 
 /// The leaf split for asked ratio `o` (≥ 1) on a `k`-port leaf:
 /// 1. u = ⌈k/(1+o)⌉, d = k − u when d/u = o exactly (1:1 ⇒ k/2 : k/2; 3:1 on 64 ⇒ 48 : 16);
-/// 2. else the largest u ≤ ⌊k/(1+o)⌋ with o·u whole: d = o·u, k − d − u ports unused
-///    (2:1 on 128 ⇒ 84 : 42, two ports unused) — the ratio is met exactly;
-/// 3. else the nearest realisable ratio *below* the asked one, d = k − ⌈k/(1+o)⌉ (never more
-///    oversubscribed than asked), with `exact = false` so the plan warns naming both.
+/// 2. else the largest u ≤ ⌊k/(1+o)⌋ with o·u whole and o·u ≥ ⌊k/2⌋: d = o·u, k − d − u
+///    ports unused (2:1 on 128 ⇒ 84 : 42, two ports unused) — the ratio is met exactly. A split
+///    with fewer downlinks than a non-blocking leaf is not used (6:5 on 64 would be 30 : 25:
+///    fewer node ports than 32 : 32 and less uplink bandwidth, more leaves and switches than 1:1);
+/// 3. else the nearest realisable ratio *below* the asked one, d = k − ⌈k/(1+o)⌉ ≥ ⌊k/2⌋ (never
+///    more oversubscribed than asked; 6:5 on 64 ⇒ 34 : 30), with `exact = false` so the plan
+///    warns naming both.
 pub fn leaf_split(k: u64, o: f64) -> LeafSplit {
     let kf = k as f64;
     let u0 = ((kf / (1.0 + o)) - 1e-9).ceil().max(0.0) as u64;
@@ -45,7 +49,9 @@ pub fn leaf_split(k: u64, o: f64) -> LeafSplit {
         };
     }
     let mut u = ((kf / (1.0 + o)) + 1e-9).floor().max(0.0) as u64;
-    while u > 0 {
+    // d = o·u falls with u: stop below a non-blocking leaf's ⌊k/2⌋ downlinks.
+    let least = (k / 2) as f64;
+    while u > 0 && o * u as f64 + EPS >= least {
         let d = o * u as f64;
         if (d - d.round()).abs() < EPS {
             let d = d.round() as u64;
@@ -63,6 +69,50 @@ pub fn leaf_split(k: u64, o: f64) -> LeafSplit {
         downlinks: d0,
         uplinks: u0,
         exact: false,
+    }
+}
+
+/// The splits an oversubscribed fabric chooses among, fullest first: [`leaf_split`] (the most
+/// downlinks, at least ⌊k/2⌋), then, when it is exact and d > u, every other exact split
+/// d = o·u with fewer uplinks, down to u = 1 (2:1 on 64 ports: 42:21, 40:20, …, 2:1). d falls with u, so a design
+/// whose leaf count grows as d falls can stop at the first split needing more leaves than
+/// 1:1. An inexact ratio and 1:1 have one split (a non-blocking leaf stays k/2 : k/2, [RA]).
+/// At most ⌊k/2⌋ splits.
+pub fn exact_splits(k: u64, o: f64) -> impl Iterator<Item = LeafSplit> {
+    let fullest = leaf_split(k, o);
+    let below = if fullest.exact && fullest.downlinks > fullest.uplinks {
+        fullest.uplinks
+    } else {
+        1
+    };
+    let rest = (1..below).rev().filter_map(move |u| {
+        let d = o * u as f64;
+        ((d - d.round()).abs() < EPS && d >= 1.0).then(|| LeafSplit {
+            downlinks: d.round() as u64,
+            uplinks: u,
+            exact: true,
+        })
+    });
+    std::iter::once(fullest).chain(rest)
+}
+
+/// What a sized candidate split costs, compared in this order: fewest switches (leaves +
+/// spines + core), then fewest leaf–spine links (each one two optics and a fibre), then the
+/// most downlinks per leaf (room to grow). Ordering by this key is the documented tie-break.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SplitCost {
+    pub switches: u64,
+    pub leaf_spine_links: u64,
+    pub fewer_downlinks: std::cmp::Reverse<u64>,
+}
+
+impl SplitCost {
+    pub fn new(switches: u64, leaf_spine_links: u64, downlinks: u64) -> SplitCost {
+        SplitCost {
+            switches,
+            leaf_spine_links,
+            fewer_downlinks: std::cmp::Reverse(downlinks),
+        }
     }
 }
 
