@@ -601,7 +601,7 @@ pub fn nic_for(
     let profile = catalog.profile(fabric)?;
     let sku = profile
         .nic_by_speed
-        .get(nic_speed_gbps.to_string().as_str())?;
+        .get(super::DecimalText::new(nic_speed_gbps).as_str())?;
     catalog.nic(sku)
 }
 

@@ -540,13 +540,13 @@ pub fn build_with(
 
 /// A number's decimal text on the stack, `n.to_string()` without the allocation: the catalog's
 /// profile maps are keyed by speeds as text (`"400"`), looked up for every fabric of every plan.
-struct DecimalText {
+pub(crate) struct DecimalText {
     digits: [u8; 10],
     start: usize,
 }
 
 impl DecimalText {
-    fn new(mut n: u32) -> DecimalText {
+    pub(crate) fn new(mut n: u32) -> DecimalText {
         let mut digits = [b'0'; 10];
         let mut start = digits.len();
         // From the last digit back; u32::MAX has 10 digits, so the slots never run out.
@@ -562,7 +562,7 @@ impl DecimalText {
         DecimalText { digits, start }
     }
 
-    fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         std::str::from_utf8(self.digits.get(self.start..).unwrap_or_default()).unwrap_or_default()
     }
 }
