@@ -73,7 +73,9 @@ pub struct FabricCost {
     pub total_cost_usd: Decimal,
     /// total_cost_usd ÷ useful GPU-hours over the horizon
     /// (gpus × 8,760 × busy_fraction × years × (1 − idle_fraction)): what the network costs per
-    /// GPU-hour of real work, USD per hour (4 decimals); `null` when there are no useful hours.
+    /// GPU-hour not lost to the network, USD per hour (4 decimals); `null` when there are no
+    /// useful hours. Hours waiting on NVLink count as useful here: they are the job's, not the
+    /// fabric's.
     #[serde(serialize_with = "crate::json::opt_decimal")]
     pub cost_per_useful_gpu_hour_usd: Option<Decimal>,
     /// Caveats for this fabric's numbers (e.g. UFM "quote required").

@@ -303,6 +303,15 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
             // fewer sequences than replicas is not a job that can run (the compute would be a
             // fraction of a sequence per GPU while every collective still moves a whole one).
             let seq = u64::from(w.sequence_length.max(1));
+            if w.global_batch_tokens.is_some() && dp.saturating_mul(seq) > MAX_GLOBAL_BATCH_TOKENS {
+                return Err(out_of_range(
+                    "workload.sequence_length",
+                    format!(
+                        "one sequence of {seq} tokens for each of the {dp} data-parallel replicas is {} tokens, above the largest global batch ({MAX_GLOBAL_BATCH_TOKENS}); shorten sequence_length or add tensor, pipeline or context parallelism",
+                        dp.saturating_mul(seq)
+                    ),
+                ));
+            }
             if let Some(t) = w.global_batch_tokens
                 && t < dp.saturating_mul(seq)
             {

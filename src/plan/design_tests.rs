@@ -320,6 +320,23 @@ fn connectx8_runs_ethernet_as_two_400g_planes_through_one_twin_port_module() {
     assert!(echoed.planes.is_none());
     let again = build_plan(&p.inputs, &cats).expect("plan");
     assert_eq!(again.plan_id, p.plan_id);
+    // Ethernet alone: every fabric runs two planes, so the echo says 2 and is the same plan as
+    // asking for 2.
+    let eth = plan(serde_json::json!({"gpus": 1024, "gpu_model": "b300", "fabrics": ["roce"]}))
+        .expect("plan");
+    let echoed = eth
+        .inputs
+        .topology
+        .as_ref()
+        .and_then(|t| t.planes)
+        .map(|p| p.get());
+    assert_eq!(echoed, Some(2));
+    let asked = plan(
+        serde_json::json!({"gpus": 1024, "gpu_model": "b300", "fabrics": ["roce"],
+        "topology": {"planes": 2}}),
+    )
+    .expect("plan");
+    assert_eq!(asked.plan_id, eth.plan_id);
 
     // Without topology.planes the Ethernet plans are NVIDIA's B300 Spectrum-4 SuperPOD RA
     // (twin-planar, 2 x 400GbE per GPU; Table 3): 1, 2, 4 and 16 SU of 64 nodes.
@@ -411,6 +428,28 @@ fn a_switch_cage_its_module_does_not_fill_is_warned() {
             );
         }
     }
+}
+
+/// A ratio a 64-port leaf cannot realise exactly (1.2:1) is built at the nearest ratio below
+/// (34:30) and the plan says so, naming both; an exact one (2:1) is not warned.
+#[test]
+fn an_inexact_oversubscription_is_warned() {
+    let p = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
+        "topology": {"oversubscription": 1.2}}))
+    .expect("plan");
+    let w = p.warnings.join("\n");
+    assert!(
+        w.contains("oversubscription 1.2:1 cannot be realised exactly on 64-port leaves; using the nearest ratio below, 34:30"),
+        "{w}"
+    );
+    let exact = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
+        "topology": {"oversubscription": 2}}))
+    .expect("plan");
+    assert!(
+        !exact.warnings.join("\n").contains("cannot be realised"),
+        "{:?}",
+        exact.warnings
+    );
 }
 
 #[test]

@@ -268,7 +268,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     let mut warnings = Vec::new();
     if gpus <= gpus_per_node {
         warnings.push(format!(
-            "one server ({gpus} GPUs): every collective of the job runs over NVLink inside it, so no scale-out fabric changes its step time; each fabric is priced as asked (for storage, growth or a second server), with no GPU time lost to it"
+            "one server ({gpus} GPUs): every collective of the job runs over NVLink inside it, so no scale-out fabric changes its step time; each fabric is priced as asked (for storage, growth or a second server) and no communication wait is charged to it (its idle cost is the failure line alone)"
         ));
     }
     let electricity = e
@@ -396,16 +396,18 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         topology: Some(TopologyRequest {
             oversubscription: Some(Oversubscription::echo(oversubscription)),
             rail_optimized: Some(rail_optimized),
-            // Not given: 1 when every fabric's NIC runs its speed as one link, else left out
-            // (each fabric then runs its NIC's links, reported in `topology.planes`).
+            // Not given: the planes every requested fabric's NIC runs (1, or 2 for ConnectX-8
+            // on Ethernet alone), else left out (each fabric runs its NIC's links, reported in
+            // its `topology.planes`).
             planes: match planes {
                 Some(p) => Some(Planes::echo(p)),
-                None => fabrics
-                    .iter()
-                    .all(|&f| {
-                        default_planes(nic_for(&catalog, f, nic_speed_gbps), f, nic_speed_gbps) == 1
-                    })
-                    .then(|| Planes::echo(1)),
+                None => {
+                    let mut per_fabric = fabrics.iter().map(|&f| {
+                        default_planes(nic_for(&catalog, f, nic_speed_gbps), f, nic_speed_gbps)
+                    });
+                    let first = per_fabric.next().unwrap_or(1);
+                    per_fabric.all(|p| p == first).then(|| Planes::echo(first))
+                }
             },
             max_tiers: Some(MaxTiers::echo(max_tiers)),
             design: Some(design),

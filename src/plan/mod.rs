@@ -952,7 +952,7 @@ fn size_fabric<'a>(
         .filter(|(_, l)| *l > 0)
         .filter_map(|((tier, cab), _)| {
             let m = catalog.transceiver(cab.switch_module.as_deref()?)?;
-            (m.links_per_module != per_cage)
+            (m.links_per_module < per_cage)
                 .then(|| format!("{tier} ({}, {} link(s))", m.part.sku, m.links_per_module))
         })
         .collect();
@@ -989,6 +989,23 @@ fn size_fabric<'a>(
                 ),
             );
         }
+    }
+
+    if topology.leaf_uplinks > 0
+        && (topology.oversubscription_realised - r.oversubscription).abs() > 1e-9
+    {
+        push_unique(
+            warnings,
+            format!(
+                "{}: oversubscription {}:1 cannot be realised exactly on {}-port leaves; using the nearest ratio below, {}:{} = {:.3}:1",
+                fabric.as_str(),
+                r.oversubscription,
+                topology.radix,
+                topology.leaf_downlinks,
+                topology.leaf_uplinks,
+                topology.oversubscription_realised
+            ),
+        );
     }
 
     // 2. Bill of materials (already built for the chosen design): warnings.

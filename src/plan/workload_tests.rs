@@ -169,4 +169,15 @@ fn every_replica_gets_at_least_one_sequence() {
     );
     assert!(text.contains("/workload/global_batch_tokens"), "{text}");
     assert!(text.contains("at least 33554432 tokens"), "{text}");
+    // One sequence per replica above the largest batch: the input to change is the sequence.
+    let req: PlanRequest = serde_json::from_value(serde_json::json!({
+        "gpus": 150_000, "fabrics": ["roce"],
+        "workload": {"preset": "fsdp-llama2-70b", "sequence_length": 10_000_000}
+    }))
+    .expect("request");
+    let text = format!(
+        "{:?}",
+        build_plan(&req, &cats).expect_err("no batch that large")
+    );
+    assert!(text.contains("/workload/sequence_length"), "{text}");
 }
