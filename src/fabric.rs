@@ -50,6 +50,11 @@ impl Fabric {
         }
     }
 
+    /// Whether the fabric is Ethernet (RoCE, with or without adaptive routing).
+    pub fn is_ethernet(self) -> bool {
+        matches!(self, Fabric::Roce | Fabric::RoceAdaptive)
+    }
+
     /// Parses the wire name.
     pub fn parse(s: &str) -> Option<Fabric> {
         Fabric::ALL.into_iter().find(|f| f.as_str() == s)

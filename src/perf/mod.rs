@@ -270,6 +270,15 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
     Ok(())
 }
 
+/// Tokens of one sequence for every data-parallel replica (GPUs ÷ (TP · PP · CP) replicas ×
+/// `sequence_length`): the smallest global batch the job can run.
+pub fn one_sequence_per_replica_tokens(gpus: u32, w: &Workload) -> u64 {
+    let replica = u64::from(w.tensor_parallel.max(1))
+        .saturating_mul(u64::from(w.pipeline_parallel.max(1)))
+        .saturating_mul(u64::from(w.context_parallel.max(1)));
+    (u64::from(gpus) / replica).saturating_mul(u64::from(w.sequence_length.max(1)))
+}
+
 /// Ranks, ranks per node, nodes of the all-reduce communicator, and the data-parallel degree.
 fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfError> {
     let gpus = u64::from(input.gpus);
@@ -303,24 +312,23 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
             // fewer sequences than replicas is not a job that can run (the compute would be a
             // fraction of a sequence per GPU while every collective still moves a whole one).
             let seq = u64::from(w.sequence_length.max(1));
-            if w.global_batch_tokens.is_some() && dp.saturating_mul(seq) > MAX_GLOBAL_BATCH_TOKENS {
+            let floor = one_sequence_per_replica_tokens(input.gpus, w);
+            if w.global_batch_tokens.is_some() && floor > MAX_GLOBAL_BATCH_TOKENS {
                 return Err(out_of_range(
                     "workload.sequence_length",
                     format!(
-                        "one sequence of {seq} tokens for each of the {dp} data-parallel replicas is {} tokens, above the largest global batch ({MAX_GLOBAL_BATCH_TOKENS}); shorten sequence_length or add tensor, pipeline or context parallelism",
-                        dp.saturating_mul(seq)
+                        "one sequence of {seq} tokens for each of the {dp} data-parallel replicas is {floor} tokens, above the largest global batch ({MAX_GLOBAL_BATCH_TOKENS}); shorten sequence_length or add tensor, pipeline or context parallelism"
                     ),
                 ));
             }
             if let Some(t) = w.global_batch_tokens
-                && t < dp.saturating_mul(seq)
+                && t < floor
             {
                 return Err(out_of_range(
                     "workload.global_batch_tokens",
                     format!(
-                        "{t} tokens is {} sequences of {seq}, fewer than the {dp} data-parallel replicas (GPUs / (TP x PP x CP) = {gpus} / {replica}); each replica needs at least one sequence per step: give at least {} tokens, or more tensor, pipeline or context parallelism",
+                        "{t} tokens is {} sequences of {seq}, fewer than the {dp} data-parallel replicas (GPUs / (TP x PP x CP) = {gpus} / {replica}); each replica needs at least one sequence per step: give at least {floor} tokens, or more tensor, pipeline or context parallelism",
                         t / seq,
-                        dp.saturating_mul(seq)
                     ),
                 ));
             }

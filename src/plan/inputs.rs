@@ -178,24 +178,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             w.$field.map(|v| v.get()).or(base.$field)
         };
     }
-    let context_parallel = given_or_preset!(context_parallel);
-    let sequence_length = given_or_preset!(sequence_length);
-    // A preset's published batch feeds at least one sequence to every data-parallel replica:
-    // beyond the cluster it was published for (FSDP Llama 2 70B: 1,024 sequences) it grows
-    // with the replicas, as a larger job's batch does, instead of leaving a replica a fraction
-    // of a sequence. The value used is echoed in `inputs`. A batch the user gives is kept (and
-    // refused by the performance model when it is too small).
-    let preset_batch = || {
-        let published = base.global_batch_tokens?;
-        let replica = u64::from(tensor_parallel.max(1))
-            .saturating_mul(u64::from(pipeline_parallel.max(1)))
-            .saturating_mul(u64::from(context_parallel.max(1)));
-        let one_each = (u64::from(gpus) / replica)
-            .saturating_mul(u64::from(sequence_length.max(1)))
-            .min(perf::MAX_GLOBAL_BATCH_TOKENS);
-        Some(published.max(one_each))
-    };
-    let workload = Workload {
+    let mut workload = Workload {
         message_bytes: w.message_bytes.map(MessageBytes::get),
         preset: w.preset,
         model_params_billion: given_or_preset!(model_params_billion),
@@ -203,13 +186,13 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         bytes_per_gradient: given_or_preset!(bytes_per_gradient),
         tensor_parallel,
         pipeline_parallel,
-        context_parallel,
+        context_parallel: given_or_preset!(context_parallel),
         expert_parallel: given_or_preset!(expert_parallel),
         moe_top_k: given_or_preset!(moe_top_k),
         data_parallel: w.data_parallel.map(DataParallelDegree::get),
         data_parallel_mode: w.data_parallel_mode.unwrap_or(base.data_parallel_mode),
-        sequence_length,
-        global_batch_tokens: w.global_batch_tokens.map(|v| v.get()).or_else(preset_batch),
+        sequence_length: given_or_preset!(sequence_length),
+        global_batch_tokens: given_or_preset_if_any!(global_batch_tokens),
         hidden_size: given_or_preset_if_any!(hidden_size),
         precision: w.precision.unwrap_or(base.precision),
         mfu: given_or_preset!(mfu),
@@ -217,6 +200,18 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         bucket_mb: given_or_preset!(bucket_mb),
         background_load: given_or_preset!(background_load),
     };
+    // A preset's published batch feeds at least one sequence to every data-parallel replica:
+    // beyond the cluster it was published for (FSDP Llama 2 70B: 1,024 sequences) it grows
+    // with the replicas, as a larger job's batch does, instead of leaving a replica a fraction
+    // of a sequence. The value used is echoed in `inputs`. A batch the user gives is kept (and
+    // refused by the performance model when it is too small).
+    if w.global_batch_tokens.is_none()
+        && let Some(published) = workload.global_batch_tokens
+    {
+        let floor = perf::one_sequence_per_replica_tokens(gpus, &workload)
+            .min(perf::MAX_GLOBAL_BATCH_TOKENS);
+        workload.global_batch_tokens = Some(published.max(floor));
+    }
     if let Some(a) = workload.active_params_billion
         && a > workload.model_params_billion
     {
@@ -295,9 +290,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             let price = licence.and_then(|l| l.price_usd).unwrap_or(Decimal::ZERO);
             // A placeholder licence price is a figure nobody published: say so wherever an
             // Ethernet fabric's opex counts it, as a placeholder BOM price is said.
-            let ethernet = fabrics
-                .iter()
-                .any(|f| matches!(f, Fabric::Roce | Fabric::RoceAdaptive));
+            let ethernet = fabrics.iter().any(|f| f.is_ethernet());
             let placeholder = licence.is_some_and(|l| l.provenance.is_placeholder());
             if let Some(l) = licence.filter(|_| ethernet && placeholder) {
                 warnings.push(format!(
@@ -616,10 +609,9 @@ pub fn default_planes(
     fabric: Fabric,
     nic_speed_gbps: u32,
 ) -> u32 {
-    let ethernet = matches!(fabric, Fabric::Roce | Fabric::RoceAdaptive);
     match nic.and_then(|n| n.ethernet_max_link_gbps) {
         Some(max)
-            if ethernet
+            if fabric.is_ethernet()
                 && max > 0
                 && nic_speed_gbps > max
                 && nic_speed_gbps.is_multiple_of(max) =>
