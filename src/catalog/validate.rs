@@ -148,6 +148,17 @@ impl Checker {
         }
     }
 
+    /// `speed_gbps` (a link speed of `field`) must divide `whole_gbps`, the speed `whole` names.
+    fn divides(&mut self, entry: &str, field: &str, speed_gbps: u32, whole: &str, whole_gbps: u32) {
+        if speed_gbps == 0 || !whole_gbps.is_multiple_of(speed_gbps) {
+            self.fail(
+                entry,
+                field,
+                format!("{speed_gbps} Gb/s must divide {whole} {whole_gbps}"),
+            );
+        }
+    }
+
     fn nonzero(&mut self, entry: &str, field: &str, v: u64) {
         if v == 0 {
             self.fail(entry, field, "must be > 0");
@@ -269,13 +280,13 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             k.fail(&e, "link_speeds_gbps", "must include port_speed_gbps");
         }
         for &ls in &s.link_speeds_gbps {
-            if ls == 0 || ls > s.port_speed_gbps || s.port_speed_gbps % ls != 0 {
-                k.fail(
-                    &e,
-                    "link_speeds_gbps",
-                    format!("{ls} Gb/s must divide the port speed {}", s.port_speed_gbps),
-                );
-            }
+            k.divides(
+                &e,
+                "link_speeds_gbps",
+                ls,
+                "the port speed",
+                s.port_speed_gbps,
+            );
         }
         k.positive(&e, "power_w", s.power_w);
         k.priced(&e, s);
@@ -296,13 +307,13 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         if let Some(cage) = &n.cage {
             k.text(&e, "cage", cage);
         }
-        if let Some(max) = n.ethernet_max_link_gbps
-            && (max == 0 || !n.speed_gbps.is_multiple_of(max))
-        {
-            k.fail(
+        if let Some(max) = n.ethernet_max_link_gbps {
+            k.divides(
                 &e,
                 "ethernet_max_link_gbps",
-                format!("{max} Gb/s must divide the card's speed {}", n.speed_gbps),
+                max,
+                "the card's speed",
+                n.speed_gbps,
             );
         }
         k.positive(&e, "power_w", n.power_w);

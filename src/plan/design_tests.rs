@@ -381,26 +381,31 @@ fn connectx8_runs_ethernet_as_two_400g_planes_through_one_twin_port_module() {
     assert_eq!(alone.code, crate::error_code::ErrorCode::NicLinkTooFast);
 }
 
+/// The plan's warnings for `request`, one per line.
+fn warnings(request: serde_json::Value) -> String {
+    plan(request).expect("plan").warnings.join("\n")
+}
+
+/// Asserts the plan for `request` warns with `text`, or (`warned: false`) does not.
+fn assert_warns(request: serde_json::Value, text: &str, warned: bool) {
+    let w = warnings(request.clone());
+    assert_eq!(w.contains(text), warned, "{request}: {w}");
+}
+
 /// A ConnectX-7 has one OSFP cage; two 200G planes would need a module carrying two 200G links
 /// in it, which the catalog does not have: the plan counts the profile's module per link as
 /// before and says so, naming the cage and the NIC.
 #[test]
 fn a_nic_split_no_module_fits_is_warned() {
-    let p = plan(
-        serde_json::json!({"gpus": 256, "fabrics": ["infiniband"], "topology": {"planes": 2}}),
-    )
-    .expect("plan");
-    let w = p.warnings.join("\n");
-    assert!(
-        w.contains("no module in the catalog carries 2 link(s) of 200 Gb/s in one OSFP cage of nvidia-cx7-400g-osfp"),
-        "{w}"
+    let ib = serde_json::json!({"gpus": 256, "fabrics": ["infiniband"]});
+    let mut split = ib.clone();
+    split["topology"] = serde_json::json!({"planes": 2});
+    assert_warns(
+        split,
+        "no module in the catalog carries 2 link(s) of 200 Gb/s in one OSFP cage of nvidia-cx7-400g-osfp",
+        true,
     );
-    let one = plan(serde_json::json!({"gpus": 256, "fabrics": ["infiniband"]})).expect("plan");
-    assert!(
-        !one.warnings.join("\n").contains("cage"),
-        "{:?}",
-        one.warnings
-    );
+    assert_warns(ib, "cage", false);
 }
 
 /// A Quantum-X800 Q3400 cage (two 800G ports) run at 400G carries four links; the profile's
@@ -409,10 +414,9 @@ fn a_nic_split_no_module_fits_is_warned() {
 /// cages match their modules: no warning.
 #[test]
 fn a_switch_cage_its_module_does_not_fill_is_warned() {
-    let p = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
-        "topology": {"switch_sku": "nvidia-q3400-ra"}}))
-    .expect("plan");
-    let w = p.warnings.join("\n");
+    let q3400 = serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
+        "topology": {"switch_sku": "nvidia-q3400-ra"}});
+    let w = warnings(q3400);
     assert!(
         w.contains("a nvidia-q3400-ra cage carries 4 links at 400 Gb/s"),
         "{w}"
@@ -420,11 +424,10 @@ fn a_switch_cage_its_module_does_not_fill_is_warned() {
     assert!(w.contains("node_leaf (osfp-800g-2xsr4, 2 link(s))"), "{w}");
     for gpus in [16, 1024, 100_000] {
         for gpu in ["h100", "b300", "a100"] {
-            let d = plan(serde_json::json!({"gpus": gpus, "gpu_model": gpu})).expect("plan");
-            assert!(
-                !d.warnings.join("\n").contains("cage"),
-                "{gpus} {gpu}: {:?}",
-                d.warnings
+            assert_warns(
+                serde_json::json!({"gpus": gpus, "gpu_model": gpu}),
+                "cage",
+                false,
             );
         }
     }
@@ -434,22 +437,16 @@ fn a_switch_cage_its_module_does_not_fill_is_warned() {
 /// (34:30) and the plan says so, naming both; an exact one (2:1) is not warned.
 #[test]
 fn an_inexact_oversubscription_is_warned() {
-    let p = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
-        "topology": {"oversubscription": 1.2}}))
-    .expect("plan");
-    let w = p.warnings.join("\n");
-    assert!(
-        w.contains("oversubscription 1.2:1 cannot be realised exactly on 64-port leaves; using the nearest ratio below, 34:30"),
-        "{w}"
+    let at = |ratio: f64| {
+        serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
+            "topology": {"oversubscription": ratio}})
+    };
+    assert_warns(
+        at(1.2),
+        "oversubscription 1.2:1 cannot be realised exactly on 64-port leaves; using the nearest ratio below, 34:30",
+        true,
     );
-    let exact = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
-        "topology": {"oversubscription": 2}}))
-    .expect("plan");
-    assert!(
-        !exact.warnings.join("\n").contains("cannot be realised"),
-        "{:?}",
-        exact.warnings
-    );
+    assert_warns(at(2.0), "cannot be realised", false);
 }
 
 #[test]

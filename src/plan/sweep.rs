@@ -495,6 +495,16 @@ mod tests {
     use crate::catalog::CatalogSet;
     use crate::plan::{PlanRequest, build_plan};
 
+    /// A domain: whole numbers or not, every value between the bounds or a set, inclusive bounds.
+    fn domain(integer: bool, contiguous: bool, min: f64, max: f64) -> Domain {
+        Domain {
+            integer,
+            contiguous,
+            min,
+            max,
+        }
+    }
+
     const GPUS: Domain = Domain {
         integer: true,
         contiguous: true,
@@ -577,12 +587,7 @@ mod tests {
         )
         .expect("ends within the domain");
         assert_eq!(a.values.last(), Some(&1_000_000.0));
-        let price = Domain {
-            integer: false,
-            contiguous: false,
-            min: 0.0,
-            max: 10.0,
-        };
+        let price = domain(false, false, 0.0, 10.0);
         let a = axis(
             AxisInput {
                 from: Some(0.017),
@@ -598,12 +603,7 @@ mod tests {
 
     #[test]
     fn negative_zero_is_zero() {
-        let share = Domain {
-            integer: false,
-            contiguous: true,
-            min: 0.0,
-            max: 0.95,
-        };
+        let share = domain(false, true, 0.0, 0.95);
         for given in [
             AxisInput {
                 values: Some(vec![-0.0, 0.5]),
@@ -624,12 +624,7 @@ mod tests {
 
     #[test]
     fn sets_of_values_are_not_bisected() {
-        let nic = Domain {
-            integer: true,
-            contiguous: false,
-            min: 100.0,
-            max: 800.0,
-        };
+        let nic = domain(true, false, 100.0, 800.0);
         let a = axis(
             AxisInput {
                 values: Some(vec![200.0, 800.0]),

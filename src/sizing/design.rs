@@ -177,27 +177,31 @@ fn ceilings(b: &Basics, o: f64) -> Result<(u64, u64), SizingError> {
 /// (nodes ≤ k).
 fn single_layer(at: &Attempt<'_>) -> Result<Topology, SizingError> {
     let b = &at.b;
-    let (switches_per_plane, ports_per_switch) = if at.design == Design::SingleSwitch {
-        if b.endpoints > b.k {
-            return Err(at.not_fit(Why::PortsExceedOneSwitch {
-                endpoints: b.endpoints,
-                k: b.k,
-                sku: at.switch.sku.clone(),
-                link: b.link,
-            }));
-        }
+    let single = at.design == Design::SingleSwitch;
+    // Ports each switch of the layer takes: every NIC port, or one rail of every node.
+    let (switches_per_plane, ports_per_switch) = if single {
         (1, b.endpoints)
     } else {
-        if b.nodes > b.k {
-            return Err(at.not_fit(Why::NodesExceedRailSwitch {
-                nodes: b.nodes,
-                k: b.k,
-                sku: at.switch.sku.clone(),
-                link: b.link,
-            }));
-        }
         (b.r, b.nodes)
     };
+    if ports_per_switch > b.k {
+        let (k, sku, link) = (b.k, at.switch.sku.clone(), b.link);
+        return Err(at.not_fit(if single {
+            Why::PortsExceedOneSwitch {
+                endpoints: ports_per_switch,
+                k,
+                sku,
+                link,
+            }
+        } else {
+            Why::NodesExceedRailSwitch {
+                nodes: ports_per_switch,
+                k,
+                sku,
+                link,
+            }
+        }));
+    }
     let cages = mul(
         switches_per_plane,
         ceil_div(ports_per_switch, b.per_cage, "cages")?,

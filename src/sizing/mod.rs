@@ -714,17 +714,8 @@ fn size_split(
     split: LeafSplit,
     ceiling_d: u64,
 ) -> Result<Topology, SizingError> {
-    let Basics {
-        planes,
-        link,
-        breakout,
-        k,
-        radix,
-        nodes,
-        r,
-        endpoints,
-        ..
-    } = *b;
+    let (planes, link, breakout, k) = (b.planes, b.link, b.breakout, b.k);
+    let (radix, nodes, r, endpoints) = (b.radix, b.nodes, b.r, b.endpoints);
     let (d, u) = (split.downlinks, split.uplinks);
 
     // ---- 5. Scalable unit and leaves per plane (sizing.md "Leaves", NVIDIA SuperPOD RA: "the

@@ -644,6 +644,11 @@ fn exact_ratios(k: u32) -> Vec<f64> {
     out
 }
 
+/// [`arb_case`] at exact and at inexact ratios, half each.
+fn arb_any_case() -> impl Strategy<Value = (ClusterSpec, SwitchSpec, TopologyOptions)> {
+    prop_oneof![arb_case(false), arb_case(true)]
+}
+
 /// Random valid clusters: NIC speed = a link speed of the switch × planes. With `exact`, the
 /// oversubscription is one of [`exact_ratios`] (where the leaf split is chosen per cluster);
 /// otherwise 1:1 or any ratio in [1, 20] (almost never exact: one split each).
@@ -932,16 +937,6 @@ fn check_fewest_switches_of_any_exact_split(
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
-    #[test]
-    fn every_endpoint_has_a_port_and_no_switch_is_overfull((c, sw, o) in arb_case(false)) {
-        check_ports_and_ceilings(&c, &sw, &o)?;
-    }
-
-    #[test]
-    fn every_endpoint_has_a_port_and_no_switch_is_overfull_at_exact_ratios((c, sw, o) in arb_case(true)) {
-        check_ports_and_ceilings(&c, &sw, &o)?;
-    }
-
     /// Per tier, at inexact ratios and 1:1 (one leaf split each). At an exact oversubscribed
     /// ratio a bigger cluster can build another split, trading leaves for spines: see
     /// `switches_never_decrease_as_gpus_grow_at_exact_ratios`.
@@ -975,26 +970,6 @@ proptest! {
         }
     }
 
-    #[test]
-    fn oversubscribed_never_needs_more_switches((c, sw, o) in arb_case(false)) {
-        check_no_dearer_than_non_blocking(&c, &sw, &o)?;
-    }
-
-    #[test]
-    fn oversubscribed_never_needs_more_switches_at_exact_ratios((c, sw, o) in arb_case(true)) {
-        check_no_dearer_than_non_blocking(&c, &sw, &o)?;
-    }
-
-    #[test]
-    fn every_design_is_consistent_and_no_dearer_in_switches_than_su((c, sw, o) in arb_case(false)) {
-        check_every_design(&c, &sw, &o)?;
-    }
-
-    #[test]
-    fn every_design_is_consistent_and_no_dearer_in_switches_than_su_at_exact_ratios((c, sw, o) in arb_case(true)) {
-        check_every_design(&c, &sw, &o)?;
-    }
-
     /// At an exact oversubscribed ratio, the SU Clos and (when it fits) collapsed rails need no
     /// more switches than any exact split d = o·u, d + u ≤ k that needs no more leaves than 1:1
     /// would give, in any tiers, each sized here by brute force from the rules (leaves from the
@@ -1002,6 +977,27 @@ proptest! {
     #[test]
     fn exact_ratios_build_the_split_with_the_fewest_switches((c, sw, o) in arb_case(true)) {
         check_fewest_switches_of_any_exact_split(&c, &sw, &o)?;
+    }
+}
+
+// The checks that hold at any ratio: 1,024 cases, half at exact ratios (as many of each as
+// the per-kind tests above draw).
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    #[test]
+    fn every_endpoint_has_a_port_and_no_switch_is_overfull((c, sw, o) in arb_any_case()) {
+        check_ports_and_ceilings(&c, &sw, &o)?;
+    }
+
+    #[test]
+    fn oversubscribed_never_needs_more_switches((c, sw, o) in arb_any_case()) {
+        check_no_dearer_than_non_blocking(&c, &sw, &o)?;
+    }
+
+    #[test]
+    fn every_design_is_consistent_and_no_dearer_in_switches_than_su((c, sw, o) in arb_any_case()) {
+        check_every_design(&c, &sw, &o)?;
     }
 }
 

@@ -9,16 +9,6 @@ use std::collections::BTreeMap;
 use serde::de::value::{Error, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, Visitor};
 
-macro_rules! scalar_forward {
-    ($($m:ident)*) => {
-        $(
-            fn $m<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-                self.scalar()?.$m(v)
-            }
-        )*
-    };
-}
-
 /// `Option`s and newtype structs are transparent in a query: a parameter that is there is
 /// `Some`, and a newtype (a bounded input) reads the value itself.
 macro_rules! transparent_wrappers {
@@ -37,10 +27,19 @@ macro_rules! transparent_wrappers {
     };
 }
 
-/// Numbers are parsed from the text, whatever numeric type the field asks for; the field's own
-/// `Deserialize` then checks type and range (a bounded input says its range in the error).
-macro_rules! scalar_numbers {
+/// Scalar methods: on a [`Node`], the one value's (`scalar_methods!(m…)`); on a [`Scalar`], a
+/// number parsed from the text whatever numeric type the field asks for
+/// (`scalar_methods!(numbers: m…)`), the field's own `Deserialize` then checking type and range
+/// (a bounded input says its range in the error).
+macro_rules! scalar_methods {
     ($($m:ident)*) => {
+        $(
+            fn $m<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+                self.scalar()?.$m(v)
+            }
+        )*
+    };
+    (numbers: $($m:ident)*) => {
         $(
             fn $m<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
                 self.number(v)
@@ -190,7 +189,7 @@ impl<'de, 'a: 'de> Deserializer<'de> for &'de Node<'a> {
         v.visit_unit()
     }
 
-    scalar_forward! {
+    scalar_methods! {
         deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_f32
         deserialize_f64 deserialize_char deserialize_str deserialize_string deserialize_bytes
@@ -350,8 +349,6 @@ impl<'de> Deserializer<'de> for Scalar<'de> {
         }
     }
 
-    transparent_wrappers!();
-
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -362,7 +359,10 @@ impl<'de> Deserializer<'de> for Scalar<'de> {
         d.deserialize_enum(name, variants, v)
     }
 
-    scalar_numbers! {
+    transparent_wrappers!();
+
+    scalar_methods! {
+        numbers:
         deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_u8
         deserialize_u16 deserialize_u32 deserialize_u64 deserialize_f32 deserialize_f64
     }
