@@ -278,29 +278,31 @@ fn first_escaped(bytes: &[u8]) -> Option<usize> {
 /// `s` as a JSON string, quotes included.
 #[inline]
 fn write_str(out: &mut Vec<u8>, s: &str) -> Done {
-    // Decimals, enum names, SKUs.
-    write_quoted(out, b"\"", s, b"\"")
-}
-
-/// An object's key: `open` (`"`, or `,"` after another entry), `key` escaped, then `":`.
-#[inline]
-fn write_key(out: &mut Vec<u8>, open: &[u8], key: &str) -> Done {
-    // Map keys (SKUs, fabrics, override names) and variant names.
-    write_quoted(out, open, key, b"\":")
-}
-
-/// `open`, `s` escaped, `close`, in as few writes as it takes: a short string with nothing to
-/// escape (most of what a plan writes) makes no call into the scan.
-#[inline(always)]
-fn write_quoted(out: &mut Vec<u8>, open: &[u8], s: &str, close: &[u8]) -> Done {
-    out.reserve(s.len() + open.len() + close.len());
-    out.extend_from_slice(open);
+    out.reserve(s.len() + 2);
+    out.push(b'"');
     if short_and_plain(s.as_bytes()) {
+        // Decimals, enum names, SKUs: no call into the scan.
         out.extend_from_slice(s.as_bytes());
     } else {
         write_escaped(out, s)?;
     }
-    out.extend_from_slice(close);
+    out.push(b'"');
+    Ok(())
+}
+
+/// An object's key: `open` (`"`, or `,"` after another entry), `key` escaped, then `":`, in
+/// as few writes as it takes.
+#[inline]
+fn write_key(out: &mut Vec<u8>, open: &[u8], key: &str) -> Done {
+    out.reserve(key.len() + 4);
+    out.extend_from_slice(open);
+    if short_and_plain(key.as_bytes()) {
+        // Map keys (SKUs, fabrics, override names) and variant names: no call into the scan.
+        out.extend_from_slice(key.as_bytes());
+    } else {
+        write_escaped(out, key)?;
+    }
+    out.extend_from_slice(b"\":");
     Ok(())
 }
 
