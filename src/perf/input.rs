@@ -43,8 +43,12 @@ pub struct GpuSpec {
 ///   No NVLS (NVSwitch gen 2 has no SHARP).
 /// - H100 / H200 (NVLink 4, 18 links): ring busbw ≈ 365–370 GB/s, NVLS ≈ 480 GB/s in one node
 ///   (nccl-tests#212, performance.md §2). H200 has the same NVLink as H100.
-/// - B200 (NVLink 5, 2× NVLink 4 per GPU): NCCL's own tables scale Blackwell as 2× Hopper
-///   (tuning.cc `2*141.0`, `2*36.7`…), so 2 × the H100 figures.
+/// - B200 (NVLink 5, 2× NVLink 4 per GPU): ring busbw 2 × H100, as NCCL's own tables scale
+///   Blackwell (tuning.cc `2*141.0`, `2*36.7`…) — a placeholder until a measured ring figure.
+///   NVLS busbw is measured, 840 GB/s, not 2 × 480: 8 B200 in one server "830+" GB/s
+///   (NVIDIA/nccl#1807) and one GB200 NVL72 rack 834.57–846.82 GB/s at 8 GiB
+///   (coreweave/nccl-tests#43); NVLink SHARP is bounded by the switch's reduction, not the
+///   link count. Calibration rows C13 and C15.
 pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
     (
         "a100",
@@ -83,12 +87,12 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
         "b200",
         GpuSpec {
             nvlink_ring_busbw_gbytes_per_s: 730.0,
-            nvls_busbw_gbytes_per_s: Some(960.0),
+            nvls_busbw_gbytes_per_s: Some(840.0),
             gpus_per_node_max: 8,
             dense_bf16_tflops: 2250.0,
             nvlink_domain_gpus: 8,
         },
-        "NVLink 5 = 2x NVLink 4; NCCL tuning.cc scales Blackwell as 2x Hopper",
+        "ring: NVLink 5 = 2x NVLink 4 (NCCL tuning.cc scales Blackwell as 2x Hopper); NVLS 840: NVIDIA/nccl#1807, coreweave/nccl-tests#43",
     ),
 ];
 

@@ -279,10 +279,23 @@ pub fn one_sequence_per_replica_tokens(gpus: u32, w: &Workload) -> u64 {
     (u64::from(gpus) / replica).saturating_mul(u64::from(w.sequence_length.max(1)))
 }
 
-/// Ranks, ranks per node, nodes of the all-reduce communicator, and the data-parallel degree.
+/// GPUs of one NVLink domain as the job sees it: the GPU's domain (72 on NVL72), at least a
+/// server, at most the job.
+fn domain_gpus(input: &PerfInput) -> u32 {
+    input
+        .gpu
+        .nvlink_domain_gpus
+        .max(input.gpus_per_node)
+        .min(input.gpus)
+        .max(1)
+}
+
+/// Ranks, ranks per NVLink domain and NVLink domains of the all-reduce communicator, and the
+/// data-parallel degree. A "node" of the communicator is an NVLink domain: a server on HGX, a
+/// 72-GPU rack on NVL72, where NCCL runs the intra-domain part over multi-node NVLink.
 fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfError> {
     let gpus = u64::from(input.gpus);
-    let g_node = u64::from(input.gpus_per_node.min(input.gpus).max(1));
+    let g_node = u64::from(domain_gpus(input));
     let (ranks, per_node, dp) = match input.workload.message_bytes {
         Some(_) => (gpus, g_node, gpus),
         None => {
@@ -339,8 +352,8 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
                     format!("{ep} exceeds the data-parallel degree {dp} it is carved from"),
                 ));
             }
-            // TP (then CP) fills the node first (Megatron order tp → cp → dp → pp): a node
-            // holds G/(TP·CP) ranks of each data-parallel group.
+            // TP (then CP) fills the domain first (Megatron order tp → cp → dp → pp): a domain
+            // of G GPUs holds G/(TP·CP) ranks of each data-parallel group.
             let per_node = (g_node / (tp * cp)).clamp(1, dp.max(1));
             (dp, per_node, dp)
         }
@@ -370,13 +383,19 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
                 .workload
                 .background_load
                 .clamp(0.0, MAX_BACKGROUND_LOAD));
-    // Every GPU's data-parallel group runs at once: each communicator gets its GPUs' share.
-    let net_node_raw = node_net * (per_node as f64 / gpn).min(1.0);
+    // Every GPU's data-parallel group runs at once: each communicator gets the network share
+    // of its GPUs in a domain (each GPU its server's NICs ÷ GPUs per server).
+    let net_node_raw = node_net / gpn * per_node as f64;
     let nodes_f = nodes as f64;
+    // Congestion and hops follow the servers the group spans: its domains' servers (on HGX a
+    // domain is one server).
+    let servers_f = (nodes_f * f64::from(domain_gpus(input)) / gpn)
+        .ceil()
+        .clamp(1.0, (f64::from(input.gpus) / gpn).ceil().max(1.0));
     let npl = f64::from(path.nodes_per_leaf);
-    let crossing = congestion::crossing_share(nodes_f, npl);
+    let crossing = congestion::crossing_share(servers_f, npl);
     let kappa = congestion::congestion_factor(path, crossing);
-    let hops = congestion::switch_hops(nodes_f, npl, path.tiers);
+    let hops = congestion::switch_hops(servers_f, npl, path.tiers);
     let comm = Communicator {
         ranks: ranks as f64,
         nodes: nodes_f,
@@ -470,9 +489,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         let gpn_f = f64::from(input.gpus_per_node.max(1));
         let total_nodes = (f64::from(input.gpus) / gpn_f).ceil().max(1.0);
         let per_gpu_net = node_net / gpn_f;
-        let domain = f64::from(input.gpu.nvlink_domain_gpus.max(input.gpus_per_node))
-            .min(f64::from(input.gpus))
-            .max(1.0);
+        let domain = f64::from(domain_gpus(input));
         let make = |k: f64, per_domain: f64, stride: f64| -> Communicator {
             let span = (k * stride / gpn_f).ceil().clamp(1.0, total_nodes);
             let crossing_g = congestion::crossing_share(span, npl);

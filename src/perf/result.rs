@@ -32,7 +32,8 @@ pub struct PerfResult {
     pub busbw_ceiling_gbytes_per_s: f64,
     /// Ranks in the all-reduce communicator (data-parallel size, or all GPUs).
     pub communicator_ranks: u32,
-    /// Nodes the communicator spans.
+    /// NVLink domains the communicator spans: servers on HGX/DGX, 72-GPU racks on NVL72 (1: the
+    /// all-reduce runs on NVLink only).
     pub communicator_nodes: u32,
     /// Gradient buckets per step (1 for an explicit message).
     pub buckets: u64,

@@ -62,7 +62,12 @@ fn case_input(case: &serde_json::Value) -> PerfInput {
         gpus,
         gpus_per_node: gpn,
         nics_per_node: num("nics_per_node"),
-        gpu: gpu_default(case["gpu"].as_str().expect("gpu")).expect("known gpu"),
+        gpu: GpuSpec {
+            nvlink_domain_gpus: case["nvlink_domain_gpus"]
+                .as_u64()
+                .map_or(gpn, |d| d as u32),
+            ..gpu_default(case["gpu"].as_str().expect("gpu")).expect("known gpu")
+        },
         nic: NicSpec {
             speed_gbps: num("nic_speed_gbps"),
             pcie_gen: num("pcie_gen") as u8,
@@ -576,6 +581,55 @@ fn nvlink_domain_keeps_expert_parallel_on_nvlink() {
     assert_eq!(a2a(&on_net).placement, "network");
     assert_eq!(a2a(&nvl).placement, "nvlink");
     assert!(nvl.gpu_idle_fraction < on_net.gpu_idle_fraction);
+}
+
+/// On NVL72 the data-parallel all-reduce is placed by NVLink domain, not by server: a job
+/// inside one 72-GPU rack waits on no network (its 4-GPU trays all sit on one NVLink fabric),
+/// and across racks the communicator's "nodes" are racks, each sending through all its
+/// GPUs' NICs. Before 2026-11-25 the 64-GPU job was timed over 16 trays' NICs (busbw 48 GB/s,
+/// idle 0.05 %).
+#[test]
+fn nvl72_places_the_data_parallel_all_reduce_by_rack() {
+    let nvl72 = |gpus: u32| PerfInput {
+        gpus_per_node: 4,
+        nics_per_node: 4,
+        gpu: GpuSpec {
+            nvlink_domain_gpus: 72,
+            ..gpu_default("b200").expect("b200")
+        },
+        ..h100_input(gpus, fabric_path(Fabric::Roce, gpus), Workload::default())
+    };
+    let rack = evaluate(&nvl72(64)).expect("one rack");
+    let dp = |r: &PerfResult| {
+        r.collectives
+            .iter()
+            .find(|c| c.kind == "all_reduce" && c.parallelism == "data")
+            .cloned()
+            .expect("data-parallel all-reduce")
+    };
+    assert_eq!(dp(&rack).placement, "nvlink");
+    assert_eq!(rack.communicator_nodes, 1);
+    assert_eq!(rack.network_exposed_ms, 0.0);
+    assert_eq!(rack.gpu_idle_fraction, 0.0);
+    // 1,152 GPUs = 16 racks; TP 8 × PP 4 leaves DP 36, 72 / 8 = 9 of them per rack: 4 racks.
+    let racks = evaluate(&nvl72(1152)).expect("16 racks");
+    assert_eq!(dp(&racks).placement, "network");
+    assert_eq!(racks.communicator_ranks, 36);
+    assert_eq!(racks.communicator_nodes, 4);
+    // Nine GPUs' NICs per rack carry the group's traffic: more than a whole tray's four NICs
+    // (by server, TP 8 spans two trays and the group had one NIC's 48 GB/s).
+    assert!(
+        racks.busbw_gbytes_per_s > 4.0 * 48.0,
+        "{}",
+        racks.busbw_gbytes_per_s
+    );
+    // The same GPUs in 8-GPU servers keep the by-server shape.
+    let hgx = evaluate(&PerfInput {
+        gpu: gpu_default("b200").expect("b200"),
+        ..h100_input(1152, fabric_path(Fabric::Roce, 1152), Workload::default())
+    })
+    .expect("hgx");
+    assert_eq!(hgx.communicator_nodes, 36);
 }
 
 #[test]

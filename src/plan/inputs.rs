@@ -261,9 +261,20 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         .and_then(|u| u.busy_fraction.map(Fraction::get))
         .unwrap_or(ops.busy_fraction.value);
     let mut warnings = Vec::new();
-    if gpus <= gpus_per_node {
+    // The job inside one NVLink domain: a server, or a multi-node NVLink rack (NVL72).
+    let domain = nvlink_domain_gpus(&gpu, gpus_per_node);
+    if gpus <= domain {
+        let inside = if gpus <= gpus_per_node {
+            format!("one server ({gpus} GPUs)")
+        } else {
+            format!(
+                "one NVLink domain ({gpus} GPUs of the {domain}-GPU {} domain)",
+                gpu.id
+            )
+        };
         warnings.push(format!(
-            "one server ({gpus} GPUs): every collective of the job runs over NVLink inside it, so no scale-out fabric changes its step time; each fabric is priced as asked (for storage, growth or a second server) and no communication wait is charged to it (its idle cost is the failure line alone)"
+            "{inside}: every collective of the job runs over NVLink inside it, so no scale-out fabric changes its step time; each fabric is priced as asked (for storage, growth or a second {}) and no communication wait is charged to it (its idle cost is the failure line alone)",
+            if gpus <= gpus_per_node { "server" } else { "domain" }
         ));
     }
     let electricity = e
@@ -598,6 +609,17 @@ pub fn nic_for(
         .nic_by_speed
         .get(super::DecimalText::new(nic_speed_gbps).as_str())?;
     catalog.nic(sku)
+}
+
+/// GPUs in one NVLink domain of servers with `gpus_per_node` GPUs: the catalog's domain when it
+/// spans servers (multi-node NVLink, GB200/GB300 NVL72: 72 GPUs over 4-GPU trays), else the
+/// server as asked (an H100 in 4-GPU servers has a 4-GPU domain, not the HGX board's 8).
+pub fn nvlink_domain_gpus(gpu: &crate::catalog::Gpu, gpus_per_node: u32) -> u32 {
+    if gpu.nvlink_domain_gpus > gpu.gpus_per_node {
+        gpu.nvlink_domain_gpus.max(gpus_per_node)
+    } else {
+        gpus_per_node
+    }
 }
 
 /// Planes of a fabric when the request gives none: one link per NIC, unless the NIC cannot run

@@ -1097,7 +1097,7 @@ pub fn perf_input(r: &inputs::Resolved, s: &SizedFabric) -> perf::PerfInput {
             nvls_busbw_gbytes_per_s: r.gpu.nvls_busbw_gbytes_per_s,
             gpus_per_node_max: r.gpu.gpus_per_node.max(r.gpus_per_node),
             dense_bf16_tflops: r.gpu.dense_bf16_tflops,
-            nvlink_domain_gpus: r.gpu.nvlink_domain_gpus,
+            nvlink_domain_gpus: inputs::nvlink_domain_gpus(&r.gpu, r.gpus_per_node),
         },
         nic: perf::NicSpec {
             speed_gbps: r.nic_speed_gbps,

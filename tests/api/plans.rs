@@ -141,10 +141,17 @@ async fn calibration_cases_land_within_tolerance() {
             continue;
         }
         let f = c["fabric"].as_str().unwrap();
+        // NVL72 rows plan on the catalog's rack GPU, which has no price: the GPU-hour is given
+        // (it moves no performance figure).
+        let (gpu, economics) = match c.get("catalog_gpu") {
+            Some(g) => (g.clone(), json!({"gpu_hour_usd": "4"})),
+            None => (c["gpu"].clone(), json!({})),
+        };
         let body = json!({
-            "gpus": c["gpus"], "gpu_model": c["gpu"], "gpus_per_node": c["gpus_per_node"],
+            "gpus": c["gpus"], "gpu_model": gpu, "gpus_per_node": c["gpus_per_node"],
             "nics_per_node": c["nics_per_node"], "nic_speed_gbps": c["nic_speed_gbps"],
-            "fabrics": [f], "workload": {"message_bytes": c["message_bytes"]}
+            "fabrics": [f], "workload": {"message_bytes": c["message_bytes"]},
+            "economics": economics
         });
         let v = plan(&app, body).await;
         let got = fabric(&v, f)["performance"][c["metric"].as_str().unwrap()]
@@ -433,6 +440,34 @@ async fn crossing_the_reported_break_even_flips_the_cheapest_fabric() {
 /// is lost to whichever scale-out fabric is bought, so the plan prices no communication idle
 /// and says 0%. Two servers (TP 8, PP 2) wait on the network only for the pipeline's
 /// send/recv, a sliver of the exposed time.
+/// A GB200 NVL72 job inside one 72-GPU rack runs every collective on multi-node NVLink: no
+/// network wait on any fabric, and the plan says why; across racks the data-parallel
+/// all-reduce spans racks, not trays.
+#[tokio::test]
+async fn a_job_inside_one_nvl72_rack_waits_on_no_network() {
+    let app = spawn_app().await;
+    let body = |gpus: u32| json!({"gpus": gpus, "gpu_model": "gb200-nvl72", "economics": {"gpu_hour_usd": "4"}});
+    let rack = plan(&app, body(64)).await;
+    for f in ["infiniband", "roce", "roce_adaptive"] {
+        let p = &fabric(&rack, f)["performance"];
+        assert_eq!(p["network_exposed_ms"].as_f64(), Some(0.0), "{f}: {p}");
+        assert_eq!(p["gpu_idle_fraction"].as_f64(), Some(0.0), "{f}: {p}");
+        assert_eq!(p["communicator_nodes"], 1, "{f}");
+    }
+    assert_warns(
+        &rack,
+        "one NVLink domain (64 GPUs of the 72-GPU gb200-nvl72 domain): every collective",
+        "one NVLink domain",
+    );
+    let racks = plan(&app, body(1152)).await;
+    assert!(!racks["warnings"].to_string().contains("NVLink domain ("));
+    let p = &fabric(&racks, "infiniband")["performance"];
+    // TP 4 (the tray) × PP 4 leaves DP 72 over 16 racks, 18 per rack: 4 racks.
+    assert_eq!(p["communicator_ranks"], 72, "{p}");
+    assert_eq!(p["communicator_nodes"], 4, "{p}");
+    assert!(p["network_exposed_ms"].as_f64().unwrap() > 0.0, "{p}");
+}
+
 #[tokio::test]
 async fn nvlink_waits_are_not_charged_to_the_network() {
     let app = spawn_app().await;
