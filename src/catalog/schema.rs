@@ -218,6 +218,12 @@ pub struct Transceiver {
     /// Maximum reach, m.
     pub reach_m: u32,
     pub medium: Medium,
+    /// Signalling rate of one lane, Gb/s: 50 (HDR, 50G-PAM4), 100 (NDR and 400GbE, 100G-PAM4),
+    /// 200 (XDR and 800GbE per port, 200G-PAM4). The two ends of a link must have the same: a
+    /// module cannot downshift (NVIDIA LinkX: "200G-PAM4-based transceivers cannot downshift to
+    /// 100G-PAM4 or 50G-PAM4"; HDR "cannot be directly linked" to NDR). Absent: not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lane_gbps: Option<u32>,
     /// Power per module, W.
     pub power_w: Decimal,
     #[serde(flatten)]

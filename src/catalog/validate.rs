@@ -325,6 +325,9 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         k.nonzero(&e, "link_speed_gbps", t.link_speed_gbps.into());
         k.nonzero(&e, "links_per_module", t.links_per_module.into());
         k.nonzero(&e, "reach_m", t.reach_m.into());
+        if let Some(lane) = t.lane_gbps {
+            k.divides(&e, "lane_gbps", lane, "the link speed", t.link_speed_gbps);
+        }
         k.non_negative(&e, "power_w", t.power_w);
         k.priced(&e, t);
     }

@@ -213,6 +213,7 @@ pub fn nic_side_module<'a>(
         .filter(|t| {
             fits(t)
                 && t.link_speed_gbps == profile_module.link_speed_gbps
+                && t.lane_gbps == profile_module.lane_gbps
                 && t.medium == profile_module.medium
                 && t.reach_m >= profile_module.reach_m
         })

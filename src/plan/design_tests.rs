@@ -449,6 +449,40 @@ fn an_inexact_oversubscription_is_warned() {
     assert_warns(at(2.0), "cannot be realised", false);
 }
 
+/// The two ends of a NIC link signal at one lane rate (NVIDIA LinkX: 200G-PAM4 optics cannot
+/// downshift; HDR's 50G-PAM4 cannot link to NDR's 100G-PAM4). An XDR ConnectX-8 (B300 on
+/// InfiniBand) takes the single-port 4 x 200G DR4, not the 8 x 100G DR8; the 200G profile pairs
+/// a ConnectX-6 HDR module with NDR200 switch optics, and the plan says those do not link.
+#[test]
+fn the_ends_of_a_nic_link_share_a_lane_rate() {
+    let cats = CatalogSet::embedded().expect("catalog");
+    let cat = cats.newest();
+    let b300 =
+        plan(serde_json::json!({"gpus": 1024, "gpu_model": "b300", "fabrics": ["infiniband"]}))
+            .expect("plan");
+    let ib = &b300.fabrics[0];
+    let nic_side = nic_side_lines(ib);
+    assert_eq!(nic_side.len(), 1);
+    let nic_module = cat
+        .transceiver(&nic_side[0].priced.line.sku)
+        .expect("module");
+    assert_eq!(nic_module.part.sku.as_str(), "osfp-800g-dr4");
+    assert_eq!(nic_module.lane_gbps, Some(200));
+    assert!(
+        !b300.warnings.join("\n").contains("lanes"),
+        "{:?}",
+        b300.warnings
+    );
+    for gpus in [16, 1024, 16_384] {
+        assert_warns(serde_json::json!({"gpus": gpus}), "G lanes", false);
+    }
+    assert_warns(
+        serde_json::json!({"gpus": 1024, "gpu_model": "a100", "fabrics": ["infiniband"]}),
+        "infiniband: the NIC-side qsfp56-200g-sr4 signals on 50G lanes and the switch-side osfp-800g-2xsr4-ndr200 on 100G lanes",
+        true,
+    );
+}
+
 #[test]
 fn adaptive_ethernet_nic_optics_fit_bluefield3() {
     let p = plan(serde_json::json!({"gpus": 256, "fabrics": ["roce_adaptive"]})).expect("plan");

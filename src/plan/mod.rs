@@ -974,6 +974,27 @@ fn size_fabric<'a>(
         .and_then(|sku| catalog.transceiver(sku))
     {
         let side = bom::nic_side_module(catalog, nic, m, topology.planes);
+        // The two ends of a NIC link must signal at the same lane rate (an HDR module on 50G
+        // lanes cannot link to an NDR switch module on 100G lanes): a profile or request that
+        // pairs them is priced as given and said to be unbuildable as such.
+        if let Some(sw) = chosen_ctx.cabling[0]
+            .switch_module
+            .as_deref()
+            .and_then(|sku| catalog.transceiver(sku))
+            && let (Some(nic_lane), Some(sw_lane)) = (side.module.lane_gbps, sw.lane_gbps)
+            && nic_lane != sw_lane
+            && topology.links.node_leaf > 0
+        {
+            push_unique(
+                warnings,
+                format!(
+                    "{}: the NIC-side {} signals on {nic_lane}G lanes and the switch-side {} on {sw_lane}G lanes; optics cannot change lane rate, so these two ends do not link (HDR hosts on an NDR switch need the vendor's splitter AOC, or HDR switches) — the node–leaf cabling is priced as the profile names it but must be replaced",
+                    fabric.as_str(),
+                    side.module.part.sku,
+                    sw.part.sku,
+                ),
+            );
+        }
         if !side.fits {
             push_unique(
                 warnings,
