@@ -1,7 +1,8 @@
-//! Network faults as GPU idle time: every failure of a NIC, switch, transceiver or cable
-//! interrupts the job; each interruption loses the work since the last checkpoint (half the
-//! interval on average) plus the restart, on every GPU of the job. Pure arithmetic over plain
-//! data; sources of the default rates in docs/cost.md#failures.
+//! Network faults as GPU idle time: a failure of a NIC, switch, transceiver or cable interrupts
+//! the job (on one plane; with two or more planes only a NIC failure does, see
+//! [`interruptions_per_year`]); each interruption loses the work since the last checkpoint (half
+//! the interval on average) plus the restart, on every GPU of the job. Pure arithmetic over
+//! plain data; sources of the default rates in docs/cost.md#failures.
 
 /// Yearly job-interrupting failure rates per part, and what one interruption costs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,10 +26,15 @@ pub struct Reliability {
 pub const DEFAULT_NIC_FAILURES_PER_YEAR: f64 = 0.00289;
 /// Same table: 35 interruptions from "network switch/cable" in 54 days = 236.6 per year. The
 /// paper does not split switches, optics and cables, so the rate is spread equally over the
-/// parts of a non-blocking three-tier 400G fabric for 16,384 GPUs built from 64-port switches
-/// (1,280 switches, 49,152 links, 98,304 transceivers: 148,736 parts): 236.6 / 148,736 per
-/// part-year. An estimate (equal per-part split is an assumption), not a measured AFR.
-pub const DEFAULT_NETWORK_PART_FAILURES_PER_YEAR: f64 = 0.00159;
+/// parts of a non-blocking three-tier 400G fabric for 16,384 GPUs built from 64-port switches,
+/// counted as this crate's bill of materials counts them (the default InfiniBand plan for
+/// 16,384 H100: 1,280 switches, 57,344 modules — a twin-port switch module is one part serving
+/// two links — and 49,152 fibres: 107,776 parts): 236.6 / 107,776 per part-year, so that plan
+/// reproduces the paper's rate (tested). Until 2026-11-25 the parts were counted per link end
+/// (98,304 transceivers, 148,736 parts: 0.00159), which gave 72 % of the paper's rate on the
+/// very cluster it came from. An estimate (equal per-part split is an assumption), not a
+/// measured AFR.
+pub const DEFAULT_NETWORK_PART_FAILURES_PER_YEAR: f64 = 0.00220;
 /// Default checkpoint interval, minutes (assumption: 30 minutes, the order Meta reports for
 /// large jobs; set your own).
 pub const DEFAULT_CHECKPOINT_INTERVAL_MINUTES: f64 = 30.0;
@@ -59,14 +65,28 @@ pub struct PartCounts {
     pub transceivers: u64,
     /// Cables (fibre or copper).
     pub cables: u64,
+    /// Independent fabric planes (1 or more).
+    pub planes: u32,
 }
 
 /// Expected job interruptions per year from the fabric's parts while the cluster is busy.
+///
+/// With two or more planes a switch, transceiver or cable serves one plane: its failure leaves
+/// every NIC a path on the other planes and the job runs on at reduced bandwidth until the part
+/// is replaced (NVIDIA DGX SuperPOD B300 RA, Network Fabrics: in the twin-planar fabric "a
+/// single switch failure, transceiver failure or cable failure will not lead to a catastrophic
+/// job abortion. Instead, the application can continue to operate on ½ of the original
+/// bandwidth"). Only a NIC failure, which takes all of a GPU's planes, interrupts. The slower
+/// steps while a plane is degraded are not priced.
 pub fn interruptions_per_year(parts: &PartCounts, r: &Reliability, busy_fraction: f64) -> f64 {
-    let raw = parts.nics as f64 * r.nic_failures_per_year
-        + parts.switches as f64 * r.switch_failures_per_year
-        + parts.transceivers as f64 * r.transceiver_failures_per_year
-        + parts.cables as f64 * r.cable_failures_per_year;
+    let plane_local = if parts.planes >= 2 {
+        0.0
+    } else {
+        parts.switches as f64 * r.switch_failures_per_year
+            + parts.transceivers as f64 * r.transceiver_failures_per_year
+            + parts.cables as f64 * r.cable_failures_per_year
+    };
+    let raw = parts.nics as f64 * r.nic_failures_per_year + plane_local;
     raw * busy_fraction.clamp(0.0, 1.0)
 }
 
@@ -101,12 +121,13 @@ mod tests {
             switches: 48,
             transceivers: 4096,
             cables: 2048,
+            planes: 1,
         };
         let r = Reliability::default();
-        // (1024·0.00289 + (48 + 4096 + 2048)·0.00159) = 12.80 interruptions/year at busy 1;
-        // × (15 + 15)/60 h × 1024 GPUs = 6,555 GPU-hours.
+        // (1024·0.00289 + (48 + 4096 + 2048)·0.00220) = 16.58 interruptions/year at busy 1;
+        // × (15 + 15)/60 h × 1024 GPUs = 8,487 GPU-hours.
         let h = failure_gpu_hours_per_year(&parts, &r, 1024, 1.0);
-        let want = (1024.0 * 0.00289 + 6192.0 * 0.00159) * 0.5 * 1024.0;
+        let want = (1024.0 * 0.00289 + 6192.0 * 0.00220) * 0.5 * 1024.0;
         assert!((h - want).abs() < 1e-6, "{h} vs {want}");
         let zero = Reliability {
             nic_failures_per_year: 0.0,
@@ -132,5 +153,9 @@ mod tests {
             ..parts
         };
         assert!(failure_gpu_hours_per_year(&more, &r, 1024, 1.0) > h);
+        // Two planes: a switch, module or cable leaves the other plane; only NICs interrupt.
+        let twin = PartCounts { planes: 2, ..parts };
+        let nic_only = 1024.0 * 0.00289 * 0.5 * 1024.0;
+        assert!((failure_gpu_hours_per_year(&twin, &r, 1024, 1.0) - nic_only).abs() < 1e-6);
     }
 }

@@ -483,6 +483,63 @@ fn the_ends_of_a_nic_link_share_a_lane_rate() {
     );
 }
 
+/// The per-part network failure rate is Llama 3's 236.6 "network switch/cable" interruptions a
+/// year (35 in 54 days on 16,384 H100) spread over a three-tier 400G fabric's parts as this
+/// crate's BOM counts them: the default InfiniBand plan for 16,384 H100 gives the paper's rate
+/// back. Counting twin-port modules per link end (the rate before 2026-11-25) gave 171.4.
+#[test]
+fn the_failure_rate_reproduces_its_source_on_its_own_cluster() {
+    use crate::cost::{Category, failure::DEFAULT_NETWORK_PART_FAILURES_PER_YEAR};
+    let p = plan(serde_json::json!({"gpus": 16384, "fabrics": ["infiniband"]})).expect("plan");
+    let parts: u64 = p.fabrics[0]
+        .bom
+        .as_ref()
+        .expect("bom")
+        .iter()
+        .filter(|l| {
+            matches!(
+                l.priced.line.category,
+                Category::Switch | Category::Optic | Category::Cable
+            )
+        })
+        .map(|l| l.priced.line.quantity)
+        .sum();
+    let per_year = parts as f64 * DEFAULT_NETWORK_PART_FAILURES_PER_YEAR;
+    let paper = 35.0 / (54.0 / 365.0);
+    assert!(
+        (per_year / paper - 1.0).abs() < 0.01,
+        "{parts} parts: {per_year:.1} interruptions a year against {paper:.1}"
+    );
+}
+
+/// NVIDIA's B300 twin-planar fabric survives a switch, module or cable failure on one plane:
+/// with two planes only NIC failures interrupt the job, so the failure line falls to the NICs'.
+#[test]
+fn a_second_plane_keeps_plane_local_failures_from_interrupting() {
+    let one = plan(
+        serde_json::json!({"gpus": 1024, "gpu_model": "b300", "fabrics": ["infiniband", "roce"]}),
+    )
+    .expect("plan");
+    let hours = |f: &FabricPlan| {
+        f.gpu_idle
+            .as_ref()
+            .expect("idle")
+            .failure_gpu_hours_per_year
+    };
+    let (ib, roce) = (&one.fabrics[0], &one.fabrics[1]);
+    assert_eq!(ib.topology.as_ref().expect("ib").planes, 1);
+    assert_eq!(roce.topology.as_ref().expect("roce").planes, 2);
+    // 1,024 NICs on both; InfiniBand also loses its switches, modules and cables.
+    assert!(hours(roce) < hours(ib), "{} vs {}", hours(roce), hours(ib));
+    let nics_only = 1024.0 * crate::cost::failure::DEFAULT_NIC_FAILURES_PER_YEAR;
+    let per_interruption = hours(roce) / nics_only;
+    // (30/2 + 15) minutes on 1,024 GPUs, times the busy fraction.
+    assert!(
+        per_interruption > 0.0 && per_interruption <= 512.0,
+        "{per_interruption}"
+    );
+}
+
 #[test]
 fn adaptive_ethernet_nic_optics_fit_bluefield3() {
     let p = plan(serde_json::json!({"gpus": 256, "fabrics": ["roce_adaptive"]})).expect("plan");

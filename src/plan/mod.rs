@@ -1054,7 +1054,7 @@ fn size_fabric<'a>(
         }
     }
 
-    let parts = failure_parts(&items);
+    let parts = failure_parts(&items, topology.planes);
     let endpoints = topology.links.node_leaf;
     let switches = topology
         .leaf_switches
@@ -1384,9 +1384,13 @@ pub fn perf_error(e: perf::PerfError) -> PlanError {
     PlanError::field(&pointer, ErrorCode::PerformanceModel, e.to_string())
 }
 
-/// Failure-prone parts of a fabric from its BOM lines: NICs, switches, optics, cables.
-fn failure_parts(items: &[bom::BomItem]) -> cost::failure::PartCounts {
-    let mut p = cost::failure::PartCounts::default();
+/// Failure-prone parts of a fabric from its BOM lines (NICs, switches, optics, cables) and its
+/// planes.
+fn failure_parts(items: &[bom::BomItem], planes: u32) -> cost::failure::PartCounts {
+    let mut p = cost::failure::PartCounts {
+        planes,
+        ..Default::default()
+    };
     for it in items {
         let q = it.line.quantity;
         match it.line.category {

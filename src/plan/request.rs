@@ -431,11 +431,14 @@ pub struct ReliabilityRequest {
     /// Job-interrupting failures per NIC per year. Default 0.00289 (Llama 3: 7 NIC
     /// interruptions in 54 days on 16,384 NICs).
     pub nic_failures_per_year: Option<FailuresPerPartYear>,
-    /// Job-interrupting failures per switch per year. Default 0.00159.
+    /// Job-interrupting failures per switch per year. Default 0.00220 (with two or more
+    /// planes they do not interrupt).
     pub switch_failures_per_year: Option<FailuresPerPartYear>,
-    /// Job-interrupting failures per transceiver per year. Default 0.00159.
+    /// Job-interrupting failures per transceiver per year. Default 0.00220 (with two or more
+    /// planes they do not interrupt).
     pub transceiver_failures_per_year: Option<FailuresPerPartYear>,
-    /// Job-interrupting failures per cable per year. Default 0.00159.
+    /// Job-interrupting failures per cable per year. Default 0.00220 (with two or more
+    /// planes they do not interrupt).
     pub cable_failures_per_year: Option<FailuresPerPartYear>,
     /// Minutes between checkpoints; an interruption loses half of it on average.
     /// Default 30.
