@@ -189,6 +189,9 @@ pub fn compare_with(
             years,
             capex_delta_usd: sub(best.capex.total_usd, other.capex.total_usd, "fabrics")?,
             idle_delta_usd: idle_d,
+            same_idle_hours: best.gpu_idle.gpu_hours_per_year == other.gpu_idle.gpu_hours_per_year
+                && best.gpu_idle.failure_gpu_hours_per_year
+                    == other.gpu_idle.failure_gpu_hours_per_year,
         });
         reasons.push(Reason::Running {
             a,

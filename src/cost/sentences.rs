@@ -46,6 +46,9 @@ pub enum Reason {
         years: u32,
         capex_delta_usd: Decimal,
         idle_delta_usd: Decimal,
+        /// The two lose the same GPU-hours (waits and failures), not only the same dollars (at
+        /// a GPU-hour valued at $0 different hours cost the same).
+        same_idle_hours: bool,
     },
     /// Yearly opex, A minus F.
     Running {
@@ -190,6 +193,7 @@ impl fmt::Display for Reason {
                 years,
                 capex_delta_usd,
                 idle_delta_usd,
+                same_idle_hours,
             } => {
                 let (a, f) = (a.display_name(), f.display_name());
                 write!(out, "{a} costs ")?;
@@ -209,8 +213,10 @@ impl fmt::Display for Reason {
                         " and loses {} more GPU time to network waits",
                         format_usd_short(idle)
                     )?;
-                } else {
+                } else if *same_idle_hours {
                     out.write_str(" and loses the same GPU time")?;
+                } else {
+                    out.write_str(" and its lost GPU time is valued at $0")?;
                 }
                 write!(out, " over {years} {}.", year_word(*years))
             }

@@ -540,6 +540,29 @@ fn a_second_plane_keeps_plane_local_failures_from_interrupting() {
     );
 }
 
+/// An unpriced GPU (B300) values lost GPU time at $0: the fabrics lose different GPU-hours at
+/// the same dollars, and the reason says so instead of "loses the same GPU time".
+#[test]
+fn equal_idle_dollars_are_not_called_the_same_gpu_time() {
+    let p = plan(serde_json::json!({"gpus": 1024, "gpu_model": "b300"})).expect("plan");
+    let reasons: Vec<String> = p
+        .comparison
+        .as_ref()
+        .expect("comparison")
+        .reasons
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let text = reasons.join("\n");
+    assert!(!text.contains("loses the same GPU time"), "{text}");
+    assert!(text.contains("its lost GPU time is valued at $0"), "{text}");
+    // Priced GPUs with the same hours still read as before.
+    let one =
+        plan(serde_json::json!({"gpus": 8, "fabrics": ["infiniband", "roce"]})).expect("plan");
+    let text = one.comparison.expect("comparison").reasons[0].to_string();
+    assert!(text.contains("loses the same GPU time"), "{text}");
+}
+
 #[test]
 fn adaptive_ethernet_nic_optics_fit_bluefield3() {
     let p = plan(serde_json::json!({"gpus": 256, "fabrics": ["roce_adaptive"]})).expect("plan");
