@@ -352,6 +352,22 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
                     format!("{ep} exceeds the data-parallel degree {dp} it is carved from"),
                 ));
             }
+            // Megatron-LM: the data-parallel size must be a multiple of the expert-parallel size
+            // (expert groups tile the data-parallel replicas).
+            if !dp.is_multiple_of(ep) {
+                let divisors: Vec<String> = (2..=dp.min(4096))
+                    .filter(|d| dp.is_multiple_of(*d))
+                    .take(24)
+                    .map(|d| d.to_string())
+                    .collect();
+                return Err(out_of_range(
+                    "workload.expert_parallel",
+                    format!(
+                        "{ep} does not divide the data-parallel degree {dp} it is carved from (GPUs / (TP x PP x CP)); expert groups must tile the replicas: use a divisor of {dp} ({})",
+                        divisors.join(", ")
+                    ),
+                ));
+            }
             // TP (then CP) fills the domain first (Megatron order tp → cp → dp → pp): a domain
             // of G GPUs holds G/(TP·CP) ranks of each data-parallel group.
             let per_node = (g_node / (tp * cp)).clamp(1, dp.max(1));

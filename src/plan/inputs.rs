@@ -212,6 +212,26 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             .min(perf::MAX_GLOBAL_BATCH_TOKENS);
         workload.global_batch_tokens = Some(published.max(floor));
     }
+    // Expert parallelism is carved out of data parallelism and must divide it (Megatron-LM:
+    // the data-parallel size must be a multiple of the expert-parallel size). A preset's degree
+    // (DeepSeek-V3: 64) that does not divide this cluster's replicas becomes the largest one
+    // below it that does; the value used is echoed and warned. A degree the user gives is kept
+    // (and refused by the performance model when it does not divide).
+    let mut expert_note = None;
+    let replica = u64::from(workload.tensor_parallel.max(1))
+        * u64::from(workload.pipeline_parallel.max(1))
+        * u64::from(workload.context_parallel.max(1));
+    let dp = u64::from(gpus) / replica;
+    let preset_ep = u64::from(workload.expert_parallel.max(1));
+    // A preset degree above the replicas is left to the performance model's 422 (the
+    // published job does not fit this cluster).
+    if w.expert_parallel.is_none() && preset_ep > 1 && preset_ep <= dp && dp % preset_ep != 0 {
+        let fitted = (1..=preset_ep).rev().find(|e| dp % e == 0).unwrap_or(1);
+        workload.expert_parallel = u32::try_from(fitted).unwrap_or(1);
+        expert_note = Some(format!(
+            "workload.expert_parallel: the preset's {preset_ep} does not divide the {dp} data-parallel replicas of {gpus} GPUs; using {fitted}, the largest degree up to {preset_ep} that does (set workload.expert_parallel to choose)"
+        ));
+    }
     if let Some(a) = workload.active_params_billion
         && a > workload.model_params_billion
     {
@@ -260,7 +280,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         .as_ref()
         .and_then(|u| u.busy_fraction.map(Fraction::get))
         .unwrap_or(ops.busy_fraction.value);
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = expert_note.into_iter().collect();
     // The job inside one NVLink domain: a server, or a multi-node NVLink rack (NVL72).
     let domain = nvlink_domain_gpus(&gpu, gpus_per_node);
     if gpus <= domain {

@@ -468,6 +468,49 @@ async fn a_job_inside_one_nvl72_rack_waits_on_no_network() {
     assert!(p["network_exposed_ms"].as_f64().unwrap() > 0.0, "{p}");
 }
 
+/// Expert parallelism tiles the data-parallel replicas (Megatron-LM: DP a multiple of EP). A
+/// preset's 64 on 72 replicas becomes 36, echoed and warned; the same 64 given by the user is
+/// a 422 naming the field and listing the degrees that fit.
+#[tokio::test]
+async fn expert_parallelism_divides_the_data_parallel_replicas() {
+    let app = spawn_app().await;
+    let body = json!({"gpus": 1152, "gpu_model": "gb200-nvl72", "economics": {"gpu_hour_usd": "4"},
+        "workload": {"preset": "moe-deepseek-v3"}});
+    let v = plan(&app, body.clone()).await;
+    assert_eq!(
+        v["inputs"]["workload"]["expert_parallel"], 36,
+        "{}",
+        v["inputs"]
+    );
+    assert_warns(
+        &v,
+        "workload.expert_parallel: the preset's 64 does not divide the 72 data-parallel replicas of 1152 GPUs; using 36",
+        "fitted expert parallelism",
+    );
+    let mut given = body;
+    given["workload"]["expert_parallel"] = json!(64);
+    let res = app.post_json("/v1/plans", &given).await;
+    let p = assert_problem(res, 422).await;
+    assert_eq!(
+        p["errors"][0]["pointer"], "/workload/expert_parallel",
+        "{p}"
+    );
+    let detail = p["errors"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("64 does not divide the data-parallel degree 72"),
+        "{detail}"
+    );
+    assert!(detail.contains("24, 36, 72"), "{detail}");
+    // Where it divides (1,024 H100: 64 replicas) the preset's degree stands, unwarned.
+    let h100 = plan(
+        &app,
+        json!({"gpus": 1024, "workload": {"preset": "moe-deepseek-v3"}}),
+    )
+    .await;
+    assert_eq!(h100["inputs"]["workload"]["expert_parallel"], 64);
+    assert!(!h100["warnings"].to_string().contains("expert_parallel"));
+}
+
 #[tokio::test]
 async fn nvlink_waits_are_not_charged_to_the_network() {
     let app = spawn_app().await;
