@@ -563,6 +563,32 @@ fn equal_idle_dollars_are_not_called_the_same_gpu_time() {
     assert!(text.contains("loses the same GPU time"), "{text}");
 }
 
+/// Adaptive routing sprays packets and needs a NIC that reorders them (BlueField-3 or
+/// ConnectX-8 SuperNIC): at 200G the catalog has none, so adaptive-routing Ethernet is not
+/// offered there rather than crediting a ConnectX-6 with the adaptive model.
+#[test]
+fn adaptive_routing_is_not_credited_to_a_nic_that_cannot_reorder() {
+    let p = plan(serde_json::json!({"gpus": 1024, "gpu_model": "a100"})).expect("plan");
+    let adaptive = fab(&p, Fabric::RoceAdaptive);
+    assert!(!adaptive.feasible);
+    let why = adaptive.infeasible_reason.as_deref().unwrap_or_default();
+    assert!(why.contains("no 200 Gb/s NIC"), "{why}");
+    assert!(fab(&p, Fabric::Infiniband).feasible && fab(&p, Fabric::Roce).feasible);
+    let cats = CatalogSet::embedded().expect("catalog");
+    for sku in cats
+        .newest()
+        .profile(Fabric::RoceAdaptive)
+        .expect("profile")
+        .nic_by_speed
+        .values()
+    {
+        assert!(
+            sku.contains("supernic") || sku.contains("cx8"),
+            "{sku} cannot reorder sprayed packets"
+        );
+    }
+}
+
 #[test]
 fn adaptive_ethernet_nic_optics_fit_bluefield3() {
     let p = plan(serde_json::json!({"gpus": 256, "fabrics": ["roce_adaptive"]})).expect("plan");
