@@ -904,7 +904,20 @@ fn size_fabric<'a>(
                 .filter(|s| s.fabrics.contains(&fabric))
                 .map(switch_spec)
                 .collect();
-            sizing::feasibility::suggestions(&cluster, &sw_spec, &opts, &others)
+            // A split is suggested only when a module carries its links in the NIC's cage
+            // (the profile's NIC module at the split speed, or one the catalog fits): a
+            // ConnectX-7's one OSFP cage has no 2 x 200G module, so planes = 2 is not advice.
+            let nic_splits = |planes: u32| {
+                let split_speed = r.nic_speed_gbps / planes.max(1);
+                profile
+                    .cabling
+                    .iter()
+                    .find(|c| c.link_speed_gbps == split_speed)
+                    .and_then(|c| c.node_leaf.nic_module.as_deref())
+                    .and_then(|sku| catalog.transceiver(sku))
+                    .is_some_and(|m| bom::nic_side_module(catalog, nic, m, planes).fits)
+            };
+            sizing::feasibility::suggestions(&cluster, &sw_spec, &opts, &others, &nic_splits)
         } else {
             Vec::new()
         };

@@ -29,17 +29,23 @@ fn opts_accepts(d: Design) -> bool {
     d != Design::RailOnly
 }
 
-/// Suggestions, most direct first: the fewest planes (≤ 8) that fit with the same switch; each
-/// `other_switches` entry that fits; three tiers when two were asked; the most GPUs that fit.
+/// Suggestions, most direct first: the fewest planes (≤ 8) that fit with the same switch and
+/// that `nic_splits` says the NIC's cages can carry (a module with that many links per cage
+/// exists: the caller knows the catalog); each `other_switches` entry that fits; three tiers
+/// when two were asked; the most GPUs that fit.
 pub fn suggestions(
     cluster: &ClusterSpec,
     switch: &SwitchSpec,
     opts: &TopologyOptions,
     other_switches: &[SwitchSpec],
+    nic_splits: &dyn Fn(u32) -> bool,
 ) -> Vec<String> {
     let mut out = Vec::new();
     for planes in 2..=8u32 {
-        if planes <= opts.planes || !cluster.nic_speed_gbps.is_multiple_of(planes) {
+        if planes <= opts.planes
+            || !cluster.nic_speed_gbps.is_multiple_of(planes)
+            || !nic_splits(planes)
+        {
             continue;
         }
         let o = TopologyOptions {

@@ -1065,3 +1065,24 @@ fn why_a_design_does_not_fit_reads_as_before() {
         assert_eq!(why.to_string(), text);
     }
 }
+
+/// A plane split is suggested only when the caller says the NIC's cage can carry it: 100,000
+/// H100 on QM9700 fit with two planes of 200G, so the suggestion stands when the split is
+/// carried and is left out when it is not; the other suggestions are unchanged.
+#[test]
+fn a_plane_split_is_suggested_only_when_the_nic_can_carry_it() {
+    use crate::sizing::feasibility::suggestions;
+    let c = cluster(100_000, 8, 400);
+    let o = opts(1, 1.0, 3);
+    let carried = suggestions(&c, &qm9700(), &o, &[], &|_| true);
+    let not = suggestions(&c, &qm9700(), &o, &[], &|_| false);
+    assert!(
+        carried.iter().any(|s| s.contains("topology.planes = 2")),
+        "{carried:?}"
+    );
+    assert!(
+        !not.iter().any(|s| s.contains("topology.planes")),
+        "{not:?}"
+    );
+    assert_eq!(carried[1..], not[..]);
+}
