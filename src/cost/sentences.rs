@@ -216,7 +216,7 @@ impl fmt::Display for Reason {
                 } else if *same_idle_hours {
                     out.write_str(" and loses the same GPU time")?;
                 } else {
-                    out.write_str(" and its lost GPU time is valued at $0")?;
+                    out.write_str(" and, with GPU time valued at $0, the same idle cost")?;
                 }
                 write!(out, " over {years} {}.", year_word(*years))
             }

@@ -562,7 +562,10 @@ fn equal_idle_dollars_are_not_called_the_same_gpu_time() {
         .collect();
     let text = reasons.join("\n");
     assert!(!text.contains("loses the same GPU time"), "{text}");
-    assert!(text.contains("its lost GPU time is valued at $0"), "{text}");
+    assert!(
+        text.contains("and, with GPU time valued at $0, the same idle cost over 5 years"),
+        "{text}"
+    );
     // Priced GPUs with the same hours still read as before.
     let one =
         plan(serde_json::json!({"gpus": 8, "fabrics": ["infiniband", "roce"]})).expect("plan");
