@@ -58,9 +58,30 @@ pub struct JobContext<'a> {
     pub comm: &'a dyn Fn(f64, f64, f64) -> Communicator,
 }
 
-/// Ranks of a group of `size` with rank stride `stride` that share one NVLink domain.
+/// Ranks of a group of `size` with rank stride `stride` that every NVLink domain of `domain`
+/// GPUs is sure to hold together.
+///
+/// Groups tile the ranks in aligned blocks of `size · stride` GPUs (Megatron order). A block
+/// lies inside one domain only when it divides the domain; otherwise blocks straddle domain
+/// boundaries (64-GPU expert groups on 72-GPU NVL72 racks: 13 of 16 groups on 1,024 GPUs cross
+/// a rack), and the part every group keeps in one domain is gcd(size · stride, domain) GPUs.
+/// A straddling group is as slow as its smallest part (the all-to-all waits for the ranks that
+/// send most of their data across), so that part sets the group's shape. On 8-GPU servers with
+/// power-of-two degrees this is ⌊domain / stride⌋ as before.
 pub fn ranks_per_domain(size: f64, stride: f64, domain: f64) -> f64 {
-    (domain / stride.max(1.0)).floor().clamp(1.0, size.max(1.0))
+    let k = size.max(1.0).round() as u64;
+    let s = stride.max(1.0).round() as u64;
+    let d = domain.max(1.0).round() as u64;
+    let together = gcd(k.saturating_mul(s), d) / s;
+    (together as f64).clamp(1.0, size.max(1.0))
+}
+
+/// Greatest common divisor (Euclid).
+pub fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// Hidden size: the job's, or derived from the active parameters (see [`HIDDEN_PER_LAYER`]).
@@ -365,7 +386,11 @@ mod tests {
         // 405e9 / (12 · 16384²) = 125.7 → 126 layers (Llama 3 405B has 126).
         assert_eq!(layers(&w405), 126.0);
         assert_eq!(ranks_per_domain(64.0, 1.0, 8.0), 8.0);
-        assert_eq!(ranks_per_domain(64.0, 1.0, 72.0), 64.0);
+        // 64-GPU groups do not tile 72-GPU racks: most straddle two, 8 GPUs kept together.
+        assert_eq!(ranks_per_domain(64.0, 1.0, 72.0), 8.0);
+        assert_eq!(ranks_per_domain(36.0, 1.0, 72.0), 36.0);
+        assert_eq!(ranks_per_domain(9.0, 8.0, 72.0), 9.0);
+        assert_eq!(ranks_per_domain(18.0, 8.0, 72.0), 9.0);
         assert_eq!(ranks_per_domain(8.0, 8.0, 8.0), 1.0);
     }
 

@@ -369,8 +369,11 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
                 ));
             }
             // TP (then CP) fills the domain first (Megatron order tp → cp → dp → pp): a domain
-            // of G GPUs holds G/(TP·CP) ranks of each data-parallel group.
-            let per_node = (g_node / (tp * cp)).clamp(1, dp.max(1));
+            // of G GPUs holds G/(TP·CP) ranks of each data-parallel group when the group's
+            // span divides it, else the part every group keeps together
+            // ([`job::ranks_per_domain`]).
+            let per_node =
+                (job::gcd(dp.saturating_mul(tp * cp), g_node) / (tp * cp)).clamp(1, dp.max(1));
             (dp, per_node, dp)
         }
     };

@@ -564,13 +564,31 @@ fn faster_gpu_exposes_more_communication() {
     assert!(b.gpu_idle_fraction > h.gpu_idle_fraction);
 }
 
+/// An expert group that tiles the NVL72 rack (EP 36 on 72 replicas: two groups a rack) stays on
+/// NVLink; one that does not (EP 64 on 1,024 GPUs: 13 of 16 groups straddle two racks) crosses
+/// the network, as on HGX.
 #[test]
 fn nvlink_domain_keeps_expert_parallel_on_nvlink() {
-    let mut input = preset_input(WorkloadPreset::MoeDeepseekV3, "b200", Fabric::Roce, 1024);
+    let mut input = preset_input(WorkloadPreset::MoeDeepseekV3, "b200", Fabric::Roce, 1152);
+    input.workload.expert_parallel = 36;
     let on_net = evaluate(&input).expect("hgx");
     input.gpu.nvlink_domain_gpus = 72;
     input.gpu.gpus_per_node_max = 72;
     let nvl = evaluate(&input).expect("nvl72");
+    let mut straddling = preset_input(WorkloadPreset::MoeDeepseekV3, "b200", Fabric::Roce, 1024);
+    straddling.gpu.nvlink_domain_gpus = 72;
+    let crossing = evaluate(&straddling).expect("ep 64 on nvl72");
+    let a2a_placement = crossing
+        .collectives
+        .iter()
+        .find(|c| c.kind == "all_to_all")
+        .map(|c| c.placement);
+    assert_eq!(a2a_placement, Some("network"));
+    assert!(
+        crossing.gpu_idle_fraction > 0.1,
+        "{}",
+        crossing.gpu_idle_fraction
+    );
     let a2a = |r: &PerfResult| {
         r.collectives
             .iter()
