@@ -67,6 +67,10 @@ pub struct PartCounts {
     pub cables: u64,
     /// Independent fabric planes (1 or more).
     pub planes: u32,
+    /// Of `transceivers`, the NIC-side modules that carry every plane of their NIC (one
+    /// twin-port module in a ConnectX-8's cage for two 400G planes): their failure takes all of
+    /// a GPU's planes, like the NIC's.
+    pub all_plane_modules: u64,
 }
 
 /// Expected job interruptions per year from the fabric's parts while the cluster is busy.
@@ -76,11 +80,12 @@ pub struct PartCounts {
 /// is replaced (NVIDIA DGX SuperPOD B300 RA, Network Fabrics: in the twin-planar fabric "a
 /// single switch failure, transceiver failure or cable failure will not lead to a catastrophic
 /// job abortion. Instead, the application can continue to operate on ½ of the original
-/// bandwidth"). Only a NIC failure, which takes all of a GPU's planes, interrupts. The slower
-/// steps while a plane is degraded are not priced.
+/// bandwidth"). Only the failure of a part that carries all of a GPU's planes interrupts: the
+/// NIC, and a NIC-side module serving every plane of its NIC. The slower steps while a plane is
+/// degraded are not priced.
 pub fn interruptions_per_year(parts: &PartCounts, r: &Reliability, busy_fraction: f64) -> f64 {
     let plane_local = if parts.planes >= 2 {
-        0.0
+        parts.all_plane_modules as f64 * r.transceiver_failures_per_year
     } else {
         parts.switches as f64 * r.switch_failures_per_year
             + parts.transceivers as f64 * r.transceiver_failures_per_year
@@ -122,6 +127,7 @@ mod tests {
             transceivers: 4096,
             cables: 2048,
             planes: 1,
+            all_plane_modules: 0,
         };
         let r = Reliability::default();
         // (1024·0.00289 + (48 + 4096 + 2048)·0.00220) = 16.58 interruptions/year at busy 1;
@@ -153,9 +159,16 @@ mod tests {
             ..parts
         };
         assert!(failure_gpu_hours_per_year(&more, &r, 1024, 1.0) > h);
-        // Two planes: a switch, module or cable leaves the other plane; only NICs interrupt.
+        // Two planes: a switch, module or cable leaves the other plane; only NICs interrupt,
+        // and NIC-side modules that carry both planes.
         let twin = PartCounts { planes: 2, ..parts };
         let nic_only = 1024.0 * 0.00289 * 0.5 * 1024.0;
         assert!((failure_gpu_hours_per_year(&twin, &r, 1024, 1.0) - nic_only).abs() < 1e-6);
+        let shared = PartCounts {
+            all_plane_modules: 1024,
+            ..twin
+        };
+        let with_modules = (1024.0 * 0.00289 + 1024.0 * 0.00220) * 0.5 * 1024.0;
+        assert!((failure_gpu_hours_per_year(&shared, &r, 1024, 1.0) - with_modules).abs() < 1e-6);
     }
 }

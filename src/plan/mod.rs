@@ -1406,6 +1406,13 @@ fn failure_parts(items: &[bom::BomItem], planes: u32) -> cost::failure::PartCoun
     };
     for it in items {
         let q = it.line.quantity;
+        // A NIC-side module carrying every plane of its NIC fails like the NIC.
+        if let bom::Unit::NicModule { links } = it.notes.unit
+            && planes >= 2
+            && links >= planes
+        {
+            p.all_plane_modules = p.all_plane_modules.saturating_add(q);
+        }
         match it.line.category {
             Category::Nic => p.nics = p.nics.saturating_add(q),
             Category::Switch => p.switches = p.switches.saturating_add(q),
