@@ -210,7 +210,7 @@ impl fmt::Display for Reason {
                 } else if idle > Decimal::ZERO {
                     write!(
                         out,
-                        " and loses {} more GPU time to network waits",
+                        " and loses {} more GPU time to network waits and failures",
                         format_usd_short(idle)
                     )?;
                 } else if *same_idle_hours {
@@ -324,3 +324,34 @@ impl fmt::Display for Reason {
 }
 
 crate::json::serialized_as_text!(Recommendation, Reason);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The idle line is waits and failures together: a fabric that waits less but fails more
+    /// (GB300 on InfiniBand against twin-plane RoCE) must not read as losing it to waits alone.
+    #[test]
+    fn the_up_front_sentence_names_both_parts_of_the_idle_line() {
+        let up_front = |idle: i64, same_idle_hours: bool| {
+            Reason::UpFront {
+                a: Fabric::Infiniband,
+                f: Fabric::Roce,
+                years: 5,
+                capex_delta_usd: Decimal::from(1_000_000),
+                idle_delta_usd: Decimal::from(idle),
+                same_idle_hours,
+            }
+            .to_string()
+        };
+        let more = up_front(5_900_000, false);
+        assert!(
+            more.ends_with(
+                "and loses $5.9M more GPU time to network waits and failures over 5 years."
+            ),
+            "{more}"
+        );
+        assert!(up_front(0, true).contains("and loses the same GPU time over 5 years"));
+        assert!(up_front(0, false).contains("with GPU time valued at $0, the same idle cost"));
+    }
+}
