@@ -483,6 +483,13 @@ fn the_ends_of_a_nic_link_share_a_lane_rate() {
     for gpus in [16, 1024, 16_384] {
         assert_warns(serde_json::json!({"gpus": gpus}), "G lanes", false);
     }
+    // Two 200G planes of a ConnectX-7 fall back to the 200G profile's HDR module: said, with
+    // advice for NDR hosts, not HDR's.
+    assert_warns(
+        serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"], "topology": {"planes": 2}}),
+        "osfp-800g-2xsr4-ndr200 on 100G lanes; optics cannot change lane rate, so these two ends do not link (both ends need modules of one lane rate",
+        true,
+    );
     assert_warns(
         serde_json::json!({"gpus": 1024, "gpu_model": "a100", "fabrics": ["infiniband"]}),
         "infiniband: the NIC-side qsfp56-200g-sr4 signals on 50G lanes and the switch-side osfp-800g-2xsr4-ndr200 on 100G lanes",

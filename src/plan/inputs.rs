@@ -293,7 +293,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             )
         };
         warnings.push(format!(
-            "{inside}: every collective of the job runs over NVLink inside it, so no scale-out fabric changes its step time; each fabric is priced as asked (for storage, growth or a second {}) and no communication wait is charged to it (its idle cost is the failure line alone)",
+            "{inside}: every collective of the job runs over NVLink inside it, so no scale-out fabric changes its step time; each fabric is priced as asked (for storage, growth or a second {}) and no idle cost is charged to it (no wait on it, and no failure of its parts interrupts the job)",
             if gpus <= gpus_per_node { "server" } else { "domain" }
         ));
     }

@@ -1001,10 +1001,15 @@ fn size_fabric<'a>(
             push_unique(
                 warnings,
                 format!(
-                    "{}: the NIC-side {} signals on {nic_lane}G lanes and the switch-side {} on {sw_lane}G lanes; optics cannot change lane rate, so these two ends do not link (HDR hosts on an NDR switch need the vendor's splitter AOC, or HDR switches) — the node–leaf cabling is priced as the profile names it but must be replaced",
+                    "{}: the NIC-side {} signals on {nic_lane}G lanes and the switch-side {} on {sw_lane}G lanes; optics cannot change lane rate, so these two ends do not link ({}) — the node–leaf cabling is priced as the profile names it but must be replaced",
                     fabric.as_str(),
                     side.module.part.sku,
                     sw.part.sku,
+                    if nic.speed_gbps <= 200 && nic_lane == 50 {
+                        "HDR hosts on an NDR switch need the vendor's splitter AOC, or HDR switches"
+                    } else {
+                        "both ends need modules of one lane rate; set topology.cabling.node_leaf, or change the plane split"
+                    },
                 ),
             );
         }
@@ -1067,7 +1072,16 @@ fn size_fabric<'a>(
         }
     }
 
-    let parts = failure_parts(&items, topology.planes);
+    // A job inside one NVLink domain sends nothing over the scale-out fabric: a failed NIC,
+    // switch or optic does not interrupt it.
+    let parts = if r.gpus <= inputs::nvlink_domain_gpus(&r.gpu, r.gpus_per_node) {
+        cost::failure::PartCounts {
+            planes: topology.planes,
+            ..Default::default()
+        }
+    } else {
+        failure_parts(&items, topology.planes)
+    };
     let endpoints = topology.links.node_leaf;
     let switches = topology
         .leaf_switches

@@ -449,6 +449,12 @@ async fn a_job_inside_one_nvl72_rack_waits_on_no_network() {
     let body = |gpus: u32| json!({"gpus": gpus, "gpu_model": "gb200-nvl72", "economics": {"gpu_hour_usd": "4"}});
     let rack = plan(&app, body(64)).await;
     for f in ["infiniband", "roce", "roce_adaptive"] {
+        let idle = &fabric(&rack, f)["gpu_idle"];
+        assert_eq!(
+            idle["failure_gpu_hours_per_year"].as_f64(),
+            Some(0.0),
+            "{f}: {idle}"
+        );
         let p = &fabric(&rack, f)["performance"];
         assert_eq!(p["network_exposed_ms"].as_f64(), Some(0.0), "{f}: {p}");
         assert_eq!(p["gpu_idle_fraction"].as_f64(), Some(0.0), "{f}: {p}");
@@ -522,11 +528,13 @@ async fn nvlink_waits_are_not_charged_to_the_network() {
         assert_eq!(p["gpu_idle_fraction"].as_f64(), Some(0.0), "{p}");
         let idle = &fabric(&one, f)["gpu_idle"];
         assert_eq!(idle["gpu_hours_per_year"], "0.00", "{idle}");
-        // What remains is the failure line.
+        // Nor does a failure of a part the job does not use interrupt it.
         assert_eq!(
-            dec(&idle["cost_per_year_usd"]),
-            dec(&idle["failure_cost_per_year_usd"])
+            idle["failure_gpu_hours_per_year"].as_f64(),
+            Some(0.0),
+            "{idle}"
         );
+        assert_eq!(dec(&idle["cost_per_year_usd"]), Decimal::ZERO, "{idle}");
     }
     assert_warns(&one, "one server (8 GPUs): every collective", "one server");
     let reasons = one["comparison"]["reasons"].to_string();
