@@ -277,6 +277,18 @@ pub fn value(
         found
     } else {
         let f = chosen.ok_or_else(|| fabric_required(metric))?;
+        // An infeasible fabric has no figures: say why, not that the metric is unknown.
+        if !f.feasible {
+            return Err(fail(
+                "/fabric",
+                ErrorCode::NotInPlan,
+                format!(
+                    "query parameter 'fabric': {} cannot be built for this request, so it has no '{metric}': {}",
+                    f.fabric.as_str(),
+                    f.infeasible_reason.as_deref().unwrap_or("infeasible")
+                ),
+            ));
+        }
         crate::json::pick(f, &[metric])
             .ok()
             .and_then(|mut v| v.pop())

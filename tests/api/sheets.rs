@@ -288,6 +288,21 @@ async fn value_is_the_bare_json_number() {
 #[tokio::test]
 async fn value_errors_are_problems_that_help() {
     let app = spawn_app().await;
+    // An infeasible fabric's figure: the answer says why it has none, not "unknown metric".
+    let p = app
+        .problem(
+            "/v1/value?metric=capex.total_usd&fabric=infiniband&gpus=100000",
+            422,
+        )
+        .await;
+    assert_eq!(p["errors"][0]["pointer"], "/fabric", "{p}");
+    let detail = p["errors"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(
+            "infiniband cannot be built for this request, so it has no 'capex.total_usd'"
+        ) && detail.contains("three-tier ceiling"),
+        "{detail}"
+    );
     let p = app
         .problem(&format!("/v1/value?metric=tco.totl&fabric=roce&{Q}"), 422)
         .await;
