@@ -519,11 +519,11 @@ pub struct PricesRequest {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiscountsRequest {
-    /// By vendor (as named in the catalog, e.g. `NVIDIA`).
+    /// Discount by vendor (as named in the catalog, e.g. `NVIDIA`).
     #[validate(custom(function = "map_size"))]
     #[schema(example = json!({"NVIDIA": "0.15"}))]
     pub vendor: Option<BTreeMap<String, Discount>>,
-    /// By category (`nic`, `switch`, `optic`, `cable`, `license`).
+    /// Discount by category (`nic`, `switch`, `optic`, `cable`, `license`).
     #[validate(custom(function = "map_size"))]
     #[schema(example = json!({"optic": "0.30"}))]
     pub category: Option<BTreeMap<Category, Discount>>,

@@ -285,14 +285,19 @@ fn check_range(
     Ok(())
 }
 
-/// The label of a plan input: its doc's first sentence, with the name.
+/// The label of a plan input: its doc's first sentence without a closing parenthesis (the
+/// name follows in one), with the name.
 fn label_of(spec: &registry::ParamSpec, name: &str) -> String {
-    let first = spec
+    let sentence = spec
         .doc
         .split(". ")
         .next()
         .unwrap_or("")
         .trim_end_matches('.');
+    let first = match sentence.rfind(" (") {
+        Some(i) if sentence.ends_with(')') => &sentence[..i],
+        _ => sentence,
+    };
     if first.is_empty() {
         return name.to_string();
     }

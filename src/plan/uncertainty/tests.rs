@@ -443,3 +443,18 @@ fn the_analysis_on_threads_is_the_one_thread_analysis() {
         }
     }
 }
+
+/// An input's words come from its doc's first sentence without its closing parenthesis: a
+/// category discount reads "the discount by category (prices.discounts.category.optic)", not
+/// "the by category (`nic`, …) (…)".
+#[test]
+fn a_discount_is_named_in_words() {
+    let p = plan(json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
+        "uncertainty": {"inputs": {"prices.discounts.category.optic": "0,0.2,0.6"}}}));
+    let text = serde_json::to_string(&p.uncertainty).expect("json");
+    assert!(
+        text.contains("the discount by category (prices.discounts.category.optic)"),
+        "{text}"
+    );
+    assert!(!text.contains("the by category"), "{text}");
+}
