@@ -281,6 +281,35 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         .and_then(|u| u.busy_fraction.map(Fraction::get))
         .unwrap_or(ops.busy_fraction.value);
     let mut warnings: Vec<String> = expert_note.into_iter().collect();
+    // Expert groups that do not tile a multi-node NVLink domain (64 GPUs on 72-GPU NVL72 racks)
+    // straddle racks and cross the network (docs/model.md §5b): name the degrees that tile.
+    let domain = u64::from(nvlink_domain_gpus(&gpu, gpus_per_node));
+    let stride =
+        u64::from(workload.tensor_parallel.max(1)) * u64::from(workload.context_parallel.max(1));
+    let ep = u64::from(workload.expert_parallel.max(1));
+    let span = ep.saturating_mul(stride);
+    if workload.message_bytes.is_none()
+        && ep > 1
+        && domain > u64::from(gpus_per_node)
+        && u64::from(gpus) > domain
+        && dp.is_multiple_of(ep)
+        && !domain.is_multiple_of(span)
+        && !span.is_multiple_of(domain)
+    {
+        let tiling: Vec<String> = (2..=dp)
+            .filter(|e| dp.is_multiple_of(*e) && domain.is_multiple_of(e * stride))
+            .map(|e| e.to_string())
+            .collect();
+        warnings.push(format!(
+            "workload.expert_parallel: expert groups of {ep} x {stride} GPUs do not tile the {domain}-GPU NVLink domains of {}, so most straddle two domains and their all-to-all crosses the network{}",
+            gpu.id,
+            if tiling.is_empty() {
+                String::new()
+            } else {
+                format!("; degrees that tile a domain: {}", tiling.join(", "))
+            }
+        ));
+    }
     // The job inside one NVLink domain: a server, or a multi-node NVLink rack (NVL72).
     let domain = nvlink_domain_gpus(&gpu, gpus_per_node);
     if gpus <= domain {

@@ -507,6 +507,32 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
         "{detail}"
     );
     assert!(detail.contains("24, 36, 72"), "{detail}");
+    assert!(
+        !v["warnings"].to_string().contains("do not tile"),
+        "{}",
+        v["warnings"]
+    );
+    // On 1,024 GB200 the preset's 64 divides the 64 replicas but not the 72-GPU racks: most
+    // groups straddle two racks, and the plan names the degrees that tile one.
+    let racks = plan(
+        &app,
+        json!({"gpus": 1024, "gpu_model": "gb200-nvl72", "economics": {"gpu_hour_usd": "4"},
+            "workload": {"preset": "moe-deepseek-v3"}}),
+    )
+    .await;
+    assert_warns(
+        &racks,
+        "expert groups of 64 x 1 GPUs do not tile the 72-GPU NVLink domains of gb200-nvl72, so most straddle two domains and their all-to-all crosses the network; degrees that tile a domain: 2, 4, 8",
+        "straddling expert groups",
+    );
+    let a2a = &fabric(&racks, "roce")["performance"]["collectives"];
+    assert!(
+        a2a.as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["parallelism"] == "expert" && c["placement"] == "network"),
+        "{a2a}"
+    );
     // Where it divides (1,024 H100: 64 replicas) the preset's degree stands, unwarned.
     let h100 = plan(
         &app,
