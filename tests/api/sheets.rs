@@ -289,12 +289,8 @@ async fn value_is_the_bare_json_number() {
 async fn value_errors_are_problems_that_help() {
     let app = spawn_app().await;
     // An infeasible fabric's figure: the answer says why it has none, not "unknown metric".
-    let p = app
-        .problem(
-            "/v1/value?metric=capex.total_usd&fabric=infiniband&gpus=100000",
-            422,
-        )
-        .await;
+    const INFEASIBLE: &str = "/v1/value?metric=capex.total_usd&fabric=infiniband&gpus=100000";
+    let p = app.problem(INFEASIBLE, 422).await;
     assert_eq!(p["errors"][0]["pointer"], "/fabric", "{p}");
     let detail = p["errors"][0]["detail"].as_str().unwrap();
     assert!(
