@@ -2,9 +2,11 @@
 //! ECMP, adaptive-routing Ethernet).
 //!
 //! Data flows one way: `api` → `plan` → {`sizing`, `perf`, `cost`} → `catalog`. Only `api`
-//! knows about HTTP; the rest are plain functions over plain data.
+//! knows about HTTP; the rest are plain functions over plain data (`arith` holds the integer
+//! helpers the models share).
 
 pub mod api;
+pub mod arith;
 pub mod catalog;
 pub mod charts;
 pub mod clock;

@@ -1,8 +1,8 @@
 //! Network faults as GPU idle time: a failure of a NIC, switch, transceiver or cable interrupts
-//! the job (on one plane; with two or more planes only a NIC failure does, see
-//! [`interruptions_per_year`]); each interruption loses the work since the last checkpoint (half
-//! the interval on average) plus the restart, on every GPU of the job. Pure arithmetic over
-//! plain data; sources of the default rates in docs/cost.md#failures.
+//! the job (on one plane; with two or more planes only a part carrying all of a GPU's planes
+//! does, see [`interruptions_per_year`]); each interruption loses the work since the last
+//! checkpoint (half the interval on average) plus the restart, on every GPU of the job. Pure
+//! arithmetic over plain data; sources of the default rates in docs/cost.md#failures.
 
 /// Yearly job-interrupting failure rates per part, and what one interruption costs.
 #[derive(Debug, Clone, Copy, PartialEq)]

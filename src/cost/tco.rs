@@ -113,7 +113,7 @@ fn tco_in_cents(capex_usd: Decimal, opex_usd: Decimal, years: u32, rate: Decimal
     }
     let unit = 10u128.checked_pow(rate.scale())?;
     let step = unit.checked_add(rate.mantissa().unsigned_abs())?;
-    let common = gcd(unit, step);
+    let common = crate::arith::gcd(unit, step);
     let (b, g) = (unit / common, step / common);
     let usd = |c: i128| Decimal::try_from_i128_with_scale(c, 2).ok();
     let opex_u = opex.unsigned_abs();
@@ -149,13 +149,6 @@ fn tco_in_cents(capex_usd: Decimal, opex_usd: Decimal, years: u32, rate: Decimal
         total_usd: usd(cumulative)?,
         npv_usd: usd(cumulative_disc)?,
     })
-}
-
-fn gcd(mut a: u128, mut b: u128) -> u128 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 #[cfg(test)]

@@ -72,16 +72,9 @@ pub fn ranks_per_domain(size: f64, stride: f64, domain: f64) -> f64 {
     let k = size.max(1.0).round() as u64;
     let s = stride.max(1.0).round() as u64;
     let d = domain.max(1.0).round() as u64;
-    let together = gcd(k.saturating_mul(s), d) / s;
+    let span = u128::from(k) * u128::from(s);
+    let together = crate::arith::gcd(span, u128::from(d)) / u128::from(s);
     (together as f64).clamp(1.0, size.max(1.0))
-}
-
-/// Greatest common divisor (Euclid).
-pub fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// Hidden size: the job's, or derived from the active parameters (see [`HIDDEN_PER_LAYER`]).

@@ -270,13 +270,18 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
     Ok(())
 }
 
-/// Tokens of one sequence for every data-parallel replica (GPUs ÷ (TP · PP · CP) replicas ×
-/// `sequence_length`): the smallest global batch the job can run.
-pub fn one_sequence_per_replica_tokens(gpus: u32, w: &Workload) -> u64 {
+/// Data-parallel replicas of the job: GPUs ÷ (TP · PP · CP), rounded down.
+pub fn data_parallel_replicas(gpus: u32, w: &Workload) -> u64 {
     let replica = u64::from(w.tensor_parallel.max(1))
         .saturating_mul(u64::from(w.pipeline_parallel.max(1)))
         .saturating_mul(u64::from(w.context_parallel.max(1)));
-    (u64::from(gpus) / replica).saturating_mul(u64::from(w.sequence_length.max(1)))
+    u64::from(gpus) / replica
+}
+
+/// Tokens of one sequence for every data-parallel replica ([`data_parallel_replicas`] ×
+/// `sequence_length`): the smallest global batch the job can run.
+pub fn one_sequence_per_replica_tokens(gpus: u32, w: &Workload) -> u64 {
+    data_parallel_replicas(gpus, w).saturating_mul(u64::from(w.sequence_length.max(1)))
 }
 
 /// GPUs of one NVLink domain as the job sees it: the GPU's domain (72 on NVL72), at least a
@@ -372,8 +377,7 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
             // of G GPUs holds G/(TP·CP) ranks of each data-parallel group when the group's
             // span divides it, else the part every group keeps together
             // ([`job::ranks_per_domain`]).
-            let per_node =
-                (job::gcd(dp.saturating_mul(tp * cp), g_node) / (tp * cp)).clamp(1, dp.max(1));
+            let per_node = job::ranks_per_domain(dp as f64, (tp * cp) as f64, g_node as f64) as u64;
             (dp, per_node, dp)
         }
     };

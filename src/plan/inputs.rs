@@ -30,6 +30,8 @@ pub struct Resolved {
     pub gpu: Gpu,
     pub gpus: u32,
     pub gpus_per_node: u32,
+    /// GPUs in one NVLink domain ([`nvlink_domain_gpus`]): the server, or an NVL72 rack.
+    pub nvlink_domain_gpus: u32,
     pub nics_per_node: u32,
     pub nic_speed_gbps: u32,
     pub fabrics: Vec<Fabric>,
@@ -218,15 +220,19 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     // below it that does; the value used is echoed and warned. A degree the user gives is kept
     // (and refused by the performance model when it does not divide).
     let mut expert_note = None;
-    let replica = u64::from(workload.tensor_parallel.max(1))
-        * u64::from(workload.pipeline_parallel.max(1))
-        * u64::from(workload.context_parallel.max(1));
-    let dp = u64::from(gpus) / replica;
+    let dp = perf::data_parallel_replicas(gpus, &workload);
     let preset_ep = u64::from(workload.expert_parallel.max(1));
     // A preset degree above the replicas is left to the performance model's 422 (the
     // published job does not fit this cluster).
-    if w.expert_parallel.is_none() && preset_ep > 1 && preset_ep <= dp && dp % preset_ep != 0 {
-        let fitted = (1..=preset_ep).rev().find(|e| dp % e == 0).unwrap_or(1);
+    if w.expert_parallel.is_none()
+        && preset_ep > 1
+        && preset_ep <= dp
+        && !dp.is_multiple_of(preset_ep)
+    {
+        let fitted = (1..=preset_ep)
+            .rev()
+            .find(|e| dp.is_multiple_of(*e))
+            .unwrap_or(1);
         workload.expert_parallel = u32::try_from(fitted).unwrap_or(1);
         expert_note = Some(format!(
             "workload.expert_parallel: the preset's {preset_ep} does not divide the {dp} data-parallel replicas of {gpus} GPUs; using {fitted}, the largest degree up to {preset_ep} that does (set workload.expert_parallel to choose)"
@@ -283,7 +289,8 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     let mut warnings: Vec<String> = expert_note.into_iter().collect();
     // Expert groups that do not tile a multi-node NVLink domain (64 GPUs on 72-GPU NVL72 racks)
     // straddle racks and cross the network (docs/model.md §5b): name the degrees that tile.
-    let domain = u64::from(nvlink_domain_gpus(&gpu, gpus_per_node));
+    let domain_gpus = nvlink_domain_gpus(&gpu, gpus_per_node);
+    let domain = u64::from(domain_gpus);
     let stride =
         u64::from(workload.tensor_parallel.max(1)) * u64::from(workload.context_parallel.max(1));
     let ep = u64::from(workload.expert_parallel.max(1));
@@ -311,13 +318,12 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         ));
     }
     // The job inside one NVLink domain: a server, or a multi-node NVLink rack (NVL72).
-    let domain = nvlink_domain_gpus(&gpu, gpus_per_node);
-    if gpus <= domain {
+    if gpus <= domain_gpus {
         let inside = if gpus <= gpus_per_node {
             format!("one server ({gpus} GPUs)")
         } else {
             format!(
-                "one NVLink domain ({gpus} GPUs of the {domain}-GPU {} domain)",
+                "one NVLink domain ({gpus} GPUs of the {domain_gpus}-GPU {} domain)",
                 gpu.id
             )
         };
@@ -583,6 +589,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         gpu,
         gpus,
         gpus_per_node,
+        nvlink_domain_gpus: domain_gpus,
         nics_per_node,
         nic_speed_gbps,
         fabrics,

@@ -1074,7 +1074,7 @@ fn size_fabric<'a>(
 
     // A job inside one NVLink domain sends nothing over the scale-out fabric: a failed NIC,
     // switch or optic does not interrupt it.
-    let parts = if r.gpus <= inputs::nvlink_domain_gpus(&r.gpu, r.gpus_per_node) {
+    let parts = if r.gpus <= r.nvlink_domain_gpus {
         cost::failure::PartCounts {
             planes: topology.planes,
             ..Default::default()
@@ -1145,7 +1145,7 @@ pub fn perf_input(r: &inputs::Resolved, s: &SizedFabric) -> perf::PerfInput {
             nvls_busbw_gbytes_per_s: r.gpu.nvls_busbw_gbytes_per_s,
             gpus_per_node_max: r.gpu.gpus_per_node.max(r.gpus_per_node),
             dense_bf16_tflops: r.gpu.dense_bf16_tflops,
-            nvlink_domain_gpus: inputs::nvlink_domain_gpus(&r.gpu, r.gpus_per_node),
+            nvlink_domain_gpus: r.nvlink_domain_gpus,
         },
         nic: perf::NicSpec {
             speed_gbps: r.nic_speed_gbps,
