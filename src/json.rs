@@ -131,6 +131,16 @@ pub fn opt_decimal<S: ser::Serializer>(d: &Option<Decimal>, s: S) -> Result<S::O
     }
 }
 
+/// `prefix.key`, or `key` at the top level: an input's dotted name as the query form writes
+/// it (`economics.gpu_hour_usd`).
+pub fn dotted(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_string()
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
 /// `d.to_string()`, written by [`decimal_text`].
 pub fn decimal_string(d: &Decimal) -> String {
     decimal_text(d).to_string()
@@ -426,6 +436,21 @@ impl<'w, 'a> Compound<'w, 'a> {
     }
 }
 
+/// The ten integer methods of a `serde::Serializer`, each with its `CompactFormatter` writer,
+/// listed once for `$m` to implement (`numbers` for values, `integer_keys` for map keys): a
+/// method left out would compile (serde has defaults for 128 bits) and fail at run time.
+macro_rules! integer_methods {
+    ($m:ident) => {
+        $m!(
+            serialize_i8 i8 => write_i8, serialize_i16 i16 => write_i16,
+            serialize_i32 i32 => write_i32, serialize_i64 i64 => write_i64,
+            serialize_i128 i128 => write_i128, serialize_u8 u8 => write_u8,
+            serialize_u16 u16 => write_u16, serialize_u32 u32 => write_u32,
+            serialize_u64 u64 => write_u64, serialize_u128 u128 => write_u128,
+        );
+    };
+}
+
 macro_rules! numbers {
     ($($f:ident $t:ty => $write:ident),* $(,)?) => {
         $(fn $f(self, v: $t) -> Done {
@@ -437,13 +462,7 @@ macro_rules! numbers {
 impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
     compound_types!(Declined, Compound<'w, 'a>);
 
-    numbers!(
-        serialize_i8 i8 => write_i8, serialize_i16 i16 => write_i16,
-        serialize_i32 i32 => write_i32, serialize_i64 i64 => write_i64,
-        serialize_i128 i128 => write_i128, serialize_u8 u8 => write_u8,
-        serialize_u16 u16 => write_u16, serialize_u32 u32 => write_u32,
-        serialize_u64 u64 => write_u64, serialize_u128 u128 => write_u128,
-    );
+    integer_methods!(numbers);
 
     fn serialize_bool(self, v: bool) -> Done {
         io(CompactFormatter.write_bool(self.out, v))
@@ -635,13 +654,7 @@ macro_rules! declined {
 impl ser::Serializer for Key<'_> {
     compound_types!(Declined, ser::Impossible<(), Declined>);
 
-    integer_keys!(
-        serialize_i8 i8 => write_i8, serialize_i16 i16 => write_i16,
-        serialize_i32 i32 => write_i32, serialize_i64 i64 => write_i64,
-        serialize_i128 i128 => write_i128, serialize_u8 u8 => write_u8,
-        serialize_u16 u16 => write_u16, serialize_u32 u32 => write_u32,
-        serialize_u64 u64 => write_u64, serialize_u128 u128 => write_u128,
-    );
+    integer_methods!(integer_keys);
 
     declined!(
         serialize_bool(bool),

@@ -349,12 +349,7 @@ pub fn group_thousands(n: i128) -> String {
 
 /// A USD amount rounded to whole dollars with thousands separators: `$1,234,567`.
 pub fn usd(d: Decimal) -> String {
-    let whole = d.round().to_i128().unwrap_or(0);
-    if whole < 0 {
-        format!("-${}", group_thousands(-whole))
-    } else {
-        format!("${}", group_thousands(whole))
-    }
+    whole_usd(d.round().to_i128().unwrap_or(0))
 }
 
 /// An axis tick in USD: whole dollars with separators (`$12,500,000`).
@@ -363,12 +358,14 @@ pub fn usd_tick(v: f64) -> String {
     if !whole.is_finite() || whole.abs() > 1e30 {
         return String::new();
     }
-    let w = whole as i128;
-    if w < 0 {
-        format!("-${}", group_thousands(-w))
-    } else {
-        format!("${}", group_thousands(w))
-    }
+    whole_usd(whole as i128)
+}
+
+/// Whole dollars with separators and a leading minus: `-$1,234`.
+fn whole_usd(w: i128) -> String {
+    let sign = if w < 0 { "-" } else { "" };
+    let digits = crate::cost::money::group_digits(&w.unsigned_abs().to_string());
+    format!("{sign}${digits}")
 }
 
 /// Decimal → f64 for drawing (the exact numbers stay in the series).

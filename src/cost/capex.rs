@@ -202,14 +202,7 @@ pub fn capex(lines: &[LinePrice]) -> Result<(Capex, &'static str), CostError> {
             .iter()
             .map(|l| (l.extended_price_usd, line_input(l.price_overridden))),
     );
-    const ORDER: [Category; 5] = [
-        Category::Nic,
-        Category::Switch,
-        Category::Optic,
-        Category::Cable,
-        Category::License,
-    ];
-    let [nics, switches, optics, cables, licenses] = ORDER.map(|c| {
+    let [nics, switches, optics, cables, licenses] = Category::ALL.map(|c| {
         sum_money(
             lines
                 .iter()

@@ -339,7 +339,8 @@ pub struct PerfInput {
     pub workload: Workload,
 }
 
-// Valid ranges (inclusive). The API layer validates against these and mirrors them in OpenAPI.
+// Valid ranges (inclusive): the model's own domain, checked by `validate`. The API's bounded
+// inputs (`plan::request`) lie within them, asserted where those are declared.
 
 /// Smallest job, GPUs.
 pub const MIN_GPUS: u32 = 1;

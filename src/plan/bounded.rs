@@ -137,6 +137,10 @@ macro_rules! bounded_number {
             pub const MIN: $t = $min;
             pub const MAX: $t = $max;
             pub const UNIT: &'static str = $unit;
+            $(
+                /// The declared default.
+                pub const DEFAULT: $t = $def as $t;
+            )?
             /// The value.
             pub fn get(self) -> $t {
                 self.0

@@ -18,10 +18,6 @@ use crate::perf::{self, RoceTuning, Workload};
 pub const DEFAULT_GPU_MODEL: &str = "h100";
 /// Default NIC speed, Gb/s (ConnectX-7 / NDR class).
 pub const DEFAULT_NIC_SPEED_GBPS: u32 = 400;
-/// Default horizon, years (the depreciation life of servers and networking).
-pub const DEFAULT_YEARS: u32 = 5;
-/// Default most tiers (three: NVIDIA's SuperPOD layout above the two-tier ceiling).
-pub const DEFAULT_MAX_TIERS: u8 = 3;
 
 /// Concrete values for one plan.
 #[derive(Debug, Clone)]
@@ -374,7 +370,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         };
     }
     let economics = Economics {
-        years: e.years.map(Years::get).unwrap_or(DEFAULT_YEARS),
+        years: e.years.unwrap_or_default().get(),
         discount_rate: given_or_catalog!(discount_rate),
         electricity_usd_per_kwh: electricity,
         pue,
@@ -434,10 +430,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         .map(Oversubscription::get)
         .unwrap_or(1.0);
     let rail_optimized = topo.rail_optimized.unwrap_or(true);
-    let max_tiers = topo
-        .max_tiers
-        .map(MaxTiers::get)
-        .unwrap_or(DEFAULT_MAX_TIERS);
+    let max_tiers = topo.max_tiers.unwrap_or_default().get();
     let design = topo.design.unwrap_or_default();
     let nodes_per_rack = topo.nodes_per_rack.map(NodesPerRack::get);
     let in_network_reduction = topo.in_network_reduction.unwrap_or(false);

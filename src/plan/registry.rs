@@ -82,6 +82,31 @@ fn unit_of(docs: &[String]) -> String {
         .unwrap_or_default()
 }
 
+/// A parameter's description: the field's doc, then its type's, less the leading sentences the
+/// field's doc already says (a field documented with its type's first sentence, then
+/// "Default 3.", would otherwise read that sentence twice).
+fn join_docs(docs: &[String]) -> String {
+    let mut out = String::new();
+    for d in docs {
+        let mut rest = d.trim();
+        while !rest.is_empty() {
+            let end = rest.find(". ").map_or(rest.len(), |i| i + 1);
+            let (sentence, after) = rest.split_at(end);
+            if !out.contains(sentence.trim()) {
+                break;
+            }
+            rest = after.trim_start();
+        }
+        if !rest.is_empty() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(rest);
+        }
+    }
+    out
+}
+
 /// Every plan input as a query parameter, read once from the `PlanRequest` schema (the one
 /// declaration): leaves of the object tree, named with dots; maps are documented by prefix in
 /// [`QUERY_HELP`].
@@ -122,11 +147,7 @@ fn walk(
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     for (key, prop) in props {
-        let name = if prefix.is_empty() {
-            key.clone()
-        } else {
-            format!("{prefix}.{key}")
-        };
+        let name = crate::json::dotted(prefix, key);
         let mut docs = Vec::new();
         let leaf = resolve(comps, prop, &mut docs);
         if leaf.get("properties").is_some() {
@@ -140,7 +161,7 @@ fn walk(
             let unit = unit_of(&vdocs);
             out.1.push(ParamSpec {
                 numeric: numeric(v).map(|n| Numeric { unit, ..n }),
-                doc: docs.join(" "),
+                doc: join_docs(&docs),
                 required: false,
                 name,
                 schema: v.clone(),
@@ -154,7 +175,7 @@ fn walk(
         let unit = unit_of(&docs);
         out.0.push(ParamSpec {
             numeric: numeric(&schema).map(|n| Numeric { unit, ..n }),
-            doc: docs.join(" "),
+            doc: join_docs(&docs),
             required: prefix.is_empty() && required.contains(&key.as_str()),
             name,
             schema,
@@ -229,4 +250,44 @@ pub fn resolve<'a>(
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_field_and_its_type_documented_alike_read_once() {
+        let docs = [
+            "Most tiers (2 or 3). Default 3.".to_string(),
+            "Most tiers (2 or 3). Unit: switch tiers. Range 2–3.".to_string(),
+        ];
+        assert_eq!(
+            join_docs(&docs),
+            "Most tiers (2 or 3). Default 3. Unit: switch tiers. Range 2–3."
+        );
+        // Different sentences are all kept.
+        let docs = ["Value of one GPU-hour.".to_string(), "USD.".to_string()];
+        assert_eq!(join_docs(&docs), "Value of one GPU-hour. USD.");
+    }
+
+    #[test]
+    fn no_query_parameter_says_a_sentence_twice() {
+        for p in plan_params().iter().chain(map_params()) {
+            let sentences: Vec<&str> = p
+                .doc
+                .split(". ")
+                .map(str::trim)
+                .filter(|s| s.len() > 12)
+                .collect();
+            for (i, s) in sentences.iter().enumerate() {
+                assert!(
+                    !sentences[..i].contains(s),
+                    "{}: \"{s}\" twice in \"{}\"",
+                    p.name,
+                    p.doc
+                );
+            }
+        }
+    }
 }

@@ -36,6 +36,7 @@ crate::plan::bounded::bounded_int!(
     /// on Ethernet as many planes as the NIC runs links (ConnectX-8: 2 × 400G).
     Planes: u32, 1..=8, "planes"
 );
+// Default three tiers: NVIDIA's SuperPOD layout above the two-tier ceiling.
 crate::plan::bounded::bounded_int!(
     /// Most switch tiers allowed (2 = leaf–spine, 3 = with core).
     MaxTiers: u8, 2..=3, "switch tiers", default 3
@@ -104,6 +105,7 @@ crate::plan::bounded::bounded_float!(
     /// A duration in minutes (up to a week).
     Minutes, 0.0..=10080.0, "minutes"
 );
+// Default five years: the depreciation life of servers and networking.
 crate::plan::bounded::bounded_int!(
     /// TCO horizon.
     Years: u32, 1..=15, "years", default 5
@@ -134,6 +136,57 @@ crate::plan::bounded::bounded_decimal!(
 );
 // The comparison's break-even sentence says "no value up to" this bound.
 const _: () = assert!(GpuHourUsd::MAX_I64 == crate::cost::GPU_HOUR_USD_MAX);
+
+// What the performance model accepts (`perf::validate`, its own domain, wider where the API is
+// stricter: planes, tiers) holds every request within these bounds, and the defaults these
+// inputs document are the model's: checked when the crate compiles.
+const _: () = {
+    use crate::perf as p;
+    assert!(Gpus::MIN >= p::MIN_GPUS && Gpus::MAX <= p::MAX_GPUS);
+    assert!(GpusPerNode::MIN >= p::MIN_GPUS_PER_NODE && GpusPerNode::MAX <= p::MAX_GPUS_PER_NODE);
+    assert!(NicsPerNode::MIN >= p::MIN_NICS_PER_NODE && NicsPerNode::MAX <= p::MAX_NICS_PER_NODE);
+    assert!(
+        Oversubscription::MIN >= p::MIN_OVERSUBSCRIPTION
+            && Oversubscription::MAX <= p::MAX_OVERSUBSCRIPTION
+    );
+    assert!(Planes::MIN >= p::MIN_PLANES && Planes::MAX <= p::MAX_PLANES);
+    assert!(MaxTiers::MIN >= p::MIN_TIERS && MaxTiers::MAX <= p::MAX_TIERS);
+    assert!(MessageBytes::MIN >= p::MIN_MESSAGE_BYTES && MessageBytes::MAX <= p::MAX_MESSAGE_BYTES);
+    assert!(
+        ModelParamsBillion::MIN >= p::MIN_MODEL_PARAMS_BILLION
+            && ModelParamsBillion::MAX <= p::MAX_MODEL_PARAMS_BILLION
+            && ModelParamsBillion::DEFAULT == p::DEFAULT_MODEL_PARAMS_BILLION
+    );
+    assert!(
+        BytesPerGradient::MIN >= p::MIN_BYTES_PER_GRADIENT
+            && BytesPerGradient::MAX <= p::MAX_BYTES_PER_GRADIENT
+            && BytesPerGradient::DEFAULT == p::DEFAULT_BYTES_PER_GRADIENT
+    );
+    assert!(
+        ParallelDegree::MIN >= p::MIN_PARALLEL
+            && ParallelDegree::MAX <= p::MAX_PARALLEL
+            && ParallelDegree::MAX <= p::MAX_CP_EP
+    );
+    assert!(
+        StepComputeMs::MIN >= p::MIN_STEP_COMPUTE_MS
+            && StepComputeMs::MAX <= p::MAX_STEP_COMPUTE_MS
+            && StepComputeMs::DEFAULT == p::DEFAULT_STEP_COMPUTE_MS
+    );
+    assert!(
+        BucketMb::MIN >= p::MIN_BUCKET_MB
+            && BucketMb::MAX <= p::MAX_BUCKET_MB
+            && BucketMb::DEFAULT == p::DEFAULT_BUCKET_MB
+    );
+    assert!(MoeTopK::MAX <= p::MAX_TOP_K && MoeTopK::DEFAULT == p::DEFAULT_MOE_TOP_K);
+    assert!(
+        SequenceLength::MAX <= p::MAX_SEQUENCE_LENGTH
+            && SequenceLength::DEFAULT == p::DEFAULT_SEQUENCE_LENGTH
+    );
+    assert!(GlobalBatchTokens::MAX <= p::MAX_GLOBAL_BATCH_TOKENS);
+    assert!(HiddenSize::MIN >= p::MIN_HIDDEN_SIZE && HiddenSize::MAX <= p::MAX_HIDDEN_SIZE);
+    assert!(Mfu::MIN >= p::MIN_MFU && Mfu::MAX <= p::MAX_MFU && Mfu::DEFAULT == p::DEFAULT_MFU);
+    assert!(BackgroundLoad::MIN >= 0.0 && BackgroundLoad::MAX <= p::MAX_BACKGROUND_LOAD);
+};
 crate::plan::bounded::bounded_decimal!(
     /// A subscription priced per NIC endpoint.
     UsdPerEndpointYear, 0..=100_000, "USD per endpoint per year"

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use super::oversubscription::{LeafSplit, SplitCost, exact_splits, leaf_split, two_tier_spines};
 use super::{
     Basics, ClusterSpec, Links, PortUsage, SizingError, SwitchSpec, Topology, TopologyOptions, Why,
-    add, basics, ceil_div, mul, size, su_leaves, sub, to_u32, usable_split,
+    add, basics, ceil_div, last_group, mul, size, su_leaves, sub, to_u32, usable_split,
 };
 
 /// Declares the designs once: [`Design`] (with `ALL` in tie-break order and the wire names)
@@ -322,11 +322,7 @@ fn collapsed_leaves(b: &Basics, split: LeafSplit) -> Result<Option<Leaves>, Sizi
     let leaves = add(full_leaves, partial_leaves, "leaves")?;
     // Cages: whole-SU leaves and all but the last partial-SU leaf carry d node links; the last
     // carries what is left of the partial SU's ports.
-    let last_down = sub(
-        partial_ports,
-        mul(sub(partial_leaves, 1, "cages")?, d, "cages")?,
-        "cages",
-    )?;
+    let last_down = last_group(partial_ports, partial_leaves, d, "cages")?;
     Ok(Some(Leaves {
         count: leaves,
         cages: cages_of_leaves(b, leaves, d, last_down, u)?,
@@ -454,11 +450,7 @@ fn tor_copper(at: &Attempt<'_>) -> Result<Topology, SizingError> {
             return Ok(0);
         }
         let n = rack_leaves(servers)?;
-        let last = sub(
-            servers,
-            mul(sub(n, 1, "cages")?, per_leaf, "cages")?,
-            "cages",
-        )?;
+        let last = last_group(servers, n, per_leaf, "cages")?;
         cages_of_leaves(
             b,
             n,

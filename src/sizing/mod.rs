@@ -491,6 +491,16 @@ fn add(a: u64, b: u64, what: &'static str) -> Result<u64, SizingError> {
 fn sub(a: u64, b: u64, what: &'static str) -> Result<u64, SizingError> {
     or_overflow(a.checked_sub(b), what)
 }
+/// What the last of `groups` groups holds when `total` fills them `per_group` at a time, in
+/// order (the last leaf's cages, the last scalable unit's servers).
+fn last_group(
+    total: u64,
+    groups: u64,
+    per_group: u64,
+    what: &'static str,
+) -> Result<u64, SizingError> {
+    sub(total, mul(sub(groups, 1, what)?, per_group, what)?, what)
+}
 fn ceil_div(a: u64, b: u64, what: &'static str) -> Result<u64, SizingError> {
     if b == 0 {
         return Err(SizingError::Overflow { what });
@@ -539,7 +549,6 @@ fn cages_even(links: u64, switches: u64, extra: u64, per_cage: u64) -> Result<u6
 pub(crate) struct Basics {
     pub planes: u64,
     pub link: u32,
-    pub breakout: u64,
     pub k: u64,
     pub radix: u32,
     pub nodes: u64,
@@ -631,7 +640,6 @@ pub(crate) fn basics(
     Ok(Basics {
         planes,
         link,
-        breakout,
         k,
         radix,
         nodes,
@@ -714,7 +722,7 @@ fn size_split(
     split: LeafSplit,
     ceiling_d: u64,
 ) -> Result<Topology, SizingError> {
-    let (planes, link, breakout, k) = (b.planes, b.link, b.breakout, b.k);
+    let (planes, link, k) = (b.planes, b.link, b.k);
     let (radix, nodes, r, endpoints) = (b.radix, b.nodes, b.r, b.endpoints);
     let (d, u) = (split.downlinks, split.uplinks);
 
@@ -818,12 +826,7 @@ fn size_split(
     // ---- 9. Cages (sizing.md "Cables and optics"): a cage holds ports_per_cage physical ports,
     // each `breakout` links. Leaves fill SU by SU; the last SU's leaves carry the remainder.
     let (per_cage, cages_per_switch) = (b.per_cage, b.cages_per_switch);
-    let _ = breakout;
-    let last_su_nodes = sub(
-        nodes,
-        mul(sub(sus, 1, "cages")?, su_nodes, "cages")?,
-        "cages",
-    )?;
+    let last_su_nodes = last_group(nodes, sus, su_nodes, "cages")?;
     let full_leaves = mul(sub(sus, 1, "cages")?, leaves_per_su, "cages")?;
     let leaf_cages = add(
         mul(full_leaves, ceil_div(k, per_cage, "cages")?, "cages")?,

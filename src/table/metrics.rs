@@ -58,11 +58,7 @@ fn is_numeric(v: &Value) -> bool {
 fn numeric_paths(v: &Value, prefix: &str, out: &mut Vec<String>) {
     if let Value::Object(m) = v {
         for (k, child) in m {
-            let path = if prefix.is_empty() {
-                k.clone()
-            } else {
-                format!("{prefix}.{k}")
-            };
+            let path = crate::json::dotted(prefix, k);
             match child {
                 Value::Object(_) => numeric_paths(child, &path, out),
                 Value::Array(_) => {}

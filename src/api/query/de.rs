@@ -255,11 +255,7 @@ fn collect<'de, 'a>(
     out: &mut Vec<(String, &'de Node<'a>)>,
 ) {
     for (k, node) in m {
-        let key = if prefix.is_empty() {
-            (*k).to_string()
-        } else {
-            format!("{prefix}.{k}")
-        };
+        let key = crate::json::dotted(prefix, k);
         match node {
             Node::Branch(inner) if flatten => collect(inner, &key, true, out),
             _ => out.push((key, node)),

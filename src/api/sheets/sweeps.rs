@@ -214,11 +214,7 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
         Value::Null => {}
         Value::Object(m) => {
             for (k, x) in m {
-                let name = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
+                let name = crate::json::dotted(prefix, k);
                 flatten(&name, x, out);
             }
         }
