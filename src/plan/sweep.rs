@@ -1,7 +1,8 @@
 //! Sweeps as plain functions: the values of one or two varied inputs (a list, or a linear or
 //! geometric range), a plan per point, a row per point and fabric, and the values along the
-//! first input where the cheapest fabric changes — refined by bisection to the exact integer
-//! for integer inputs. No HTTP here: the caller says how to make a plan at a point (the API
+//! first input where the cheapest fabric changes — refined by bisection: to the exact integer
+//! for integer inputs, for the others to a decimal grid 1,000 to 10,000 times finer than the
+//! gap between the two sweep values. No HTTP here: the caller says how to make a plan at a point (the API
 //! patches the base request and runs the same parse, validation and planning as
 //! `POST /v1/plans`).
 
@@ -40,8 +41,8 @@ pub enum Scale {
 pub struct Domain {
     /// Whole numbers only (values are rounded).
     pub integer: bool,
-    /// Every whole number between the bounds is allowed (crossovers are bisected). False for
-    /// inputs that take a set of values (NIC speeds).
+    /// Every value between the bounds (every whole number, for integers) is allowed:
+    /// crossovers are bisected. False for inputs that take a set of values (NIC speeds).
     pub contiguous: bool,
     /// Inclusive bounds.
     pub min: f64,
@@ -65,8 +66,10 @@ pub struct AxisInput {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Axis {
     pub name: String,
-    /// Crossovers along this axis can be bisected to one unit.
+    /// Crossovers along this axis can be bisected.
     pub bisect: bool,
+    /// Whole numbers only: crossovers are bisected to one unit (else to a [`Grain`]).
+    pub integer: bool,
     pub values: Vec<f64>,
 }
 
@@ -173,7 +176,8 @@ pub fn axis(input: AxisInput, domain: Domain) -> Result<Axis, SweepError> {
     values.dedup();
     Ok(Axis {
         name: input.name,
-        bisect: domain.integer && domain.contiguous,
+        bisect: domain.contiguous,
+        integer: domain.integer,
         values,
     })
 }
@@ -256,12 +260,15 @@ pub struct Crossover {
     pub input: String,
     /// The consecutive sweep values it lies between.
     pub between: [f64; 2],
-    /// Where `to_fabric` becomes cheapest: when `exact`, the smallest integer above which the
-    /// lower value's winner no longer wins (found by bisection; if the winner changes more than
-    /// once between two sweep values, one of the changes); otherwise the upper sweep value.
+    /// Where `to_fabric` becomes cheapest: when `exact`, found by bisection (if the winner
+    /// changes more than once between two sweep values, one of the changes) — for an integer
+    /// input the smallest integer above which the lower value's winner no longer wins; for
+    /// another input the smallest value on a decimal grid 1,000 to 10,000 times finer than
+    /// `between` (0.25 apart: a grid of 0.0001), so the change lies within one grid step below
+    /// it. Otherwise the upper sweep value.
     pub value: f64,
-    /// True when `value` was refined to one unit by bisection (integer inputs); false for
-    /// non-integer inputs, inputs that take a set of values, or when the plan budget ran out.
+    /// True when `value` was refined by bisection; false for inputs that take a set of values,
+    /// or when refining would exceed the plan budget.
     pub exact: bool,
     /// Cheapest just below `value`.
     pub from_fabric: Fabric,
@@ -296,9 +303,49 @@ fn cheapest(p: &Plan) -> Option<Fabric> {
     p.comparison.as_ref().map(|c| c.cheapest_fabric)
 }
 
-/// Plans a bisection of `(a, b)` down to one unit takes.
-fn bisections(a: f64, b: f64) -> usize {
-    (b - a).max(1.0).log2().ceil() as usize
+/// Plans a bisection of `(a, b)` down to one unit (integers) or one [`Grain`] step takes.
+fn bisections(a: f64, b: f64, integer: bool) -> usize {
+    if integer {
+        (b - a).max(1.0).log2().ceil() as usize
+    } else {
+        ((b - a) / Grain::of(a, b).step).max(1.0).log2().ceil() as usize + 1
+    }
+}
+
+/// The decimal grid a non-integer crossover between `a` and `b` is bisected on: steps of a
+/// power of ten 1,000 to 10,000 times smaller than `b − a` (0.25 apart: 0.0001; 2,000
+/// apart: 1), so the reported value is a short decimal and at most ~13 plans find it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Grain {
+    /// Decimal places of the grid (negative: tens, hundreds, …).
+    places: i32,
+    step: f64,
+}
+
+impl Grain {
+    fn of(a: f64, b: f64) -> Grain {
+        let gap = (b - a).abs();
+        let places = if gap.is_finite() && gap > 0.0 {
+            (3.0 - gap.log10().floor()).clamp(-300.0, 300.0) as i32
+        } else {
+            0
+        };
+        Grain {
+            places,
+            step: 10f64.powi(-places),
+        }
+    }
+
+    /// `x` on the grid: the nearest multiple of the step, as the short decimal it is (dividing
+    /// by an exact power of ten rounds once, so 0.1937 prints as 0.1937).
+    fn snap(self, x: f64) -> f64 {
+        if self.places >= 0 {
+            let scale = 10f64.powi(self.places);
+            (x * scale).round() / scale
+        } else {
+            (x / self.step).round() * self.step
+        }
+    }
 }
 
 /// Where the cheapest fabric changes between neighbouring values of the first input in one
@@ -332,18 +379,27 @@ fn crossover<E>(
     v2: Option<f64>,
     mut winner_at: impl FnMut(f64) -> Result<Option<Fabric>, E>,
 ) -> Result<Crossover, E> {
-    let exact = spec.first.bisect && plans_used.saturating_add(bisections(a, b)) <= MAX_PLANS;
+    let integer = spec.first.integer;
+    let exact =
+        spec.first.bisect && plans_used.saturating_add(bisections(a, b, integer)) <= MAX_PLANS;
     let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
-    if exact {
-        while hi - lo > 1.0 {
-            let mid = (lo + ((hi - lo) / 2.0).floor()).round();
-            let w = winner_at(mid)?;
-            if w == Some(a_win) {
-                lo = mid;
-            } else {
-                hi = mid;
-                hi_win = w.unwrap_or(b_win);
-            }
+    let grain = Grain::of(a, b);
+    // The next midpoint on the axis's grid; none once the bracket is one step wide.
+    let midpoint = |lo: f64, hi: f64| {
+        let mid = if integer {
+            (lo + ((hi - lo) / 2.0).floor()).round()
+        } else {
+            grain.snap(lo + (hi - lo) / 2.0)
+        };
+        (exact && mid > lo && mid < hi).then_some(mid)
+    };
+    while let Some(mid) = midpoint(lo, hi) {
+        let w = winner_at(mid)?;
+        if w == Some(a_win) {
+            lo = mid;
+        } else {
+            hi = mid;
+            hi_win = w.unwrap_or(b_win);
         }
     }
     Ok(Crossover {
@@ -653,6 +709,7 @@ mod tests {
         let axis = Axis {
             name: "gpus".into(),
             bisect,
+            integer: true,
             values,
         };
         Spec::new(axis, None).expect("spec")
@@ -663,6 +720,7 @@ mod tests {
         let ax = |name: &str, n: usize| Axis {
             name: name.into(),
             bisect: true,
+            integer: true,
             values: (0..n).map(|i| i as f64).collect(),
         };
         assert!(Spec::new(ax("gpus", 100), Some(ax("economics.years", 100))).is_ok());
@@ -714,6 +772,92 @@ mod tests {
         assert_eq!(out.plans_computed, 2);
         assert_eq!(out.crossovers[0].value, 64.0);
         assert!(!out.crossovers[0].exact);
+    }
+
+    /// A decimal input's crossover is bisected on a grid 1,000 to 10,000 times finer than the
+    /// gap between its sweep values: the change at 0.19371 between 0 and 0.25 is reported
+    /// at 0.1938, the first grid value past it, in at most 13 plans.
+    #[test]
+    fn decimal_crossovers_are_bisected_on_a_short_decimal_grid() {
+        use Fabric::{Infiniband as Ib, Roce};
+        let spec = Spec::new(
+            Axis {
+                name: "economics.gpu_hour_usd".into(),
+                bisect: true,
+                integer: false,
+                values: vec![0.0, 0.25],
+            },
+            None,
+        )
+        .expect("spec");
+        let mut plans = 0;
+        let c = crossover::<()>(&spec, [0.0, 0.25], [Roce, Ib], 2, None, |x| {
+            plans += 1;
+            Ok(Some(if x < 0.19371 { Roce } else { Ib }))
+        })
+        .expect("crossover");
+        assert_eq!(c.value, 0.1938);
+        assert_eq!(c.value.to_string(), "0.1938");
+        assert!(c.exact);
+        assert_eq!((c.from_fabric, c.to_fabric), (Roce, Ib));
+        assert!(plans <= bisections(0.0, 0.25, false), "{plans} plans");
+        assert_eq!(Grain::of(0.0, 0.25).places, 4);
+        assert_eq!(Grain::of(0.0, 2000.0).step, 1.0);
+        assert_eq!(Grain::of(0.0, 20_000.0).snap(12_345.0), 12_350.0);
+        // A set-valued input is not refined.
+        let set = Spec::new(
+            Axis {
+                bisect: false,
+                ..spec.first.clone()
+            },
+            None,
+        )
+        .expect("spec");
+        let c = crossover::<()>(&set, [0.0, 0.25], [Roce, Ib], 2, None, |_| {
+            unreachable!("no plan without bisection")
+        })
+        .expect("crossover");
+        assert_eq!((c.value, c.exact), (0.25, false));
+    }
+
+    /// The sweep's bisected crossover over the GPU-hour value agrees with the comparison's
+    /// analytic break-even: two independent routes to the same flip.
+    #[test]
+    fn a_gpu_hour_crossover_lands_on_the_analytic_break_even() {
+        let cats = CatalogSet::embedded().expect("catalog");
+        let plan_at = |usd: f64| {
+            let req: PlanRequest = serde_json::from_value(serde_json::json!({
+                "gpus": 1024, "fabrics": ["infiniband", "roce"],
+                "economics": {"gpu_hour_usd": usd}
+            }))
+            .expect("request");
+            build_plan(&req, &cats)
+        };
+        let spec = Spec::new(
+            Axis {
+                name: "economics.gpu_hour_usd".into(),
+                bisect: true,
+                integer: false,
+                values: vec![0.0, 500.0],
+            },
+            None,
+        )
+        .expect("spec");
+        let out = run(&spec, 1, || |v, _| plan_at(v)).expect("sweep");
+        let c = out.crossovers.first().expect("a crossover below $500");
+        let be = plan_at(0.0)
+            .expect("plan")
+            .comparison
+            .and_then(|c| c.break_even.gpu_hour_usd)
+            .expect("an analytic break-even");
+        let be: f64 = be.to_string().parse().expect("number");
+        assert!(c.exact);
+        // The grid is 0.1 (500 apart): the flip lies within one step below the value.
+        assert!(
+            c.value >= be && c.value - be <= 0.1,
+            "sweep {} vs break-even {be}",
+            c.value
+        );
     }
 
     /// Issue #10: the sizing rule must not make a crossover. Over 16 → 2,048 GPUs every fabric's
@@ -799,11 +943,13 @@ mod tests {
         let gpus = Axis {
             name: "gpus".into(),
             bisect: true,
+            integer: true,
             values: (2..=64).map(|n| f64::from(n * 8)).collect(),
         };
         let years = Axis {
             name: "economics.years".into(),
             bisect: true,
+            integer: true,
             values: vec![1.0, 3.0, 7.0],
         };
         for spec in [
@@ -937,6 +1083,7 @@ mod tests {
         let axis = |name: &str, values: Vec<f64>| Axis {
             name: name.into(),
             bisect: true,
+            integer: true,
             values,
         };
         let hundreds: Vec<f64> = (0..100).map(|i| f64::from(i) * 100.0).collect();
@@ -974,7 +1121,7 @@ mod tests {
                 false,
             ),
             (Spec::new(axis("gpus", hundreds.clone()), None), false),
-            // Without bisection (a decimal first input) the grid is planned at once: the whole
+            // Without bisection (a set-valued first input) the grid is planned at once: the whole
             // 10,000-point grid, and the same grid with a failing point.
             (
                 Spec::new(

@@ -725,6 +725,37 @@ async fn grid_sweep_errors_name_the_second_input() {
 }
 
 #[tokio::test]
+async fn a_decimal_crossover_is_bisected_to_the_plans_break_even() {
+    let app = spawn_app().await;
+    let (_, text) = get_ok(
+        &app,
+        "/v1/sweeps?vary=economics.gpu_hour_usd&values=0,500&gpus=1024&fabrics=infiniband,roce",
+    )
+    .await;
+    let sw: Value = serde_json::from_str(&text).unwrap();
+    let c = &sw["crossovers"][0];
+    assert_eq!(c["exact"], true, "{c}");
+    let value = c["value"].as_f64().unwrap();
+    let plan = app
+        .post_json(
+            "/v1/plans",
+            &json!({"gpus": 1024, "fabrics": ["infiniband", "roce"]}),
+        )
+        .await
+        .json::<Value>()
+        .await
+        .unwrap();
+    let be: f64 = plan["comparison"]["break_even"]["gpu_hour_usd"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // 500 apart: a grid of 0.1, the flip within one step below the value.
+    assert!(value >= be && value - be <= 0.1, "{value} vs {be}");
+    assert!(sw["plans_computed"].as_u64().unwrap() <= 2 + 14);
+}
+
+#[tokio::test]
 async fn inputs_with_a_set_of_values_sweep_without_bisecting_into_forbidden_values() {
     let app = spawn_app().await;
     let (_, text) = get_ok(

@@ -142,7 +142,7 @@ fn numeric_names() -> Vec<&'static str> {
 fn domain(n: &Numeric) -> Domain {
     Domain {
         integer: n.integer,
-        contiguous: n.integer && n.one_of.is_none(),
+        contiguous: n.one_of.is_none(),
         min: n.min,
         max: if n.max_exclusive {
             // the largest value below an open bound that a sweep may ask for
@@ -759,8 +759,9 @@ fn axes(b: &SweepRequest) -> Result<Checked, ApiError> {
 /// `steps` (default 8) and `scale` (`linear` or `geometric`); integer inputs are rounded,
 /// values are sorted and deduplicated. Every other plan input as in `GET /v1/plans`. The JSON
 /// gives a row per value and fabric (with the value under the input's own name, e.g. `gpus`)
-/// and the crossovers where the cheapest fabric changes, refined by bisection to the exact
-/// integer for integer inputs. CSV (`format=csv`) gives the rows. A second input (`vary2` with
+/// and the crossovers where the cheapest fabric changes, refined by bisection: to the exact
+/// integer for integer inputs, to a decimal grid 1,000 to 10,000 times finer than the gap between the
+/// two sweep values for the others. CSV (`format=csv`) gives the rows. A second input (`vary2` with
 /// `from2`/`to2`/`steps2`/`scale2` or `values2`) makes a grid: a row per grid point and fabric,
 /// with both values, and crossovers along `vary` at each value of `vary2` (`input2`,
 /// `value2`). At most 10,000 plans per sweep, bisection included; a value that cannot be
