@@ -59,22 +59,44 @@ pub struct JobContext<'a> {
 }
 
 /// Ranks of a group of `size` with rank stride `stride` that every NVLink domain of `domain`
-/// GPUs is sure to hold together.
+/// GPUs it touches holds, at the least, on a job of `gpus` GPUs.
 ///
-/// Groups tile the ranks in aligned blocks of `size · stride` GPUs (Megatron order). A block
-/// lies inside one domain only when it divides the domain; otherwise blocks straddle domain
-/// boundaries (64-GPU expert groups on 72-GPU NVL72 racks: 13 of 16 groups on 1,024 GPUs cross
-/// a rack), and the part every group keeps in one domain is gcd(size · stride, domain) GPUs.
-/// A straddling group is as slow as its smallest part (the all-to-all waits for the ranks that
-/// send most of their data across), so that part sets the group's shape. On 8-GPU servers with
-/// power-of-two degrees this is ⌊domain / stride⌋ as before.
-pub fn ranks_per_domain(size: f64, stride: f64, domain: f64) -> f64 {
+/// Groups tile the ranks in aligned blocks of `size · stride` GPUs (Megatron order), one after
+/// another from GPU 0. A block lies inside one domain only when it fits there; otherwise it is
+/// cut by domain boundaries into pieces — a first piece to the end of its first domain, whole
+/// domains, a last piece — and each group of the block has about ⌊piece / stride⌋ ranks in
+/// a piece (at least one in a piece shorter than the stride). A straddling group is as slow as
+/// its smallest part (the all-to-all, and the inter-domain step of an all-reduce, wait for the
+/// domain that sends the most per rank across), so the smallest piece over the job's blocks
+/// sets the group's shape. The pieces repeat every domain ÷ gcd(block, domain) blocks, so at
+/// most that many are looked at. Many blocks reach the gcd(block, domain) ÷ stride bound
+/// (64-GPU expert groups on 72-GPU NVL72 racks: 8 of each group's GPUs kept together on 1,024
+/// GPUs); few blocks keep more (121-rank data-parallel groups of 484 GPUs on 27 racks, four
+/// blocks: 3, not 1). On 8-GPU servers with power-of-two degrees this is ⌊domain / stride⌋.
+pub fn ranks_per_domain(size: f64, stride: f64, domain: f64, gpus: f64) -> f64 {
     let k = size.max(1.0).round() as u64;
     let s = stride.max(1.0).round() as u64;
     let d = domain.max(1.0).round() as u64;
-    let span = u128::from(k) * u128::from(s);
-    let together = crate::arith::gcd(span, u128::from(d)) / u128::from(s);
-    (together as f64).clamp(1.0, size.max(1.0))
+    let Some(span) = k.checked_mul(s) else {
+        return 1.0;
+    };
+    let blocks = ((gpus.max(0.0) / span as f64).floor() as u64).max(1);
+    let repeat = crate::arith::gcd(u128::from(span), u128::from(d)).max(1);
+    let period = u64::try_from(u128::from(d) / repeat).unwrap_or(d);
+    let mut least = k;
+    for b in 0..blocks.min(period) {
+        // Where block b starts inside its first domain.
+        let offset = u64::try_from((u128::from(b) * u128::from(span)) % u128::from(d)).unwrap_or(0);
+        let first = (d - offset).min(span);
+        let rest = span - first;
+        let whole = if rest >= d { d } else { 0 };
+        for piece in [first, whole, rest % d] {
+            if piece > 0 {
+                least = least.min((piece / s).max(1));
+            }
+        }
+    }
+    (least as f64).clamp(1.0, size.max(1.0))
 }
 
 /// Hidden size: the job's, or derived from the active parameters (see [`HIDDEN_PER_LAYER`]).
@@ -220,7 +242,11 @@ pub fn other_collectives(ctx: &JobContext<'_>, dp: f64) -> Vec<CollectiveResult>
     let mut out = Vec::new();
 
     if tp >= 2.0 {
-        let c = (ctx.comm)(tp, ranks_per_domain(tp, 1.0, ctx.domain_gpus), 1.0);
+        let c = (ctx.comm)(
+            tp,
+            ranks_per_domain(tp, 1.0, ctx.domain_gpus, ctx.gpus),
+            1.0,
+        );
         // Per layer 2 all-reduces forward, 2 backward, each of one micro-batch's activations
         // (seq/CP · hidden).
         let msg = seq / cp * h * act;
@@ -239,7 +265,7 @@ pub fn other_collectives(ctx: &JobContext<'_>, dp: f64) -> Vec<CollectiveResult>
         ));
     }
     if cp >= 2.0 {
-        let c = (ctx.comm)(cp, ranks_per_domain(cp, tp, ctx.domain_gpus), tp);
+        let c = (ctx.comm)(cp, ranks_per_domain(cp, tp, ctx.domain_gpus, ctx.gpus), tp);
         // K and V of the whole sequence gathered per layer forward, their gradients
         // reduce-scattered backward (Llama 3 all-gather context parallelism).
         let msg = 2.0 * seq * h * act / tp;
@@ -258,7 +284,11 @@ pub fn other_collectives(ctx: &JobContext<'_>, dp: f64) -> Vec<CollectiveResult>
     }
     if pp >= 2.0 {
         let stride = tp * cp * dp;
-        let c = (ctx.comm)(pp, ranks_per_domain(pp, stride, ctx.domain_gpus), stride);
+        let c = (ctx.comm)(
+            pp,
+            ranks_per_domain(pp, stride, ctx.domain_gpus, ctx.gpus),
+            stride,
+        );
         // One activation forward and one gradient backward per micro-batch, split over TP.
         let msg = seq / cp * h * act / tp;
         let calls = 2.0 * micro;
@@ -277,7 +307,11 @@ pub fn other_collectives(ctx: &JobContext<'_>, dp: f64) -> Vec<CollectiveResult>
     }
     if ep >= 2.0 {
         let stride = tp * cp;
-        let c = (ctx.comm)(ep, ranks_per_domain(ep, stride, ctx.domain_gpus), stride);
+        let c = (ctx.comm)(
+            ep,
+            ranks_per_domain(ep, stride, ctx.domain_gpus, ctx.gpus),
+            stride,
+        );
         // Dispatch and combine, forward and backward, per MoE layer: the GPU's tokens of one
         // micro-batch × top-k × hidden.
         let k = f64::from(w.moe_top_k.max(1));
@@ -296,7 +330,11 @@ pub fn other_collectives(ctx: &JobContext<'_>, dp: f64) -> Vec<CollectiveResult>
     }
     if w.data_parallel_mode == DataParallelMode::Fsdp && dp >= 2.0 {
         let stride = tp * cp;
-        let c = (ctx.comm)(dp, ranks_per_domain(dp, stride, ctx.domain_gpus), stride);
+        let c = (ctx.comm)(
+            dp,
+            ranks_per_domain(dp, stride, ctx.domain_gpus, ctx.gpus),
+            stride,
+        );
         let shard = params_per_model_shard(w);
         // Parameters gathered in the activation precision of the weights (bf16), gradients
         // reduce-scattered at `bytes_per_gradient`.
@@ -378,13 +416,21 @@ mod tests {
         };
         // 405e9 / (12 · 16384²) = 125.7 → 126 layers (Llama 3 405B has 126).
         assert_eq!(layers(&w405), 126.0);
-        assert_eq!(ranks_per_domain(64.0, 1.0, 8.0), 8.0);
+        assert_eq!(ranks_per_domain(64.0, 1.0, 8.0, 1024.0), 8.0);
         // 64-GPU groups do not tile 72-GPU racks: most straddle two, 8 GPUs kept together.
-        assert_eq!(ranks_per_domain(64.0, 1.0, 72.0), 8.0);
-        assert_eq!(ranks_per_domain(36.0, 1.0, 72.0), 36.0);
-        assert_eq!(ranks_per_domain(9.0, 8.0, 72.0), 9.0);
-        assert_eq!(ranks_per_domain(18.0, 8.0, 72.0), 9.0);
-        assert_eq!(ranks_per_domain(8.0, 8.0, 8.0), 1.0);
+        assert_eq!(ranks_per_domain(64.0, 1.0, 72.0, 1024.0), 8.0);
+        assert_eq!(ranks_per_domain(36.0, 1.0, 72.0, 1152.0), 36.0);
+        assert_eq!(ranks_per_domain(9.0, 8.0, 72.0, 1152.0), 9.0);
+        assert_eq!(ranks_per_domain(18.0, 8.0, 72.0, 1152.0), 9.0);
+        assert_eq!(ranks_per_domain(8.0, 8.0, 8.0, 1024.0), 1.0);
+        // One 64-GPU group inside the first rack.
+        assert_eq!(ranks_per_domain(64.0, 1.0, 72.0, 64.0), 64.0);
+        // 1,944 GB200, TP 4 × PP 4: data-parallel groups of 121 ranks, 484-GPU blocks starting
+        // 0, 52, 32 and 12 GPUs into a rack; the smallest piece is the 12 GPUs the last block
+        // leaves in its first rack: 3 ranks (the gcd bound, 4 GPUs, would say 1).
+        assert_eq!(ranks_per_domain(121.0, 4.0, 72.0, 1936.0), 3.0);
+        // A stride wider than the domain: one rank per domain.
+        assert_eq!(ranks_per_domain(16.0, 128.0, 72.0, 2048.0), 1.0);
     }
 
     #[test]

@@ -377,7 +377,12 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
             // of G GPUs holds G/(TP·CP) ranks of each data-parallel group when the group's
             // span divides it, else the part every group keeps together
             // ([`job::ranks_per_domain`]).
-            let per_node = job::ranks_per_domain(dp as f64, (tp * cp) as f64, g_node as f64) as u64;
+            let per_node = job::ranks_per_domain(
+                dp as f64,
+                (tp * cp) as f64,
+                g_node as f64,
+                f64::from(input.gpus),
+            ) as u64;
             (dp, per_node, dp)
         }
     };

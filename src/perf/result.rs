@@ -32,8 +32,10 @@ pub struct PerfResult {
     pub busbw_ceiling_gbytes_per_s: f64,
     /// Ranks in the all-reduce communicator (data-parallel size, or all GPUs).
     pub communicator_ranks: u32,
-    /// NVLink domains the communicator spans: servers on HGX/DGX, 72-GPU racks on NVL72 (1: the
-    /// all-reduce runs on NVLink only).
+    /// NVLink domains of the communicator as modelled (servers on HGX/DGX, 72-GPU racks on
+    /// NVL72; 1: the all-reduce runs on NVLink only): its ranks ÷ the ranks the emptiest domain
+    /// it touches holds. When its groups do not tile the domains, every domain is modelled as
+    /// the emptiest, so this can exceed the domains the group touches (docs/model.md §5b).
     pub communicator_nodes: u32,
     /// Gradient buckets per step (1 for an explicit message).
     pub buckets: u64,

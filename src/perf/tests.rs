@@ -650,6 +650,44 @@ fn nvl72_places_the_data_parallel_all_reduce_by_rack() {
     assert_eq!(hgx.communicator_nodes, 36);
 }
 
+/// A data-parallel group that does not tile the racks is timed by the emptiest rack it touches,
+/// not as one rank per rack: 27 GB200 NVL72 racks (TP 4 × PP 4, DP 121 on 1,936 of 1,944
+/// GPUs) wait about as long as 26 and 28 racks, whose groups tile. Before, 27 racks were timed
+/// as a 121-node ring of single ranks: RoCE idle 4.8 % against 0.33 % either side, and the
+/// recommendation flipped rack by rack.
+#[test]
+fn nvl72_data_parallel_groups_that_do_not_tile_are_timed_by_their_emptiest_rack() {
+    let nvl72 = |gpus: u32| {
+        let input = PerfInput {
+            gpus_per_node: 4,
+            nics_per_node: 4,
+            gpu: GpuSpec {
+                nvlink_domain_gpus: 72,
+                ..gpu_default("b200").expect("b200")
+            },
+            ..h100_input(
+                gpus,
+                fabric_path(Fabric::Roce, gpus),
+                Workload {
+                    tensor_parallel: 4,
+                    ..Workload::default()
+                },
+            )
+        };
+        evaluate(&input).expect("plan")
+    };
+    let (r26, r27, r28) = (nvl72(1872), nvl72(1944), nvl72(2016));
+    assert_eq!(r27.communicator_ranks, 121);
+    // Three ranks in the emptiest rack: 121 / 3 → 41 modelled domains, not 121.
+    assert_eq!(r27.communicator_nodes, 41);
+    let worst_tiling = r26.gpu_idle_fraction.max(r28.gpu_idle_fraction);
+    assert!(
+        r27.gpu_idle_fraction < 1.5 * worst_tiling,
+        "27 racks {} against {worst_tiling}",
+        r27.gpu_idle_fraction
+    );
+}
+
 #[test]
 fn background_load_slows_every_fabric() {
     for fabric in [Fabric::Infiniband, Fabric::Roce, Fabric::RoceAdaptive] {
