@@ -104,6 +104,24 @@ impl Catalog {
     pub fn license(&self, sku: &str) -> Option<&License> {
         by_sku(&self.data.licenses, sku)
     }
+    /// The vendors of the catalog's parts, sorted, each once: the names
+    /// `prices.discounts.vendor` takes.
+    pub fn vendors(&self) -> Vec<&str> {
+        let d = &self.data;
+        let mut v: Vec<&str> = d
+            .switches
+            .iter()
+            .map(|x| &x.part)
+            .chain(d.nics.iter().map(|x| &x.part))
+            .chain(d.transceivers.iter().map(|x| &x.part))
+            .chain(d.cables.iter().map(|x| &x.part))
+            .chain(d.licenses.iter().map(|x| &x.part))
+            .map(|p| &*p.vendor)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
     pub fn gpu(&self, id: &str) -> Option<&Gpu> {
         self.data
             .gpus

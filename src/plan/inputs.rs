@@ -406,6 +406,20 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         }
     }
     let discounts = prices.discounts.clone().unwrap_or_default();
+    // A discount for a vendor no part has would change nothing: say so rather than echo it.
+    if let Some(given) = discounts.vendor.as_ref().filter(|m| !m.is_empty()) {
+        let vendors = catalog.vendors();
+        if let Some(vendor) = given.keys().find(|k| !vendors.contains(&k.as_str())) {
+            return Err(PlanError::field(
+                &format!(
+                    "/prices/discounts/vendor/{}",
+                    crate::error_code::escape_pointer(vendor)
+                ),
+                ErrorCode::UnknownValue,
+                unknown_vendor(&catalog, vendor),
+            ));
+        }
+    }
     let adjustments = PriceAdjustments {
         overrides: overrides
             .iter()
@@ -658,6 +672,16 @@ pub fn nic_for(
         .nic_by_speed
         .get(super::DecimalText::new(nic_speed_gbps).as_str())?;
     catalog.nic(sku)
+}
+
+/// Why `vendor` takes no discount: no part of `catalog` comes from it (names are matched as
+/// written, case included), and the vendors that do.
+pub fn unknown_vendor(catalog: &crate::catalog::Catalog, vendor: &str) -> String {
+    format!(
+        "no part in catalog '{}' comes from vendor '{vendor}' (names are matched exactly, case included); its vendors: {}",
+        catalog.id(),
+        catalog.vendors().join(", ")
+    )
 }
 
 /// GPUs in one NVLink domain of servers with `gpus_per_node` GPUs: the catalog's domain when it

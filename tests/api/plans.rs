@@ -299,6 +299,38 @@ async fn overrides_and_discounts_change_capex_exactly() {
     );
 }
 
+/// A vendor discount for a vendor no part comes from would change nothing: it is a 422 naming
+/// the vendor and listing the catalog's, in a plan and as an uncertainty input (a buyer who
+/// typed `nvidia` for `NVIDIA` was shown a plan without the discount and no word of it).
+#[tokio::test]
+async fn a_discount_for_a_vendor_the_catalog_lacks_is_refused() {
+    let app = spawn_app().await;
+    for vendor in ["nvidia", "Foo Corp", ""] {
+        let body = json!({"gpus": 256, "prices": {"discounts": {"vendor": {vendor: "0.3"}}}});
+        let p = assert_problem(app.post_json("/v1/plans", &body).await, 422).await;
+        let pointer = format!("/prices/discounts/vendor/{vendor}");
+        assert_eq!(p["errors"][0]["pointer"], pointer.as_str(), "{p}");
+        assert_eq!(p["errors"][0]["code"], "unknown_value", "{p}");
+        let detail = p["errors"][0]["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("NVIDIA") && detail.contains("Arista"),
+            "{detail}"
+        );
+    }
+    // The catalog's own name applies.
+    let base = plan(&app, json!({"gpus": 256, "fabrics": ["infiniband"]})).await;
+    let disc = plan(&app, json!({"gpus": 256, "fabrics": ["infiniband"], "prices": {"discounts": {"vendor": {"NVIDIA": "0.3"}}}})).await;
+    assert!(
+        dec(&fabric(&disc, "infiniband")["capex"]["total_usd"])
+            < dec(&fabric(&base, "infiniband")["capex"]["total_usd"])
+    );
+    let body = json!({"gpus": 256, "uncertainty": {"samples": 10,
+        "inputs": {"prices.discounts.vendor.nvidia": "0,0.5"}}});
+    let p = assert_problem(app.post_json("/v1/plans", &body).await, 422).await;
+    let detail = p["errors"][0]["detail"].as_str().unwrap();
+    assert!(detail.contains("vendor 'nvidia'"), "{p}");
+}
+
 #[tokio::test]
 async fn money_inputs_accept_strings_and_numbers() {
     let app = spawn_app().await;

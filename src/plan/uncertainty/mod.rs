@@ -367,6 +367,9 @@ pub fn spec(u: &UncertaintyRequest, prepared: &Prepared) -> Result<Spec, PlanErr
                         catalog.id()
                     )));
                 }
+                if s.name == "prices.discounts.vendor" && !catalog.vendors().contains(&key) {
+                    return Err(unknown(crate::plan::inputs::unknown_vendor(catalog, key)));
+                }
                 if s.name == "prices.discounts.category"
                     && !crate::cost::Category::ALL.iter().any(|c| c.as_str() == key)
                 {
