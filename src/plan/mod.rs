@@ -534,6 +534,9 @@ pub fn build_with(
     {
         let spec = uncertainty::spec(u, prepared)?;
         plan.uncertainty = Some(uncertainty::analyse(&spec, prepared, catalogs, effort)?);
+        for w in uncertainty::outside_ranges(&spec, prepared) {
+            push_unique(&mut plan.warnings, w);
+        }
     }
     Ok(plan)
 }

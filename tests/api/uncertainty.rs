@@ -258,3 +258,49 @@ async fn spreadsheets_read_the_analysis_as_values_and_csv_columns() {
             .contains("uncertainty.")
     );
 }
+
+/// A plan priced at an input value outside the range the analysis draws it from says so: its
+/// recommendation and the analysis can name different fabrics (a GPU-hour of $300–500 sampled
+/// while the headline used the owned $0.906). Inside the range, no warning.
+#[tokio::test]
+async fn a_plan_priced_outside_an_analysed_range_warns() {
+    let app = spawn_app().await;
+    let warnings = |p: &Value| -> Vec<String> {
+        p["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|w| w.as_str())
+            .filter(|w| w.contains("outside the range"))
+            .map(str::to_string)
+            .collect()
+    };
+    let p = app
+        .post_ok(
+            "/v1/plans",
+            &json!({"gpus": 1024, "uncertainty": {"samples": 50, "catalog_price_ranges": false,
+                "inputs": {"economics.gpu_hour_usd": "300,400,500",
+                           "prices.discounts.vendor.NVIDIA": "0.1,0.2",
+                           "economics.pue": "1.2,1.5"}}}),
+        )
+        .await;
+    let w = warnings(&p);
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[0].starts_with("economics.gpu_hour_usd is 0.906 "),
+        "{w:?}"
+    );
+    assert!(
+        w[1].starts_with("prices.discounts.vendor.NVIDIA is 0 "),
+        "{w:?}"
+    );
+    let p = app
+        .post_ok(
+            "/v1/plans",
+            &json!({"gpus": 1024, "economics": {"gpu_hour_usd": "400"},
+                "uncertainty": {"samples": 50, "catalog_price_ranges": false,
+                "inputs": {"economics.gpu_hour_usd": "300,400,500"}}}),
+        )
+        .await;
+    assert!(warnings(&p).is_empty(), "{:?}", warnings(&p));
+}

@@ -681,6 +681,38 @@ const CLOCK_EVERY: u32 = 16;
 /// Samples a thread draws at a time (their totals in one vector).
 const SAMPLES_PER_BLOCK: u32 = 256;
 
+/// Warnings for the inputs whose value in the plan lies outside the range the analysis draws
+/// them from: the plan (its totals, the recommendation) is priced at that value, the analysis
+/// at the range, and the two can name different fabrics. A discount not given is 0.
+pub fn outside_ranges(spec: &Spec, prepared: &Prepared) -> Vec<String> {
+    let Ok(inputs) = serde_json::to_value(&prepared.resolved.normalized) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for t in &spec.targets {
+        let Kind::Input { path, .. } = &t.kind else {
+            continue;
+        };
+        let given = path.iter().try_fold(&inputs, |v, key| v.get(key));
+        let value = match given {
+            Some(serde_json::Value::Number(n)) => n.to_string(),
+            Some(serde_json::Value::String(text)) => text.clone(),
+            None if t.name.starts_with("prices.discounts.") => "0".to_string(),
+            _ => continue,
+        };
+        let Ok(v) = value.parse::<Decimal>() else {
+            continue;
+        };
+        if v < t.range.low || v > t.range.high {
+            out.push(format!(
+                "{} is {value} {} in this plan, outside the range {} to {} the uncertainty analysis draws it from: the totals and the recommendation are priced at {value}, the analysis at the range (they can name different fabrics); set {} to a value in the range (its mode) to price the plan there",
+                t.name, t.unit, t.range.low, t.range.high, t.name
+            ));
+        }
+    }
+    out
+}
+
 /// Runs the analysis on a prepared plan, its samples drawn on `effort.threads` threads (each
 /// sample's draws depend on its index alone: the answer is the same on any number); past
 /// `effort.deadline` it stops with `analysis_too_slow`.
