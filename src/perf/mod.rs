@@ -272,10 +272,15 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
 
 /// Data-parallel replicas of the job: GPUs ÷ (TP · PP · CP), rounded down.
 pub fn data_parallel_replicas(gpus: u32, w: &Workload) -> u64 {
-    let replica = u64::from(w.tensor_parallel.max(1))
+    u64::from(gpus) / data_parallel_replica_gpus(w)
+}
+
+/// GPUs of one data-parallel replica: TP·PP·CP (at least 1).
+pub fn data_parallel_replica_gpus(w: &Workload) -> u64 {
+    u64::from(w.tensor_parallel.max(1))
         .saturating_mul(u64::from(w.pipeline_parallel.max(1)))
-        .saturating_mul(u64::from(w.context_parallel.max(1)));
-    u64::from(gpus) / replica
+        .saturating_mul(u64::from(w.context_parallel.max(1)))
+        .max(1)
 }
 
 /// Tokens of one sequence for every data-parallel replica ([`data_parallel_replicas`] ×

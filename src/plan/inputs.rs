@@ -210,21 +210,58 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             .min(perf::MAX_GLOBAL_BATCH_TOKENS);
         workload.global_batch_tokens = Some(published.max(floor));
     }
+    // A preset whose published replica (TP·PP·CP GPUs) is larger than the cluster: the preset
+    // is at fault, not a degree the user did not write.
+    if let Some(preset) = w.preset
+        && w.tensor_parallel.is_none()
+        && w.pipeline_parallel.is_none()
+        && w.context_parallel.is_none()
+    {
+        let (tp, pp, cp) = (
+            workload.tensor_parallel.max(1),
+            workload.pipeline_parallel.max(1),
+            workload.context_parallel.max(1),
+        );
+        let replica = perf::data_parallel_replica_gpus(&workload);
+        if u64::from(gpus) < replica {
+            return Err(PlanError::field(
+                "/workload/preset",
+                ErrorCode::PerformanceModel,
+                format!(
+                    "the preset {} runs one model replica on TP {tp} x PP {pp} x CP {cp} = {replica} GPUs; {gpus} GPUs cannot hold one: plan at least {replica} GPUs, or set workload.tensor_parallel and workload.pipeline_parallel to a shape that fits",
+                    preset.as_str()
+                ),
+            ));
+        }
+    }
     // Expert parallelism is carved out of data parallelism and must divide it (Megatron-LM:
     // the data-parallel size must be a multiple of the expert-parallel size). A preset's degree
     // (DeepSeek-V3: 64) that does not divide this cluster's replicas becomes the largest one
-    // below it that does; the value used is echoed and warned. A degree the user gives is kept
-    // (and refused by the performance model when it does not divide).
+    // below it that does; the value used is echoed and warned. A preset's degree above the
+    // replicas is a 422 on the preset: spreading the experts over fewer GPUs is a different job
+    // (DeepSeek-V3 on EP 4 would hold ~12 B parameters per H100), not the published one. A
+    // degree the user gives is kept (and refused by the performance model when it does not
+    // divide).
     let mut expert_note = None;
     let dp = perf::data_parallel_replicas(gpus, &workload);
     let preset_ep = u64::from(workload.expert_parallel.max(1));
-    // A preset degree above the replicas is left to the performance model's 422 (the
-    // published job does not fit this cluster).
-    if w.expert_parallel.is_none()
-        && preset_ep > 1
-        && preset_ep <= dp
-        && !dp.is_multiple_of(preset_ep)
+    if let Some(preset) = w.preset
+        && w.expert_parallel.is_none()
+        && preset_ep > dp
     {
+        let replica = perf::data_parallel_replica_gpus(&workload);
+        return Err(PlanError::field(
+            "/workload/preset",
+            ErrorCode::PerformanceModel,
+            format!(
+                "the preset {} spreads its experts over {preset_ep}-way expert parallelism, carved from at least {preset_ep} data-parallel replicas of {replica} GPUs = {} GPUs; {gpus} GPUs have {dp}: plan at least {} GPUs, or set workload.expert_parallel to a divisor of {dp} (each GPU then holds more experts)",
+                preset.as_str(),
+                preset_ep.saturating_mul(replica),
+                preset_ep.saturating_mul(replica)
+            ),
+        ));
+    }
+    if w.expert_parallel.is_none() && preset_ep > 1 && !dp.is_multiple_of(preset_ep) {
         let fitted = (1..=preset_ep)
             .rev()
             .find(|e| dp.is_multiple_of(*e))

@@ -121,9 +121,31 @@ fn reasons_name_the_traffic_when_idle_matters() {
 #[test]
 fn presets_that_do_not_fit_are_4xx_naming_the_workload() {
     let cats = CatalogSet::embedded().expect("embedded catalog");
+    // A preset the cluster cannot hold names the preset (the user wrote no degree), says what
+    // the published job needs and how to get a plan.
+    for (body, needs) in [
+        (
+            serde_json::json!({"gpus": 64, "workload": {"preset": "moe-deepseek-v3"}}),
+            "1024 GPUs",
+        ),
+        (
+            serde_json::json!({"gpus": 768, "gpu_model": "b300", "workload": {"preset": "moe-deepseek-v3"}}),
+            "1024 GPUs",
+        ),
+        (
+            serde_json::json!({"gpus": 64, "workload": {"preset": "dense-llama3-405b"}}),
+            "= 128 GPUs",
+        ),
+    ] {
+        let req: PlanRequest = serde_json::from_value(body.clone()).expect("request");
+        let err = build_plan(&req, &cats).expect_err("must not fit");
+        let text = format!("{err:?}");
+        assert!(text.contains("/workload/preset"), "{body}: {text}");
+        assert!(text.contains(needs), "{body}: {text}");
+    }
+    // Degrees the user wrote are named.
     for body in [
-        serde_json::json!({"gpus": 64, "workload": {"preset": "moe-deepseek-v3"}}),
-        serde_json::json!({"gpus": 512, "workload": {"preset": "moe-deepseek-v3"}}),
+        serde_json::json!({"gpus": 512, "workload": {"preset": "moe-deepseek-v3", "expert_parallel": 64}}),
         serde_json::json!({"gpus": 1024, "workload": {"data_parallel": 7}}),
         serde_json::json!({"gpus": 1024, "workload": {"model_params_billion": 10, "active_params_billion": 20}}),
     ] {
@@ -131,6 +153,7 @@ fn presets_that_do_not_fit_are_4xx_naming_the_workload() {
         let err = build_plan(&req, &cats).expect_err("must not fit");
         let text = format!("{err:?}");
         assert!(text.contains("/workload/"), "{body}: {text}");
+        assert!(!text.contains("/workload/preset"), "{body}: {text}");
     }
 }
 
