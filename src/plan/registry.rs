@@ -27,6 +27,20 @@ pub struct Numeric {
     pub unit: String,
 }
 
+impl Numeric {
+    /// The largest value the input takes: `max`, or a millionth below it when the bound is
+    /// open (a discount of 0.999999) — the edge a sweep or a flip search may ask for. A
+    /// millionth, not less: an analysis sends decimal inputs rounded to six places, and a
+    /// value nearer the bound would round onto it and be refused.
+    pub fn highest(&self) -> f64 {
+        if self.max_exclusive {
+            self.max - self.max.abs().max(1.0) * 1e-6
+        } else {
+            self.max
+        }
+    }
+}
+
 /// One plan input as a query parameter, derived from the `PlanRequest` schema.
 #[derive(Debug, Clone)]
 pub struct ParamSpec {

@@ -304,3 +304,39 @@ async fn a_plan_priced_outside_an_analysed_range_warns() {
         .await;
     assert!(warnings(&p).is_empty(), "{:?}", warnings(&p));
 }
+
+/// The tornado searches a discount's flip out to the edge of what a discount can be (just below
+/// 1), not only the range asked: NVIDIA at 0–20 % leaves RoCE cheaper, but InfiniBand wins past
+/// ~68 % (the search used to stop at 20 % and say "no value"). The sentence names the input
+/// in plain words.
+#[tokio::test]
+async fn a_discount_flip_is_searched_beyond_its_range_up_to_the_open_bound() {
+    let app = spawn_app().await;
+    let p = app
+        .post_ok(
+            "/v1/plans",
+            &json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
+                "uncertainty": {"samples": 50, "catalog_price_ranges": false,
+                "inputs": {"prices.discounts.vendor.NVIDIA": "0,0.2"}}}),
+        )
+        .await;
+    let bar = &p["uncertainty"]["tornado"][0];
+    let flip: f64 = bar["flips_at"][0].as_str().unwrap().parse().unwrap();
+    assert!(flip > 0.6 && flip < 0.7, "{bar}");
+    let reason = bar["reason"].as_str().unwrap();
+    assert!(
+        !reason.contains("e.g") && !reason.contains('\n'),
+        "{reason}"
+    );
+    // Either side of the flip, single plans agree.
+    for (discount, cheapest) in [(flip - 0.01, "roce"), (flip + 0.01, "infiniband")] {
+        let q = app
+            .post_ok(
+                "/v1/plans",
+                &json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
+                    "prices": {"discounts": {"vendor": {"NVIDIA": format!("{discount:.4}")}}}}),
+            )
+            .await;
+        assert_eq!(q["comparison"]["cheapest_fabric"], cheapest, "{discount}");
+    }
+}

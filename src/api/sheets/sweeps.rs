@@ -144,12 +144,7 @@ fn domain(n: &Numeric) -> Domain {
         integer: n.integer,
         contiguous: n.one_of.is_none(),
         min: n.min,
-        max: if n.max_exclusive {
-            // the largest value below an open bound that a sweep may ask for
-            n.max - n.max.abs().max(1.0) * 1e-9
-        } else {
-            n.max
-        },
+        max: n.highest(),
     }
 }
 

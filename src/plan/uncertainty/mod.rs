@@ -397,7 +397,7 @@ pub fn spec(u: &UncertaintyRequest, prepared: &Prepared) -> Result<Spec, PlanErr
             unit: n.unit.clone(),
             dist: distribution(range),
             range: range.clone(),
-            domain: (n.min, n.max),
+            domain: (n.min, n.highest()),
             source: RangeSource::Request,
             kind: Kind::Input {
                 path,
