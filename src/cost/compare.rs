@@ -225,11 +225,12 @@ pub fn compare_with(
         runner_up: runner,
         now_usd: econ.gpu_hour_usd,
         at: match break_even.gpu_hour_usd {
-            // A break-even outside the values a plan accepts is said as such, not as a number
-            // nobody can enter.
-            Some(star) if star > max || star < Decimal::ZERO => {
-                BreakEvenAt::OutOfRange { max_usd: max }
-            }
+            // A break-even beyond the values a plan accepts is said with that bound: a value
+            // nobody can enter to check it.
+            Some(star) if star > max => BreakEvenAt::BeyondAccepted {
+                at_usd: star,
+                max_usd: max,
+            },
             Some(star) if star > econ.gpu_hour_usd => BreakEvenAt::Above(star),
             Some(star) => BreakEvenAt::Below(star),
             None => BreakEvenAt::Never,
@@ -246,8 +247,8 @@ pub fn compare_with(
 }
 
 /// Highest GPU-hour value a plan accepts, USD (the bound of `economics.gpu_hour_usd`, checked
-/// against the request's `GpuHourUsd` at compile time): a break-even above it is said as "no
-/// value up to $1,000 per GPU-hour".
+/// against the request's `GpuHourUsd` at compile time): a break-even above it is said to lie
+/// beyond the values a plan accepts.
 pub const GPU_HOUR_USD_MAX: i64 = 1000;
 
 fn break_even(

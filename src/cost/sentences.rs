@@ -100,8 +100,9 @@ pub enum Reason {
 pub enum BreakEvenAt {
     /// At no value.
     Never,
-    /// Only outside the values a plan accepts, $0 to `max_usd`.
-    OutOfRange { max_usd: Decimal },
+    /// Above this value, which is beyond `max_usd`, the most a plan accepts: the figure is
+    /// said with the bound, so the sentence and `break_even.gpu_hour_usd` tell one story.
+    BeyondAccepted { at_usd: Decimal, max_usd: Decimal },
     /// Above this value (the break-even is above today's).
     Above(Decimal),
     /// Below this value.
@@ -298,10 +299,11 @@ impl fmt::Display for Reason {
                 let (a, runner) = (a.display_name(), runner_up.display_name());
                 let now = format_usd_rate(*now_usd);
                 match at {
-                    BreakEvenAt::OutOfRange { max_usd } => write!(
+                    BreakEvenAt::BeyondAccepted { at_usd, max_usd } => write!(
                         out,
-                        "No GPU-hour value from $0 to {} per GPU-hour (now {now}) makes {runner} \
-                         cheaper than {a}.",
+                        "Only above {} per GPU-hour (now {now}), beyond the {} a plan accepts, \
+                         would {runner} become cheaper than {a}.",
+                        format_usd_rate(*at_usd),
                         format_usd_rate(*max_usd),
                     ),
                     BreakEvenAt::Above(star) => write!(

@@ -62,10 +62,17 @@ fn comparison_reasons_read_like_sentences_with_separators_and_bounds() {
         let star = c.break_even.gpu_hour_usd.expect("a break-even");
         let last = reasons.last().expect("reasons");
         if star > rust_decimal::Decimal::from(crate::cost::GPU_HOUR_USD_MAX) {
-            assert!(
-                last.starts_with("No GPU-hour value from $0 to $1,000.00 per GPU-hour"),
-                "{last}"
-            );
+            // Said with its figure (as `break_even.gpu_hour_usd` has it) and the bound.
+            let said: String = last
+                .strip_prefix("Only above $")
+                .unwrap_or_else(|| panic!("{last}"))
+                .split(' ')
+                .next()
+                .unwrap_or_default()
+                .replace(',', "");
+            let said: rust_decimal::Decimal = said.parse().unwrap_or_else(|_| panic!("{last}"));
+            assert!((said - star).abs() <= rust_decimal::Decimal::new(5, 3), "{star} {last}");
+            assert!(last.contains("beyond the $1,000.00 a plan accepts"), "{last}");
             beyond += 1;
         } else {
             assert!(

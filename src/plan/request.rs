@@ -134,7 +134,7 @@ crate::plan::bounded::bounded_decimal!(
     /// Value of one GPU-hour.
     GpuHourUsd, 0..=1000, "USD per GPU-hour"
 );
-// The comparison's break-even sentence says "no value up to" this bound.
+// The comparison's break-even sentence names this bound when the break-even lies beyond it.
 const _: () = assert!(GpuHourUsd::MAX_I64 == crate::cost::GPU_HOUR_USD_MAX);
 
 // What the performance model accepts (`perf::validate`, its own domain, wider where the API is
