@@ -97,8 +97,10 @@ pub async fn deadline(
         return next.call(req).await;
     };
     // On expiry the inner future (handler, body read) is dropped and the error becomes the
-    // response (actix renders it through `ApiError`'s problem+json).
-    match actix_web::rt::time::timeout(limit, next.call(req)).await {
+    // response (actix renders it through `ApiError`'s problem+json). The handler sees when the
+    // request arrived ([`heavy_budget`]).
+    let answered = actix_web::rt::time::timeout(limit, next.call(req));
+    match ARRIVED.scope(Instant::now(), answered).await {
         Ok(res) => res,
         Err(_) => Err(ApiError::new(
             ErrorCode::RequestTimeout,
@@ -109,6 +111,21 @@ pub async fn deadline(
         )
         .into()),
     }
+}
+
+tokio::task_local! {
+    /// When the request being served arrived: set by [`deadline`] around its handler.
+    static ARRIVED: Instant;
+}
+
+/// The time budget of heavy work (a sweep, an uncertainty analysis) for a request with this
+/// deadline: 90 % of it, counted from when the request arrived (outside a request, from now),
+/// so the work stops with its own 503 before the deadline's 408 however long the request
+/// waited before the work began. Returns the end and the budget.
+pub fn heavy_budget(deadline: std::time::Duration) -> (Instant, std::time::Duration) {
+    let limit = deadline.mul_f64(0.9);
+    let arrived = ARRIVED.try_with(|t| *t).unwrap_or_else(|_| Instant::now());
+    (arrived + limit, limit)
 }
 
 /// The plan a response carries, for the access log (handlers put it in the response's

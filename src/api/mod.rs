@@ -92,7 +92,7 @@ pub async fn plan_at(
             )
             .with_retry_after(1)
         })?;
-    let until = std::time::Instant::now() + state.request_deadline.mul_f64(0.9);
+    let (until, _) = middleware::heavy_budget(state.request_deadline);
     let permits = state.heavy.permits().await?;
     let plans = Arc::clone(&state.plans);
     let req = req.clone();

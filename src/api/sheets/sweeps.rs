@@ -459,8 +459,7 @@ async fn run_blocking(
             .with_retry_after(1)
         })?;
     let set = state.catalogs.current();
-    let limit = state.request_deadline.mul_f64(0.9);
-    let until = Instant::now() + limit;
+    let (until, limit) = crate::api::middleware::heavy_budget(state.request_deadline);
     // Computing: permits of `AppState::heavy` (the wait counts against the time budget).
     let permits = state.heavy.permits().await?;
     state
