@@ -327,7 +327,12 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
                 return Err(out_of_range(
                     "workload.data_parallel",
                     format!(
-                        "{want} does not match GPUs / (TP x PP x CP) = {gpus} / {replica} = {dp}"
+                        "{want} does not match the whole replicas of TP x PP x CP = {replica} GPUs that {gpus} GPUs hold: {dp}{}",
+                        if gpus.is_multiple_of(replica) {
+                            String::new()
+                        } else {
+                            format!(" ({} GPUs left over)", gpus % replica)
+                        }
                     ),
                 ));
             }

@@ -71,8 +71,14 @@ fn comparison_reasons_read_like_sentences_with_separators_and_bounds() {
                 .unwrap_or_default()
                 .replace(',', "");
             let said: rust_decimal::Decimal = said.parse().unwrap_or_else(|_| panic!("{last}"));
-            assert!((said - star).abs() <= rust_decimal::Decimal::new(5, 3), "{star} {last}");
-            assert!(last.contains("beyond the $1,000.00 a plan accepts"), "{last}");
+            assert!(
+                (said - star).abs() <= rust_decimal::Decimal::new(5, 3),
+                "{star} {last}"
+            );
+            assert!(
+                last.contains("beyond the $1,000.00 a plan accepts"),
+                "{last}"
+            );
             beyond += 1;
         } else {
             assert!(

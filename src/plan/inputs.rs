@@ -168,7 +168,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     );
     let pipeline_parallel = given_or_preset!(
         pipeline_parallel,
-        fitted: perf::DEFAULT_PIPELINE_PARALLEL.min((gpus / tensor_parallel.max(1)).max(1))
+        fitted: fitted_pipeline_parallel(gpus, tensor_parallel)
     );
     // The same for an optional figure (`None` in both: not given).
     macro_rules! given_or_preset_if_any {
@@ -350,10 +350,26 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             }
         ));
     }
+    // GPUs no data-parallel replica holds: the job runs on the rest, and the left-out GPUs are
+    // priced as if they ran it (their idle cost at the job's idle fraction).
+    let replica = perf::data_parallel_replica_gpus(&workload);
+    let used = dp.saturating_mul(replica);
+    if workload.message_bytes.is_none() && dp > 0 && used < u64::from(gpus) {
+        warnings.push(format!(
+            "workload: a data-parallel replica is TP {} x PP {} x CP {} = {replica} GPUs, so {gpus} GPUs hold {dp} and the job runs on {used}; the other {} run no part of it and are priced as if they ran it (their idle cost at its idle fraction): choose tensor_parallel, pipeline_parallel and context_parallel whose product divides {gpus}",
+            workload.tensor_parallel.max(1),
+            workload.pipeline_parallel.max(1),
+            workload.context_parallel.max(1),
+            u64::from(gpus) - used,
+        ));
+    }
     // The job inside one NVLink domain: a server, or a multi-node NVLink rack (NVL72).
     if gpus <= domain_gpus {
         let inside = if gpus <= gpus_per_node {
-            format!("one server ({gpus} GPUs)")
+            format!(
+                "one server ({gpus} GPU{})",
+                if gpus == 1 { "" } else { "s" }
+            )
         } else {
             format!(
                 "one NVLink domain ({gpus} GPUs of the {domain_gpus}-GPU {} domain)",
@@ -655,6 +671,24 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         warnings,
         normalized,
     })
+}
+
+/// The default job's pipeline degree: the largest degree up to
+/// [`perf::DEFAULT_PIPELINE_PARALLEL`] (4) that divides the GPUs left per tensor-parallel group,
+/// so the default job uses every GPU (48 H100: TP 8 x PP 3 x DP 2, where PP 4 would leave 16
+/// out); when the tensor groups do not tile the GPUs no degree can, and it is min(4, GPUs ÷ TP).
+fn fitted_pipeline_parallel(gpus: u32, tensor_parallel: u32) -> u32 {
+    let tp = tensor_parallel.max(1);
+    let groups = (gpus / tp).max(1);
+    let most = perf::DEFAULT_PIPELINE_PARALLEL.min(groups);
+    if gpus.is_multiple_of(tp) {
+        (1..=most)
+            .rev()
+            .find(|p| groups.is_multiple_of(*p))
+            .unwrap_or(1)
+    } else {
+        most
+    }
 }
 
 /// The default value of a GPU-hour from the catalog's GPU entry; `None` (with a warning) when

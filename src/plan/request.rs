@@ -433,7 +433,8 @@ pub struct WorkloadRequest {
     pub bytes_per_gradient: Option<BytesPerGradient>,
     /// Tensor-parallel degree. Default min(8, GPUs per node).
     pub tensor_parallel: Option<ParallelDegree>,
-    /// Pipeline-parallel degree. Default min(4, GPUs ÷ tensor_parallel).
+    /// Pipeline-parallel degree. Default: the largest of 4, 3, 2, 1 that divides GPUs ÷
+    /// tensor_parallel, so the job uses every GPU (48 H100: PP 3).
     pub pipeline_parallel: Option<ParallelDegree>,
     /// Compute time of one training step (forward + backward), ms. Default 2,175.
     pub step_compute_ms: Option<StepComputeMs>,
@@ -451,7 +452,8 @@ pub struct WorkloadRequest {
     pub expert_parallel: Option<ParallelDegree>,
     /// Experts per token (MoE top-k). Default 2.
     pub moe_top_k: Option<MoeTopK>,
-    /// Data-parallel degree; must equal GPUs ÷ (TP × PP × CP). Default: that quotient.
+    /// Data-parallel degree; must equal the whole replicas of TP × PP × CP GPUs the cluster
+    /// holds, ⌊GPUs ÷ (TP × PP × CP)⌋ (GPUs left over are warned). Default: that number.
     pub data_parallel: Option<DataParallelDegree>,
     /// `ddp` (gradient all-reduce) or `fsdp` (ZeRO-3: parameter all-gathers and gradient
     /// reduce-scatter). Default `ddp`.

@@ -204,3 +204,64 @@ fn every_replica_gets_at_least_one_sequence() {
     );
     assert!(text.contains("/workload/sequence_length"), "{text}");
 }
+
+/// The default job uses every GPU: its pipeline degree is the largest of 4, 3, 2, 1 dividing
+/// the GPUs per tensor group (48 H100: TP 8 x PP 3 x DP 2; PP 4 would run on 32 and leave 16
+/// out). A shape the user gives that leaves GPUs out is planned and warned, with the count.
+#[test]
+fn the_default_job_uses_every_gpu_and_a_shape_that_leaves_some_out_is_warned() {
+    let degrees = |p: &Plan| {
+        let w = p.inputs.workload.as_ref().expect("workload echoed");
+        (
+            w.tensor_parallel.map(|d| d.get()),
+            w.pipeline_parallel.map(|d| d.get()),
+        )
+    };
+    let left_out = |p: &Plan| {
+        p.warnings
+            .iter()
+            .find(|w| w.contains("run no part of it"))
+            .cloned()
+    };
+    for (gpus, pp) in [(16, 2), (24, 3), (48, 3), (64, 4), (80, 2), (1024, 4)] {
+        let p = plan(serde_json::json!({ "gpus": gpus }));
+        assert_eq!(degrees(&p), (Some(8), Some(pp)), "{gpus} GPUs");
+        assert_eq!(left_out(&p), None, "{gpus} GPUs");
+    }
+    let p = plan(serde_json::json!({"gpus": 48, "workload": {"pipeline_parallel": 4}}));
+    let w = left_out(&p).expect("16 GPUs left out");
+    assert!(w.contains("48 GPUs hold 1 and the job runs on 32"), "{w}");
+    assert!(w.contains("the other 16"), "{w}");
+    // A data-parallel degree given with it is the number of whole replicas; a wrong one says
+    // how many there are and how many GPUs are left over.
+    let p = plan(
+        serde_json::json!({"gpus": 48, "workload": {"pipeline_parallel": 4, "data_parallel": 1}}),
+    );
+    assert!(left_out(&p).is_some());
+    let cats = CatalogSet::embedded().expect("embedded catalog");
+    let req: PlanRequest = serde_json::from_value(serde_json::json!(
+        {"gpus": 48, "workload": {"pipeline_parallel": 4, "data_parallel": 2}}
+    ))
+    .expect("request");
+    let text = format!("{:?}", build_plan(&req, &cats).expect_err("one replica"));
+    assert!(text.contains("/workload/data_parallel"), "{text}");
+    assert!(
+        text.contains(
+            "the whole replicas of TP x PP x CP = 32 GPUs that 48 GPUs hold: 1 (16 GPUs left over)"
+        ),
+        "{text}"
+    );
+}
+
+/// A job on one server is said in the singular when it is one GPU.
+#[test]
+fn one_gpu_is_one_gpu() {
+    let p = plan(serde_json::json!({"gpus": 1, "gpus_per_node": 1, "nics_per_node": 1}));
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.starts_with("one server (1 GPU):")),
+        "{:?}",
+        p.warnings
+    );
+}
