@@ -8,23 +8,39 @@ use std::time::Duration;
 
 use fabric_tco::config::Settings;
 
+/// What `fabric-tco --help` prints.
+const USAGE: &str = "\
+fabric-tco: GPU-cluster fabric sizing and TCO, InfiniBand against RoCE Ethernet, as a REST service
+
+Usage:
+  fabric-tco               serve the API (Swagger UI at /swagger-ui/)
+  fabric-tco openapi       print the OpenAPI document
+  fabric-tco healthcheck   probe a running service's /healthz (exit 0 on 200)
+  fabric-tco --help        this text
+  fabric-tco --version     the version
+
+Settings come from the environment (README.md, Configuration), among them:
+  FABRIC_TCO_BIND                   address to listen on (default 127.0.0.1:8080)
+  FABRIC_TCO_CATALOG_DIR            a directory of pricing catalogs (default: the embedded one)
+  FABRIC_TCO_CATALOG_URLS           remote catalogs, comma-separated
+  FABRIC_TCO_REQUEST_DEADLINE_SECS  longest a request may take (default 30)
+  FABRIC_TCO_LOG_FORMAT             text (default) or json
+";
+
 #[actix_web::main]
 async fn main() -> ExitCode {
-    if std::env::args().nth(1).as_deref() == Some("openapi") {
-        return match fabric_tco::api::openapi_document().to_pretty_json() {
-            Ok(json) => {
-                println!("{json}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("fabric-tco: cannot render the OpenAPI document: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-
-    if std::env::args().nth(1).as_deref() == Some("healthcheck") {
-        return healthcheck();
+    match std::env::args().nth(1).as_deref() {
+        None => {}
+        Some("openapi") => return openapi(),
+        Some("healthcheck") => return healthcheck(),
+        Some("--help" | "-h" | "help") => return print_or_fail(USAGE),
+        Some("--version" | "-V" | "version") => {
+            return print_or_fail(&format!("fabric-tco {}\n", env!("CARGO_PKG_VERSION")));
+        }
+        Some(other) => {
+            eprintln!("fabric-tco: unknown command '{other}'\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
     }
 
     let settings = match Settings::from_env() {
@@ -84,6 +100,31 @@ async fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("fabric-tco: server error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `fabric-tco openapi`: the OpenAPI document on standard output.
+fn openapi() -> ExitCode {
+    match fabric_tco::api::openapi_document().to_pretty_json() {
+        Ok(json) => print_or_fail(&format!("{json}\n")),
+        Err(e) => {
+            eprintln!("fabric-tco: cannot render the OpenAPI document: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes `text` to standard output. A reader that stops early (`fabric-tco openapi | head`)
+/// is not an error: the rest is not wanted (`println!` panicked on the closed pipe).
+fn print_or_fail(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fabric-tco: cannot write to standard output: {e}");
             ExitCode::FAILURE
         }
     }

@@ -3,6 +3,7 @@
 
 mod catalogs;
 mod charts;
+mod cli;
 mod errors;
 mod headers;
 mod health;
