@@ -215,6 +215,17 @@ impl FabricPlan {
 }
 
 impl Plan {
+    /// The warnings that concern `fabric`: those about the whole plan and those about it. A
+    /// warning about one fabric begins with its id (`roce: the catalog price of …`), and the
+    /// licence warnings with the family they price (`InfiniBand: UFM …`, `Ethernet: the NOS …`);
+    /// a plan CSV row carries these only (it carried every fabric's).
+    pub fn warnings_for(&self, fabric: Fabric) -> impl Iterator<Item = &str> {
+        self.warnings
+            .iter()
+            .map(String::as_str)
+            .filter(move |w| warning_concerns(w, fabric))
+    }
+
     /// The feasible fabrics' results, in plan order.
     pub fn built(&self) -> impl Iterator<Item = Built<'_>> {
         self.fabrics.iter().filter_map(FabricPlan::built)
@@ -276,6 +287,24 @@ pub struct Plan {
     /// The uncertainty analysis, when the request asks for one (`uncertainty`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uncertainty: Option<uncertainty::Uncertainty>,
+}
+
+/// Whether a plan warning concerns `fabric` (see [`Plan::warnings_for`]).
+fn warning_concerns(w: &str, fabric: Fabric) -> bool {
+    let about = |prefix: &str| {
+        w.strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with(": "))
+    };
+    if let Some(other) = Fabric::ALL.into_iter().find(|f| about(f.as_str())) {
+        return other == fabric;
+    }
+    if about("InfiniBand") {
+        return fabric == Fabric::Infiniband;
+    }
+    if about("Ethernet") {
+        return fabric.is_ethernet();
+    }
+    true
 }
 
 fn push_unique(warnings: &mut Vec<String>, w: String) {

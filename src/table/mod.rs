@@ -127,7 +127,9 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
         row.push(Value::String(plan.catalog.id.clone()));
         row.push(Value::String(plan.catalog.version.clone()));
         row.push(Value::String(plan.plan_id.clone()));
-        row.push(Value::String(plan.warnings.join("; ")));
+        // The plan's warnings and this fabric's, not the other fabrics'.
+        let warnings: Vec<&str> = plan.warnings_for(f.fabric).collect();
+        row.push(Value::String(warnings.join("; ")));
         out.row(row);
     }
     Ok(out.finish())

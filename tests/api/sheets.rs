@@ -799,6 +799,7 @@ async fn csv_columns_sum_to_totals_and_carry_the_warnings() {
         !warnings.is_empty(),
         "the default plan has placeholder prices"
     );
+    let mut row_warnings = Vec::new();
     for line in lines {
         let cells = parse_csv_line(line);
         let d = |name: &str| Decimal::from_str(&cells[col(name)]).unwrap();
@@ -807,11 +808,37 @@ async fn csv_columns_sum_to_totals_and_carry_the_warnings() {
             .map(|p| d(&format!("opex_per_year.{p}")))
             .sum::<Decimal>();
         assert_eq!(parts, d("opex_per_year.total_usd"), "{line}");
+        // A row carries the plan's warnings and its fabric's, not the other fabrics'.
         let w = &cells[col("warnings")];
-        for expected in warnings {
-            assert!(w.contains(expected.as_str().unwrap()), "{w}");
+        let fabric = cells[col("fabric")].as_str();
+        let others: &[&str] = match fabric {
+            "infiniband" => &["roce: ", "roce_adaptive: ", "Ethernet: "],
+            "roce" => &["infiniband: ", "roce_adaptive: ", "InfiniBand: "],
+            "roce_adaptive" => &["infiniband: ", "roce: ", "InfiniBand: "],
+            other => panic!("fabric {other}"),
+        };
+        for o in others {
+            assert!(
+                !w.starts_with(o) && !w.contains(&format!("; {o}")),
+                "{fabric}: {w}"
+            );
         }
+        assert!(w.contains(&format!("{fabric}: ")), "{fabric}: {w}");
+        row_warnings.push(w.clone());
     }
+    // Every warning is on some row.
+    for expected in warnings {
+        let expected = expected.as_str().unwrap();
+        assert!(
+            row_warnings.iter().any(|w| w.contains(expected)),
+            "{expected}"
+        );
+    }
+    assert!(
+        row_warnings[0].contains("InfiniBand: UFM"),
+        "{}",
+        row_warnings[0]
+    );
     // Sweeps carry each plan's warnings too.
     let sweep: Value = app.json("/v1/sweeps?vary=gpus&values=64,128").await;
     assert!(
