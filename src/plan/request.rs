@@ -436,12 +436,14 @@ pub struct WorkloadRequest {
     /// Pipeline-parallel degree. Default: the largest of 4, 3, 2, 1 that divides GPUs ÷
     /// tensor_parallel, so the job uses every GPU (48 H100: PP 3).
     pub pipeline_parallel: Option<ParallelDegree>,
-    /// Compute time of one training step (forward + backward), ms. Default 2,175.
+    /// Compute time of one training step (forward + backward), ms. Default: derived from the
+    /// model, the global batch, the GPU's dense BF16 TFLOPS and the MFU (2,174 ms for the
+    /// default job on H100, 956 ms on B200; docs/model.md §5).
     pub step_compute_ms: Option<StepComputeMs>,
     /// DDP gradient bucket. Default 25.
     pub bucket_mb: Option<BucketMb>,
     /// A documented, sourced job (docs/model.md#presets); the fields below override it.
-    /// Default: none — the 70B TP 8 × PP 4 DDP job above.
+    /// Default: none — the 70B DDP job above (TP 8 × PP 4 where that shape tiles the GPUs).
     pub preset: Option<WorkloadPreset>,
     /// Parameters active per token, billions (mixture of experts), at most
     /// `model_params_billion`. Default: all parameters (dense).

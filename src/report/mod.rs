@@ -99,7 +99,10 @@ pub const FORM: &[FieldSpec] = &[
         "workload.preset",
         "Training job",
         &[
-            ("", "Default: 70B dense, TP 8 × PP 4, DDP"),
+            (
+                "",
+                "Default: 70B dense, DDP, TP up to 8 × PP up to 4 (fitted to the cluster)",
+            ),
             ("dense-llama3-405b", "Dense 405B (Llama 3), 3D parallel"),
             ("fsdp-llama2-70b", "70B with FSDP / ZeRO-3"),
             ("moe-deepseek-v3", "Mixture of experts (DeepSeek-V3), EP 64"),
