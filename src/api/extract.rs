@@ -166,7 +166,12 @@ pub fn humanize(msg: &str) -> String {
     });
     match (got, expected) {
         (Some(g), Some(e)) => format!("expected {e}, got {g}"),
-        (None, Some(e)) => format!("{head}; expected {e}"),
+        // "unknown variant `ib`" → "unknown value 'ib'" (a user writes values, not variants).
+        (None, Some(e)) => format!(
+            "{}; expected {e}",
+            head.replace("unknown variant ", "unknown value ")
+                .replace('`', "'")
+        ),
         (Some(g), None) => format!("invalid: {g}"),
         (None, None) => head.to_string(),
     }

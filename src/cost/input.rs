@@ -13,9 +13,7 @@ use crate::catalog::{Label, Text};
 use crate::fabric::Fabric;
 
 /// Bill-of-materials category; decides which `capex.*` bucket a line lands in.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
     /// Scale-out NICs (`capex.nics_usd`).
@@ -41,7 +39,7 @@ impl Category {
     ];
 
     /// The wire name (`nic`, `switch`, `optic`, `cable`, `license`).
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Category::Nic => "nic",
             Category::Switch => "switch",
@@ -51,6 +49,39 @@ impl Category {
         }
     }
 }
+
+/// Read as a string (not as serde's enum), so that as a map key (`prices.discounts.category`)
+/// a bad value's error names the key: `/prices/discounts/category/optic` for a discount of 1.5
+/// (the pointer stopped at the map).
+impl<'de> Deserialize<'de> for Category {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = Category;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a part category")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Category, E> {
+                Category::ALL
+                    .into_iter()
+                    .find(|c| c.as_str() == v)
+                    .ok_or_else(|| E::unknown_variant(v, &CATEGORY_NAMES))
+            }
+        }
+        d.deserialize_str(Name)
+    }
+}
+
+/// The wire names of [`Category::ALL`], for serde's "expected one of".
+const CATEGORY_NAMES: [&str; Category::ALL.len()] = {
+    let mut names = [""; Category::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = Category::ALL[i].as_str();
+        i += 1;
+    }
+    names
+};
 
 /// One BOM line as sizing produces it, at catalog (list) price.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]

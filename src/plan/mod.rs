@@ -1406,6 +1406,8 @@ fn sizing_error(e: &sizing::SizingError, fabric: Fabric) -> PlanError {
         Some("nic_speed_gbps") => "/nic_speed_gbps",
         Some("gpus_per_node") => "/gpus_per_node",
         Some("nics_per_node") => "/nics_per_node",
+        Some("design") => "/topology/design",
+        Some("nodes_per_rack") => "/topology/nodes_per_rack",
         _ => "/gpus",
     };
     PlanError::field(pointer, e.code(), format!("{}: {e}", fabric.as_str()))
@@ -1440,7 +1442,14 @@ pub fn perf_error(e: perf::PerfError) -> PlanError {
             }
         }
     };
-    PlanError::field(&pointer, ErrorCode::PerformanceModel, e.to_string())
+    // The pointer names the field: the detail does not repeat it (it read
+    // "workload.expert_parallel: workload.expert_parallel: 3 does not divide …" in a GET's
+    // answer), unless the field has no pointer of its own.
+    let detail = match e {
+        perf::PerfError::OutOfRange { detail, .. } if pointer != "/workload" => detail,
+        other => other.to_string(),
+    };
+    PlanError::field(&pointer, ErrorCode::PerformanceModel, detail)
 }
 
 /// Failure-prone parts of a fabric from its BOM lines (NICs, switches, optics, cables) and its

@@ -93,6 +93,7 @@ fn invalid(field: String, detail: String) -> SweepError {
 /// The values of one axis over `domain`.
 pub fn axis(input: AxisInput, domain: Domain) -> Result<Axis, SweepError> {
     let f = |name: &str| format!("{name}{}", input.suffix);
+    let listed = input.values.is_some();
     let mut values = match input.values {
         Some(v) => {
             if v.len() > MAX_PLANS {
@@ -157,20 +158,28 @@ pub fn axis(input: AxisInput, domain: Domain) -> Result<Axis, SweepError> {
         // `values=-0.0`, `from=-0.0`: the row's value is 0, as the point's input is.
         *v = crate::plan::bounded::plain_zero(*v);
     }
-    for v in &values {
-        if !v.is_finite() || *v < domain.min || *v > domain.max {
-            return Err(invalid(
-                if input.from.is_some() {
-                    f("from")
+    let outside = |v: f64| !v.is_finite() || v < domain.min || v > domain.max;
+    if let Some(&v) = values.iter().find(|v| outside(**v)) {
+        // A range's values lie between its ends: the end outside the domain is at fault
+        // (`to=99999999` is named as such, not as `from` with an inner value).
+        let (field, got) = match (listed, input.from, input.to) {
+            (false, Some(from), Some(to)) => {
+                let end = |x: f64| if domain.integer { x.round() } else { x };
+                if outside(end(from)) {
+                    (f("from"), from)
                 } else {
-                    f("values")
-                },
-                format!(
-                    "{} must stay between {} and {} (got {v})",
-                    input.name, domain.min, domain.max
-                ),
-            ));
-        }
+                    (f("to"), to)
+                }
+            }
+            _ => (f("values"), v),
+        };
+        return Err(invalid(
+            field.clone(),
+            format!(
+                "'{field}': {} must stay between {} and {} (got {got})",
+                input.name, domain.min, domain.max
+            ),
+        ));
     }
     values.sort_by(f64::total_cmp);
     values.dedup();

@@ -415,7 +415,7 @@ fn dual_switch(at: &Attempt<'_>) -> Result<Topology, SizingError> {
 fn tor_copper(at: &Attempt<'_>) -> Result<Topology, SizingError> {
     let (b, opts) = (&at.b, at.opts);
     let Some(per_rack) = opts.nodes_per_rack.filter(|&n| n > 0).map(u64::from) else {
-        return Err(at.not_fit("needs topology.nodes_per_rack (servers per rack)".into()));
+        return Err(at.not_fit(Why::NeedsNodesPerRack));
     };
     let o = opts.oversubscription;
     let split = leaf_split(b.k, o);

@@ -259,6 +259,10 @@ impl SizingError {
             SizingError::PlanesDoNotDivideNicSpeed { .. } => Some("planes"),
             SizingError::UnsupportedLinkSpeed { .. } => Some("nic_speed_gbps"),
             SizingError::NodeExceedsLeaf { .. } => Some("rail_optimized"),
+            SizingError::DesignDoesNotFit {
+                why: Why::NeedsNodesPerRack,
+                ..
+            } => Some("nodes_per_rack"),
             SizingError::DesignDoesNotFit { .. } => Some("design"),
             SizingError::Overflow { .. } => None,
         }
@@ -391,6 +395,8 @@ pub enum Why {
         sku: Text,
         link: u32,
     },
+    /// `tor_copper`: the request does not say how many servers share a rack.
+    NeedsNodesPerRack,
     /// `tor_copper`: one server's NIC ports exceed a leaf's downlinks.
     ServerExceedsLeaf { r: u64, d: u64, o: f64 },
     /// Two tiers: every NIC port fits on one leaf.
@@ -409,6 +415,9 @@ impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Why::Text(s) => f.write_str(s),
+            Why::NeedsNodesPerRack => {
+                f.write_str("needs topology.nodes_per_rack (servers per rack)")
+            }
             Why::PortsExceedOneSwitch {
                 endpoints,
                 k,

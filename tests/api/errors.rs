@@ -384,3 +384,53 @@ async fn the_http_layers_own_errors_are_problem_documents() {
     assert!(head.starts_with("HTTP/1.1 408"), "{head}");
     assert_eq!(p["code"], "request_timeout");
 }
+
+/// Errors point at the input at fault, down to a map's key, and say it once: a category
+/// discount of 1.5 at `/prices/discounts/category/optic` (was the map), an unknown category
+/// by its key in plain words, a forced rack design without servers per rack at
+/// `/topology/nodes_per_rack` (was `/gpus`), a model error without the field's name repeated
+/// in front (a GET said "query parameter 'workload.expert_parallel': workload.expert_parallel:").
+#[tokio::test]
+async fn errors_point_at_the_input_at_fault_and_name_it_once() {
+    let app = spawn_app().await;
+    let problem = |body: serde_json::Value| {
+        let app = &app;
+        async move {
+            let res = app.post_json("/v1/plans", &body).await;
+            assert_eq!(res.status(), 422, "{body}");
+            let p: serde_json::Value = res.json().await.unwrap();
+            let e = &p["errors"][0];
+            (
+                e["pointer"].as_str().unwrap().to_string(),
+                e["detail"].as_str().unwrap().to_string(),
+            )
+        }
+    };
+    let (at, _) = problem(
+        serde_json::json!({"gpus": 1024, "prices": {"discounts": {"category": {"optic": "1.5"}}}}),
+    )
+    .await;
+    assert_eq!(at, "/prices/discounts/category/optic");
+    let (at, detail) = problem(
+        serde_json::json!({"gpus": 1024, "prices": {"discounts": {"category": {"optics": "0.1"}}}}),
+    )
+    .await;
+    assert_eq!(at, "/prices/discounts/category/optics");
+    assert!(
+        detail.starts_with("unknown value 'optics'; expected one of 'nic'"),
+        "{detail}"
+    );
+    let (at, detail) =
+        problem(serde_json::json!({"gpus": 1024, "topology": {"design": "tor_copper"}})).await;
+    assert_eq!(at, "/topology/nodes_per_rack");
+    assert!(detail.contains("needs topology.nodes_per_rack"), "{detail}");
+    let (at, detail) =
+        problem(serde_json::json!({"gpus": 1024, "workload": {"expert_parallel": 3}})).await;
+    assert_eq!(at, "/workload/expert_parallel");
+    assert!(detail.starts_with("3 does not divide"), "{detail}");
+    let p = app
+        .problem("/v1/plans?gpus=1024&workload.expert_parallel=3", 422)
+        .await;
+    let detail = p["errors"][0]["detail"].as_str().unwrap();
+    assert_eq!(detail.matches("expert_parallel").count(), 1, "{detail}");
+}

@@ -704,10 +704,19 @@ async fn grid_sweep_errors_name_the_second_input() {
     );
     // 200 × 100 grid points is over the 10,000-plan cap: refused before any plan is made.
     assert_eq!(app.code("/v1/sweeps?vary=gpus&from=256&to=16384&steps=200&vary2=economics.gpu_hour_usd&from2=1&to2=10&steps2=100", 422).await, "too_many_plans");
-    // A bad second range names its own field.
+    // A bad second range names its own field, and the end that is out of range (`to2=99`
+    // years; it used to name `from2`, which was fine).
     assert_eq!(
         app.pointer(
             "/v1/sweeps?vary=gpus&values=512&vary2=economics.years&from2=1&to2=99",
+            422
+        )
+        .await,
+        "/to2"
+    );
+    assert_eq!(
+        app.pointer(
+            "/v1/sweeps?vary=gpus&values=512&vary2=economics.years&from2=0&to2=5",
             422
         )
         .await,
