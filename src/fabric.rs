@@ -50,6 +50,15 @@ impl Fabric {
         }
     }
 
+    /// Its place in [`Fabric::ALL`] (0, 1, 2): an index for per-fabric tables.
+    pub const fn index(self) -> usize {
+        match self {
+            Fabric::Infiniband => 0,
+            Fabric::Roce => 1,
+            Fabric::RoceAdaptive => 2,
+        }
+    }
+
     /// Whether the fabric is Ethernet (RoCE, with or without adaptive routing).
     pub fn is_ethernet(self) -> bool {
         matches!(self, Fabric::Roce | Fabric::RoceAdaptive)

@@ -255,9 +255,8 @@ pub struct SweepRow {
     /// The plan's id (`POST /v1/plans` with the same inputs gives the same id).
     #[schema(value_type = String)]
     pub plan_id: Arc<str>,
-    /// The plan's warnings (placeholder prices, quotes required, assumptions); in CSV one cell
-    /// joined with `; `.
-    // The fabrics of one point share them (`Arc`).
+    /// The plan's warnings about the whole plan and about this row's fabric (placeholder
+    /// prices, quotes required, assumptions); in CSV one cell joined with `; `.
     #[schema(value_type = Vec<String>)]
     pub warnings: Arc<[String]>,
 }
@@ -529,12 +528,14 @@ impl Point {
     fn of(mut p: Plan, v: f64, v2: Option<f64>) -> Point {
         let win = cheapest(&p);
         let plan_id: Arc<str> = Arc::from(std::mem::take(&mut p.plan_id));
-        let warnings: Arc<[String]> = Arc::from(std::mem::take(&mut p.warnings));
-        // Infeasible fabrics have no cost: no row.
+        // Infeasible fabrics have no cost: no row. A row carries the warnings of the whole
+        // plan and of its own fabric (`Plan::warnings_for`), as a plan CSV row does.
         let rows = p
             .fabrics
             .iter()
             .filter_map(|f| {
+                let warnings: Arc<[String]> =
+                    p.warnings_for(f.fabric).map(str::to_string).collect();
                 Some(SweepRow {
                     value: v,
                     value2: v2,
@@ -546,7 +547,7 @@ impl Point {
                     gpu_idle_cost_usd: f.gpu_idle.as_ref()?.cost_total_usd,
                     cheapest: win.is_none_or(|w| w == f.fabric),
                     plan_id: Arc::clone(&plan_id),
-                    warnings: Arc::clone(&warnings),
+                    warnings,
                 })
             })
             .collect();

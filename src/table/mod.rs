@@ -256,8 +256,8 @@ impl Serialize for NamedValues {
 }
 
 /// A sweep's rows as a JSON array, in parts whose concatenation is the array: the same bytes
-/// as `serde_json` writes for `&[NamedSweepRow]`, without the flattening and with the warnings of
-/// one point (shared by its fabrics' rows, ~700 bytes) escaped once and copied to each row. The
+/// as `serde_json` writes for `&[NamedSweepRow]`, without the flattening and with a fabric's
+/// warnings escaped once while they stay the same from point to point. The
 /// parts are runs of rows written on up to `threads` threads (the first part opens the array,
 /// each other starts with its comma, the last closes it).
 pub fn sweep_rows_json(rows: &[NamedSweepRow], threads: usize) -> serde_json::Result<Vec<Vec<u8>>> {
@@ -287,9 +287,10 @@ pub fn sweep_rows_json(rows: &[NamedSweepRow], threads: usize) -> serde_json::Re
 
 /// The rows of [`write_sweep_rows_json`] without the brackets: objects separated by commas.
 fn write_sweep_rows(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde_json::Result<()> {
-    // The warnings last written, and their JSON.
-    let mut last: Option<&Arc<[String]>> = None;
-    let mut warnings_json: Vec<u8> = Vec::new();
+    // Per fabric, the warnings last written and their JSON: consecutive points usually have
+    // the same list (~700 bytes), escaped once.
+    let mut last: [Option<&Arc<[String]>>; 3] = [None; 3];
+    let mut warnings_json: [Vec<u8>; 3] = Default::default();
     for (i, named) in rows.iter().enumerate() {
         if i > 0 {
             out.push(b',');
@@ -320,12 +321,13 @@ fn write_sweep_rows(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde_json::Re
         member(out, "cheapest", &r.cheapest)?;
         member(out, "plan_id", &*r.plan_id)?;
         out.extend_from_slice(b",\"warnings\":");
-        if !last.is_some_and(|w| Arc::ptr_eq(w, &r.warnings)) {
-            warnings_json.clear();
-            crate::json::to_writer(&mut warnings_json, &*r.warnings)?;
-            last = Some(&r.warnings);
+        let slot = r.fabric.index();
+        if last[slot].is_none_or(|w| **w != *r.warnings) {
+            warnings_json[slot].clear();
+            crate::json::to_writer(&mut warnings_json[slot], &*r.warnings)?;
+            last[slot] = Some(&r.warnings);
         }
-        out.extend_from_slice(&warnings_json);
+        out.extend_from_slice(&warnings_json[slot]);
         out.push(b'}');
     }
     Ok(())

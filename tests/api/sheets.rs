@@ -848,15 +848,29 @@ async fn csv_columns_sum_to_totals_and_carry_the_warnings() {
         "{}",
         row_warnings[0]
     );
-    // Sweeps carry each plan's warnings too.
+    // Sweep rows carry their point's warnings too, by the same rule: the whole plan's and
+    // their own fabric's.
     let sweep: Value = app.json("/v1/sweeps?vary=gpus&values=64,128").await;
-    assert!(
-        sweep["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|r| !r["warnings"].as_array().unwrap().is_empty())
-    );
+    for r in sweep["rows"].as_array().unwrap() {
+        let fabric = r["fabric"].as_str().unwrap();
+        let w = r["warnings"].as_array().unwrap();
+        assert!(!w.is_empty(), "{r}");
+        for text in w.iter().map(|w| w.as_str().unwrap()) {
+            let about = Some(text.split_once(": ").map_or(text, |(head, _)| head));
+            let other = ["infiniband", "roce", "roce_adaptive"]
+                .into_iter()
+                .find(|f| *f != fabric && about == Some(*f));
+            assert_eq!(other, None, "{fabric}: {text}");
+            assert!(
+                fabric == "infiniband" || !text.starts_with("InfiniBand: "),
+                "{fabric}: {text}"
+            );
+            assert!(
+                fabric != "infiniband" || !text.starts_with("Ethernet: "),
+                "{fabric}: {text}"
+            );
+        }
+    }
     let csv = app
         .text("/v1/sweeps?vary=gpus&values=64,128&format=csv")
         .await;

@@ -609,21 +609,24 @@ fn sweep_tag(r: &SweepResult, threads: usize) -> String {
 /// of threads).
 const TAG_LEAF_ROWS: usize = 4096;
 
-/// The digest of a run of rows: each row's plan id, fabric and values, each point's warnings
-/// once (its fabrics' rows share one list).
+/// The digest of a run of rows: each row's plan id, fabric and values, and its warnings (a
+/// marker when they are its fabric's last row's).
 fn rows_digest(rows: &[NamedSweepRow]) -> Vec<u8> {
     let mut h = Gathered {
         hash: Sha256::new(),
         buf: Vec::with_capacity(GATHERED),
     };
-    let mut last_warnings: Option<&Arc<[String]>> = None;
+    // Per fabric, the warnings last hashed: a row whose list is the same as its fabric's last
+    // row's hashes a marker instead.
+    let mut last_warnings: [Option<&Arc<[String]>>; 3] = [None; 3];
     for n in rows {
         let row = &n.row;
         h.update(row.plan_id.as_bytes());
         h.update(row.fabric.as_str().as_bytes());
         h.update(row.value.to_bits().to_le_bytes());
         h.update(row.value2.map_or(u64::MAX, f64::to_bits).to_le_bytes());
-        if last_warnings.is_some_and(|w| Arc::ptr_eq(w, &row.warnings)) {
+        let last = &mut last_warnings[row.fabric.index()];
+        if last.is_some_and(|w| **w == *row.warnings) {
             h.update(b"=");
         } else {
             h.update(row.warnings.len().to_le_bytes());
@@ -631,7 +634,7 @@ fn rows_digest(rows: &[NamedSweepRow]) -> Vec<u8> {
                 h.update(w.len().to_le_bytes());
                 h.update(w.as_bytes());
             }
-            last_warnings = Some(&row.warnings);
+            *last = Some(&row.warnings);
         }
     }
     h.finalize().as_ref().to_vec()
