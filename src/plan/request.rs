@@ -142,50 +142,59 @@ const _: () = assert!(GpuHourUsd::MAX_I64 == crate::cost::GPU_HOUR_USD_MAX);
 // inputs document are the model's: checked when the crate compiles.
 const _: () = {
     use crate::perf as p;
-    assert!(Gpus::MIN >= p::MIN_GPUS && Gpus::MAX <= p::MAX_GPUS);
-    assert!(GpusPerNode::MIN >= p::MIN_GPUS_PER_NODE && GpusPerNode::MAX <= p::MAX_GPUS_PER_NODE);
-    assert!(NicsPerNode::MIN >= p::MIN_NICS_PER_NODE && NicsPerNode::MAX <= p::MAX_NICS_PER_NODE);
-    assert!(
-        Oversubscription::MIN >= p::MIN_OVERSUBSCRIPTION
-            && Oversubscription::MAX <= p::MAX_OVERSUBSCRIPTION
+    // `inside!(T, MIN, MAX)`: T's bounds lie in the model's [MIN, MAX]; `, DEFAULT` also
+    // checks T's documented default is the model's; `_` skips a bound the model lacks.
+    macro_rules! inside {
+        ($t:ident, $min:tt, $max:ident $(, $default:ident)?) => {
+            inside!(@min $t, $min);
+            assert!($t::MAX <= p::$max);
+            $(assert!($t::DEFAULT == p::$default);)?
+        };
+        (@min $t:ident, _) => {};
+        (@min $t:ident, $min:ident) => {
+            assert!($t::MIN >= p::$min);
+        };
+    }
+    inside!(Gpus, MIN_GPUS, MAX_GPUS);
+    inside!(GpusPerNode, MIN_GPUS_PER_NODE, MAX_GPUS_PER_NODE);
+    inside!(NicsPerNode, MIN_NICS_PER_NODE, MAX_NICS_PER_NODE);
+    inside!(Oversubscription, MIN_OVERSUBSCRIPTION, MAX_OVERSUBSCRIPTION);
+    inside!(Planes, MIN_PLANES, MAX_PLANES);
+    inside!(MaxTiers, MIN_TIERS, MAX_TIERS);
+    inside!(MessageBytes, MIN_MESSAGE_BYTES, MAX_MESSAGE_BYTES);
+    inside!(
+        ModelParamsBillion,
+        MIN_MODEL_PARAMS_BILLION,
+        MAX_MODEL_PARAMS_BILLION,
+        DEFAULT_MODEL_PARAMS_BILLION
     );
-    assert!(Planes::MIN >= p::MIN_PLANES && Planes::MAX <= p::MAX_PLANES);
-    assert!(MaxTiers::MIN >= p::MIN_TIERS && MaxTiers::MAX <= p::MAX_TIERS);
-    assert!(MessageBytes::MIN >= p::MIN_MESSAGE_BYTES && MessageBytes::MAX <= p::MAX_MESSAGE_BYTES);
-    assert!(
-        ModelParamsBillion::MIN >= p::MIN_MODEL_PARAMS_BILLION
-            && ModelParamsBillion::MAX <= p::MAX_MODEL_PARAMS_BILLION
-            && ModelParamsBillion::DEFAULT == p::DEFAULT_MODEL_PARAMS_BILLION
+    inside!(
+        BytesPerGradient,
+        MIN_BYTES_PER_GRADIENT,
+        MAX_BYTES_PER_GRADIENT,
+        DEFAULT_BYTES_PER_GRADIENT
     );
-    assert!(
-        BytesPerGradient::MIN >= p::MIN_BYTES_PER_GRADIENT
-            && BytesPerGradient::MAX <= p::MAX_BYTES_PER_GRADIENT
-            && BytesPerGradient::DEFAULT == p::DEFAULT_BYTES_PER_GRADIENT
+    inside!(ParallelDegree, MIN_PARALLEL, MAX_PARALLEL);
+    inside!(ParallelDegree, _, MAX_CP_EP);
+    inside!(
+        StepComputeMs,
+        MIN_STEP_COMPUTE_MS,
+        MAX_STEP_COMPUTE_MS,
+        DEFAULT_STEP_COMPUTE_MS
     );
-    assert!(
-        ParallelDegree::MIN >= p::MIN_PARALLEL
-            && ParallelDegree::MAX <= p::MAX_PARALLEL
-            && ParallelDegree::MAX <= p::MAX_CP_EP
+    inside!(BucketMb, MIN_BUCKET_MB, MAX_BUCKET_MB, DEFAULT_BUCKET_MB);
+    inside!(MoeTopK, _, MAX_TOP_K, DEFAULT_MOE_TOP_K);
+    inside!(
+        SequenceLength,
+        _,
+        MAX_SEQUENCE_LENGTH,
+        DEFAULT_SEQUENCE_LENGTH
     );
-    assert!(
-        StepComputeMs::MIN >= p::MIN_STEP_COMPUTE_MS
-            && StepComputeMs::MAX <= p::MAX_STEP_COMPUTE_MS
-            && StepComputeMs::DEFAULT == p::DEFAULT_STEP_COMPUTE_MS
-    );
-    assert!(
-        BucketMb::MIN >= p::MIN_BUCKET_MB
-            && BucketMb::MAX <= p::MAX_BUCKET_MB
-            && BucketMb::DEFAULT == p::DEFAULT_BUCKET_MB
-    );
-    assert!(MoeTopK::MAX <= p::MAX_TOP_K && MoeTopK::DEFAULT == p::DEFAULT_MOE_TOP_K);
-    assert!(
-        SequenceLength::MAX <= p::MAX_SEQUENCE_LENGTH
-            && SequenceLength::DEFAULT == p::DEFAULT_SEQUENCE_LENGTH
-    );
-    assert!(GlobalBatchTokens::MAX <= p::MAX_GLOBAL_BATCH_TOKENS);
-    assert!(HiddenSize::MIN >= p::MIN_HIDDEN_SIZE && HiddenSize::MAX <= p::MAX_HIDDEN_SIZE);
-    assert!(Mfu::MIN >= p::MIN_MFU && Mfu::MAX <= p::MAX_MFU && Mfu::DEFAULT == p::DEFAULT_MFU);
-    assert!(BackgroundLoad::MIN >= 0.0 && BackgroundLoad::MAX <= p::MAX_BACKGROUND_LOAD);
+    inside!(GlobalBatchTokens, _, MAX_GLOBAL_BATCH_TOKENS);
+    inside!(HiddenSize, MIN_HIDDEN_SIZE, MAX_HIDDEN_SIZE);
+    inside!(Mfu, MIN_MFU, MAX_MFU, DEFAULT_MFU);
+    inside!(BackgroundLoad, _, MAX_BACKGROUND_LOAD);
+    assert!(BackgroundLoad::MIN >= 0.0);
 };
 crate::plan::bounded::bounded_decimal!(
     /// A subscription priced per NIC endpoint.
