@@ -24,6 +24,22 @@ use super::error::ApiError;
 use crate::config::HeavyPriority;
 use crate::error_code::ErrorCode;
 
+/// `work`'s answer, or `late()` when it has none by `until` (the end of a heavy request's
+/// budget, [`super::middleware::heavy_budget`]). Heavy threads in the idle class get no core
+/// while busy programs run: their own checks of `until` then never run, and the client got the
+/// deadline's bare 408 "not received and answered" instead of the 503 that says why. The work
+/// left behind stops at its next check of `until`.
+pub async fn by<T>(
+    until: std::time::Instant,
+    late: impl FnOnce() -> ApiError,
+    work: impl std::future::Future<Output = Result<T, ApiError>>,
+) -> Result<T, ApiError> {
+    match tokio::time::timeout_at(tokio::time::Instant::from_std(until), work).await {
+        Ok(answer) => answer,
+        Err(_) => Err(late()),
+    }
+}
+
 /// Puts the calling thread in the idle class; false when the system refuses.
 fn lower_this_thread() -> bool {
     set_thread_priority_and_policy(
@@ -151,5 +167,30 @@ impl Permits {
     /// Threads the work may compute on.
     pub fn threads(&self) -> usize {
         self.0.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    /// Work that never answers (a heavy thread given no core) is answered by `late` at the end
+    /// of the budget; work that answers in time is its own answer.
+    #[tokio::test]
+    async fn work_without_an_answer_by_the_end_of_its_budget_is_late() {
+        let late = || ApiError::new(ErrorCode::SweepTooSlow, "late");
+        let started = Instant::now();
+        let until = started + Duration::from_millis(50);
+        let never = std::future::pending::<Result<u32, ApiError>>();
+        let err = by(until, late, never).await.expect_err("late");
+        assert_eq!(err, late());
+        assert!(started.elapsed() >= Duration::from_millis(50));
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let answer = by(Instant::now() + Duration::from_secs(5), late, async {
+            Ok(7)
+        })
+        .await;
+        assert_eq!(answer.ok(), Some(7));
     }
 }

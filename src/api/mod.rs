@@ -93,21 +93,30 @@ pub async fn plan_at(
             .with_retry_after(1)
         })?;
     let (until, _) = middleware::heavy_budget(state.request_deadline);
-    let permits = state.heavy.permits().await?;
     let plans = Arc::clone(&state.plans);
+    let samples = req
+        .uncertainty
+        .as_ref()
+        .map(|u| u.samples.unwrap_or_default().get())
+        .unwrap_or_default();
     let req = req.clone();
-    state
-        .heavy
-        .run(move || {
-            let effort = crate::plan::Effort {
-                deadline: Some(until),
-                threads: permits.threads(),
-            };
-            let _slots = (slot, permits);
-            plans.plan_until(&req, &set, &warnings, effort, detail)
-        })
-        .await?
-        .map_err(ApiError::from)
+    let late = move || ApiError::from(crate::plan::uncertainty::too_slow(samples));
+    heavy::by(until, late, async move {
+        let permits = state.heavy.permits().await?;
+        state
+            .heavy
+            .run(move || {
+                let effort = crate::plan::Effort {
+                    deadline: Some(until),
+                    threads: permits.threads(),
+                };
+                let _slots = (slot, permits);
+                plans.plan_until(&req, &set, &warnings, effort, detail)
+            })
+            .await?
+            .map_err(ApiError::from)
+    })
+    .await
 }
 
 /// Registers every documented endpoint (each `#[utoipa::path]` handler).

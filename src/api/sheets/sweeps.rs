@@ -354,7 +354,7 @@ fn too_slow(limit: Duration) -> ApiError {
     ApiError::new(
         ErrorCode::SweepTooSlow,
         format!(
-            "the sweep did not finish within its {:.1} s time budget; use fewer values",
+            "the sweep did not finish within its {:.1} s time budget (90 % of the request deadline); use fewer values, or retry when the service is less busy",
             limit.as_secs_f64()
         ),
     )
@@ -460,27 +460,30 @@ async fn run_blocking(
         })?;
     let set = state.catalogs.current();
     let (until, limit) = crate::api::middleware::heavy_budget(state.request_deadline);
-    // Computing: permits of `AppState::heavy` (the wait counts against the time budget).
-    let permits = state.heavy.permits().await?;
-    state
-        .heavy
-        .run(move || {
-            let result = run(
-                base,
-                &checked,
-                &set,
-                Some((until, limit)),
-                permits.threads(),
-            )?;
-            Ok(Computed {
-                result,
-                slot,
-                permits,
-                until,
-                limit,
+    heavy::by(until, || too_slow(limit), async move {
+        // Computing: permits of `AppState::heavy` (the wait counts against the time budget).
+        let permits = state.heavy.permits().await?;
+        state
+            .heavy
+            .run(move || {
+                let result = run(
+                    base,
+                    &checked,
+                    &set,
+                    Some((until, limit)),
+                    permits.threads(),
+                )?;
+                Ok(Computed {
+                    result,
+                    slot,
+                    permits,
+                    until,
+                    limit,
+                })
             })
-        })
-        .await?
+            .await?
+    })
+    .await
 }
 
 /// Most sweeps and uncertainty analyses admitted at once, computing or encoding (each can take
@@ -508,26 +511,25 @@ async fn render(
     format: Format,
     c: Computed,
 ) -> Result<HttpResponse, ApiError> {
-    let (body, ct, tag) = state
-        .heavy
-        .run_then_free(move || {
-            let Computed {
-                result,
-                slot,
-                permits,
-                until,
-                limit,
-            } = c;
-            let encoded = if Instant::now() >= until {
-                // Computed, but its time is up (its heavy threads waited for a core).
-                Err(too_slow(limit))
-            } else {
-                encode(format, &result, permits.threads())
-            };
-            drop((slot, permits));
-            (encoded, result)
-        })
-        .await??;
+    let (until, limit) = (c.until, c.limit);
+    let encoding = state.heavy.run_then_free(move || {
+        let Computed {
+            result,
+            slot,
+            permits,
+            until,
+            limit,
+        } = c;
+        let encoded = if Instant::now() >= until {
+            // Computed, but its time is up (its heavy threads waited for a core).
+            Err(too_slow(limit))
+        } else {
+            encode(format, &result, permits.threads())
+        };
+        drop((slot, permits));
+        (encoded, result)
+    });
+    let (body, ct, tag) = heavy::by(until, || too_slow(limit), async { encoding.await? }).await?;
     Ok(respond(req, &tag, ct, body))
 }
 

@@ -745,14 +745,7 @@ pub fn analyse(
                     && let Some(d) = effort.deadline
                     && std::time::Instant::now() > d
                 {
-                    return Err(PlanError::field(
-                        "/uncertainty/samples",
-                        ErrorCode::AnalysisTooSlow,
-                        format!(
-                            "the analysis had not drawn its {} samples when the request deadline came; ask for fewer samples or fewer request-level inputs",
-                            spec.samples
-                        ),
-                    ));
+                    return Err(too_slow(spec.samples));
                 }
                 for (v, t) in values.iter_mut().zip(&spec.targets) {
                     *v = t
@@ -839,4 +832,15 @@ pub fn analyse(
         tornado: t.entries,
         reasons,
     })
+}
+
+/// An analysis past its time budget (90 % of the request deadline).
+pub fn too_slow(samples: u32) -> PlanError {
+    PlanError::field(
+        "/uncertainty/samples",
+        ErrorCode::AnalysisTooSlow,
+        format!(
+            "the analysis had not drawn its {samples} samples when its time budget (90 % of the request deadline) ran out; ask for fewer samples or fewer request-level inputs, or retry when the service is less busy"
+        ),
+    )
 }
