@@ -62,6 +62,9 @@ pub enum ErrorCode {
     Unique,
     /// No such SKU in the catalog.
     UnknownSku,
+    /// A SKU a price override cannot price (a yearly subscription, priced by an economics
+    /// input).
+    NotOverridable,
     /// No such catalog.
     UnknownCatalog,
     /// No such GPU model in the catalog.
@@ -162,6 +165,7 @@ impl ErrorCode {
             Pattern => "pattern",
             Unique => "unique",
             UnknownSku => "unknown_sku",
+            NotOverridable => "not_overridable",
             UnknownCatalog => "unknown_catalog",
             UnknownGpuModel => "unknown_gpu_model",
             TooLarge => "too_large",

@@ -162,13 +162,22 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             })
         };
     }
+    // The context-parallel degree first: the default job's TP and PP shrink around it.
+    let context_parallel = given_or_preset!(context_parallel).max(1);
     let tensor_parallel = given_or_preset!(
         tensor_parallel,
-        fitted: perf::DEFAULT_TENSOR_PARALLEL.min(gpus_per_node).min(gpus).max(1)
+        fitted: perf::DEFAULT_TENSOR_PARALLEL
+            .min(gpus_per_node)
+            .min(gpus / context_parallel)
+            .max(1)
     );
     let pipeline_parallel = given_or_preset!(
         pipeline_parallel,
-        fitted: fitted_pipeline_parallel(gpus, tensor_parallel)
+        fitted: default_pipeline_parallel(
+            gpus,
+            tensor_parallel.max(1).saturating_mul(context_parallel),
+            w.data_parallel.map(DataParallelDegree::get),
+        )
     );
     // The same for an optional figure (`None` in both: not given).
     macro_rules! given_or_preset_if_any {
@@ -184,7 +193,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         bytes_per_gradient: given_or_preset!(bytes_per_gradient),
         tensor_parallel,
         pipeline_parallel,
-        context_parallel: given_or_preset!(context_parallel),
+        context_parallel,
         expert_parallel: given_or_preset!(expert_parallel),
         moe_top_k: given_or_preset!(moe_top_k),
         data_parallel: w.data_parallel.map(DataParallelDegree::get),
@@ -355,12 +364,28 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     let replica = perf::data_parallel_replica_gpus(&workload);
     let used = dp.saturating_mul(replica);
     if workload.message_bytes.is_none() && dp > 0 && used < u64::from(gpus) {
+        let (tp, pp, cp) = (
+            u64::from(workload.tensor_parallel.max(1)),
+            u64::from(workload.pipeline_parallel.max(1)),
+            u64::from(workload.context_parallel.max(1)),
+        );
+        let all = u64::from(gpus);
+        let left = all - used;
+        // The pipeline degree nearest below the one used (or the default's 4) that uses all.
+        let fits = (1..=pp.max(u64::from(perf::DEFAULT_PIPELINE_PARALLEL)))
+            .rev()
+            .find(|p| all.is_multiple_of(tp * cp * p));
         warnings.push(format!(
-            "workload: a data-parallel replica is TP {} x PP {} x CP {} = {replica} GPUs, so {gpus} GPUs hold {dp} and the job runs on {used}; the other {} run no part of it and are priced as if they ran it (their idle cost at its idle fraction): choose tensor_parallel, pipeline_parallel and context_parallel whose product divides {gpus}",
-            workload.tensor_parallel.max(1),
-            workload.pipeline_parallel.max(1),
-            workload.context_parallel.max(1),
-            u64::from(gpus) - used,
+            "workload: a data-parallel replica is TP {tp} x PP {pp} x CP {cp} = {replica} GPUs, so {gpus} GPUs hold {dp} and the job runs on {used}; the other {left} {} no part of it and {} priced as if {} ran it (idle cost at the job's idle fraction): {}",
+            if left == 1 { "GPU runs" } else { "run" },
+            if left == 1 { "is" } else { "are" },
+            if left == 1 { "it" } else { "they" },
+            match fits {
+                Some(p) => format!("workload.pipeline_parallel {p} uses all {gpus}"),
+                None => format!(
+                    "choose tensor_parallel x context_parallel dividing {gpus} to use them all"
+                ),
+            }
         ));
     }
     // The job inside one NVLink domain: a server, or a multi-node NVLink rack (NVL72).
@@ -447,14 +472,38 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             || catalog.transceiver(sku).is_some()
             || catalog.cable(sku).is_some()
             || catalog.license(sku).is_some();
+        let at = || {
+            format!(
+                "/prices/overrides/{}",
+                crate::error_code::escape_pointer(sku)
+            )
+        };
         if !known {
             return Err(PlanError::field(
-                &format!(
-                    "/prices/overrides/{}",
-                    crate::error_code::escape_pointer(sku)
-                ),
+                &at(),
                 ErrorCode::UnknownSku,
                 format!("no SKU '{sku}' in catalog '{}'", catalog.id()),
+            ));
+        }
+        // A yearly subscription is no BOM line: an override would be echoed and change
+        // nothing. Its price is an economics input.
+        use crate::catalog::LicenseBasis;
+        let yearly = match catalog.license(sku).map(|l| l.basis) {
+            Some(LicenseBasis::PerEndpointPerYear) => {
+                Some("per endpoint per year: set economics.ufm_usd_per_endpoint_per_year")
+            }
+            Some(LicenseBasis::PerSwitchPerYear) => {
+                Some("per switch per year: set economics.ethernet_nos_usd_per_switch_per_year")
+            }
+            Some(LicenseBasis::PerSwitch) | None => None,
+        };
+        if let Some(priced) = yearly {
+            return Err(PlanError::field(
+                &at(),
+                ErrorCode::NotOverridable,
+                format!(
+                    "'{sku}' is a yearly subscription, not a part an override prices; it is priced {priced}"
+                ),
             ));
         }
     }
@@ -673,22 +722,23 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     })
 }
 
-/// The default job's pipeline degree: the largest degree up to
-/// [`perf::DEFAULT_PIPELINE_PARALLEL`] (4) that divides the GPUs left per tensor-parallel group,
-/// so the default job uses every GPU (48 H100: TP 8 x PP 3 x DP 2, where PP 4 would leave 16
-/// out); when the tensor groups do not tile the GPUs no degree can, and it is min(4, GPUs ÷ TP).
-fn fitted_pipeline_parallel(gpus: u32, tensor_parallel: u32) -> u32 {
-    let tp = tensor_parallel.max(1);
-    let groups = (gpus / tp).max(1);
-    let most = perf::DEFAULT_PIPELINE_PARALLEL.min(groups);
-    if gpus.is_multiple_of(tp) {
-        (1..=most)
-            .rev()
-            .find(|p| groups.is_multiple_of(*p))
-            .unwrap_or(1)
-    } else {
-        most
+/// The default job's pipeline degree, over `tp_cp` = TP·CP GPUs per pipeline stage: the
+/// degree that gives the data-parallel degree asked for when one is (48 GPUs at TP 8 and DP 6:
+/// PP 1), else [`perf::DEFAULT_PIPELINE_PARALLEL`] (4), or what a smaller cluster leaves
+/// (16 GPUs at TP 8: PP 2). Not fitted to each cluster size: a sweep over `gpus` then compares
+/// one job (fitting PP to divide every size made 992, 1,000 and 1,008 GPUs run PP 4, 1 and 3,
+/// and the idle fraction jump six-fold between neighbours); GPUs a shape leaves out are warned.
+fn default_pipeline_parallel(gpus: u32, tp_cp: u32, data_parallel: Option<u32>) -> u32 {
+    let stage = tp_cp.max(1);
+    if let Some(dp) = data_parallel
+        && let Some(replica) = stage.checked_mul(dp.max(1))
+        && gpus.is_multiple_of(replica)
+        && gpus >= replica
+        && gpus / replica <= perf::MAX_PARALLEL
+    {
+        return gpus / replica;
     }
+    perf::DEFAULT_PIPELINE_PARALLEL.min(gpus / stage).max(1)
 }
 
 /// The default value of a GPU-hour from the catalog's GPU entry; `None` (with a warning) when

@@ -440,10 +440,11 @@ pub struct WorkloadRequest {
     pub model_params_billion: Option<ModelParamsBillion>,
     /// Bytes per gradient element in the all-reduce (2 = bf16, 4 = fp32). Default 2.
     pub bytes_per_gradient: Option<BytesPerGradient>,
-    /// Tensor-parallel degree. Default min(8, GPUs per node).
+    /// Tensor-parallel degree. Default min(8, GPUs per node, GPUs ÷ context_parallel).
     pub tensor_parallel: Option<ParallelDegree>,
-    /// Pipeline-parallel degree. Default: the largest of 4, 3, 2, 1 that divides GPUs ÷
-    /// tensor_parallel, so the job uses every GPU (48 H100: PP 3).
+    /// Pipeline-parallel degree. Default 4, or min(4, GPUs ÷ (TP × CP)) on a smaller
+    /// cluster; GPUs ÷ (TP × CP × DP) when `data_parallel` is given. GPUs a shape leaves out
+    /// are warned.
     pub pipeline_parallel: Option<ParallelDegree>,
     /// Compute time of one training step (forward + backward), ms. Default: derived from the
     /// model, the global batch, the GPU's dense BF16 TFLOPS and the MFU (2,174 ms for the
@@ -452,7 +453,7 @@ pub struct WorkloadRequest {
     /// DDP gradient bucket. Default 25.
     pub bucket_mb: Option<BucketMb>,
     /// A documented, sourced job (docs/model.md#presets); the fields below override it.
-    /// Default: none — the 70B DDP job above (TP 8 × PP 4 where that shape tiles the GPUs).
+    /// Default: none — the 70B TP 8 × PP 4 DDP job above (smaller on a small cluster).
     pub preset: Option<WorkloadPreset>,
     /// Parameters active per token, billions (mixture of experts), at most
     /// `model_params_billion`. Default: all parameters (dense).
@@ -572,7 +573,9 @@ pub struct EconomicsRequest {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PricesRequest {
-    /// Net unit price per SKU, USD (no discount applies on top of an override).
+    /// Net unit price per SKU, USD (no discount applies on top of an override). The yearly
+    /// subscriptions (UFM, Ethernet NOS support) are priced by their `economics` inputs: an
+    /// override of one is a 422 naming the input.
     #[validate(custom(function = "map_size"))]
     #[schema(example = json!({"nvidia-qm9700": "42000.00"}))]
     pub overrides: Option<BTreeMap<String, UnitPriceUsd>>,

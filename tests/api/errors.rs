@@ -428,6 +428,23 @@ async fn errors_point_at_the_input_at_fault_and_name_it_once() {
         problem(serde_json::json!({"gpus": 1024, "workload": {"expert_parallel": 3}})).await;
     assert_eq!(at, "/workload/expert_parallel");
     assert!(detail.starts_with("3 does not divide"), "{detail}");
+    // A yearly subscription is priced by its economics input, not by an override (the override
+    // was echoed and changed nothing).
+    for (sku, input) in [
+        (
+            "nvidia-ufm-enterprise",
+            "economics.ufm_usd_per_endpoint_per_year",
+        ),
+        (
+            "ethernet-nos-support",
+            "economics.ethernet_nos_usd_per_switch_per_year",
+        ),
+    ] {
+        let (at, detail) =
+            problem(serde_json::json!({"gpus": 1024, "prices": {"overrides": {sku: "100"}}})).await;
+        assert_eq!(at, format!("/prices/overrides/{sku}"));
+        assert!(detail.contains(input), "{detail}");
+    }
     let p = app
         .problem("/v1/plans?gpus=1024&workload.expert_parallel=3", 422)
         .await;
