@@ -220,10 +220,21 @@ impl Plan {
     /// licence warnings with the family they price (`InfiniBand: UFM …`, `Ethernet: the NOS …`);
     /// a plan CSV row carries these only (it carried every fabric's).
     pub fn warnings_for(&self, fabric: Fabric) -> impl Iterator<Item = &str> {
-        self.warnings
-            .iter()
-            .map(String::as_str)
-            .filter(move |w| warning_concerns(w, fabric))
+        self.warnings_for_rows(fabric, &[])
+    }
+
+    /// [`Self::warnings_for`] on a table whose rows are the fabrics in `shown` (empty: every
+    /// fabric has one): a warning about a fabric without a row (an infeasible one in a sweep)
+    /// goes on every row, so no warning is lost.
+    pub fn warnings_for_rows<'a>(
+        &'a self,
+        fabric: Fabric,
+        shown: &'a [Fabric],
+    ) -> impl Iterator<Item = &'a str> {
+        self.warnings.iter().map(String::as_str).filter(move |w| {
+            warning_concerns(w, fabric)
+                || (!shown.is_empty() && !shown.iter().any(|s| warning_concerns(w, *s)))
+        })
     }
 
     /// The feasible fabrics' results, in plan order.

@@ -529,13 +529,29 @@ impl Point {
         let win = cheapest(&p);
         let plan_id: Arc<str> = Arc::from(std::mem::take(&mut p.plan_id));
         // Infeasible fabrics have no cost: no row. A row carries the warnings of the whole
-        // plan and of its own fabric (`Plan::warnings_for`), as a plan CSV row does.
+        // plan and of its own fabric, as a plan CSV row does, and those of fabrics without a
+        // row (`Plan::warnings_for_rows`: "infiniband: infeasible …" stays in the sweep).
+        let shown: Vec<Fabric> = p
+            .fabrics
+            .iter()
+            .filter(|f| {
+                f.total_cost_usd.is_some()
+                    && f.capex.is_some()
+                    && f.tco.is_some()
+                    && f.performance.is_some()
+                    && f.gpu_idle.is_some()
+            })
+            .map(|f| f.fabric)
+            .collect();
         let rows = p
             .fabrics
             .iter()
+            .filter(|f| shown.contains(&f.fabric))
             .filter_map(|f| {
-                let warnings: Arc<[String]> =
-                    p.warnings_for(f.fabric).map(str::to_string).collect();
+                let warnings: Arc<[String]> = p
+                    .warnings_for_rows(f.fabric, &shown)
+                    .map(str::to_string)
+                    .collect();
                 Some(SweepRow {
                     value: v,
                     value2: v2,

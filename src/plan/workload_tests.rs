@@ -205,11 +205,13 @@ fn every_replica_gets_at_least_one_sequence() {
     assert!(text.contains("/workload/sequence_length"), "{text}");
 }
 
-/// The default job uses every GPU: its pipeline degree is the largest of 4, 3, 2, 1 dividing
-/// the GPUs per tensor group (48 H100: TP 8 x PP 3 x DP 2; PP 4 would run on 32 and leave 16
-/// out). A shape the user gives that leaves GPUs out is planned and warned, with the count.
+/// The default job keeps one shape, TP 8 x PP 4, wherever the cluster holds it, so a sweep over
+/// `gpus` compares one job (fitting PP to divide each size made neighbours run PP 4, 1 and 3);
+/// a smaller cluster shrinks PP, around a context-parallel degree too, and a data-parallel
+/// degree given sets PP. GPUs a shape leaves out are warned with the count and a degree that
+/// uses them all.
 #[test]
-fn the_default_job_uses_every_gpu_and_a_shape_that_leaves_some_out_is_warned() {
+fn the_default_job_keeps_its_shape_and_gpus_it_leaves_out_are_warned() {
     let degrees = |p: &Plan| {
         let w = p.inputs.workload.as_ref().expect("workload echoed");
         (
@@ -220,24 +222,57 @@ fn the_default_job_uses_every_gpu_and_a_shape_that_leaves_some_out_is_warned() {
     let left_out = |p: &Plan| {
         p.warnings
             .iter()
-            .find(|w| w.contains("run no part of it"))
+            .find(|w| w.contains("no part of it"))
             .cloned()
     };
-    for (gpus, pp) in [(16, 2), (24, 3), (48, 3), (64, 4), (80, 2), (1024, 4)] {
+    for (gpus, pp) in [(8, 1), (16, 2), (24, 3), (32, 4), (64, 4), (1024, 4)] {
         let p = plan(serde_json::json!({ "gpus": gpus }));
         assert_eq!(degrees(&p), (Some(8), Some(pp)), "{gpus} GPUs");
         assert_eq!(left_out(&p), None, "{gpus} GPUs");
     }
-    let p = plan(serde_json::json!({"gpus": 48, "workload": {"pipeline_parallel": 4}}));
-    let w = left_out(&p).expect("16 GPUs left out");
-    assert!(w.contains("48 GPUs hold 1 and the job runs on 32"), "{w}");
-    assert!(w.contains("the other 16"), "{w}");
-    // A data-parallel degree given with it is the number of whole replicas; a wrong one says
-    // how many there are and how many GPUs are left over.
+    for gpus in (992..=1056).step_by(8) {
+        let p = plan(serde_json::json!({ "gpus": gpus }));
+        assert_eq!(
+            degrees(&p),
+            (Some(8), Some(4)),
+            "{gpus} GPUs: one job along a sweep"
+        );
+    }
+    for (gpus, used, left, hint) in [
+        (48, 32, 16, "workload.pipeline_parallel 3 uses all 48"),
+        (80, 64, 16, "workload.pipeline_parallel 2 uses all 80"),
+        (1000, 992, 8, "workload.pipeline_parallel 1 uses all 1000"),
+    ] {
+        let p = plan(serde_json::json!({ "gpus": gpus }));
+        let w = left_out(&p).unwrap_or_else(|| panic!("{gpus} GPUs: {:?}", p.warnings));
+        assert!(
+            w.contains(&format!(
+                "{gpus} GPUs hold {} and the job runs on {used}; the other {left} run",
+                used / 32
+            )),
+            "{w}"
+        );
+        assert!(w.ends_with(hint), "{w}");
+    }
     let p = plan(
-        serde_json::json!({"gpus": 48, "workload": {"pipeline_parallel": 4, "data_parallel": 1}}),
+        serde_json::json!({"gpus": 9, "gpus_per_node": 1, "nics_per_node": 1, "workload": {"tensor_parallel": 1, "pipeline_parallel": 4}}),
     );
-    assert!(left_out(&p).is_some());
+    let w = left_out(&p).expect("one GPU left out");
+    assert!(
+        w.contains("the other 1 GPU runs no part of it and is priced as if it ran it"),
+        "{w}"
+    );
+    // Context parallelism: TP and PP shrink around it (16 GPUs: TP 8 x PP 1 x CP 2).
+    let p = plan(serde_json::json!({"gpus": 16, "workload": {"context_parallel": 2}}));
+    assert_eq!(degrees(&p), (Some(8), Some(1)));
+    let p = plan(serde_json::json!({"gpus": 8, "workload": {"context_parallel": 2}}));
+    assert_eq!(degrees(&p), (Some(4), Some(1)));
+    // A data-parallel degree given sets the pipeline: 48 GPUs at DP 6 are TP 8 x PP 1.
+    let p = plan(serde_json::json!({"gpus": 48, "workload": {"data_parallel": 6}}));
+    assert_eq!(degrees(&p), (Some(8), Some(1)));
+    assert_eq!(left_out(&p), None);
+    // A wrong one with the pipeline given says how many whole replicas there are and the GPUs
+    // left over.
     let cats = CatalogSet::embedded().expect("embedded catalog");
     let req: PlanRequest = serde_json::from_value(serde_json::json!(
         {"gpus": 48, "workload": {"pipeline_parallel": 4, "data_parallel": 2}}

@@ -101,7 +101,7 @@ pub const FORM: &[FieldSpec] = &[
         &[
             (
                 "",
-                "Default: 70B dense, DDP, TP up to 8 × PP up to 4 (fitted to the cluster)",
+                "Default: 70B dense, TP 8 × PP 4 (less on a small cluster), DDP",
             ),
             ("dense-llama3-405b", "Dense 405B (Llama 3), 3D parallel"),
             ("fsdp-llama2-70b", "70B with FSDP / ZeRO-3"),

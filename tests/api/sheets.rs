@@ -973,3 +973,31 @@ async fn a_sweep_on_four_threads_is_the_one_thread_sweep() {
     assert!(a.contains("\"probability_cheapest\""), "{a}");
     assert_eq!(a, b);
 }
+
+/// A fabric infeasible at a sweep point has no row there; its warning (why it is infeasible)
+/// goes on the point's other rows instead of vanishing.
+#[tokio::test]
+async fn a_sweep_point_keeps_the_warnings_of_a_fabric_without_a_row() {
+    let app = spawn_app().await;
+    let sw: Value = app.json("/v1/sweeps?vary=gpus&values=60000,70000").await;
+    let rows = sw["rows"].as_array().unwrap();
+    let at = |gpus: u64| rows.iter().filter(move |r| r["gpus"] == gpus);
+    assert_eq!(at(60_000).count(), 3);
+    assert!(at(70_000).all(|r| r["fabric"] != "infiniband"));
+    for r in at(70_000) {
+        let w = r["warnings"].as_array().unwrap();
+        assert!(
+            w.iter()
+                .any(|w| w.as_str().unwrap().starts_with("infiniband: infeasible")),
+            "{r}"
+        );
+    }
+    for r in at(60_000).filter(|r| r["fabric"] != "infiniband") {
+        let w = r["warnings"].as_array().unwrap();
+        assert!(
+            w.iter()
+                .all(|w| !w.as_str().unwrap().starts_with("infiniband: ")),
+            "{r}"
+        );
+    }
+}
