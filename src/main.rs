@@ -29,7 +29,15 @@ Settings come from the environment (README.md, Configuration), among them:
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    match std::env::args().nth(1).as_deref() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() > 1 {
+        eprintln!(
+            "fabric-tco: unexpected argument '{}' after '{}'\n\n{USAGE}",
+            args[1], args[0]
+        );
+        return ExitCode::from(2);
+    }
+    match args.first().map(String::as_str) {
         None => {}
         Some("openapi") => return openapi(),
         Some("healthcheck") => return healthcheck(),

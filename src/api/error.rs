@@ -100,6 +100,8 @@ impl ApiError {
     pub fn validation(errors: Vec<FieldError>) -> ApiError {
         let n = errors.len();
         let detail = match errors.as_slice() {
+            // A query parameter's error names it already ("query parameter 'gpus': …").
+            [one] if one.detail.starts_with("query parameter '") => one.detail.clone(),
             [one] => format!("{}: {}", one.pointer, one.detail),
             _ => format!("{n} fields are invalid"),
         };

@@ -243,6 +243,32 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             ));
         }
     }
+    // A replica larger than the cluster, with degrees the user wrote: the error points at the
+    // largest of them (it pointed at tensor_parallel when only pipeline_parallel was given).
+    let replica = perf::data_parallel_replica_gpus(&workload);
+    if workload.message_bytes.is_none() && u64::from(gpus) < replica {
+        let given = [
+            ("tensor_parallel", w.tensor_parallel),
+            ("pipeline_parallel", w.pipeline_parallel),
+            ("context_parallel", w.context_parallel),
+        ];
+        if let Some((field, _)) = given
+            .iter()
+            .filter_map(|(f, d)| d.map(|d| (*f, d.get())))
+            .max_by_key(|(_, d)| *d)
+        {
+            return Err(PlanError::field(
+                &format!("/workload/{field}"),
+                ErrorCode::PerformanceModel,
+                format!(
+                    "one replica of TP {} x PP {} x CP {} = {replica} GPUs does not fit in {gpus} GPUs",
+                    workload.tensor_parallel.max(1),
+                    workload.pipeline_parallel.max(1),
+                    workload.context_parallel.max(1),
+                ),
+            ));
+        }
+    }
     // Expert parallelism is carved out of data parallelism and must divide it (Megatron-LM:
     // the data-parallel size must be a multiple of the expert-parallel size). A preset's degree
     // (DeepSeek-V3: 64) that does not divide this cluster's replicas becomes the largest one
@@ -550,6 +576,11 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     let design = topo.design.unwrap_or_default();
     let nodes_per_rack = topo.nodes_per_rack.map(NodesPerRack::get);
     let in_network_reduction = topo.in_network_reduction.unwrap_or(false);
+    if in_network_reduction && fabrics.iter().any(|f| f.is_ethernet()) {
+        warnings.push(
+            "Ethernet: in-network reduction (topology.in_network_reduction, SHARP) runs on InfiniBand switches only; the Ethernet fabrics are planned without it".to_string(),
+        );
+    }
     let roce_tuning = topo.roce_tuning.unwrap_or_default();
     let cabling = topo.cabling.clone().unwrap_or_default();
 

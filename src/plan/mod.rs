@@ -719,8 +719,14 @@ fn size_fabric<'a>(
         {
             Some(s) => s,
             None => {
+                // The planes the request chose split the NIC into links no switch runs.
+                let at = if r.planes.is_some() {
+                    "/topology/planes"
+                } else {
+                    "/nic_speed_gbps"
+                };
                 let e = PlanError::field(
-                    "/nic_speed_gbps",
+                    at,
                     ErrorCode::NoSwitchForSpeed,
                     format!(
                         "{}: the profile has no switch for {link_speed} Gb/s links ({} Gb/s NIC over {} plane(s)); it has: {}",
@@ -1412,6 +1418,18 @@ fn sizing_error(e: &sizing::SizingError, fabric: Fabric) -> PlanError {
     let pointer = match e.field() {
         Some("planes") => "/topology/planes",
         Some("oversubscription") => "/topology/oversubscription",
+        // Past the three-tier ceiling no tier setting helps: the cluster is too large.
+        Some("max_tiers")
+            if matches!(
+                e,
+                sizing::SizingError::ExceedsTierCeiling {
+                    max_tiers: request::MaxTiers::MAX,
+                    ..
+                }
+            ) =>
+        {
+            "/gpus"
+        }
         Some("max_tiers") => "/topology/max_tiers",
         Some("rail_optimized") => "/topology/rail_optimized",
         Some("nic_speed_gbps") => "/nic_speed_gbps",

@@ -300,3 +300,17 @@ fn one_gpu_is_one_gpu() {
         p.warnings
     );
 }
+
+/// SHARP asked for with an Ethernet fabric: said, on the Ethernet fabrics only.
+#[test]
+fn in_network_reduction_on_ethernet_is_warned() {
+    let sharp = |fabrics: serde_json::Value| {
+        let p = plan(serde_json::json!({"gpus": 1024, "fabrics": fabrics,
+            "topology": {"in_network_reduction": true}}));
+        p.warnings
+            .iter()
+            .any(|w| w.starts_with("Ethernet: in-network reduction"))
+    };
+    assert!(sharp(serde_json::json!(["infiniband", "roce"])));
+    assert!(!sharp(serde_json::json!(["infiniband"])));
+}

@@ -415,9 +415,7 @@ impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Why::Text(s) => f.write_str(s),
-            Why::NeedsNodesPerRack => {
-                f.write_str("needs topology.nodes_per_rack (servers per rack)")
-            }
+            Why::NeedsNodesPerRack => f.write_str("needs the number of servers per rack"),
             Why::PortsExceedOneSwitch {
                 endpoints,
                 k,

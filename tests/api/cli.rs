@@ -45,6 +45,16 @@ fn an_unknown_command_is_refused_with_the_usage() {
 }
 
 #[test]
+fn an_extra_argument_is_refused() {
+    let out = Command::new(env!("CARGO_BIN_EXE_fabric-tco"))
+        .args(["--version", "extra"])
+        .output()
+        .expect("run the binary");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument 'extra'"));
+}
+
+#[test]
 fn openapi_into_a_reader_that_stops_early_exits_cleanly() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_fabric-tco"))
         .arg("openapi")

@@ -423,7 +423,10 @@ async fn errors_point_at_the_input_at_fault_and_name_it_once() {
     let (at, detail) =
         problem(serde_json::json!({"gpus": 1024, "topology": {"design": "tor_copper"}})).await;
     assert_eq!(at, "/topology/nodes_per_rack");
-    assert!(detail.contains("needs topology.nodes_per_rack"), "{detail}");
+    assert!(
+        detail.contains("needs the number of servers per rack"),
+        "{detail}"
+    );
     let (at, detail) =
         problem(serde_json::json!({"gpus": 1024, "workload": {"expert_parallel": 3}})).await;
     assert_eq!(at, "/workload/expert_parallel");
@@ -445,9 +448,29 @@ async fn errors_point_at_the_input_at_fault_and_name_it_once() {
         assert_eq!(at, format!("/prices/overrides/{sku}"));
         assert!(detail.contains(input), "{detail}");
     }
+    // Degrees the user wrote: the largest of them is at fault, not one the request lacks.
+    let (at, detail) = problem(
+        serde_json::json!({"gpus": 48, "workload": {"pipeline_parallel": 8, "context_parallel": 2}}),
+    )
+    .await;
+    assert_eq!(at, "/workload/pipeline_parallel");
+    assert!(
+        detail.contains("= 128 GPUs does not fit in 48 GPUs"),
+        "{detail}"
+    );
+    // Planes that split the NIC into links no switch runs; a cluster past every tier.
+    let (at, _) =
+        problem(serde_json::json!({"gpus": 1024, "gpu_model": "b300", "topology": {"planes": 8}}))
+            .await;
+    assert_eq!(at, "/topology/planes");
+    let (at, _) = problem(serde_json::json!({"gpus": 1_000_000})).await;
+    assert_eq!(at, "/gpus");
     let p = app
         .problem("/v1/plans?gpus=1024&workload.expert_parallel=3", 422)
         .await;
+    // The top-level detail says the parameter once.
+    let top = p["detail"].as_str().unwrap();
+    assert_eq!(top.matches("expert_parallel").count(), 1, "{top}");
     let detail = p["errors"][0]["detail"].as_str().unwrap();
     assert_eq!(detail.matches("expert_parallel").count(), 1, "{detail}");
 }

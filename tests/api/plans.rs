@@ -121,7 +121,9 @@ async fn three_tier_ceiling_is_a_422_that_explains_it() {
         .post_json("/v1/plans", &json!({"gpus": 65537, "nic_speed_gbps": 400, "fabrics": ["infiniband"], "topology": {"max_tiers": 3}}))
         .await;
     let body = assert_problem(res, 422).await;
-    assert_eq!(body["errors"][0]["pointer"], "/topology/max_tiers");
+    // At the most tiers a plan allows, no tier setting helps: the cluster is too large for
+    // the switch (it pointed at max_tiers, which cannot go higher).
+    assert_eq!(body["errors"][0]["pointer"], "/gpus");
     let detail = body["errors"][0]["detail"].as_str().unwrap();
     assert!(
         detail.contains("65,536") && detail.contains("three-tier"),
