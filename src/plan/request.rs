@@ -140,6 +140,8 @@ const _: () = assert!(GpuHourUsd::MAX_I64 == crate::cost::GPU_HOUR_USD_MAX);
 // What the performance model accepts (`perf::validate`, its own domain, wider where the API is
 // stricter: planes, tiers) holds every request within these bounds, and the defaults these
 // inputs document are the model's: checked when the crate compiles.
+// One line an input (rustfmt would wrap the longer ones).
+#[rustfmt::skip]
 const _: () = {
     use crate::perf as p;
     // `inside!(T, MIN, MAX)`: T's bounds lie in the model's [MIN, MAX]; `, DEFAULT` also
@@ -162,34 +164,14 @@ const _: () = {
     inside!(Planes, MIN_PLANES, MAX_PLANES);
     inside!(MaxTiers, MIN_TIERS, MAX_TIERS);
     inside!(MessageBytes, MIN_MESSAGE_BYTES, MAX_MESSAGE_BYTES);
-    inside!(
-        ModelParamsBillion,
-        MIN_MODEL_PARAMS_BILLION,
-        MAX_MODEL_PARAMS_BILLION,
-        DEFAULT_MODEL_PARAMS_BILLION
-    );
-    inside!(
-        BytesPerGradient,
-        MIN_BYTES_PER_GRADIENT,
-        MAX_BYTES_PER_GRADIENT,
-        DEFAULT_BYTES_PER_GRADIENT
-    );
+    inside!(ModelParamsBillion, MIN_MODEL_PARAMS_BILLION, MAX_MODEL_PARAMS_BILLION, DEFAULT_MODEL_PARAMS_BILLION);
+    inside!(BytesPerGradient, MIN_BYTES_PER_GRADIENT, MAX_BYTES_PER_GRADIENT, DEFAULT_BYTES_PER_GRADIENT);
     inside!(ParallelDegree, MIN_PARALLEL, MAX_PARALLEL);
     inside!(ParallelDegree, _, MAX_CP_EP);
-    inside!(
-        StepComputeMs,
-        MIN_STEP_COMPUTE_MS,
-        MAX_STEP_COMPUTE_MS,
-        DEFAULT_STEP_COMPUTE_MS
-    );
+    inside!(StepComputeMs, MIN_STEP_COMPUTE_MS, MAX_STEP_COMPUTE_MS, DEFAULT_STEP_COMPUTE_MS);
     inside!(BucketMb, MIN_BUCKET_MB, MAX_BUCKET_MB, DEFAULT_BUCKET_MB);
     inside!(MoeTopK, _, MAX_TOP_K, DEFAULT_MOE_TOP_K);
-    inside!(
-        SequenceLength,
-        _,
-        MAX_SEQUENCE_LENGTH,
-        DEFAULT_SEQUENCE_LENGTH
-    );
+    inside!(SequenceLength, _, MAX_SEQUENCE_LENGTH, DEFAULT_SEQUENCE_LENGTH);
     inside!(GlobalBatchTokens, _, MAX_GLOBAL_BATCH_TOKENS);
     inside!(HiddenSize, MIN_HIDDEN_SIZE, MAX_HIDDEN_SIZE);
     inside!(Mfu, MIN_MFU, MAX_MFU, DEFAULT_MFU);
