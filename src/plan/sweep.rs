@@ -256,7 +256,7 @@ pub struct SweepRow {
     #[schema(value_type = String)]
     pub plan_id: Arc<str>,
     /// The plan's warnings about the whole plan and about this row's fabric (placeholder
-    /// prices, quotes required, assumptions); in CSV one cell joined with `; `.
+    /// prices, quotes required, assumptions); in CSV one cell joined with ` | `.
     #[schema(value_type = Vec<String>)]
     pub warnings: Arc<[String]>,
 }

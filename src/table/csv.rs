@@ -61,11 +61,15 @@ fn write_cell(out: &mut String, v: &Value) {
                 .iter()
                 .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
                 .collect::<Vec<_>>()
-                .join("; "),
+                .join(LIST_SEPARATOR),
         ),
         other => write_text(out, &other.to_string()),
     }
 }
+
+/// Between the items of a list in one cell (a row's warnings): `" | "`, which no warning
+/// contains (`"; "` was, until 2026-11-26, and several warnings hold a semicolon).
+pub const LIST_SEPARATOR: &str = " | ";
 
 /// A string cell: a decimal string as a plain number, other text guarded and quoted.
 fn write_string_cell(out: &mut String, s: &str) {
@@ -175,7 +179,7 @@ mod tests {
             "18446744073709551615"
         );
         assert_eq!(cell(&json!(2.5)), "2.5");
-        assert_eq!(cell(&json!(["a", 1, null])), "a; 1; null");
+        assert_eq!(cell(&json!(["a", 1, null])), "a | 1 | null");
         assert_eq!(cell(&json!({"k": "v"})), "\"{\"\"k\"\":\"\"v\"\"}\"");
         assert_eq!(cell(&Value::Null), "");
     }

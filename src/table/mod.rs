@@ -129,7 +129,7 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
         row.push(Value::String(plan.plan_id.clone()));
         // The plan's warnings and this fabric's, not the other fabrics'.
         let warnings: Vec<&str> = plan.warnings_for(f.fabric).collect();
-        row.push(Value::String(warnings.join("; ")));
+        row.push(Value::String(warnings.join(csv::LIST_SEPARATOR)));
         out.row(row);
     }
     Ok(out.finish())
