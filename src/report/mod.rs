@@ -554,6 +554,55 @@ fn figure_rows(catalog: &Catalog, pairs: &[(String, String)]) -> Vec<Assumption>
     out
 }
 
+/// The training job the idle cost is computed for, as its shape: "70 B dense, DDP, TP 8 × PP 4
+/// × CP 1 × DP 32" (the page showed only the preset's name, and the default job's shape changes
+/// on a small cluster).
+fn job_assumption(plan: &Plan, pairs: &[(String, String)]) -> Option<Assumption> {
+    let w = plan.inputs.workload.as_ref()?;
+    let degree = |d: Option<crate::plan::request::ParallelDegree>| d.map_or(1, |d| d.get());
+    let (tp, pp, cp) = (
+        degree(w.tensor_parallel),
+        degree(w.pipeline_parallel),
+        degree(w.context_parallel),
+    );
+    let replica = u64::from(tp) * u64::from(pp) * u64::from(cp);
+    let gpus = u64::from(plan.inputs.gpus.get());
+    let value = match w.message_bytes {
+        Some(b) => format!("one all-reduce of {} bytes", b.get()),
+        None => {
+            let params = w.model_params_billion.map_or(0.0, |p| p.get());
+            let kind = match w.active_params_billion.map(|a| a.get()) {
+                Some(a) if a < params => format!("{params} B mixture of experts ({a} B active)"),
+                _ => format!("{params} B dense"),
+            };
+            let mode = match w.data_parallel_mode {
+                Some(crate::perf::DataParallelMode::Fsdp) => "FSDP",
+                _ => "DDP",
+            };
+            format!(
+                "{kind}, {mode}, TP {tp} × PP {pp} × CP {cp} × DP {}",
+                gpus / replica.max(1)
+            )
+        }
+    };
+    let given = pairs
+        .iter()
+        .any(|(k, v)| k.starts_with("workload.") && !v.trim().is_empty());
+    Some(Assumption {
+        name: "workload".into(),
+        value,
+        unit: String::new(),
+        source: match w.preset {
+            Some(p) => format!("preset {} (docs/model.md, presets)", p.as_str()),
+            None if given => "your input, the rest the default job (docs/model.md §5)".into(),
+            None => {
+                "the default job (docs/model.md §5): TP 8 × PP 4, less on a small cluster".into()
+            }
+        },
+        given,
+    })
+}
+
 /// The report for a plan.
 pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]) -> Report {
     let qs = plan_query(pairs);
@@ -626,6 +675,9 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
                 given: false,
             },
         );
+    }
+    if let Some(job) = job_assumption(plan, pairs) {
+        assumptions.push(job);
     }
     if let Some(e) = &plan.inputs.economics {
         let rental = e.gpu_hour_basis == Some(crate::plan::request::GpuHourBasis::Rental);
@@ -758,6 +810,32 @@ mod tests {
             .find(|c| c.id == "tornado")
             .expect("tornado");
         assert!(t.svg.contains("uncertainty.samples=200"), "{}", t.svg);
+    }
+
+    /// The page says which training job the idle cost is for, with its shape as planned.
+    #[test]
+    fn the_assumptions_name_the_job_and_its_shape() {
+        let cats = crate::catalog::CatalogSet::embedded().expect("catalog");
+        let job = |v: serde_json::Value, pairs: &[(String, String)]| {
+            let req: crate::plan::PlanRequest = serde_json::from_value(v).expect("request");
+            let plan = crate::plan::build_plan(&req, &cats).expect("plan");
+            report(&plan, Some(cats.newest()), pairs)
+                .assumptions
+                .into_iter()
+                .find(|a| a.name == "workload")
+                .expect("a workload row")
+        };
+        let a = job(serde_json::json!({"gpus": 1024}), &[]);
+        assert_eq!(a.value, "70 B dense, DDP, TP 8 × PP 4 × CP 1 × DP 32");
+        assert!(a.source.starts_with("the default job"), "{}", a.source);
+        let a = job(serde_json::json!({"gpus": 16}), &[]);
+        assert_eq!(a.value, "70 B dense, DDP, TP 8 × PP 2 × CP 1 × DP 1");
+        let a = job(
+            serde_json::json!({"gpus": 1024, "workload": {"preset": "moe-deepseek-v3"}}),
+            &pairs(&[("workload.preset", "moe-deepseek-v3")]),
+        );
+        assert!(a.value.contains("mixture of experts"), "{}", a.value);
+        assert!(a.source.contains("moe-deepseek-v3"), "{}", a.source);
     }
 
     /// A GPU the catalog has no price for: the GPU-hour row says it is counted at $0 and why,
