@@ -1164,6 +1164,35 @@ const PCIE_BOUND_SHARE: f64 = 0.75;
 /// Warns when the host's PCIe link carries less than [`PCIE_BOUND_SHARE`] of the NIC's line
 /// rate (an 800 Gb/s NIC on a PCIe Gen5 x16 server): the performance model caps the NIC at the
 /// PCIe figure, so a slower, cheaper NIC performs the same.
+/// Busy GPU-hours lost to failures of network parts above which a plan says what the failure
+/// line assumes: 2 % (reached near 20,000 GPUs on one plane at the Llama 3 rates).
+const FAILURE_SHARE_WARNED: f64 = 0.02;
+
+/// The failure line charges every interruption to every GPU (one job spans the cluster, as
+/// Llama 3's did): it grows with the square of the cluster and dominates the idle line at
+/// 100,000 GPUs. Said when it passes [`FAILURE_SHARE_WARNED`] of busy GPU-hours.
+fn failure_share_warning(
+    r: &inputs::Resolved,
+    fabric: Fabric,
+    idle: &cost::GpuIdle,
+    warnings: &mut Vec<String>,
+) {
+    use rust_decimal::prelude::ToPrimitive;
+    let busy = f64::from(r.gpus) * 8760.0 * r.economics.busy_fraction.to_f64().unwrap_or(0.0);
+    if busy <= 0.0 {
+        return;
+    }
+    let share = idle.failure_gpu_hours_per_year / busy;
+    if share >= FAILURE_SHARE_WARNED {
+        warnings.push(format!(
+            "{}: failures of network parts cost {:.1} % of busy GPU-hours a year: the model assumes one job spans all {} GPUs, so every interruption stops all of them; a cluster running several smaller jobs loses less (docs/cost.md, Failures)",
+            fabric.as_str(),
+            share * 100.0,
+            r.gpus,
+        ));
+    }
+}
+
 fn pcie_bound_nic_warning(nic: &perf::NicSpec, warnings: &mut Vec<String>) {
     let line = f64::from(nic.speed_gbps) / perf::constants::BITS_PER_BYTE;
     let pcie = perf::bandwidth::pcie_gbytes_per_s(nic.pcie_gen, nic.pcie_lanes);
@@ -1291,6 +1320,7 @@ fn plan_sized(
     for w in &cost.warnings {
         push_unique(warnings, w.clone());
     }
+    failure_share_warning(r, s.fabric, &cost.gpu_idle, warnings);
     // The priced lines move into the plan (the comparison does not read them).
     let priced = std::mem::take(&mut cost.bom);
     let bom = full.then(|| {

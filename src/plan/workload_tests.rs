@@ -314,3 +314,18 @@ fn in_network_reduction_on_ethernet_is_warned() {
     assert!(sharp(serde_json::json!(["infiniband", "roce"])));
     assert!(!sharp(serde_json::json!(["infiniband"])));
 }
+
+/// At 100,000 GPUs the failure line is most of the idle cost; the plan says what it assumes
+/// (one job on every GPU). At 1,024 it is far below the threshold and nothing is said.
+#[test]
+fn a_failure_line_that_dominates_says_it_assumes_one_job() {
+    let said = |gpus: u32| {
+        plan(serde_json::json!({"gpus": gpus, "fabrics": ["roce"]}))
+            .warnings
+            .into_iter()
+            .find(|w| w.contains("assumes one job spans all"))
+    };
+    let w = said(100_000).expect("warned at 100,000 GPUs");
+    assert!(w.starts_with("roce: failures of network parts cost "), "{w}");
+    assert_eq!(said(1024), None);
+}
