@@ -159,7 +159,7 @@ pub fn axis(input: AxisInput, domain: Domain) -> Result<Axis, SweepError> {
         *v = crate::plan::bounded::plain_zero(*v);
     }
     let outside = |v: f64| !v.is_finite() || v < domain.min || v > domain.max;
-    if let Some(&v) = values.iter().find(|v| outside(**v)) {
+    if let Some((i, &v)) = values.iter().enumerate().find(|(_, v)| outside(**v)) {
         // A range's values lie between its ends: the end outside the domain is at fault
         // (`to=99999999` is named as such, not as `from` with an inner value).
         let (field, got) = match (listed, input.from, input.to) {
@@ -171,12 +171,17 @@ pub fn axis(input: AxisInput, domain: Domain) -> Result<Axis, SweepError> {
                     (f("to"), to)
                 }
             }
-            _ => (f("values"), v),
+            // A listed value by its place, as a type error there is (`/values/1`).
+            _ => (format!("{}/{i}", f("values")), v),
+        };
+        let named = match field.split_once('/') {
+            Some((list, i)) => format!("'{list}[{i}]'"),
+            None => format!("'{field}'"),
         };
         return Err(invalid(
-            field.clone(),
+            field,
             format!(
-                "'{field}': {} must stay between {} and {} (got {got})",
+                "{named}: {} must stay between {} and {} (got {got})",
                 input.name, domain.min, domain.max
             ),
         ));

@@ -326,6 +326,9 @@ fn a_failure_line_that_dominates_says_it_assumes_one_job() {
             .find(|w| w.contains("assumes one job spans all"))
     };
     let w = said(100_000).expect("warned at 100,000 GPUs");
-    assert!(w.starts_with("roce: failures of network parts cost "), "{w}");
+    assert!(
+        w.starts_with("roce: failures of network parts cost "),
+        "{w}"
+    );
     assert_eq!(said(1024), None);
 }

@@ -722,6 +722,15 @@ async fn grid_sweep_errors_name_the_second_input() {
         .await,
         "/from2"
     );
+    // A listed value out of range by its place, as a listed value of the wrong type is.
+    assert_eq!(
+        app.pointer(
+            "/v1/sweeps?vary=gpus&values=512&vary2=economics.years&values2=1,99",
+            422
+        )
+        .await,
+        "/values2/1"
+    );
     // POST: the same rules.
     let post = app
         .post_json(
