@@ -15,8 +15,14 @@ impl From<PlanError> for ApiError {
         if e.code.status() == 422 {
             ApiError::field(&e.pointer, e.code, e.detail)
         } else {
-            // Not an invalid input (an analysis past the deadline): its own status.
-            ApiError::new(e.code, e.detail)
+            // Not an invalid input (an analysis past the deadline): its own status, and a 503
+            // says when to retry (a busy service is one reason).
+            let out = ApiError::new(e.code, e.detail);
+            if e.code.status() == 503 {
+                out.with_retry_after(1)
+            } else {
+                out
+            }
         }
     }
 }

@@ -101,6 +101,7 @@ async fn a_sweep_past_its_time_budget_is_stopped_with_a_503() {
         .get("/v1/sweeps?vary=economics.gpu_hour_usd&from=0.5&to=10&steps=10000&gpus=1024")
         .await;
     assert_eq!(res.status(), 503);
+    assert!(res.headers().get("retry-after").is_some());
     let body: serde_json::Value = res.json().await.unwrap();
     assert_eq!(body["code"], "sweep_too_slow", "{body}");
 }

@@ -358,6 +358,7 @@ fn too_slow(limit: Duration) -> ApiError {
             limit.as_secs_f64()
         ),
     )
+    .with_retry_after(1)
 }
 
 /// Runs the sweep and shapes the answer: each row also carries the varied inputs under their
