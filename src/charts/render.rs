@@ -314,7 +314,9 @@ fn draw_bars<DB: DrawingBackend>(
     chart: &Chart,
     bars: &[super::data::CostBar],
 ) -> Result<(), RenderError> {
-    let n = bars.len().max(1) as i32;
+    // Slots: one a fabric, at least two (plotters maps a one-segment axis to no width: one
+    // fabric's bar was drawn -56 px wide, i.e. not at all); a lone bar takes the left slot.
+    let n = bars.len().max(2) as i32;
     let top = bars.iter().map(|b| f(b.total_usd)).fold(0.0, f64::max);
     let mut c = chart_builder(area, chart, 20, 36, 118)
         .build_cartesian_2d((0..n - 1).into_segmented(), 0f64..y_max(top))
@@ -381,7 +383,9 @@ fn draw_tornado<DB: DrawingBackend>(
     base: f64,
     bars: &[super::data::TornadoBar],
 ) -> Result<(), RenderError> {
-    let n = bars.len().max(1) as i32;
+    // Rows: one a bar, at least two (plotters maps a one-segment axis to no height: a single
+    // bar was drawn 8 px tall upside down, i.e. not at all); a lone bar takes the top row.
+    let n = bars.len().max(2) as i32;
     let (mut lo, mut hi) = bars
         .iter()
         .flat_map(|b| [f(b.gap_at_low_usd), f(b.gap_at_high_usd)])
@@ -405,7 +409,7 @@ fn draw_tornado<DB: DrawingBackend>(
         c.configure_mesh()
             .disable_y_mesh()
             .x_desc(x_label)
-            .y_labels(bars.len() + 1)
+            .y_labels(n as usize + 1)
             .y_label_formatter(&y_fmt)
             .x_label_formatter(&x_fmt)
             .x_labels(7),

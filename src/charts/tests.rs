@@ -257,3 +257,59 @@ fn tornado_bars_are_the_analysis_largest_swings() {
     let one = plan(json!({"gpus": 1024, "fabrics": ["roce"], "uncertainty": {"samples": 5}}));
     assert!(data::tornado(&one).is_none());
 }
+
+/// One input that moves the gap: its bar is drawn (the one-row axis had no height, so the
+/// bar's rectangles were -8 px tall and the chart was blank).
+#[test]
+fn a_tornado_of_one_bar_draws_it() {
+    let p = plan(json!({"gpus": 1024, "uncertainty": {"samples": 20,
+        "catalog_price_ranges": false, "inputs": {"economics.gpu_hour_usd": "1,2.5,4"}}}));
+    let c = data::tornado(&p).expect("an analysis of two fabrics");
+    let Series::Tornado { bars, .. } = &c.series else {
+        panic!("tornado expected")
+    };
+    assert_eq!(bars.len(), 1);
+    let svg = render::svg(&c).expect("svg");
+    assert!(svg.contains(&bars[0].label), "labelled");
+    assert!(
+        !svg.contains("height=\"-"),
+        "a rectangle of negative height"
+    );
+    let tall = svg
+        .split("<rect")
+        .skip(1)
+        .filter_map(|r| {
+            r.split("height=\"")
+                .nth(1)?
+                .split('"')
+                .next()?
+                .parse::<f64>()
+                .ok()
+        })
+        .filter(|h| *h > 20.0)
+        .count();
+    assert!(tall >= 3, "background and two bar halves at least: {tall}");
+}
+
+/// A plan of one fabric: its cost bar is drawn (the one-slot axis had no width, so its
+/// rectangles were -56 px wide and the chart was blank).
+#[test]
+fn a_cost_chart_of_one_fabric_draws_its_bar() {
+    let p = plan(json!({"gpus": 1024, "fabrics": ["roce"]}));
+    let svg = render::svg(&data::cost_breakdown(&p)).expect("svg");
+    assert!(!svg.contains("width=\"-"), "a rectangle of negative width");
+    let wide = svg
+        .split("<rect")
+        .skip(1)
+        .filter_map(|r| {
+            r.split("width=\"")
+                .nth(1)?
+                .split('"')
+                .next()?
+                .parse::<f64>()
+                .ok()
+        })
+        .filter(|w| *w > 30.0)
+        .count();
+    assert!(wide >= 2, "background and the bar's segments: {wide}");
+}
