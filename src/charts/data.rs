@@ -287,6 +287,28 @@ pub fn input_label(name: &str) -> String {
     }
 }
 
+/// A value of the input with the unit its axis label gives: "$253.73" for a GPU-hour value
+/// in USD, "4,352 GPUs", "0.9 (busy fraction)" (a crossover's label said a bare "253.730").
+fn with_unit(name: &str, v: f64, whole: bool) -> String {
+    let label = input_label(name);
+    let unit = label
+        .rsplit_once(" (")
+        .and_then(|(_, u)| u.strip_suffix(')'));
+    let value = if whole {
+        group_thousands(v.round() as i128)
+    } else if unit == Some("USD") {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    };
+    match unit {
+        Some("USD") => format!("${value}"),
+        Some(u) if u.contains(' ') || u.contains('/') => format!("{value} ({u})"),
+        Some(u) => format!("{value} {u}"),
+        None => value,
+    }
+}
+
 /// `sweep`: total cost against the swept input per fabric, crossovers marked. Rows that are
 /// not one-input rows (a grid's) are refused by the caller.
 pub fn sweep(plan: &Plan, s: &SweepInput<'_>) -> Chart {
@@ -311,11 +333,7 @@ pub fn sweep(plan: &Plan, s: &SweepInput<'_>) -> Chart {
                 "{} → {} at {}",
                 c.from_fabric.display_name(),
                 c.to_fabric.display_name(),
-                if integer || c.value.fract() == 0.0 {
-                    group_thousands(c.value.round() as i128)
-                } else {
-                    format!("{:.3}", c.value)
-                }
+                with_unit(s.vary, c.value, integer || c.value.fract() == 0.0)
             ),
         })
         .collect();
@@ -334,13 +352,7 @@ pub fn sweep(plan: &Plan, s: &SweepInput<'_>) -> Chart {
     }
 }
 
-fn lower_first(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_lowercase().chain(c).collect(),
-        None => String::new(),
-    }
-}
+use crate::words::lower_first;
 
 /// `1234567` → `1,234,567`.
 pub fn group_thousands(n: i128) -> String {

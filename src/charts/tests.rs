@@ -143,9 +143,16 @@ fn sweep_lines_and_markers_come_from_the_rows_and_crossovers() {
     );
     assert_eq!(markers.len(), 1);
     assert_eq!(markers[0].x, 400.0);
-    assert!(markers[0].label.contains("InfiniBand → RoCE (ECMP) at 400"));
+    // With the input's unit (it was a bare "at 400").
+    assert!(
+        markers[0]
+            .label
+            .ends_with("InfiniBand → RoCE (ECMP) at 400 GPUs"),
+        "{}",
+        markers[0].label
+    );
     let svg = render::svg(&c).expect("svg");
-    assert!(svg.contains("at 400"), "crossover label drawn");
+    assert!(svg.contains("at 400 GPUs"), "crossover label drawn");
 }
 
 /// The SVG is what the series says: each bar's total as its label, the footer, the palette.

@@ -570,8 +570,8 @@ pub struct PricesRequest {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiscountsRequest {
-    /// Discount by vendor, named as in the catalog (`NVIDIA`). Names match exactly, case
-    /// included; a vendor no part comes from is a 422 listing the catalog's vendors.
+    /// Discount by vendor. Vendors are named as in the catalog (`NVIDIA`), case included; a
+    /// vendor no part comes from is a 422 listing the catalog's vendors.
     #[validate(custom(function = "map_size"))]
     #[schema(example = json!({"NVIDIA": "0.15"}))]
     pub vendor: Option<BTreeMap<String, Discount>>,

@@ -301,12 +301,7 @@ fn label_of(spec: &registry::ParamSpec, name: &str) -> String {
     if first.is_empty() {
         return name.to_string();
     }
-    let mut c = first.chars();
-    let lower = match c.next() {
-        Some(f) => f.to_lowercase().collect::<String>() + c.as_str(),
-        None => String::new(),
-    };
-    format!("the {lower} ({name})")
+    format!("the {} ({name})", crate::words::lower_first(first))
 }
 
 /// Checks the request's analysis against the plan: every named input exists, can vary
