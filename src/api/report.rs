@@ -54,6 +54,7 @@ fn problem_page(e: &ApiError, pairs: &[(String, String)], gpus: &[String]) -> Ht
         .collect();
     let page = Page {
         fields: report::form(pairs, None, gpus),
+        kept: report::kept(pairs),
         report: None,
         problem: Some((p.status, p.title.clone(), p.detail.clone(), lines)),
     };
@@ -99,6 +100,7 @@ async fn page(req: &HttpRequest, state: &AppState) -> HttpResponse {
     let inputs = serde_json::to_value(&plan.inputs).ok();
     let page = Page {
         fields: report::form(&q.pairs, inputs.as_ref(), &gpus),
+        kept: report::kept(&q.pairs),
         report: Some(report::report(plan, catalog.as_deref(), &q.pairs)),
         problem: None,
     };

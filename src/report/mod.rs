@@ -180,6 +180,15 @@ pub fn form(pairs: &[(String, String)], inputs: Option<&Value>, gpus: &[String])
                             selected: *v == f.value,
                         })
                         .collect();
+                    // A value from the address that is not a listed option (`samples=500`)
+                    // is offered and selected, not shown as the default and dropped.
+                    if !f.value.is_empty() && !opts.iter().any(|(v, _)| *v == f.value) {
+                        f.options.push(Opt {
+                            value: f.value.clone(),
+                            label: f.value.clone(),
+                            selected: true,
+                        });
+                    }
                     f
                 }
                 FieldSpec::GpuModel(name, label) => {
@@ -232,6 +241,24 @@ pub fn form(pairs: &[(String, String)], inputs: Option<&Value>, gpus: &[String])
                 }
             }
         })
+        .collect()
+}
+
+/// The query's plan inputs the form has no field for (`prices.overrides.nvidia-sn5600`,
+/// `topology.in_network_reduction`), in their order; not the cache-busters (`_…`) or blanks.
+pub fn kept(pairs: &[(String, String)]) -> Vec<(String, String)> {
+    let in_form = |k: &str| {
+        FORM.iter().any(|spec| match *spec {
+            FieldSpec::Number(n, ..)
+            | FieldSpec::Select(n, ..)
+            | FieldSpec::GpuModel(n, _)
+            | FieldSpec::Fabrics(n, _) => n == k,
+        })
+    };
+    pairs
+        .iter()
+        .filter(|(k, v)| !k.starts_with('_') && !v.trim().is_empty() && !in_form(k))
+        .cloned()
         .collect()
 }
 
@@ -369,6 +396,9 @@ pub struct ProblemLine {
 #[template(path = "report.html")]
 pub struct Page {
     pub fields: Vec<Field>,
+    /// The address's plan inputs the form has no field for ([`kept`]): carried as hidden
+    /// fields and listed, so "Compare" does not drop them.
+    pub kept: Vec<(String, String)>,
     pub report: Option<Report>,
     pub problem: Option<(u16, String, String, Vec<ProblemLine>)>,
 }

@@ -193,3 +193,27 @@ async fn the_report_form_offers_the_workload_presets() {
     let plan = plan_json(&app, "gpus=1024&workload.preset=moe-deepseek-v3").await;
     assert!(html.contains(plan["plan_id"].as_str().expect("id")));
 }
+
+/// Inputs the form has no field for ride along as hidden fields, listed, and a select keeps a
+/// value it does not list: pressing "Compare" used to drop a price override and turn
+/// `uncertainty.samples=500` off.
+#[tokio::test]
+async fn the_report_form_keeps_the_inputs_it_has_no_field_for() {
+    let app = spawn_app().await;
+    let html = app
+        .text("/report?gpus=64&prices.overrides.nvidia-sn5600=50000&uncertainty.samples=500&_t=1")
+        .await;
+    assert!(
+        html.contains(
+            "<input type=\"hidden\" name=\"prices.overrides.nvidia-sn5600\" value=\"50000\">"
+        ),
+        "hidden override"
+    );
+    assert!(html.contains("<code>prices.overrides.nvidia-sn5600=50000</code>"));
+    assert!(html.contains("<option value=\"500\" selected>500</option>"));
+    assert!(!html.contains("name=\"_t\""), "cache-busters are not kept");
+    assert!(
+        !html.contains("type=\"hidden\" name=\"gpus\""),
+        "form fields are not doubled"
+    );
+}
