@@ -340,3 +340,33 @@ async fn a_discount_flip_is_searched_beyond_its_range_up_to_the_open_bound() {
         assert_eq!(q["comparison"]["cheapest_fabric"], cheapest, "{discount}");
     }
 }
+
+/// A value the plan does not echo is still the value it priced with: a GPU-hour the catalog
+/// cannot price counts $0, an unpriced UFM is left out ($0); a range drawn away from it warns.
+#[tokio::test]
+async fn a_value_the_plan_does_not_echo_is_compared_with_the_range_too() {
+    let app = spawn_app().await;
+    for (body, input) in [
+        (
+            json!({"gpus": 144, "gpu_model": "gb300-nvl72", "uncertainty": {"samples": 20,
+                "inputs": {"economics.gpu_hour_usd": "2,40"}}}),
+            "economics.gpu_hour_usd is 0 ",
+        ),
+        (
+            json!({"gpus": 1024, "fabrics": ["infiniband", "roce"], "uncertainty": {"samples": 20,
+                "inputs": {"economics.ufm_usd_per_endpoint_per_year": "50,150"}}}),
+            "economics.ufm_usd_per_endpoint_per_year is 0 ",
+        ),
+    ] {
+        let p = app.post_ok("/v1/plans", &body).await;
+        let warnings = &p["warnings"];
+        assert!(
+            warnings
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|w| w.as_str().unwrap().starts_with(input)),
+            "{body}: {warnings}"
+        );
+    }
+}

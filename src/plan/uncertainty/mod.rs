@@ -688,11 +688,31 @@ pub fn outside_ranges(spec: &Spec, prepared: &Prepared) -> Vec<String> {
         let Kind::Input { path, .. } = &t.kind else {
             continue;
         };
-        let given = path.iter().try_fold(&inputs, |v, key| v.get(key));
+        let given = path
+            .iter()
+            .try_fold(&inputs, |v, key| v.get(key))
+            .filter(|v| !v.is_null());
+        // Not echoed: the value the plan priced with all the same (a GPU-hour the catalog has
+        // no price for counts $0, an unpriced UFM is left out: $0, the NOS licence is the
+        // catalog's placeholder), so a range drawn away from it is said too.
+        let e = &prepared.resolved.economics;
         let value = match given {
             Some(serde_json::Value::Number(n)) => n.to_string(),
             Some(serde_json::Value::String(text)) => text.clone(),
             None if t.name.starts_with("prices.discounts.") => "0".to_string(),
+            None => match t.name.as_str() {
+                "economics.gpu_hour_usd" => e.gpu_hour_usd.normalize().to_string(),
+                "economics.ufm_usd_per_endpoint_per_year" => e
+                    .ufm_usd_per_endpoint_per_year
+                    .unwrap_or_default()
+                    .normalize()
+                    .to_string(),
+                "economics.ethernet_nos_usd_per_switch_per_year" => e
+                    .ethernet_nos_usd_per_switch_per_year
+                    .normalize()
+                    .to_string(),
+                _ => continue,
+            },
             _ => continue,
         };
         let Ok(v) = value.parse::<Decimal>() else {
