@@ -414,6 +414,13 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             }
         ));
     }
+    // An expert all-to-all over the network is counted fully exposed (docs/model.md §5b): an
+    // upper bound for jobs that overlap it with computation, as DeepSeek-V3 did with DualPipe.
+    if workload.message_bytes.is_none() && ep > 1 && span > domain {
+        warnings.push(format!(
+            "workload.expert_parallel: the expert all-to-all across {ep} x {stride} GPUs is counted fully exposed, as without overlap with computation (DeepSeek-V3 hid it with DualPipe): its idle time is an upper bound for a job that overlaps it"
+        ));
+    }
     // The job inside one NVLink domain: a server, or a multi-node NVLink rack (NVL72).
     if gpus <= domain_gpus {
         let inside = if gpus <= gpus_per_node {

@@ -332,3 +332,19 @@ fn a_failure_line_that_dominates_says_it_assumes_one_job() {
     );
     assert_eq!(said(1024), None);
 }
+
+/// An expert all-to-all over the network is said to be an upper bound (it is counted fully
+/// exposed); a dense job gets no such warning.
+#[test]
+fn an_exposed_expert_all_to_all_is_said_to_be_an_upper_bound() {
+    let said = |v: serde_json::Value| {
+        plan(v)
+            .warnings
+            .iter()
+            .any(|w| w.contains("is counted fully exposed"))
+    };
+    assert!(said(
+        serde_json::json!({"gpus": 1024, "workload": {"preset": "moe-deepseek-v3"}})
+    ));
+    assert!(!said(serde_json::json!({"gpus": 1024})));
+}
