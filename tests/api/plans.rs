@@ -574,7 +574,8 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
     )
     .await;
     assert_eq!(h100["inputs"]["workload"]["expert_parallel"], 64);
-    assert!(!h100["warnings"].to_string().contains("expert_parallel"));
+    // (Its all-to-all is still said to be an upper bound.)
+    assert!(!h100["warnings"].to_string().contains("does not divide"));
 }
 
 #[tokio::test]
