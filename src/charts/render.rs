@@ -398,7 +398,8 @@ fn draw_tornado<DB: DrawingBackend>(
     }
     let pad = (hi - lo) * 0.06;
     (lo, hi) = (lo - pad, hi + pad);
-    let mut c = chart_builder(area, chart, 24, 48, 236)
+    // A right margin wide enough for half a "$150,000,000" tick label centred on the edge.
+    let mut c = chart_builder(area, chart, 56, 48, 236)
         .build_cartesian_2d(lo..hi, (0..n - 1).into_segmented())
         .map_err(err)?;
     // Row k from the top is segment n − 1 − k.
@@ -450,6 +451,19 @@ fn draw_tornado<DB: DrawingBackend>(
     ))
     .map_err(err)?;
     Ok(())
+}
+
+/// The smallest of 1, 2 and 5 times a power of ten that is at least `raw` (a tick step).
+fn nice_step(raw: f64) -> f64 {
+    if !raw.is_finite() || raw <= 0.0 {
+        return 1.0;
+    }
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * p)
 }
 
 /// A linear f64 axis with ticks at the given values (the data's x values when few).
@@ -527,9 +541,18 @@ fn draw_lines<DB: DrawingBackend>(
     ticks.sort_by(f64::total_cmp);
     ticks.dedup();
     if ticks.len() > 11 {
-        ticks = (0..=8)
-            .map(|i| x0 + (x1 - x0) * f64::from(i) / 8.0)
-            .collect();
+        ticks = if axes.x_integer && !axes.x_log {
+            // Whole values (years, GPUs) at a round step: eighths of 0–15 years fell between
+            // years and printed blank.
+            let step = nice_step((x1 - x0) / 8.0).max(1.0);
+            let first = (x0 / step).ceil() as i64;
+            let last = (x1 / step).floor() as i64;
+            (first..=last).map(|k| k as f64 * step).collect()
+        } else {
+            (0..=8)
+                .map(|i| x0 + (x1 - x0) * f64::from(i) / 8.0)
+                .collect()
+        };
     }
     let mut c = chart_builder(area, chart, 24, 48, 118)
         .build_cartesian_2d(

@@ -320,3 +320,29 @@ fn a_cost_chart_of_one_fabric_draws_its_bar() {
         .count();
     assert!(wide >= 2, "background and the bar's segments: {wide}");
 }
+
+/// Fifteen years are labelled at a whole step (0, 2, 4, …): eighths of the span fell between
+/// years and printed blank, leaving only 0 and 15.
+#[test]
+fn a_long_horizon_labels_whole_years() {
+    let p = plan(json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
+        "economics": {"years": 15}}));
+    let svg = render::svg(&data::cumulative(&p)).expect("svg");
+    let texts: Vec<String> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            Some(
+                t.split_once('>')?
+                    .1
+                    .split("</text>")
+                    .next()?
+                    .trim()
+                    .to_string(),
+            )
+        })
+        .collect();
+    for year in ["2", "4", "8", "12"] {
+        assert!(texts.iter().any(|t| t == year), "year {year}: {texts:?}");
+    }
+}
