@@ -531,8 +531,22 @@ pub fn build_with(
         }
     }
     if costs.is_empty()
-        && let Some(e) = first_error
+        && let Some(mut e) = first_error
     {
+        // No fabric can be built: the error points where the first failed and says why each
+        // did (1,000,000 GPUs named only InfiniBand's ceiling though every fabric is past its
+        // own).
+        if fabrics.len() > 1 {
+            // Each reason names its fabric ("roce: …").
+            let why: Vec<String> = fabrics
+                .iter()
+                .map(|f| match &f.infeasible_reason {
+                    Some(r) => r.clone(),
+                    None => format!("{}: not built", f.fabric.as_str()),
+                })
+                .collect();
+            e.detail = format!("no fabric can be built — {}", why.join("; "));
+        }
         return Err(e);
     }
 

@@ -464,8 +464,12 @@ async fn errors_point_at_the_input_at_fault_and_name_it_once() {
         problem(serde_json::json!({"gpus": 1024, "gpu_model": "b300", "topology": {"planes": 8}}))
             .await;
     assert_eq!(at, "/topology/planes");
-    let (at, _) = problem(serde_json::json!({"gpus": 1_000_000})).await;
+    let (at, detail) = problem(serde_json::json!({"gpus": 1_000_000})).await;
     assert_eq!(at, "/gpus");
+    // Every fabric's reason, not the first's alone.
+    for f in ["infiniband: ", "; roce: ", "; roce_adaptive: "] {
+        assert!(detail.contains(f), "{detail}");
+    }
     let p = app
         .problem("/v1/plans?gpus=1024&workload.expert_parallel=3", 422)
         .await;
