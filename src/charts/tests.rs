@@ -282,19 +282,7 @@ fn a_tornado_of_one_bar_draws_it() {
         !svg.contains("height=\"-"),
         "a rectangle of negative height"
     );
-    let tall = svg
-        .split("<rect")
-        .skip(1)
-        .filter_map(|r| {
-            r.split("height=\"")
-                .nth(1)?
-                .split('"')
-                .next()?
-                .parse::<f64>()
-                .ok()
-        })
-        .filter(|h| *h > 20.0)
-        .count();
+    let tall = rect_sizes(&svg, "height").filter(|h| *h > 20.0).count();
     assert!(tall >= 3, "background and two bar halves at least: {tall}");
 }
 
@@ -305,19 +293,7 @@ fn a_cost_chart_of_one_fabric_draws_its_bar() {
     let p = plan(json!({"gpus": 1024, "fabrics": ["roce"]}));
     let svg = render::svg(&data::cost_breakdown(&p)).expect("svg");
     assert!(!svg.contains("width=\"-"), "a rectangle of negative width");
-    let wide = svg
-        .split("<rect")
-        .skip(1)
-        .filter_map(|r| {
-            r.split("width=\"")
-                .nth(1)?
-                .split('"')
-                .next()?
-                .parse::<f64>()
-                .ok()
-        })
-        .filter(|w| *w > 30.0)
-        .count();
+    let wide = rect_sizes(&svg, "width").filter(|w| *w > 30.0).count();
     assert!(wide >= 2, "background and the bar's segments: {wide}");
 }
 
@@ -345,4 +321,16 @@ fn a_long_horizon_labels_whole_years() {
     for year in ["2", "4", "8", "12"] {
         assert!(texts.iter().any(|t| t == year), "year {year}: {texts:?}");
     }
+}
+
+/// Each `<rect>`'s `attr` (`width`, `height`) in an SVG.
+fn rect_sizes<'a>(svg: &'a str, attr: &'a str) -> impl Iterator<Item = f64> + 'a {
+    svg.split("<rect").skip(1).filter_map(move |r| {
+        r.split(&format!("{attr}=\""))
+            .nth(1)?
+            .split('"')
+            .next()?
+            .parse::<f64>()
+            .ok()
+    })
 }
