@@ -370,3 +370,24 @@ async fn a_value_the_plan_does_not_echo_is_compared_with_the_range_too() {
         );
     }
 }
+
+/// An uncertain input's errors in a query point at the input by its name, however the value
+/// fails (a range out of order, a value that is no number).
+#[tokio::test]
+async fn an_uncertain_inputs_errors_point_at_its_name() {
+    let app = spawn_app().await;
+    for v in ["4,1", "NaN,2"] {
+        let p = app
+            .problem(
+                &format!(
+                    "/v1/plans?gpus=1024&uncertainty.samples=20&uncertainty.inputs.economics.gpu_hour_usd={v}"
+                ),
+                422,
+            )
+            .await;
+        assert_eq!(
+            p["errors"][0]["pointer"], "/uncertainty/inputs/economics.gpu_hour_usd",
+            "{v}: {p}"
+        );
+    }
+}

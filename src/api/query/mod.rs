@@ -162,7 +162,7 @@ impl Query {
         let req = match req {
             Ok(r) => r,
             Err(e) => {
-                let pointer = crate::api::extract::path_to_pointer(e.path());
+                let pointer = input_key_pointer(crate::api::extract::path_to_pointer(e.path()));
                 let msg = e.into_inner().to_string();
                 let err = if msg == GIVEN_TWICE {
                     ApiError::field(&pointer, ErrorCode::DuplicateKey, "given more than once")
@@ -183,6 +183,17 @@ fn duplicate(name: &str) -> ApiError {
         ErrorCode::DuplicateKey,
         format!("query parameter '{name}' is given more than once"),
     )
+}
+
+/// An uncertain input's error at the input's name, as its map key: the query's dotted name is
+/// read as nested groups (`/uncertainty/inputs/economics/gpu_hour_usd`), while a range's own
+/// checks name the key (`/uncertainty/inputs/economics.gpu_hour_usd`); one form for both.
+fn input_key_pointer(pointer: String) -> String {
+    const INPUTS: &str = "/uncertainty/inputs/";
+    match pointer.strip_prefix(INPUTS) {
+        Some(rest) if rest.contains('/') => format!("{INPUTS}{}", rest.replace('/', ".")),
+        _ => pointer,
+    }
 }
 
 /// `economics.years` → `/economics/years` (RFC 6901 escaping).
