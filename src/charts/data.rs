@@ -133,8 +133,20 @@ pub struct Chart {
 }
 
 fn footer(plan: &Plan) -> String {
+    // A fabric that cannot be built has no bar or line: say so, not leave it out silently.
+    let left_out: Vec<&str> = plan
+        .fabrics
+        .iter()
+        .filter(|f| !f.feasible)
+        .map(|f| f.fabric.short_name())
+        .collect();
+    let note = if left_out.is_empty() {
+        String::new()
+    } else {
+        format!(" · not drawn (infeasible): {}", left_out.join(", "))
+    };
     format!(
-        "catalog {} {} · plan {} · fabric-tco",
+        "catalog {} {} · plan {}{note} · fabric-tco",
         plan.catalog.id, plan.catalog.version, plan.plan_id
     )
 }

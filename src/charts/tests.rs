@@ -334,3 +334,17 @@ fn rect_sizes<'a>(svg: &'a str, attr: &'a str) -> impl Iterator<Item = f64> + 'a
             .ok()
     })
 }
+
+/// A fabric that cannot be built is named in the chart's footer instead of vanishing.
+#[test]
+fn a_fabric_that_cannot_be_built_is_named_under_the_chart() {
+    let p = plan(json!({"gpus": 70_000}));
+    let c = data::cost_breakdown(&p);
+    assert!(
+        c.footer.contains("not drawn (infeasible): InfiniBand"),
+        "{}",
+        c.footer
+    );
+    let p = plan(json!({"gpus": 1024}));
+    assert!(!data::cost_breakdown(&p).footer.contains("not drawn"));
+}
