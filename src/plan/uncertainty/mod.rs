@@ -126,7 +126,8 @@ pub struct FabricUncertainty {
     /// choosing it costs, on average, against a buyer who knew the outcome, USD.
     #[serde(serialize_with = "crate::json::decimal")]
     pub expected_regret_usd: Decimal,
-    /// Total cost (network TCO + GPU-idle cost), USD.
+    /// Total cost (network TCO + GPU-idle cost), USD; its mean is `tco_usd.mean` +
+    /// `gpu_idle_usd.mean` as shown (each to the cent), so the means add up.
     pub total_usd: Spread,
     /// Network TCO (capex + opex), USD.
     pub tco_usd: Spread,
@@ -810,6 +811,15 @@ pub fn analyse(
     }
     let mut out_fabrics = Vec::with_capacity(nf);
     for (f, [capex, tco, idle, total]) in cols.into_iter().enumerate() {
+        let (tco_usd, gpu_idle_usd) = (spread(tco)?, spread(idle)?);
+        let mut total_usd = spread(total)?;
+        // The mean total is the mean TCO plus the mean idle cost as shown, each to the cent, so
+        // the three add up (rounded apart they could differ by a cent); the exact mean of the
+        // totals is the same sum before rounding.
+        total_usd.mean = tco_usd
+            .mean
+            .checked_add(gpu_idle_usd.mean)
+            .unwrap_or(total_usd.mean);
         out_fabrics.push(FabricUncertainty {
             fabric: fabrics[f],
             probability_cheapest: f64::from(wins[f]) / f64::from(spec.samples.max(1)),
@@ -819,10 +829,10 @@ pub fn analyse(
                     .checked_div(Decimal::from(spec.samples.max(1)))
                     .unwrap_or_default(),
             ),
-            total_usd: spread(total)?,
-            tco_usd: spread(tco)?,
+            total_usd,
+            tco_usd,
             capex_usd: spread(capex)?,
-            gpu_idle_usd: spread(idle)?,
+            gpu_idle_usd,
         });
     }
     let t = tornado::tornado(&mut engine)?;

@@ -458,3 +458,27 @@ fn a_discount_is_named_in_words() {
     );
     assert!(!text.contains("the by category"), "{text}");
 }
+
+/// The mean total is the mean TCO plus the mean idle cost as shown: rounded apart they
+/// differed by a cent in most analyses.
+#[test]
+fn the_means_add_up_to_the_cent() {
+    // A GPU-hour range makes idle costs of fractions of a cent per sample (samples 200, the
+    // default seed: the InfiniBand means differed by $0.01).
+    for seed in [None, Some(2), Some(3)] {
+        let mut u = json!({"samples": 200,
+            "inputs": {"economics.gpu_hour_usd": "1,2.5,4"}});
+        if let Some(s) = seed {
+            u["seed"] = json!(s);
+        }
+        let u = analysis(json!({"gpus": 1024, "uncertainty": u}));
+        for f in &u.fabrics {
+            assert_eq!(
+                f.total_usd.mean,
+                f.tco_usd.mean + f.gpu_idle_usd.mean,
+                "seed {seed:?}, {:?}",
+                f.fabric
+            );
+        }
+    }
+}
