@@ -27,6 +27,7 @@ use utoipa::ToSchema;
 pub use capex::{Capex, CapexTotal, LinePrice, PricedLine, capex, line_prices};
 pub use compare::{BreakEven, Comparison, FabricDelta, GPU_HOUR_USD_MAX, compare, compare_with};
 pub use error::CostError;
+pub(crate) use idle::busy_gpu_hours_per_year;
 pub use idle::{GpuIdle, gpu_idle, idle_fraction_to_decimal, owned_gpu_hour_usd};
 pub use input::{
     BomLine, Category, Economics, FabricCostInput, PriceAdjustments, TrafficLabel, TrafficShare,

@@ -386,8 +386,8 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         ));
     }
     // GPUs no data-parallel replica holds: the job runs on the rest, and the left-out GPUs are
-    // priced as if they ran it (their idle cost at the job's idle fraction).
-    let replica = perf::data_parallel_replica_gpus(&workload);
+    // priced as if they ran it (their idle cost at the job's idle fraction). (`replica` above:
+    // fitting the expert degree does not change TP·PP·CP.)
     let used = dp.saturating_mul(replica);
     if workload.message_bytes.is_none() && dp > 0 && used < u64::from(gpus) {
         let (tp, pp, cp) = (

@@ -1175,9 +1175,6 @@ fn size_fabric<'a>(
 /// 800G, 48 of 100 GB/s, is).
 const PCIE_BOUND_SHARE: f64 = 0.75;
 
-/// Warns when the host's PCIe link carries less than [`PCIE_BOUND_SHARE`] of the NIC's line
-/// rate (an 800 Gb/s NIC on a PCIe Gen5 x16 server): the performance model caps the NIC at the
-/// PCIe figure, so a slower, cheaper NIC performs the same.
 /// Busy GPU-hours lost to failures of network parts above which a plan says what the failure
 /// line assumes: 2 % (reached near 20,000 GPUs on one plane at the Llama 3 rates).
 const FAILURE_SHARE_WARNED: f64 = 0.02;
@@ -1192,7 +1189,11 @@ fn failure_share_warning(
     warnings: &mut Vec<String>,
 ) {
     use rust_decimal::prelude::ToPrimitive;
-    let busy = f64::from(r.gpus) * 8760.0 * r.economics.busy_fraction.to_f64().unwrap_or(0.0);
+    // Busy GPU-hours as the idle cost counts them (`cost`'s one formula).
+    let busy = cost::busy_gpu_hours_per_year(r.gpus, r.economics.busy_fraction)
+        .ok()
+        .and_then(|b| b.to_f64())
+        .unwrap_or(0.0);
     if busy <= 0.0 {
         return;
     }
@@ -1207,6 +1208,9 @@ fn failure_share_warning(
     }
 }
 
+/// Warns when the host's PCIe link carries less than [`PCIE_BOUND_SHARE`] of the NIC's line
+/// rate (an 800 Gb/s NIC on a PCIe Gen5 x16 server): the performance model caps the NIC at the
+/// PCIe figure, so a slower, cheaper NIC performs the same.
 fn pcie_bound_nic_warning(nic: &perf::NicSpec, warnings: &mut Vec<String>) {
     let line = f64::from(nic.speed_gbps) / perf::constants::BITS_PER_BYTE;
     let pcie = perf::bandwidth::pcie_gbytes_per_s(nic.pcie_gen, nic.pcie_lanes);

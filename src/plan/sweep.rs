@@ -533,30 +533,11 @@ impl Point {
     fn of(mut p: Plan, v: f64, v2: Option<f64>) -> Point {
         let win = cheapest(&p);
         let plan_id: Arc<str> = Arc::from(std::mem::take(&mut p.plan_id));
-        // Infeasible fabrics have no cost: no row. A row carries the warnings of the whole
-        // plan and of its own fabric, as a plan CSV row does, and those of fabrics without a
-        // row (`Plan::warnings_for_rows`: "infiniband: infeasible …" stays in the sweep).
-        let shown: Vec<Fabric> = p
+        // Infeasible fabrics have no cost: no row.
+        let mut rows: Vec<SweepRow> = p
             .fabrics
             .iter()
-            .filter(|f| {
-                f.total_cost_usd.is_some()
-                    && f.capex.is_some()
-                    && f.tco.is_some()
-                    && f.performance.is_some()
-                    && f.gpu_idle.is_some()
-            })
-            .map(|f| f.fabric)
-            .collect();
-        let rows = p
-            .fabrics
-            .iter()
-            .filter(|f| shown.contains(&f.fabric))
             .filter_map(|f| {
-                let warnings: Arc<[String]> = p
-                    .warnings_for_rows(f.fabric, &shown)
-                    .map(str::to_string)
-                    .collect();
                 Some(SweepRow {
                     value: v,
                     value2: v2,
@@ -568,10 +549,20 @@ impl Point {
                     gpu_idle_cost_usd: f.gpu_idle.as_ref()?.cost_total_usd,
                     cheapest: win.is_none_or(|w| w == f.fabric),
                     plan_id: Arc::clone(&plan_id),
-                    warnings,
+                    warnings: Arc::from([]),
                 })
             })
             .collect();
+        // A row carries the warnings of the whole plan and of its own fabric, as a plan CSV
+        // row does, and those of fabrics without a row (`Plan::warnings_for_rows`:
+        // "infiniband: infeasible …" stays in the sweep).
+        let shown: Vec<Fabric> = rows.iter().map(|r| r.fabric).collect();
+        for r in &mut rows {
+            r.warnings = p
+                .warnings_for_rows(r.fabric, &shown)
+                .map(str::to_string)
+                .collect();
+        }
         Point { rows, win }
     }
 }
