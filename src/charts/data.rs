@@ -285,27 +285,32 @@ pub struct SweepInput<'a> {
     pub geometric: bool,
 }
 
-/// A readable axis label for a plan input, with its unit.
-pub fn input_label(name: &str) -> String {
+/// A readable name for a plan input and its unit (`None`: the name is all there is).
+fn input_words(name: &str) -> (&str, Option<&'static str>) {
     match name {
-        "gpus" => "Cluster size (GPUs)".into(),
-        "economics.years" => "Horizon (years)".into(),
-        "economics.gpu_hour_usd" => "GPU-hour value (USD)".into(),
-        "utilization.busy_fraction" => "Utilization (busy fraction)".into(),
-        "economics.electricity_usd_per_kwh" => "Electricity (USD/kWh)".into(),
-        "economics.discount_rate" => "Discount rate (fraction)".into(),
-        "topology.oversubscription" => "Oversubscription (ratio)".into(),
-        other => other.to_string(),
+        "gpus" => ("Cluster size", Some("GPUs")),
+        "economics.years" => ("Horizon", Some("years")),
+        "economics.gpu_hour_usd" => ("GPU-hour value", Some("USD")),
+        "utilization.busy_fraction" => ("Utilization", Some("busy fraction")),
+        "economics.electricity_usd_per_kwh" => ("Electricity", Some("USD/kWh")),
+        "economics.discount_rate" => ("Discount rate", Some("fraction")),
+        "topology.oversubscription" => ("Oversubscription", Some("ratio")),
+        other => (other, None),
     }
 }
 
-/// A value of the input with the unit its axis label gives: "$253.73" for a GPU-hour value
-/// in USD, "4,352 GPUs", "0.9 (busy fraction)" (a crossover's label said a bare "253.730").
+/// A readable axis label for a plan input, with its unit: "GPU-hour value (USD)".
+pub fn input_label(name: &str) -> String {
+    match input_words(name) {
+        (words, Some(unit)) => format!("{words} ({unit})"),
+        (words, None) => words.to_string(),
+    }
+}
+
+/// A value of the input with its unit: "$253.73" for a GPU-hour value in USD, "4,352 GPUs",
+/// "0.900 (busy fraction)" (a crossover's label said a bare "253.730").
 fn with_unit(name: &str, v: f64, whole: bool) -> String {
-    let label = input_label(name);
-    let unit = label
-        .rsplit_once(" (")
-        .and_then(|(_, u)| u.strip_suffix(')'));
+    let unit = input_words(name).1;
     let value = if whole {
         group_thousands(v.round() as i128)
     } else if unit == Some("USD") {
