@@ -290,12 +290,7 @@ fn first_escaped(bytes: &[u8]) -> Option<usize> {
 fn write_str(out: &mut Vec<u8>, s: &str) -> Done {
     out.reserve(s.len() + 2);
     out.push(b'"');
-    if short_and_plain(s.as_bytes()) {
-        // Decimals, enum names, SKUs: no call into the scan.
-        out.extend_from_slice(s.as_bytes());
-    } else {
-        write_escaped(out, s)?;
-    }
+    write_text(out, s)?;
     out.push(b'"');
     Ok(())
 }
@@ -306,14 +301,21 @@ fn write_str(out: &mut Vec<u8>, s: &str) -> Done {
 fn write_key(out: &mut Vec<u8>, open: &[u8], key: &str) -> Done {
     out.reserve(key.len() + 4);
     out.extend_from_slice(open);
-    if short_and_plain(key.as_bytes()) {
-        // Map keys (SKUs, fabrics, override names) and variant names: no call into the scan.
-        out.extend_from_slice(key.as_bytes());
-    } else {
-        write_escaped(out, key)?;
-    }
+    write_text(out, key)?;
     out.extend_from_slice(b"\":");
     Ok(())
+}
+
+/// `s` escaped, without quotes. Decimals, enum names, SKUs, map keys and variant names are
+/// short and plain: written without a call into the scan.
+#[inline(always)]
+fn write_text(out: &mut Vec<u8>, s: &str) -> Done {
+    if short_and_plain(s.as_bytes()) {
+        out.extend_from_slice(s.as_bytes());
+        Ok(())
+    } else {
+        write_escaped(out, s)
+    }
 }
 
 /// A struct field's name, from `#[derive(Serialize)]`: a snake_case identifier in every type
