@@ -604,17 +604,17 @@ mod tests {
 
     #[test]
     fn ranges_lists_rounding_and_errors() {
-        let a = axis(
-            AxisInput {
-                from: Some(256.0),
-                to: Some(16_384.0),
-                steps: Some(7),
-                scale: Scale::Geometric,
+        let gpus = |from, to, steps, scale| {
+            let given = AxisInput {
+                from: Some(from),
+                to: Some(to),
+                steps: Some(steps),
+                scale,
                 ..input("gpus")
-            },
-            GPUS,
-        )
-        .expect("axis");
+            };
+            axis(given, GPUS)
+        };
+        let a = gpus(256.0, 16_384.0, 7, Scale::Geometric).expect("axis");
         assert_eq!(
             a.values,
             [256.0, 512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16_384.0]
@@ -639,31 +639,12 @@ mod tests {
         )
         .expect_err("0 GPUs");
         assert_eq!(e.field, "from2");
-        let e = axis(
-            AxisInput {
-                from: Some(1.0),
-                to: Some(10.0),
-                steps: Some(1),
-                ..input("gpus")
-            },
-            GPUS,
-        )
-        .expect_err("1 step");
+        let e = gpus(1.0, 10.0, 1, Scale::Linear).expect_err("1 step");
         assert_eq!(e.field, "steps");
         let e = axis(input("gpus"), GPUS).expect_err("no range");
         assert_eq!(e.field, "from");
         // The ends are exact: a computed power can overshoot `to` by an ulp.
-        let a = axis(
-            AxisInput {
-                from: Some(7.0),
-                to: Some(1_000_000.0),
-                steps: Some(3),
-                scale: Scale::Geometric,
-                ..input("gpus")
-            },
-            GPUS,
-        )
-        .expect("ends within the domain");
+        let a = gpus(7.0, 1_000_000.0, 3, Scale::Geometric).expect("ends within the domain");
         assert_eq!(a.values.last(), Some(&1_000_000.0));
         let price = domain(false, false, 0.0, 10.0);
         let a = axis(

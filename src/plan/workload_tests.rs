@@ -292,13 +292,7 @@ fn the_default_job_keeps_its_shape_and_gpus_it_leaves_out_are_warned() {
 #[test]
 fn one_gpu_is_one_gpu() {
     let p = plan(serde_json::json!({"gpus": 1, "gpus_per_node": 1, "nics_per_node": 1}));
-    assert!(
-        p.warnings
-            .iter()
-            .any(|w| w.starts_with("one server (1 GPU):")),
-        "{:?}",
-        p.warnings
-    );
+    super::design_tests::assert_mentions(&p.warnings, "one server (1 GPU):");
 }
 
 /// SHARP asked for with an Ethernet fabric: said, on the Ethernet fabrics only.

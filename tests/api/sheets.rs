@@ -523,12 +523,11 @@ async fn csv_text_cells_are_guarded_against_formulas() {
 }
 
 async fn cheapest_at(app: &TestApp, gpus: u64) -> String {
-    let (_, text) = get_ok(
-        app,
-        &format!("/v1/plans?gpus={gpus}&fabrics=infiniband,roce_adaptive&economics.years=5"),
-    )
-    .await;
-    let v: Value = serde_json::from_str(&text).unwrap();
+    let v = app
+        .ok_json(&format!(
+            "/v1/plans?gpus={gpus}&fabrics=infiniband,roce_adaptive&economics.years=5"
+        ))
+        .await;
     v["comparison"]["cheapest_fabric"]
         .as_str()
         .unwrap()
@@ -538,13 +537,12 @@ async fn cheapest_at(app: &TestApp, gpus: u64) -> String {
 #[tokio::test]
 async fn sweep_rows_and_crossovers_agree_with_single_plans() {
     let app = spawn_app().await;
-    let (_, text) = get_ok(
-        &app,
-        "/v1/sweeps?vary=gpus&from=16&to=1024&steps=8&scale=geometric\
+    let sw = app
+        .ok_json(
+            "/v1/sweeps?vary=gpus&from=16&to=1024&steps=8&scale=geometric\
          &fabrics=infiniband,roce_adaptive&economics.years=5",
-    )
-    .await;
-    let sw: Value = serde_json::from_str(&text).unwrap();
+        )
+        .await;
     let rows = sw["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 16);
     // Each row is the single plan's figures.
@@ -619,23 +617,19 @@ async fn sweep_limits_and_bad_points_are_422_problems() {
 }
 
 async fn plan_at(app: &TestApp, query: &str) -> Value {
-    let (_, text) = get_ok(app, &format!("/v1/plans?{query}")).await;
-    serde_json::from_str(&text).unwrap()
+    app.ok_json(&format!("/v1/plans?{query}")).await
 }
 
 #[tokio::test]
 async fn grid_sweep_rows_and_crossovers_agree_with_single_plans() {
     let app = spawn_app().await;
     let base = "fabrics=infiniband,roce";
-    let (_, text) = get_ok(
-        &app,
-        &format!(
+    let sw = app
+        .ok_json(&format!(
             "/v1/sweeps?vary=gpus&from=16&to=512&steps=4&scale=geometric\
              &vary2=economics.gpu_hour_usd&values2=1,12&{base}"
-        ),
-    )
-    .await;
-    let sw: Value = serde_json::from_str(&text).unwrap();
+        ))
+        .await;
     assert_eq!(sw["vary2"], "economics.gpu_hour_usd");
     let rows = sw["rows"].as_array().unwrap();
     // 4 values × 2 values × 2 fabrics.
@@ -745,12 +739,11 @@ async fn grid_sweep_errors_name_the_second_input() {
 #[tokio::test]
 async fn a_decimal_crossover_is_bisected_to_the_plans_break_even() {
     let app = spawn_app().await;
-    let (_, text) = get_ok(
-        &app,
-        "/v1/sweeps?vary=economics.gpu_hour_usd&values=0,500&gpus=1024&fabrics=infiniband,roce",
-    )
-    .await;
-    let sw: Value = serde_json::from_str(&text).unwrap();
+    let sw = app
+        .ok_json(
+            "/v1/sweeps?vary=economics.gpu_hour_usd&values=0,500&gpus=1024&fabrics=infiniband,roce",
+        )
+        .await;
     let c = &sw["crossovers"][0];
     assert_eq!(c["exact"], true, "{c}");
     let value = c["value"].as_f64().unwrap();
@@ -776,12 +769,9 @@ async fn a_decimal_crossover_is_bisected_to_the_plans_break_even() {
 #[tokio::test]
 async fn inputs_with_a_set_of_values_sweep_without_bisecting_into_forbidden_values() {
     let app = spawn_app().await;
-    let (_, text) = get_ok(
-        &app,
-        "/v1/sweeps?vary=nic_speed_gbps&values=200,400,800&gpus=64",
-    )
-    .await;
-    let sw: Value = serde_json::from_str(&text).unwrap();
+    let sw = app
+        .ok_json("/v1/sweeps?vary=nic_speed_gbps&values=200,400,800&gpus=64")
+        .await;
     assert_eq!(
         sw["plans_computed"], 3,
         "no plan between the allowed speeds"
