@@ -241,10 +241,6 @@ pub const DEFAULT_SEQUENCES_PER_REPLICA: u64 = 16;
 pub const DEFAULT_MFU: f64 = 0.40;
 /// Default MoE top-k (used only when expert_parallel > 1): 2 (Mixtral 8x7B/8x22B, GShard).
 pub const DEFAULT_MOE_TOP_K: u32 = 2;
-/// Step compute of the default job on H100, ms, as the FLOPs rule gives it:
-/// 6 · 70e9 · 65,536 / (32 · 989e12 · 0.40) = 2.175 s. Also the step used for an explicit
-/// `message_bytes` when no `step_compute_ms` is given.
-pub const DEFAULT_STEP_COMPUTE_MS: f64 = 2175.0;
 
 impl Default for Workload {
     /// The documented mid-size LLM data-parallel job (see docs/model.md).

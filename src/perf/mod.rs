@@ -17,7 +17,7 @@ mod tests;
 
 pub use input::{
     DEFAULT_BUCKET_MB, DEFAULT_BYTES_PER_GRADIENT, DEFAULT_MODEL_PARAMS_BILLION,
-    DEFAULT_PIPELINE_PARALLEL, DEFAULT_STEP_COMPUTE_MS, DEFAULT_TENSOR_PARALLEL, FabricPath,
+    DEFAULT_PIPELINE_PARALLEL, DEFAULT_TENSOR_PARALLEL, FabricPath,
     GPU_DEFAULTS, GpuSpec, MAX_BUCKET_MB, MAX_BYTES_PER_GRADIENT, MAX_GPUS, MAX_GPUS_PER_NODE,
     MAX_LEAF_UPLINKS, MAX_MESSAGE_BYTES, MAX_MODEL_PARAMS_BILLION, MAX_NIC_SPEED_GBPS,
     MAX_NICS_PER_NODE, MAX_NODES_PER_LEAF, MAX_NVLINK_BUSBW_GBYTES_PER_S, MAX_OVERSUBSCRIPTION,
@@ -468,10 +468,24 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
                 * dp_f
         }
     };
-    let step_compute_ms = match (w.step_compute_ms, w.message_bytes) {
-        (Some(ms), _) => ms,
-        (None, Some(_)) => DEFAULT_STEP_COMPUTE_MS,
-        (None, None) => job::step_compute_ms(w, dp_f, job_gpus, input.gpu.dense_bf16_tflops),
+    let step_compute_ms = match w.step_compute_ms {
+        Some(ms) => ms,
+        // One all-reduce of `message_bytes` (nccl-tests style) still sits on the compute of
+        // the workload's job on this GPU at its MFU: as many whole replicas as the cluster
+        // holds (at least one), each with its share of the global batch.
+        None if w.message_bytes.is_some() => {
+            let replica = f64::from(w.tensor_parallel.max(1))
+                * f64::from(w.pipeline_parallel.max(1))
+                * f64::from(w.context_parallel.max(1));
+            let replicas = (f64::from(input.gpus) / replica).floor().max(1.0);
+            job::step_compute_ms(
+                w,
+                replicas,
+                replicas * replica,
+                input.gpu.dense_bf16_tflops,
+            )
+        }
+        None => job::step_compute_ms(w, dp_f, job_gpus, input.gpu.dense_bf16_tflops),
     };
     if !(step_compute_ms.is_finite() && step_compute_ms > 0.0) {
         return Err(out_of_range(

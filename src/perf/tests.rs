@@ -426,7 +426,8 @@ proptest! {
         let mut long = input;
         long.workload.message_bytes = None;
         let mut short = long;
-        let base = long.workload.step_compute_ms.unwrap_or(DEFAULT_STEP_COMPUTE_MS);
+        // The default job's step on H100 (docs/model.md §5), where none is given.
+        let base = long.workload.step_compute_ms.unwrap_or(2175.0);
         long.workload.step_compute_ms = Some(base);
         short.workload.step_compute_ms = Some((base * shrink).max(MIN_STEP_COMPUTE_MS));
         if let (Ok(a), Ok(b)) = (evaluate(&long), evaluate(&short)) {
@@ -562,6 +563,39 @@ fn faster_gpu_exposes_more_communication() {
     })
     .expect("b200");
     assert!(b.gpu_idle_fraction > h.gpu_idle_fraction);
+}
+
+/// One all-reduce of `message_bytes` sits on the same compute as the job it stands for: the
+/// GPU's peak and the MFU set it, not a fixed H100 figure (it was 2,175 ms on every GPU, so
+/// B200 idled less than H100 and `mfu` changed nothing).
+#[test]
+fn an_explicit_message_sits_on_the_jobs_compute_on_this_gpu() {
+    let path = fabric_path(Fabric::Roce, 1024);
+    let on = |gpu: &str, mfu: f64| {
+        let w = Workload {
+            mfu,
+            ..explicit(1_000_000_000)
+        };
+        evaluate(&PerfInput {
+            gpu: gpu_default(gpu).expect("gpu"),
+            ..h100_input(1024, path, w)
+        })
+        .expect("plan")
+    };
+    let default_job = evaluate(&h100_input(1024, path, Workload::default())).expect("h100");
+    let h100 = on("h100", 0.4);
+    assert!((h100.step_compute_ms - default_job.step_compute_ms).abs() < 1e-9);
+    let b200 = on("b200", 0.4);
+    let ratio = h100.step_compute_ms / b200.step_compute_ms;
+    assert!((ratio - 2250.0 / 989.0).abs() < 1e-9, "{ratio}");
+    assert!(b200.gpu_idle_fraction > h100.gpu_idle_fraction);
+    let fast = on("b200", 0.8);
+    assert!((b200.step_compute_ms / fast.step_compute_ms - 2.0).abs() < 1e-9);
+    assert!(fast.gpu_idle_fraction > b200.gpu_idle_fraction);
+    // A cluster smaller than one replica still computes one replica's share.
+    let small = evaluate(&h100_input(16, fabric_path(Fabric::Roce, 16), explicit(1 << 30)))
+        .expect("16 GPUs");
+    assert!((small.step_compute_ms - default_job.step_compute_ms).abs() < 1e-9);
 }
 
 /// An expert group that tiles the NVL72 rack (EP 36 on 72 replicas: two groups a rack) stays on

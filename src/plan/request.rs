@@ -63,7 +63,7 @@ crate::plan::bounded::bounded_int!(
 );
 crate::plan::bounded::bounded_float!(
     /// Compute time of one training step (forward + backward).
-    StepComputeMs, 0.001..=3600000.0, "ms", default 2175
+    StepComputeMs, 0.001..=3600000.0, "ms"
 );
 crate::plan::bounded::bounded_float!(
     /// DDP gradient bucket size (PyTorch `bucket_cap_mb`).
@@ -168,7 +168,7 @@ const _: () = {
     inside!(BytesPerGradient, MIN_BYTES_PER_GRADIENT, MAX_BYTES_PER_GRADIENT, DEFAULT_BYTES_PER_GRADIENT);
     inside!(ParallelDegree, MIN_PARALLEL, MAX_PARALLEL);
     inside!(ParallelDegree, _, MAX_CP_EP);
-    inside!(StepComputeMs, MIN_STEP_COMPUTE_MS, MAX_STEP_COMPUTE_MS, DEFAULT_STEP_COMPUTE_MS);
+    inside!(StepComputeMs, MIN_STEP_COMPUTE_MS, MAX_STEP_COMPUTE_MS);
     inside!(BucketMb, MIN_BUCKET_MB, MAX_BUCKET_MB, DEFAULT_BUCKET_MB);
     inside!(MoeTopK, _, MAX_TOP_K, DEFAULT_MOE_TOP_K);
     inside!(SequenceLength, _, MAX_SEQUENCE_LENGTH, DEFAULT_SEQUENCE_LENGTH);
@@ -415,8 +415,9 @@ pub struct CablingRequest {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadRequest {
-    /// One all-reduce of this many bytes over all GPUs (nccl-tests style) instead of a
-    /// training step.
+    /// One all-reduce of this many bytes over all GPUs (nccl-tests style) instead of the
+    /// job's gradient buckets, fully exposed on the step's compute (`step_compute_ms`, else
+    /// the job's compute on this GPU at `mfu`).
     pub message_bytes: Option<MessageBytes>,
     /// Model parameters, billions. Default 70.
     pub model_params_billion: Option<ModelParamsBillion>,
