@@ -93,6 +93,33 @@ fn small_clusters_get_the_published_two_switch_design() {
     assert_eq!(dac.priced.line.quantity, 16);
 }
 
+/// Servers with one NIC port each cannot be split over two switches: a cluster that fits one
+/// switch gets one switch. It got a leaf under a spine the traffic never crossed (32 GPUs on
+/// RoCE at 2.9 times the single switch's capex; audit 6).
+#[test]
+fn single_nic_servers_under_one_switch_get_one_switch() {
+    for (gpus, fabric) in [(32u64, "roce"), (64, "infiniband"), (64, "roce_adaptive")] {
+        let p = plan(serde_json::json!({"gpus": gpus, "nics_per_node": 1, "fabrics": [fabric]}))
+            .expect("plan");
+        let f = &p.fabrics[0];
+        assert_eq!(
+            counts(f),
+            (Design::SingleSwitch, 1, 1, 0, 0),
+            "{gpus} {fabric}"
+        );
+        let t = f.topology.as_ref().expect("t");
+        assert_eq!((t.links.node_leaf, t.links.leaf_spine), (gpus / 8, 0));
+        let chosen = f.capex.as_ref().expect("capex").total_usd;
+        for a in &f.design_alternatives {
+            assert!(!a.meets_request || a.capex_usd >= chosen, "{a:?}");
+        }
+    }
+    // Two NIC ports a server keep the redundant pair.
+    let p = plan(serde_json::json!({"gpus": 32, "nics_per_node": 2, "fabrics": ["roce"]}))
+        .expect("plan");
+    assert_eq!(counts(&p.fabrics[0]).0, Design::DualSwitch);
+}
+
 #[test]
 fn below_one_su_rails_collapse_and_at_su_scale_the_reference_holds() {
     // 128 GPUs = 16 nodes on QM9700 (d = 32): 128 ports > 64, so not one switch; the SU rule

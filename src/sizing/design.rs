@@ -87,7 +87,9 @@ impl DesignChoice {
     /// (it was asked for). Under `auto`, every design but:
     /// - rail-only (no full bisection between rails);
     /// - a whole fabric on one switch (one switch's failure stops every node; the published
-    ///   small designs use two), unless the cluster has a single NIC port per plane;
+    ///   small designs use two), unless every server has a single NIC port per plane: no server
+    ///   can then be split over two switches, and the alternative was a leaf under a spine
+    ///   that carries nothing;
     /// - top-of-rack copper when the request keeps rail-optimized wiring (its layout puts all
     ///   of a server's ports on one leaf, which `rail_optimized: false` asks for).
     pub fn accepts(self, t: &Topology, rail_optimized: bool) -> bool {
@@ -101,7 +103,7 @@ impl DesignChoice {
                         .saturating_add(t.spine_switches)
                         .saturating_add(t.core_switches)
                         > 1
-                        || t.endpoints_per_plane < 2)
+                        || t.endpoints_per_plane <= u64::from(t.nodes))
             }
         }
     }
