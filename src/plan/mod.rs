@@ -215,6 +215,16 @@ impl FabricPlan {
 }
 
 impl Plan {
+    /// The fabric with the lowest total cost: the comparison's, or with one feasible fabric
+    /// (no comparison), that one, whatever the order the fabrics were asked in. `None` when
+    /// no fabric can be built.
+    pub fn cheapest_fabric(&self) -> Option<Fabric> {
+        match &self.comparison {
+            Some(c) => Some(c.cheapest_fabric),
+            None => self.fabrics.iter().find(|f| f.feasible).map(|f| f.fabric),
+        }
+    }
+
     /// The warnings that concern `fabric`: those about the whole plan and those about it. A
     /// warning about one fabric begins with its id (`roce: the catalog price of …`), and the
     /// licence warnings with the family they price (`InfiniBand: UFM …`, `Ethernet: the NOS …`);

@@ -106,7 +106,8 @@ pub fn valid_metrics(
 pub enum FabricChoice {
     /// None named: only plan-wide metrics (`comparison.break_even.*`, `uncertainty.samples`).
     Unnamed,
-    /// The comparison's cheapest fabric (the first fabric when there is one fabric).
+    /// The cheapest fabric ([`crate::plan::Plan::cheapest_fabric`]; the first fabric when none
+    /// can be built, whose error then says why).
     Cheapest,
     Named(Fabric),
 }
@@ -179,9 +180,7 @@ pub fn value(
         FabricChoice::Unnamed => None,
         FabricChoice::Named(f) => Some(f),
         FabricChoice::Cheapest => Some(
-            plan.comparison
-                .as_ref()
-                .map(|c| c.cheapest_fabric)
+            plan.cheapest_fabric()
                 .or_else(|| plan.fabrics.first().map(|f| f.fabric))
                 .ok_or_else(|| {
                     fail(

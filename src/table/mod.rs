@@ -104,7 +104,7 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
         "warnings",
     ]);
     let mut out = Csv::new(&header);
-    let cheapest = plan.comparison.as_ref().map(|c| c.cheapest_fabric);
+    let cheapest = plan.cheapest_fabric();
     for f in &plan.fabrics {
         // The columns' figures only, not the fabric's whole tree (its BOM, its designs).
         let mut row: Vec<Value> = crate::json::pick(f, PLAN_COLUMNS)?
@@ -121,9 +121,7 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
             }));
         }
         // An infeasible fabric has empty cost cells, its reason, and is never the cheapest.
-        row.push(Value::Bool(
-            f.feasible && cheapest.is_none_or(|c| c == f.fabric),
-        ));
+        row.push(Value::Bool(cheapest == Some(f.fabric)));
         row.push(Value::String(plan.catalog.id.clone()));
         row.push(Value::String(plan.catalog.version.clone()));
         row.push(Value::String(plan.plan_id.clone()));

@@ -922,6 +922,21 @@ async fn value_of_the_cheapest_fabric() {
         )
         .await;
     assert!(first_error(&p, "detail").contains("cheapest"));
+    // With one fabric buildable there is no comparison: `cheapest` is that fabric whatever
+    // the order asked (it was the first listed, here InfiniBand, which cannot be built).
+    let q = "gpus=70000&fabrics=infiniband,roce";
+    let a = app
+        .text(&format!("/v1/value?metric=total_cost_usd&fabric=roce&{q}"))
+        .await;
+    let b = app
+        .text(&format!(
+            "/v1/value?metric=total_cost_usd&fabric=cheapest&{q}"
+        ))
+        .await;
+    assert_eq!(a, b);
+    let rows = csv_rows(&app, &format!("/v1/plans?format=csv&{q}"), 2).await;
+    let cheapest: Vec<&str> = rows.iter().map(|r| r["cheapest"].as_str()).collect();
+    assert_eq!(cheapest, ["false", "true"]);
 }
 
 /// A sweep or an analysis computed on several threads (`FABRIC_TCO_HEAVY_THREADS`) is the

@@ -75,7 +75,7 @@ impl IntoParams for ValueParams {
             extra_param(
                 "fabric",
                 true,
-                "The fabric whose result to read, or `cheapest` for the fabric with the lowest total cost in this plan (the comparison's `cheapest_fabric`). Required by every metric but the plan-wide `comparison.break_even.*` ones (which ignore it).",
+                "The fabric whose result to read, or `cheapest` for the fabric with the lowest total cost in this plan (the comparison's `cheapest_fabric`, or the only fabric that can be built). Required by every metric but the plan-wide `comparison.break_even.*` ones (which ignore it).",
                 Kind::Enum(&["infiniband", "roce", "roce_adaptive", "cheapest"]),
             ),
         ];
