@@ -78,18 +78,7 @@ pub fn gpu_idle(
         "gpus",
     )?;
     let input = "economics.gpu_hour_usd";
-    let bad_failure = CostError::Invalid {
-        input: "reliability",
-        reason: "failure GPU-hours must be a finite number of at most 10^15",
-    };
-    if !failure_gpu_hours_per_year.is_finite()
-        || !(0.0..=1e15).contains(&failure_gpu_hours_per_year)
-    {
-        return Err(bad_failure);
-    }
-    let failure_hours =
-        super::money::decimal_from_f64_rounded(failure_gpu_hours_per_year, FRACTION_DP)
-            .ok_or(bad_failure)?;
+    let failure_hours = failure_hours(failure_gpu_hours_per_year)?;
     let failure_per_year = money(mul(failure_hours, gpu_hour_usd, input)?, input)?;
     let comm_per_year = money(mul(hours, gpu_hour_usd, input)?, input)?;
     let per_year = money(add(comm_per_year, failure_per_year, input)?, input)?;
@@ -102,6 +91,22 @@ pub fn gpu_idle(
         failure_gpu_hours_per_year,
         failure_cost_per_year_usd: failure_per_year,
     })
+}
+
+/// GPU-hours per year lost to failures as the idle cost prices them (a decimal to the
+/// fraction's places), checked: finite, in [0, 10^15].
+pub fn failure_hours(failure_gpu_hours_per_year: f64) -> Result<Decimal, CostError> {
+    let bad_failure = CostError::Invalid {
+        input: "reliability",
+        reason: "failure GPU-hours must be a finite number of at most 10^15",
+    };
+    if !failure_gpu_hours_per_year.is_finite()
+        || !(0.0..=1e15).contains(&failure_gpu_hours_per_year)
+    {
+        return Err(bad_failure);
+    }
+    super::money::decimal_from_f64_rounded(failure_gpu_hours_per_year, FRACTION_DP)
+        .ok_or(bad_failure)
 }
 
 /// Cost of one owned GPU-hour, USD (4 decimals):

@@ -73,10 +73,10 @@ pub struct FabricCost {
     #[serde(serialize_with = "crate::json::decimal")]
     pub total_cost_usd: Decimal,
     /// total_cost_usd ÷ useful GPU-hours over the horizon
-    /// (gpus × 8,760 × busy_fraction × years × (1 − idle_fraction)): what the network costs per
-    /// GPU-hour not lost to the network, USD per hour (4 decimals); `null` when there are no
-    /// useful hours. Hours waiting on NVLink count as useful here: they are the job's, not the
-    /// fabric's.
+    /// ((gpus × 8,760 × busy_fraction × (1 − idle_fraction) − failure GPU-hours per year) ×
+    /// years): what the network costs per GPU-hour not lost to the network (its waits and its
+    /// failures), USD per hour (4 decimals); `null` when there are no useful hours. Hours
+    /// waiting on NVLink count as useful here: they are the job's, not the fabric's.
     #[serde(serialize_with = "crate::json::opt_decimal")]
     pub cost_per_useful_gpu_hour_usd: Option<Decimal>,
     /// Caveats for this fabric's numbers (e.g. UFM "quote required").
@@ -144,15 +144,17 @@ pub fn fabric_cost_with(
     };
     let total = add_money(tco.total_usd, gpu_idle.cost_total_usd, total_blame)?;
 
-    let useful_hours = mul(
+    // Busy GPU-hours less those lost to the network: its waits and its failures.
+    let useful_per_year = money::sub(
         mul(
             idle::busy_gpu_hours_per_year(input.gpus, econ.busy_fraction)?,
-            Decimal::from(econ.years),
+            money::sub(Decimal::ONE, idle_fraction, "gpu_idle_fraction")?,
             "gpus",
         )?,
-        money::sub(Decimal::ONE, idle_fraction, "gpu_idle_fraction")?,
-        "gpus",
+        idle::failure_hours(input.failure_gpu_hours_per_year)?,
+        "reliability",
     )?;
+    let useful_hours = mul(useful_per_year, Decimal::from(econ.years), "gpus")?;
     let cost_per_useful_gpu_hour_usd = if useful_hours > Decimal::ZERO {
         let input = "economics.busy_fraction";
         Some(rate(div(total, useful_hours, input)?, input)?)

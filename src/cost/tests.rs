@@ -207,6 +207,16 @@ fn hand_worked_infiniband_plan() {
     assert_eq!(c.total_cost_usd.to_string(), "223828.50");
     assert_eq!(c.cost_per_useful_gpu_hour_usd, Some(d("0.7004")));
     assert!(c.warnings.is_empty());
+    // Hours lost to failures are not useful either: 1,000 h/yr × $2.50 adds 7,500.00 over 3
+    // years to the total, and the useful hours are (106,521.6 − 1,000) × 3 = 316,564.8:
+    // 231,328.50 / 316,564.8 = 0.730748… → 0.7307 (it divided by 319,564.8: 0.7239).
+    let failing = FabricCostInput {
+        failure_gpu_hours_per_year: 1000.0,
+        ..hand_input(Fabric::Infiniband, 0.05)
+    };
+    let f = fabric_cost(&failing, &hand_adj(), &econ()).unwrap();
+    assert_eq!(f.total_cost_usd.to_string(), "231328.50");
+    assert_eq!(f.cost_per_useful_gpu_hour_usd, Some(d("0.7307")));
 
     // Money serializes as JSON strings.
     let json = serde_json::to_value(&c).unwrap();
