@@ -593,8 +593,12 @@ fn an_explicit_message_sits_on_the_jobs_compute_on_this_gpu() {
     assert!((b200.step_compute_ms / fast.step_compute_ms - 2.0).abs() < 1e-9);
     assert!(fast.gpu_idle_fraction > b200.gpu_idle_fraction);
     // A cluster smaller than one replica still computes one replica's share.
-    let small = evaluate(&h100_input(16, fabric_path(Fabric::Roce, 16), explicit(1 << 30)))
-        .expect("16 GPUs");
+    let small = evaluate(&h100_input(
+        16,
+        fabric_path(Fabric::Roce, 16),
+        explicit(1 << 30),
+    ))
+    .expect("16 GPUs");
     assert!((small.step_compute_ms - default_job.step_compute_ms).abs() < 1e-9);
 }
 

@@ -4,7 +4,7 @@
 //! the HTML comes from the compiled template `templates/report.html` (escaped).
 
 use askama::Template;
-use rust_decimal::Decimal;
+use rust_decimal::{Decimal, RoundingStrategy};
 use serde_json::Value;
 
 use crate::catalog::Catalog;
@@ -479,6 +479,19 @@ fn money_cell(d: Decimal) -> Cell {
     }
 }
 
+/// A figure per unit (per GPU): the exact quotient rounded once, half away from zero (the
+/// plan's rounding rule, docs/cost.md) — to whole dollars for the text, to cents for
+/// `data-value`. Rounding the cents again to dollars rounded twice: $15,800.50006 became
+/// $15,800.50, then $15,800 (banker's rounding) instead of $15,801.
+fn per_unit_cell(total: Decimal, units: Decimal) -> Cell {
+    let exact = total / units;
+    let round = |dp| exact.round_dp_with_strategy(dp, RoundingStrategy::MidpointAwayFromZero);
+    Cell {
+        exact: round(crate::cost::money::MONEY_DP).normalize().to_string(),
+        text: usd(round(0)),
+    }
+}
+
 /// The side-by-side rows: exact value plus whole-dollar text, per fabric.
 fn rows(plan: &Plan) -> Vec<Row> {
     let years = plan.built().next().map(|f| f.tco.years).unwrap_or(0);
@@ -522,10 +535,7 @@ fn rows(plan: &Plan) -> Vec<Row> {
                 label: label.into(),
                 metric: format!("per_gpu.{metric}"),
                 total: false,
-                cells: plan
-                    .built()
-                    .map(|f| money_cell((get(&f) / gpus).round_dp(2)))
-                    .collect(),
+                cells: plan.built().map(|f| per_unit_cell(get(&f), gpus)).collect(),
             });
         }
     }
@@ -550,8 +560,16 @@ fn rows(plan: &Plan) -> Vec<Row> {
     out
 }
 
-fn figure_rows(catalog: &Catalog, pairs: &[(String, String)]) -> Vec<Assumption> {
-    let mut out = Vec::new();
+/// The catalog's operations figures as assumptions, split in two: those that are plan inputs,
+/// named by their input path (`economics.pue`), and those that are not (the depreciation life
+/// behind the owned GPU-hour value), named so that no one takes them for an input — a query
+/// naming them is a 422 unknown field.
+fn figure_rows(
+    catalog: &Catalog,
+    plan: &Plan,
+    pairs: &[(String, String)],
+) -> (Vec<Assumption>, Vec<Assumption>) {
+    let (mut inputs, mut model) = (Vec::new(), Vec::new());
     let ops = serde_json::to_value(&catalog.data.operations).unwrap_or(Value::Null);
     if let Value::Object(m) = ops {
         for (name, fig) in m {
@@ -559,29 +577,83 @@ fn figure_rows(catalog: &Catalog, pairs: &[(String, String)]) -> Vec<Assumption>
                 "busy_fraction" => "utilization.busy_fraction".to_string(),
                 other => format!("economics.{other}"),
             };
+            let cited = format!(
+                "{} ({}, grade {})",
+                at(Some(&fig), "source").unwrap_or_default(),
+                at(Some(&fig), "date").unwrap_or_default(),
+                at(Some(&fig), "grade").unwrap_or_default()
+            );
+            let value = at(Some(&fig), "value").unwrap_or_default();
+            let unit = at(Some(&fig), "unit").unwrap_or_default();
+            if !crate::plan::registry::plan_params()
+                .iter()
+                .any(|p| p.name == param)
+            {
+                model.push(model_assumption(&name, value, unit, cited, plan, pairs));
+                continue;
+            }
             let given = raw(pairs, &param);
-            out.push(Assumption {
+            inputs.push(Assumption {
                 name: param.clone(),
-                value: given
-                    .map(str::to_string)
-                    .or_else(|| at(Some(&fig), "value"))
-                    .unwrap_or_default(),
-                unit: at(Some(&fig), "unit").unwrap_or_default(),
+                value: given.map(str::to_string).unwrap_or(value),
+                unit,
                 source: if given.is_some() {
                     "your input".into()
                 } else {
-                    format!(
-                        "{} ({}, grade {})",
-                        at(Some(&fig), "source").unwrap_or_default(),
-                        at(Some(&fig), "date").unwrap_or_default(),
-                        at(Some(&fig), "grade").unwrap_or_default()
-                    )
+                    cited
                 },
                 given: given.is_some(),
             });
         }
     }
-    out
+    (inputs, model)
+}
+
+/// A catalog figure that is no plan input, as a model assumption: named in words, not as an
+/// input path, and saying how its effect is changed.
+fn model_assumption(
+    name: &str,
+    value: String,
+    unit: String,
+    cited: String,
+    plan: &Plan,
+    pairs: &[(String, String)],
+) -> Assumption {
+    let (label, source) = match name {
+        "depreciation_years" => {
+            let e = plan.inputs.economics.as_ref();
+            let rental = e.and_then(|e| e.gpu_hour_basis)
+                == Some(crate::plan::request::GpuHourBasis::Rental);
+            // Owned basis, not given: the value was derived (the catalog has a purchase price).
+            let derived = e.is_some_and(|e| e.gpu_hour_usd.is_some());
+            let effect = if raw(pairs, "economics.gpu_hour_usd").is_some() {
+                "Not used by this plan: economics.gpu_hour_usd is your input."
+            } else if rental {
+                "Not used by this plan: the GPU-hour value is the GPU's rental rate."
+            } else if !derived {
+                "Not used by this plan: the catalog has no purchase price for this GPU."
+            } else {
+                "The owned GPU-hour value (economics.gpu_hour_usd) spreads the GPU's purchase and server share over this many years."
+            };
+            (
+                "GPU depreciation life (model assumption, not an input)".to_string(),
+                format!(
+                    "{cited}. {effect} Not an input: to change its effect, set economics.gpu_hour_usd."
+                ),
+            )
+        }
+        other => (
+            format!("{other} (catalog figure, not an input)"),
+            format!("{cited}. Not an input: set by the catalog."),
+        ),
+    };
+    Assumption {
+        name: label,
+        value,
+        unit,
+        source,
+        given: false,
+    }
 }
 
 /// The training job the idle cost is computed for, as its shape: "70 B dense, DDP, TP 8 × PP 4
@@ -631,6 +703,52 @@ fn job_assumption(plan: &Plan, pairs: &[(String, String)]) -> Option<Assumption>
         },
         given,
     })
+}
+
+/// Each fabric asked for that cannot be built, as "InfiniBand cannot be built for this request
+/// (70,000 endpoints per plane exceed …)", in plan order.
+fn not_built(plan: &Plan) -> Vec<String> {
+    plan.fabrics
+        .iter()
+        .filter(|f| f.built().is_none())
+        .map(|f| {
+            let reason = f.infeasible_reason.as_deref().unwrap_or("no reason given");
+            // The plan's reason names its fabric by id ("infiniband: …"); the sentence names
+            // it already.
+            let reason = reason
+                .strip_prefix(f.fabric.as_str())
+                .and_then(|r| r.strip_prefix(": "))
+                .unwrap_or(reason);
+            capitalized(&format!(
+                "{} cannot be built for this request ({reason})",
+                f.fabric.display_name()
+            ))
+        })
+        .collect()
+}
+
+/// The first letter upper case ("adaptive-routing Ethernet …" opening a sentence).
+fn capitalized(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map_or_else(String::new, |c| {
+        c.to_uppercase().chain(chars).collect::<String>()
+    })
+}
+
+/// The recommendation box of a plan without a comparison (fewer than two fabrics built): one
+/// fabric asked for, or the others cannot be built — then which, why, and what was priced.
+fn no_comparison(plan: &Plan) -> String {
+    let missing = not_built(plan);
+    if plan.fabrics.len() <= 1 || missing.is_empty() {
+        return "One fabric was asked for: nothing to compare.".into();
+    }
+    let priced: Vec<&str> = plan.built().map(|f| f.fabric.display_name()).collect();
+    let priced = if priced.is_empty() {
+        "no fabric was priced".to_string()
+    } else {
+        format!("only {} was priced", priced.join(" and "))
+    };
+    format!("{}; {priced}.", missing.join("; "))
 }
 
 /// The report for a plan.
@@ -689,7 +807,9 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
             total: usd(f.capex.total_usd),
         })
         .collect();
-    let mut assumptions = catalog.map(|c| figure_rows(c, pairs)).unwrap_or_default();
+    let (mut assumptions, model) = catalog
+        .map(|c| figure_rows(c, plan, pairs))
+        .unwrap_or_default();
     if let Some(g) = catalog.and_then(|c| c.gpu(&plan.inputs.gpu_model.clone().unwrap_or_default()))
     {
         assumptions.insert(
@@ -742,17 +862,25 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
             given,
         });
     }
+    // The model's own figures behind the inputs above (the depreciation life behind the
+    // GPU-hour value), after them.
+    assumptions.extend(model);
     let (recommendation, reasons, cheapest) = match &plan.comparison {
-        Some(c) => (
-            c.recommendation.to_string(),
-            c.reasons.iter().map(ToString::to_string).collect(),
-            c.cheapest_fabric.display_name().to_string(),
-        ),
-        None => (
-            "One fabric was asked for: nothing to compare.".into(),
-            Vec::new(),
-            String::new(),
-        ),
+        Some(c) => {
+            let mut reasons: Vec<String> = c.reasons.iter().map(ToString::to_string).collect();
+            // A fabric asked for but not buildable is in no comparison: the box says so.
+            reasons.extend(
+                not_built(plan)
+                    .into_iter()
+                    .map(|why| format!("{why}, so it is not compared.")),
+            );
+            (
+                c.recommendation.to_string(),
+                reasons,
+                c.cheapest_fabric.display_name().to_string(),
+            )
+        }
+        None => (no_comparison(plan), Vec::new(), String::new()),
     };
     Report {
         plan_id: plan.plan_id.clone(),
@@ -917,5 +1045,100 @@ mod tests {
         {
             assert!(line.contains(a.design.as_str()), "{line}");
         }
+    }
+
+    fn planned(v: serde_json::Value) -> (Plan, crate::catalog::CatalogSet) {
+        let cats = crate::catalog::CatalogSet::embedded().expect("catalog");
+        let req: crate::plan::PlanRequest = serde_json::from_value(v).expect("request");
+        (crate::plan::build_plan(&req, &cats).expect("plan"), cats)
+    }
+
+    /// A per-GPU figure is rounded once from the exact quotient, half away from zero: not to
+    /// cents and then to dollars (twice), nor with banker's rounding at a midpoint.
+    #[test]
+    fn a_per_gpu_figure_is_rounded_once_half_away_from_zero() {
+        let d = |s: &str| s.parse::<Decimal>().expect("decimal");
+        let c = per_unit_cell(d("16179712.06"), d("1024"));
+        assert_eq!((c.exact.as_str(), c.text.as_str()), ("15800.5", "$15,801"));
+        // An exact midpoint: $2.50 a GPU is $3 (banker's rounding said $2).
+        assert_eq!(per_unit_cell(d("10"), d("4")).text, "$3");
+        assert_eq!(per_unit_cell(d("-10"), d("4")).text, "-$3");
+        assert_eq!(per_unit_cell(d("10"), d("3")).exact, "3.33");
+    }
+
+    /// A fabric asked for that cannot be built is named, with its reason, in the box: as the
+    /// reason there is no comparison, or next to the comparison of the others.
+    #[test]
+    fn the_box_names_the_fabrics_that_cannot_be_built() {
+        // An A100 has no 200 Gb/s NIC for adaptive routing.
+        let (p, _) = planned(
+            serde_json::json!({"gpus": 1024, "gpu_model": "a100", "fabrics": ["roce", "roce_adaptive"]}),
+        );
+        let why = p.fabrics[1].infeasible_reason.as_deref().expect("reason");
+        let why = why.strip_prefix("roce_adaptive: ").unwrap_or(why);
+        assert_eq!(
+            no_comparison(&p),
+            format!(
+                "Adaptive-routing Ethernet cannot be built for this request ({why}); only RoCE (ECMP) was priced."
+            )
+        );
+        let (p, cats) = planned(serde_json::json!({"gpus": 1024, "gpu_model": "a100"}));
+        let r = report(&p, Some(cats.newest()), &[]);
+        let c = p.comparison.as_ref().expect("comparison");
+        assert_eq!(r.recommendation, c.recommendation.to_string());
+        assert_eq!(
+            r.reasons.last().map(String::as_str),
+            Some(
+                format!(
+                    "Adaptive-routing Ethernet cannot be built for this request ({why}), so it is not compared."
+                )
+                .as_str()
+            )
+        );
+        let (p, _) = planned(serde_json::json!({"gpus": 64, "fabrics": ["roce"]}));
+        assert_eq!(
+            no_comparison(&p),
+            "One fabric was asked for: nothing to compare."
+        );
+    }
+
+    /// The depreciation life is no input: its row is named as a model assumption and says it
+    /// is unused when the GPU-hour value is given.
+    #[test]
+    fn the_depreciation_life_is_a_model_assumption() {
+        let row = |v: serde_json::Value, q: &[(&str, &str)]| {
+            let (p, cats) = planned(v);
+            let r = report(&p, Some(cats.newest()), &pairs(q));
+            assert!(
+                r.assumptions
+                    .iter()
+                    .all(|a| a.name != "economics.depreciation_years")
+            );
+            r.assumptions
+                .into_iter()
+                .find(|a| a.name.contains("depreciation"))
+                .expect("a depreciation row")
+        };
+        let a = row(serde_json::json!({"gpus": 64}), &[]);
+        assert_eq!(
+            (a.name.as_str(), a.value.as_str(), a.unit.as_str(), a.given),
+            (
+                "GPU depreciation life (model assumption, not an input)",
+                "5",
+                "years",
+                false
+            )
+        );
+        assert!(
+            a.source.contains("set economics.gpu_hour_usd"),
+            "{}",
+            a.source
+        );
+        assert!(!a.source.contains("Not used"), "{}", a.source);
+        let a = row(
+            serde_json::json!({"gpus": 64, "economics": {"gpu_hour_usd": "3"}}),
+            &[("economics.gpu_hour_usd", "3")],
+        );
+        assert!(a.source.contains("Not used by this plan"), "{}", a.source);
     }
 }

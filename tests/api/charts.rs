@@ -217,3 +217,136 @@ async fn the_report_form_keeps_the_inputs_it_has_no_field_for() {
         "form fields are not doubled"
     );
 }
+
+/// The page's HTML text with askama's entity escapes turned back into characters.
+fn unescape(html: &str) -> String {
+    [
+        ("&#34;", "\""),
+        ("&#39;", "'"),
+        ("&#47;", "/"),
+        ("&#60;", "<"),
+        ("&#62;", ">"),
+        ("&quot;", "\""),
+        ("&lt;", "<"),
+        ("&gt;", ">"),
+        ("&#38;", "&"),
+        ("&amp;", "&"),
+    ]
+    .iter()
+    .fold(html.to_string(), |s, (from, to)| s.replace(from, to))
+}
+
+/// The `data-value` and the text of the comparison cell for `metric` and `fabric`.
+fn cell(html: &str, metric: &str, fabric: &str) -> (String, String) {
+    let head = format!("data-metric=\"{metric}\" data-fabric=\"{fabric}\" data-value=\"");
+    let start = html.find(&head).unwrap_or_else(|| panic!("no cell {head}")) + head.len();
+    let (value, rest) = html[start..].split_once("\">").expect("cell value");
+    let (text, _) = rest.split_once("</td>").expect("cell text");
+    (value.to_string(), text.to_string())
+}
+
+/// Two fabrics asked, one of them infeasible: the box said "One fabric was asked for: nothing
+/// to compare". It names the fabric that cannot be built, with the plan's reason, and the one
+/// that was priced; with three asked and a comparison of the other two, it still names it.
+#[tokio::test]
+async fn the_recommendation_names_a_fabric_that_cannot_be_built() {
+    let app = spawn_app().await;
+    let qs = "gpus=70000&fabrics=infiniband,roce";
+    let plan = plan_json(&app, qs).await;
+    let ib = crate::find(&plan["fabrics"], "fabric", "infiniband");
+    assert_eq!(
+        ib["feasible"], false,
+        "InfiniBand is infeasible past 65,536"
+    );
+    let reason = ib["infeasible_reason"].as_str().expect("reason");
+    let reason = reason.strip_prefix("infiniband: ").unwrap_or(reason);
+    let html = unescape(&app.html(&format!("/report?{qs}"), 200).await);
+    let want = format!(
+        "InfiniBand cannot be built for this request ({reason}); only RoCE (ECMP) was priced."
+    );
+    assert!(html.contains(&want), "missing {want}");
+    assert!(!html.contains("One fabric was asked for"));
+
+    let html = unescape(&app.html("/report?gpus=70000", 200).await);
+    assert!(html.contains(&format!(
+        "InfiniBand cannot be built for this request ({reason})"
+    )));
+    let plan = plan_json(&app, "gpus=70000").await;
+    assert!(html.contains(plan["comparison"]["recommendation"].as_str().expect("rec")));
+
+    let html = app.html("/report?gpus=64&fabrics=roce", 200).await;
+    assert!(html.contains("One fabric was asked for: nothing to compare."));
+    assert!(!html.contains("cannot be built"));
+}
+
+/// The per-GPU rows are the plan's figure divided by the GPU count, rounded once to whole
+/// dollars, half away from zero: RoCE's $16,179,712.06 over 1,024 GPUs is $15,800.50006, so
+/// $15,801 (rounding to cents first made it $15,800.50, then banker's rounding $15,800).
+#[tokio::test]
+async fn the_per_gpu_rows_are_rounded_once_from_the_exact_quotient() {
+    use rust_decimal::{Decimal, RoundingStrategy};
+    let app = spawn_app().await;
+    let qs = "gpus=1024&economics.years=7&economics.gpu_hour_usd=3&topology.oversubscription=2";
+    let plan = plan_json(&app, qs).await;
+    let html = app.html(&format!("/report?{qs}"), 200).await;
+    let gpus = Decimal::from(1024);
+    let mut witnesses = 0;
+    for f in plan["fabrics"].as_array().expect("fabrics") {
+        let fabric = f["fabric"].as_str().expect("fabric");
+        for (metric, figure) in [
+            ("per_gpu.capex.total_usd", &f["capex"]["total_usd"]),
+            ("per_gpu.total_cost_usd", &f["total_cost_usd"]),
+        ] {
+            let total: Decimal = figure.as_str().expect("figure").parse().expect("decimal");
+            let exact = total / gpus;
+            let once = exact.round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero);
+            let twice = exact.round_dp(2).round();
+            witnesses += usize::from(once != twice);
+            let (value, text) = cell(&html, metric, fabric);
+            assert_eq!(
+                text,
+                fabric_tco::charts::data::usd(once),
+                "{fabric} {metric}"
+            );
+            let value: Decimal = value.parse().expect("data-value");
+            assert!(
+                (value - exact).abs() <= Decimal::new(5, 3),
+                "{fabric} {metric}"
+            );
+        }
+    }
+    assert!(witnesses > 0, "the case no longer shows double rounding");
+}
+
+/// Every assumption named as an input is one (the table listed
+/// `economics.depreciation_years`, which is a 422 unknown field); the depreciation life behind
+/// the owned GPU-hour value is shown as a model assumption, changed through
+/// economics.gpu_hour_usd.
+#[tokio::test]
+async fn every_assumption_named_as_an_input_is_an_input() {
+    let app = spawn_app().await;
+    let html = unescape(&app.html("/report?gpus=1024", 200).await);
+    let table = html
+        .split_once("id=\"assumptions\"")
+        .and_then(|(_, t)| t.split_once("</table>"))
+        .expect("assumptions table")
+        .0;
+    let mut depreciation = None;
+    for row in table.split("<tr><th scope=\"row\">").skip(1) {
+        let (name, rest) = row.split_once("</th><td class=\"val\">").expect("name");
+        let (value, rest) = rest.split_once("</td>").expect("value");
+        if name.contains("depreciation") {
+            depreciation = Some((name.to_string(), rest.to_string()));
+        }
+        if name.contains(' ') || name == "workload" {
+            continue;
+        }
+        let res = app
+            .get(&format!("/v1/plans?gpus=1024&{name}={value}"))
+            .await;
+        assert_eq!(res.status(), 200, "{name}={value} is not an input");
+    }
+    let (name, rest) = depreciation.expect("a depreciation row");
+    assert!(name.contains("not an input"), "{name}");
+    assert!(rest.contains("economics.gpu_hour_usd"), "{rest}");
+}
