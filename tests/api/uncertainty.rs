@@ -303,6 +303,50 @@ async fn a_plan_priced_outside_an_analysed_range_warns() {
         )
         .await;
     assert!(warnings(&p).is_empty(), "{:?}", warnings(&p));
+    // Prices too: a list-price range and an override range both below the $100,000 the plan
+    // pays for the SN5600 (they were not compared), and a fraction said without its example.
+    for (name, set) in [
+        (
+            "prices.list.nvidia-sn5600",
+            "set prices.overrides.nvidia-sn5600 to its mode",
+        ),
+        (
+            "prices.overrides.nvidia-sn5600",
+            "set prices.overrides.nvidia-sn5600 to a value",
+        ),
+    ] {
+        let p = app
+            .post_ok(
+                "/v1/plans",
+                &json!({"gpus": 1024, "uncertainty": {"samples": 50, "catalog_price_ranges": false,
+                    "inputs": {name: "20000,30000,40000",
+                               "utilization.busy_fraction": "0.5,0.7"}}}),
+            )
+            .await;
+        let w = warnings(&p);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(
+            w.iter().any(
+                |w| w.starts_with(&format!("{name} is 100000 USD in this plan")) && w.contains(set)
+            ),
+            "{w:?}"
+        );
+        assert!(
+            w.iter()
+                .any(|w| w.starts_with("utilization.busy_fraction is 0.9 fraction in this plan")),
+            "{w:?}"
+        );
+    }
+    // A discount lowers what the plan pays: the override range is compared with the net price.
+    let p = app
+        .post_ok(
+            "/v1/plans",
+            &json!({"gpus": 1024, "prices": {"discounts": {"vendor": {"NVIDIA": "0.5"}}},
+                "uncertainty": {"samples": 50, "catalog_price_ranges": false,
+                "inputs": {"prices.overrides.nvidia-sn5600": "40000,50000,60000"}}}),
+        )
+        .await;
+    assert!(warnings(&p).is_empty(), "{:?}", warnings(&p));
 }
 
 /// The tornado searches a discount's flip out to the edge of what a discount can be (just below

@@ -686,8 +686,15 @@ pub fn outside_ranges(spec: &Spec, prepared: &Prepared) -> Vec<String> {
     };
     let mut out = Vec::new();
     for t in &spec.targets {
-        let Kind::Input { path, .. } = &t.kind else {
-            continue;
+        let path = match &t.kind {
+            Kind::Input { path, .. } => path,
+            // The list price the plan's lines carry (an override of it is refused).
+            Kind::ListPrice(sku) => {
+                if let Some((list, _)) = priced_in_plan(prepared, sku) {
+                    warn_outside(&mut out, t, list);
+                }
+                continue;
+            }
         };
         let given = path
             .iter()
@@ -701,6 +708,13 @@ pub fn outside_ranges(spec: &Spec, prepared: &Prepared) -> Vec<String> {
             Some(serde_json::Value::Number(n)) => n.to_string(),
             Some(serde_json::Value::String(text)) => text.clone(),
             None if t.name.starts_with("prices.discounts.") => "0".to_string(),
+            // No override: the plan pays the list price less any discounts.
+            None if path.len() == 3 && path[..2] == ["prices", "overrides"] => {
+                match priced_in_plan(prepared, &path[2]) {
+                    Some((_, net)) => net.normalize().to_string(),
+                    None => continue,
+                }
+            }
             None => match t.name.as_str() {
                 "economics.gpu_hour_usd" => e.gpu_hour_usd.normalize().to_string(),
                 "economics.ufm_usd_per_endpoint_per_year" => e
@@ -716,17 +730,48 @@ pub fn outside_ranges(spec: &Spec, prepared: &Prepared) -> Vec<String> {
             },
             _ => continue,
         };
-        let Ok(v) = value.parse::<Decimal>() else {
-            continue;
-        };
-        if v < t.range.low || v > t.range.high {
-            out.push(format!(
-                "{} is {value} {} in this plan, outside the range {} to {} the uncertainty analysis draws it from: the totals and the recommendation are priced at {value}, the analysis at the range (they can name different fabrics); set {} to a value in the range (its mode) to price the plan there",
-                t.name, t.unit, t.range.low, t.range.high, t.name
-            ));
+        if let Ok(v) = value.parse::<Decimal>() {
+            warn_outside(&mut out, t, v);
         }
     }
     out
+}
+
+/// The warning of [`outside_ranges`] when `value`, the plan's, lies outside `t`'s range.
+fn warn_outside(out: &mut Vec<String>, t: &Target, value: Decimal) {
+    if value < t.range.low || value > t.range.high {
+        let value = value.normalize();
+        let to_price_there = match &t.kind {
+            Kind::ListPrice(sku) => format!(
+                "to price the plan in the range, set prices.overrides.{sku} to its mode and give the range on prices.overrides.{sku} instead"
+            ),
+            Kind::Input { .. } => format!(
+                "set {} to a value in the range (its mode) to price the plan there",
+                t.name
+            ),
+        };
+        // The unit without its example ("fraction", not "fraction (0.12 = 12%)").
+        let unit = t.unit.split(" (").next().unwrap_or_default();
+        out.push(format!(
+            "{} is {value} {unit} in this plan, outside the range {} to {} the uncertainty analysis draws it from: the totals and the recommendation are priced at {value}, the analysis at the range (they can name different fabrics); {to_price_there}",
+            t.name, t.range.low, t.range.high
+        ));
+    }
+}
+
+/// The list price and the unit price the plan pays (an override, or the list price less the
+/// discounts) of `sku`, from the first sized fabric whose bill of materials carries it; `None`
+/// when no fabric does (its price then changes nothing).
+fn priced_in_plan(prepared: &Prepared, sku: &str) -> Option<(Decimal, Decimal)> {
+    let line = prepared
+        .sized
+        .iter()
+        .find_map(|s| s.lines.iter().find(|l| l.sku == sku))?;
+    let net = crate::cost::line_prices(std::slice::from_ref(line), &prepared.resolved.adjustments)
+        .ok()?
+        .first()?
+        .unit_price_usd;
+    Some((line.list_unit_price_usd, net))
 }
 
 /// Runs the analysis on a prepared plan, its samples drawn on `effort.threads` threads (each
