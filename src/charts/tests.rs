@@ -92,6 +92,7 @@ fn sweep_lines_and_markers_come_from_the_rows_and_crossovers() {
             tco_usd: Decimal::ZERO,
             gpu_idle_fraction: 0.0,
             gpu_idle_cost_usd: Decimal::ZERO,
+            failure_cost_usd: Decimal::ZERO,
             cheapest: false,
             plan_id: "p".into(),
             warnings: Vec::new().into(),

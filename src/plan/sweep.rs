@@ -252,9 +252,13 @@ pub struct SweepRow {
     pub tco_usd: Decimal,
     /// Fraction of GPU time lost to the network.
     pub gpu_idle_fraction: f64,
-    /// GPU-idle cost over the horizon, USD.
+    /// GPU-idle cost over the horizon, USD: network waits and network failures.
     #[serde(serialize_with = "crate::json::decimal")]
     pub gpu_idle_cost_usd: Decimal,
+    /// The part of `gpu_idle_cost_usd` from GPU-hours lost to network failures, over the
+    /// horizon, USD (the rest is the waits `gpu_idle_fraction` prices).
+    #[serde(serialize_with = "crate::json::decimal")]
+    pub failure_cost_usd: Decimal,
     /// True for the cheapest fabric (by total cost) at this point.
     pub cheapest: bool,
     /// The plan's id (`POST /v1/plans` with the same inputs gives the same id).
@@ -547,6 +551,11 @@ impl Point {
                     tco_usd: f.tco.as_ref()?.total_usd,
                     gpu_idle_fraction: f.performance.as_ref()?.gpu_idle_fraction,
                     gpu_idle_cost_usd: f.gpu_idle.as_ref()?.cost_total_usd,
+                    failure_cost_usd: f
+                        .gpu_idle
+                        .as_ref()?
+                        .failure_cost_per_year_usd
+                        .checked_mul(Decimal::from(f.tco.as_ref()?.years))?,
                     cheapest: win.is_none_or(|w| w == f.fabric),
                     plan_id: Arc::clone(&plan_id),
                     warnings: Arc::from([]),

@@ -56,6 +56,9 @@ pub const PLAN_COLUMNS: &[&str] = &[
     "performance.network_exposed_ms",
     "performance.step_time_ms",
     "performance.gpu_idle_fraction",
+    "gpu_idle.gpu_hours_per_year",
+    "gpu_idle.failure_gpu_hours_per_year",
+    "gpu_idle.failure_cost_per_year_usd",
     "gpu_idle.cost_per_year_usd",
     "gpu_idle.cost_total_usd",
     "total_cost_usd",
@@ -215,6 +218,7 @@ pub const SWEEP_COLUMNS: &[&str] = &[
     "tco_usd",
     "gpu_idle_fraction",
     "gpu_idle_cost_usd",
+    "failure_cost_usd",
     "cheapest",
     "plan_id",
     "warnings",
@@ -316,6 +320,7 @@ fn write_sweep_rows(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde_json::Re
         money_member(out, "tco_usd", &r.tco_usd);
         member(out, "gpu_idle_fraction", &r.gpu_idle_fraction)?;
         money_member(out, "gpu_idle_cost_usd", &r.gpu_idle_cost_usd);
+        money_member(out, "failure_cost_usd", &r.failure_cost_usd);
         member(out, "cheapest", &r.cheapest)?;
         member(out, "plan_id", &*r.plan_id)?;
         out.extend_from_slice(b",\"warnings\":");
@@ -369,7 +374,7 @@ pub fn sweep_csv(vary: &str, vary2: Option<&str>, rows: &[NamedSweepRow]) -> Str
 }
 
 /// A sweep row's cells in [`SWEEP_COLUMNS`] order.
-fn sweep_cells(r: &SweepRow) -> [Value; 9] {
+fn sweep_cells(r: &SweepRow) -> [Value; 10] {
     let money = |d: rust_decimal::Decimal| Value::String(crate::json::decimal_string(&d));
     [
         Value::from(r.fabric.as_str()),
@@ -378,6 +383,7 @@ fn sweep_cells(r: &SweepRow) -> [Value; 9] {
         money(r.tco_usd),
         serde_json::Number::from_f64(r.gpu_idle_fraction).map_or(Value::Null, Value::Number),
         money(r.gpu_idle_cost_usd),
+        money(r.failure_cost_usd),
         Value::Bool(r.cheapest),
         Value::from(&*r.plan_id),
         Value::Array(r.warnings.iter().map(|w| Value::from(w.as_str())).collect()),
@@ -400,6 +406,7 @@ mod tests {
             tco_usd: rust_decimal::Decimal::new(3_000_003, 2),
             gpu_idle_fraction: 0.125,
             gpu_idle_cost_usd: rust_decimal::Decimal::new(4_000_004, 2),
+            failure_cost_usd: rust_decimal::Decimal::new(5_000_005, 2),
             cheapest: true,
             plan_id: "abc".into(),
             warnings: vec!["one".to_string(), "=two".to_string()].into(),
@@ -429,7 +436,7 @@ mod tests {
         expected.row(header.iter().map(|c| json[*c].clone()));
         assert_eq!(csv, expected.finish());
         assert!(
-            csv.contains(",10000.01,20000.02,30000.03,0.125,40000.04,true,abc,"),
+            csv.contains(",10000.01,20000.02,30000.03,0.125,40000.04,50000.05,true,abc,"),
             "{csv}"
         );
     }

@@ -901,6 +901,46 @@ fn parse_csv_line(line: &str) -> Vec<String> {
     out
 }
 
+/// The idle cost of a plan CSV row and of a sweep row splits into the waits and the failures,
+/// each in its own column: at 100,000 GPUs on RoCE the failures are most of it (~$70M of
+/// ~$73M a year), which no column showed.
+#[tokio::test]
+async fn idle_cost_columns_show_the_failure_line() {
+    let app = spawn_app().await;
+    let q = "gpus=100000&fabrics=roce&economics.years=3";
+    let plan = app.ok_json(&format!("/v1/plans?{q}")).await;
+    let idle = &plan["fabrics"][0]["gpu_idle"];
+    let rows = csv_rows(&app, &format!("/v1/plans?format=csv&{q}"), 1).await;
+    let r = &rows[0];
+    for c in [
+        "gpu_hours_per_year",
+        "failure_gpu_hours_per_year",
+        "failure_cost_per_year_usd",
+        "cost_per_year_usd",
+    ] {
+        assert_eq!(
+            r[&format!("gpu_idle.{c}")].parse::<f64>().unwrap(),
+            num(&idle[c]),
+            "{c}"
+        );
+    }
+    let per_year = num(&idle["cost_per_year_usd"]);
+    let failures = num(&idle["failure_cost_per_year_usd"]);
+    let rate = num(&plan["inputs"]["economics"]["gpu_hour_usd"]);
+    let waits = num(&idle["gpu_hours_per_year"]) * rate;
+    assert!(failures > 0.9 * per_year, "{failures} of {per_year}");
+    assert!(
+        (per_year - failures - waits).abs() < 1.0,
+        "{per_year} {failures} {waits}"
+    );
+    let sweep = app
+        .ok_json(&format!("/v1/sweeps?vary=gpus&values=100000&{q}"))
+        .await;
+    let row = &sweep["rows"][0];
+    assert!((num(&row["failure_cost_usd"]) - failures * 3.0).abs() < 0.005);
+    assert!((num(&row["gpu_idle_cost_usd"]) - per_year * 3.0).abs() < 0.005);
+}
+
 #[tokio::test]
 async fn value_of_the_cheapest_fabric() {
     let app = spawn_app().await;

@@ -911,6 +911,7 @@ mod tests {
                 tco_usd: Decimal::new(7, 0),
                 gpu_idle_fraction: if cheapest { 0.1 + 0.2 } else { f64::NAN },
                 gpu_idle_cost_usd: Decimal::new(1, 28),
+                failure_cost_usd: Decimal::ZERO,
                 cheapest,
                 plan_id: Arc::from(format!("id-{value}").as_str()),
                 warnings: Arc::clone(warnings),
