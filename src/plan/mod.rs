@@ -527,13 +527,16 @@ pub fn build_with(
                 sized_all.push(sized);
             }
             Sizing::Infeasible(fp, e) => {
+                // The reason names its fabric already ("infiniband: 70,000 endpoints …").
+                let id = fp.fabric.as_str();
+                let reason = fp.infeasible_reason.as_deref().unwrap_or_default();
+                let reason = reason
+                    .strip_prefix(id)
+                    .and_then(|r| r.strip_prefix(": "))
+                    .unwrap_or(reason);
                 push_unique(
                     &mut warnings,
-                    format!(
-                        "{}: infeasible for this request — {}",
-                        fp.fabric.as_str(),
-                        fp.infeasible_reason.clone().unwrap_or_default()
-                    ),
+                    format!("{id}: infeasible for this request — {reason}"),
                 );
                 fabrics.push(*fp);
                 first_error.get_or_insert(e);

@@ -148,6 +148,14 @@ pub struct BomRow {
     pub line: crate::plan::BomLineOut,
 }
 
+/// A fabric asked for that has no bill of materials, and why.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct NotBuilt {
+    pub fabric: Fabric,
+    /// Why it cannot be built (the plan's `infeasible_reason`).
+    pub infeasible_reason: String,
+}
+
 /// The bill of materials of a plan, one row per fabric and line.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct BomSheet {
@@ -155,6 +163,11 @@ pub struct BomSheet {
     pub plan_id: String,
     /// The catalog that priced it.
     pub catalog: CatalogRef,
+    /// The plan's warnings (placeholder prices, optics that do not link, licences left out):
+    /// what a buyer must know before ordering from these lines.
+    pub warnings: Vec<String>,
+    /// The fabrics asked for that cannot be built, with their reasons (they have no rows).
+    pub not_built: Vec<NotBuilt>,
     /// One row per fabric and BOM line.
     pub rows: Vec<BomRow>,
 }
@@ -174,6 +187,7 @@ pub const BOM_COLUMNS: &[&str] = &[
     "extended_power_w",
     "placeholder_price",
     "source",
+    "warnings",
 ];
 
 pub fn bom_sheet(plan: &Plan) -> BomSheet {
@@ -190,19 +204,44 @@ pub fn bom_sheet(plan: &Plan) -> BomSheet {
     BomSheet {
         plan_id: plan.plan_id.clone(),
         catalog: plan.catalog.clone(),
+        warnings: plan.warnings.clone(),
+        not_built: plan
+            .fabrics
+            .iter()
+            .filter(|f| f.bom.is_none())
+            .map(|f| NotBuilt {
+                fabric: f.fabric,
+                infeasible_reason: f.infeasible_reason.clone().unwrap_or_default(),
+            })
+            .collect(),
         rows,
     }
 }
 
-/// The BOM as CSV ([`BOM_COLUMNS`]).
-pub fn bom_csv(sheet: &BomSheet) -> Result<String, serde_json::Error> {
+/// The BOM as CSV ([`BOM_COLUMNS`]): each line's `warnings` cell holds the plan's warnings
+/// about the whole plan and about its fabric, as a plan CSV row does; a fabric that cannot be
+/// built has one row of its name and its warnings, its reason among them.
+pub fn bom_csv(plan: &Plan, sheet: &BomSheet) -> Result<String, serde_json::Error> {
     let mut out = Csv::new(BOM_COLUMNS);
+    let warnings = |f: Fabric| -> Vec<&str> { plan.warnings_for(f).collect() };
     for r in &sheet.rows {
         let v = serde_json::to_value(r)?;
+        let cells = BOM_COLUMNS[..BOM_COLUMNS.len() - 1]
+            .iter()
+            .map(|c| csv::dig(&v, c).cloned().unwrap_or(Value::Null));
+        let said = Value::String(warnings(r.fabric).join(csv::LIST_SEPARATOR));
+        out.row(cells.chain(std::iter::once(said)));
+    }
+    for n in &sheet.not_built {
+        // Its warnings include "<fabric>: infeasible for this request — <reason>".
+        let said = warnings(n.fabric);
+        let blank = BOM_COLUMNS.len() - 2;
         out.row(
-            BOM_COLUMNS
-                .iter()
-                .map(|c| csv::dig(&v, c).cloned().unwrap_or(Value::Null)),
+            std::iter::once(Value::from(n.fabric.as_str()))
+                .chain(std::iter::repeat_n(Value::Null, blank))
+                .chain(std::iter::once(Value::String(
+                    said.join(csv::LIST_SEPARATOR),
+                ))),
         );
     }
     Ok(out.finish())

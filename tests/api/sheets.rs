@@ -243,6 +243,58 @@ async fn bom_rows_match_the_plan() {
     }
 }
 
+/// The bill of materials, the sheet handed to procurement, carries the plan's warnings (here
+/// optics whose ends do not link at 200G) and names a fabric asked for that cannot be built:
+/// it carried neither, and an infeasible fabric simply had no rows.
+#[tokio::test]
+async fn the_bom_carries_the_warnings_and_the_fabrics_not_built() {
+    let app = spawn_app().await;
+    let q = "gpus=1024&nic_speed_gbps=200&fabrics=infiniband";
+    let plan = app.ok_json(&format!("/v1/plans?{q}")).await;
+    let bom = app.ok_json(&format!("/v1/plans/bom?{q}")).await;
+    assert_eq!(bom["warnings"], plan["warnings"]);
+    assert!(
+        bom["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("do not link")),
+        "{}",
+        bom["warnings"]
+    );
+    let lines = bom["rows"].as_array().unwrap().len();
+    let recs = csv_rows(&app, &format!("/v1/plans/bom?{q}&format=csv"), lines).await;
+    assert!(recs.iter().all(|r| r["warnings"].contains("do not link")));
+    let q = "gpus=70000&fabrics=infiniband,roce";
+    let bom = app.ok_json(&format!("/v1/plans/bom?{q}")).await;
+    assert_eq!(bom["not_built"][0]["fabric"], "infiniband");
+    assert!(
+        bom["not_built"][0]["infeasible_reason"]
+            .as_str()
+            .unwrap()
+            .contains("three-tier ceiling")
+    );
+    let lines = bom["rows"].as_array().unwrap().len();
+    let recs = csv_rows(&app, &format!("/v1/plans/bom?{q}&format=csv"), lines + 1).await;
+    let ib: Vec<_> = recs
+        .iter()
+        .filter(|r| r["fabric"] == "infiniband")
+        .collect();
+    assert_eq!(ib.len(), 1);
+    assert_eq!(ib[0]["sku"], "");
+    assert!(
+        ib[0]["warnings"].contains("infiniband: infeasible for this request — 70,000 endpoints"),
+        "{}",
+        ib[0]["warnings"]
+    );
+    // RoCE's lines do not carry InfiniBand's reason, as in the plan CSV.
+    assert!(
+        recs.iter()
+            .filter(|r| r["fabric"] == "roce")
+            .all(|r| !r["warnings"].contains("infiniband:"))
+    );
+}
+
 #[tokio::test]
 async fn value_is_the_bare_json_number() {
     let app = spawn_app().await;

@@ -166,7 +166,11 @@ pub async fn get_bom(
                 .map_err(internal)?
                 .into())
         },
-        |c| Ok(bom_csv(&bom_sheet(&c.plan)).map_err(internal)?.into()),
+        |c| {
+            Ok(bom_csv(&c.plan, &bom_sheet(&c.plan))
+                .map_err(internal)?
+                .into())
+        },
     )
     .await
 }
