@@ -51,7 +51,8 @@ pub struct BreakEven {
     pub cheapest_fabric: Fabric,
     /// The second cheapest fabric.
     pub runner_up_fabric: Fabric,
-    /// The GPU-hour value used (economics.gpu_hour_usd), USD per GPU-hour.
+    /// The GPU-hour value used (economics.gpu_hour_usd), USD per GPU-hour (4 decimals, however
+    /// it was written: one plan id, one body).
     #[serde(serialize_with = "crate::json::decimal")]
     pub current_gpu_hour_usd: Decimal,
     /// GPU-hour value at which the two totals are equal, USD per GPU-hour (4 decimals); `null`
@@ -298,7 +299,7 @@ fn break_even(
     Ok(BreakEven {
         cheapest_fabric: cheapest,
         runner_up_fabric: runner,
-        current_gpu_hour_usd: econ.gpu_hour_usd,
+        current_gpu_hour_usd: round_rate(econ.gpu_hour_usd),
         gpu_hour_usd: v_star,
         idle_fraction_gap: round_fraction(idle_gap),
         break_even_idle_fraction_gap: gap_star,

@@ -993,6 +993,22 @@ async fn idle_cost_columns_show_the_failure_line() {
     assert!((num(&row["gpu_idle_cost_usd"]) - per_year * 3.0).abs() < 0.005);
 }
 
+/// Two spellings of one value are one plan: the same id, the same tag, the same bytes (the
+/// current GPU-hour value was echoed as written, "0.906" or "0.9060", under one ETag).
+#[tokio::test]
+async fn one_value_spelt_two_ways_is_one_body() {
+    let app = spawn_app().await;
+    let (ha, a) = get_ok(&app, "/v1/plans?gpus=1024&economics.gpu_hour_usd=0.906").await;
+    let (hb, b) = get_ok(&app, "/v1/plans?gpus=1024&economics.gpu_hour_usd=0.9060").await;
+    assert_eq!(ha["etag"], hb["etag"]);
+    assert_eq!(a, b);
+    let v: Value = serde_json::from_str(&a).unwrap();
+    assert_eq!(
+        v["comparison"]["break_even"]["current_gpu_hour_usd"],
+        "0.9060"
+    );
+}
+
 #[tokio::test]
 async fn value_of_the_cheapest_fabric() {
     let app = spawn_app().await;
