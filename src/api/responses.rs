@@ -111,9 +111,8 @@ pub struct Busy(Problem);
 /// A real problem document for `status`, as the service renders it (for OpenAPI examples).
 pub fn problem_example(status: u16, query: bool) -> Option<serde_json::Value> {
     let e = match status {
-        400 if query => {
-            ApiError::malformed("the query string cannot be decoded: invalid percent-encoding")
-        }
+        // The real refusal of a stray '%' (`?gpus=%zz`).
+        400 if query => crate::api::query::Query::parse("gpus=%zz").err()?,
         400 => ApiError::malformed(
             "the body has data after the JSON value: send exactly one object (trailing characters)",
         ),

@@ -386,6 +386,32 @@ async fn the_http_layers_own_errors_are_problem_documents() {
     assert_eq!(p["code"], "request_timeout");
 }
 
+/// A query string that cannot be decoded is a 400 saying where, not a value read as its
+/// literal text (`gpus=%zz` was a 422 quoting "%zz"; `%FF` became U+FFFD).
+#[tokio::test]
+async fn an_undecodable_query_is_a_400() {
+    let app = spawn_app().await;
+    for (q, says) in [
+        ("gpus=%zz", "invalid percent-encoding '%zz' at character 6"),
+        (
+            "gpus=1024&fabrics=roce%2",
+            "invalid percent-encoding '%2' at character",
+        ),
+        ("gpus=1024&fabrics=%FF", "not UTF-8"),
+        ("gpus=%+1", "invalid percent-encoding '%+1'"),
+    ] {
+        let p = app.problem(&format!("/v1/plans?{q}"), 400).await;
+        let detail = p["detail"].as_str().unwrap();
+        assert!(detail.contains(says), "{q}: {detail}");
+    }
+    // Encoded characters that decode to UTF-8 are fine: %25 is a literal '%', %C3%A9 is 'é'.
+    let p = app.problem("/v1/plans?gpus=1024&fabrics=%C3%A9", 422).await;
+    assert!(
+        p["errors"][0]["detail"].as_str().unwrap().contains('é'),
+        "{p}"
+    );
+}
+
 /// Errors point at the input at fault, down to a map's key, and say it once: a category
 /// discount of 1.5 at `/prices/discounts/category/optic` (was the map), an unknown category
 /// by its key in plain words, a forced rack design without servers per rack at

@@ -57,6 +57,46 @@ parameter is a 422 naming it (a misspelt name must not silently give the default
 with `_`, which are ignored (cache busters such as `_=123`); a parameter given twice is an error. The query \
 string is limited to 8 KiB.";
 
+/// Every `%` starts two hex digits, and the decoded bytes are UTF-8.
+fn check_encoding(qs: &str) -> Result<(), String> {
+    let b = qs.as_bytes();
+    if !b.contains(&b'%') {
+        return Ok(());
+    }
+    let mut decoded = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c != b'%' {
+            decoded.push(c);
+            i += 1;
+            continue;
+        }
+        let byte = match b.get(i + 1..i + 3) {
+            Some(&[h, l]) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
+                std::str::from_utf8(&[h, l])
+                    .ok()
+                    .and_then(|x| u8::from_str_radix(x, 16).ok())
+            }
+            _ => None,
+        };
+        let Some(byte) = byte else {
+            let at: String = qs[i..].chars().take(3).collect();
+            return Err(format!(
+                "invalid percent-encoding '{at}' at character {} (a '%' must start two hex digits; write a literal '%' as %25)",
+                qs[..i].chars().count() + 1
+            ));
+        };
+        decoded.push(byte);
+        i += 3;
+    }
+    std::str::from_utf8(&decoded).map(|_| ()).map_err(|e| {
+        format!(
+            "the percent-encoded bytes are not UTF-8 (after {} valid bytes)",
+            e.valid_up_to()
+        )
+    })
+}
+
 /// The query's (name, value) pairs, decoded.
 #[derive(Debug, Clone, Default)]
 pub struct Query {
@@ -79,6 +119,10 @@ impl Query {
                 ),
             ));
         }
+        // The decoder below is lossy (a stray `%` stays literal, bad UTF-8 becomes U+FFFD):
+        // a value that cannot be decoded is refused rather than read as something else.
+        check_encoding(qs)
+            .map_err(|e| ApiError::malformed(format!("the query string cannot be decoded: {e}")))?;
         let pairs = actix_web::web::Query::<Vec<(String, String)>>::from_query(qs)
             .map_err(|e| ApiError::malformed(format!("the query string cannot be decoded: {e}")))?
             .into_inner();
