@@ -262,6 +262,10 @@ pub fn value(
             ));
         };
         let found = dig_comparison(&c, rest, fabric).cloned();
+        // A fabric that cannot be built is in no comparison: say why.
+        if let Some(f) = chosen.filter(|f| found.is_none() && !f.feasible) {
+            return Err(not_built(f, metric));
+        }
         if found.is_none()
             && fabric.is_none()
             && c.get(rest.split('.').next().unwrap_or(""))
@@ -274,15 +278,7 @@ pub fn value(
         let f = chosen.ok_or_else(|| fabric_required(metric))?;
         // An infeasible fabric has no figures: say why, not that the metric is unknown.
         if !f.feasible {
-            return Err(fail(
-                "/fabric",
-                ErrorCode::NotInPlan,
-                format!(
-                    "query parameter 'fabric': {} cannot be built for this request, so it has no '{metric}': {}",
-                    f.fabric.as_str(),
-                    f.infeasible_reason.as_deref().unwrap_or("infeasible")
-                ),
-            ));
+            return Err(not_built(f, metric));
         }
         crate::json::pick(f, &[metric])
             .ok()
@@ -311,6 +307,19 @@ pub fn value(
             ))
         }
     }
+}
+
+/// The error for a metric of a fabric that cannot be built: why, not "unknown metric".
+fn not_built(f: &crate::plan::FabricPlan, metric: &str) -> MetricError {
+    fail(
+        "/fabric",
+        ErrorCode::NotInPlan,
+        format!(
+            "query parameter 'fabric': {} cannot be built for this request, so it has no '{metric}': {}",
+            f.fabric.as_str(),
+            f.infeasible_reason.as_deref().unwrap_or("infeasible")
+        ),
+    )
 }
 
 #[cfg(test)]

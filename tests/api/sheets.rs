@@ -351,6 +351,21 @@ async fn value_errors_are_problems_that_help() {
         ) && detail.contains("three-tier ceiling"),
         "{detail}"
     );
+    // Its delta too (it was "unknown metric", though the metric is listed as valid).
+    let p = app
+        .problem(
+            "/v1/value?metric=comparison.deltas.total_usd&fabric=infiniband&gpus=100000",
+            422,
+        )
+        .await;
+    assert_eq!(p["errors"][0]["pointer"], "/fabric", "{p}");
+    assert!(
+        p["errors"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("so it has no 'comparison.deltas.total_usd'"),
+        "{p}"
+    );
     let p = app
         .problem(&format!("/v1/value?metric=tco.totl&fabric=roce&{Q}"), 422)
         .await;
