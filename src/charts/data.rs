@@ -378,7 +378,9 @@ pub fn group_thousands(n: i128) -> String {
 
 /// A USD amount rounded to whole dollars with thousands separators: `$1,234,567`.
 pub fn usd(d: Decimal) -> String {
-    whole_usd(d.round().to_i128().unwrap_or(0))
+    // Half away from zero, the plan's rule (docs/cost.md): `round()` is banker's ($2.50 → $2).
+    let whole = d.round_dp_with_strategy(0, rust_decimal::RoundingStrategy::MidpointAwayFromZero);
+    whole_usd(whole.to_i128().unwrap_or(0))
 }
 
 /// An axis tick in USD: whole dollars with separators (`$12,500,000`).
@@ -413,6 +415,10 @@ mod tests {
         assert_eq!(group_thousands(1000), "1,000");
         assert_eq!(group_thousands(-1234567), "-1,234,567");
         assert_eq!(usd(Decimal::new(123456789, 2)), "$1,234,568");
+        // Half away from zero, as the plan rounds: not to the even dollar.
+        assert_eq!(usd(Decimal::new(250, 2)), "$3");
+        assert_eq!(usd(Decimal::new(-250, 2)), "-$3");
+        assert_eq!(usd(Decimal::new(1_580_050, 2)), "$15,801");
         assert_eq!(usd_tick(12_500_000.0), "$12,500,000");
     }
 
