@@ -306,7 +306,14 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
     let gpus = u64::from(input.gpus);
     let g_node = u64::from(domain_gpus(input));
     let (ranks, per_node, dp) = match input.workload.message_bytes {
-        Some(_) => (gpus, g_node, gpus),
+        // Every GPU in one communicator, domains filled in order: a partly filled last server
+        // or rack holds the fewest ranks and its NICs gate the collective, as the emptiest
+        // domain gates a data-parallel group below (1,025 H100: the 1,025th GPU's one NIC).
+        Some(_) => (
+            gpus,
+            job::ranks_per_domain(gpus as f64, 1.0, g_node as f64, gpus as f64) as u64,
+            gpus,
+        ),
         None => {
             let w = &input.workload;
             let tp = u64::from(w.tensor_parallel.max(1));

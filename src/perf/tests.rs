@@ -565,6 +565,38 @@ fn faster_gpu_exposes_more_communication() {
     assert!(b.gpu_idle_fraction > h.gpu_idle_fraction);
 }
 
+/// One more GPU on a server of its own slows an all-reduce down: its one NIC must take in and
+/// send out the whole message (it cost nothing: 1,025 H100 ran 8 GiB in the 1,024's 51.4 ms,
+/// under the 179 ms that 8.59 GB through one 48 GB/s NIC needs).
+#[test]
+fn a_partly_filled_last_server_gates_an_explicit_all_reduce() {
+    let bytes = 8u64 << 30;
+    let at = |gpus| {
+        evaluate(&h100_input(
+            gpus,
+            fabric_path(Fabric::Infiniband, gpus),
+            explicit(bytes),
+        ))
+        .expect("plan")
+    };
+    let (full, one_more) = (at(1024), at(1025));
+    let floor_us = bytes as f64 / one_more.nic_effective_gbytes_per_s / 1e3;
+    assert!(
+        one_more.allreduce_time_us > floor_us,
+        "{} µs",
+        one_more.allreduce_time_us
+    );
+    assert!(one_more.allreduce_time_us > 3.0 * full.allreduce_time_us);
+    assert!(one_more.busbw_gbytes_per_s <= one_more.busbw_ceiling_gbytes_per_s);
+    assert!(one_more.gpu_idle_fraction > full.gpu_idle_fraction);
+    // Whole servers are as before: 1,024 is 128 nodes of 8.
+    assert!(
+        (full.busbw_gbytes_per_s - 333.7).abs() < 1.0,
+        "{}",
+        full.busbw_gbytes_per_s
+    );
+}
+
 /// One all-reduce of `message_bytes` sits on the same compute as the job it stands for: the
 /// GPU's peak and the MFU set it, not a fixed H100 figure (it was 2,175 ms on every GPU, so
 /// B200 idled less than H100 and `mfu` changed nothing).
