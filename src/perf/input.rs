@@ -198,6 +198,9 @@ pub struct Workload {
     pub expert_parallel: u32,
     /// Experts each token is routed to (MoE top-k).
     pub moe_top_k: u32,
+    /// Key/value attention heads (grouped-query attention), each [`HEAD_DIM`] wide: the width
+    /// of the K and V a context-parallel all-gather moves per token.
+    pub kv_heads: u32,
     /// Data-parallel degree; `None` = GPUs ÷ (TP·PP·CP).
     pub data_parallel: Option<u32>,
     /// DDP or FSDP/ZeRO-3.
@@ -237,6 +240,15 @@ pub const DEFAULT_SEQUENCE_LENGTH: u32 = 4096;
 /// One replica (TP·PP = 32 H100) processes 16 sequences of 4,096 tokens (65,536 tokens; Llama 2
 /// 70B used a 4 M-token global batch, i.e. 64 replicas).
 pub const DEFAULT_SEQUENCES_PER_REPLICA: u64 = 16;
+/// Default key/value heads: 8 (grouped-query attention: Llama 3 paper Table 3, 8 key/value
+/// heads at 8B, 70B and 405B; Mixtral of Experts paper Table 1, n_kv_heads 8; Llama 2 70B uses
+/// GQA (Llama 2 paper Table 1) with 8 in its released configuration).
+pub const DEFAULT_KV_HEADS: u32 = 8;
+/// Width of one attention head: 128 in every model above (Llama 3 405B: 16,384 / 128 query
+/// heads; Llama 2 70B: 8,192 / 64).
+pub const HEAD_DIM: f64 = 128.0;
+/// Most key/value heads (multi-head attention on a 131,072-wide model).
+pub const MAX_KV_HEADS: u32 = 1024;
 /// Default MFU: 0.40 (Llama 3 paper, Table 4: 38–43% BF16 MFU on 8,192–16,384 H100).
 pub const DEFAULT_MFU: f64 = 0.40;
 /// Default MoE top-k (used only when expert_parallel > 1): 2 (Mixtral 8x7B/8x22B, GShard).
@@ -256,6 +268,7 @@ impl Default for Workload {
             context_parallel: 1,
             expert_parallel: 1,
             moe_top_k: DEFAULT_MOE_TOP_K,
+            kv_heads: DEFAULT_KV_HEADS,
             data_parallel: None,
             data_parallel_mode: DataParallelMode::Ddp,
             sequence_length: DEFAULT_SEQUENCE_LENGTH,

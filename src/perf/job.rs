@@ -7,7 +7,7 @@ use super::constants::{
     BACKWARD_SHARE, BYTES_PER_US_PER_GBYTES_PER_S, PARAMS_PER_BILLION, RING_BASE_US,
     RING_NET_HOP_US, SIMPLE, US_PER_MS,
 };
-use super::input::{DataParallelMode, Workload};
+use super::input::{DataParallelMode, HEAD_DIM, Workload};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -267,8 +267,12 @@ pub fn other_collectives(ctx: &JobContext<'_>, dp: f64) -> Vec<CollectiveResult>
     if cp >= 2.0 {
         let c = (ctx.comm)(cp, ranks_per_domain(cp, tp, ctx.domain_gpus, ctx.gpus), tp);
         // K and V of the whole sequence gathered per layer forward, their gradients
-        // reduce-scattered backward (Llama 3 all-gather context parallelism).
-        let msg = 2.0 * seq * h * act / tp;
+        // reduce-scattered backward (Llama 3 all-gather context parallelism). With grouped-
+        // query attention K and V are the KV heads' width, not the model's (Llama 3 405B: 8
+        // heads of 128 = 1,024 of 16,384, "much smaller than Q", §3.3.2); TP splits the heads,
+        // a rank keeping at least one.
+        let kv_width = (f64::from(w.kv_heads.max(1)) * HEAD_DIM).min(h);
+        let msg = 2.0 * seq * act * (kv_width / tp).max(HEAD_DIM.min(kv_width));
         let calls = 2.0 * layers_stage * micro;
         let t_ms = ring_half_us(&c, msg) * calls / US_PER_MS;
         let exposed = (t_ms - forward_ms).max(0.0);

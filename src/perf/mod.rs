@@ -29,9 +29,9 @@ pub use input::{
     MIN_SWITCH_LATENCY_NS, MIN_TIERS, NicSpec, PerfInput, RoceTuning, Workload, gpu_default,
 };
 pub use input::{
-    DEFAULT_MFU, DEFAULT_MOE_TOP_K, DEFAULT_SEQUENCE_LENGTH, DataParallelMode, MAX_BACKGROUND_LOAD,
-    MAX_CP_EP, MAX_GLOBAL_BATCH_TOKENS, MAX_HIDDEN_SIZE, MAX_MFU, MAX_SEQUENCE_LENGTH, MAX_TOP_K,
-    MIN_HIDDEN_SIZE, MIN_MFU, Precision,
+    DEFAULT_KV_HEADS, DEFAULT_MFU, DEFAULT_MOE_TOP_K, DEFAULT_SEQUENCE_LENGTH, DataParallelMode,
+    MAX_BACKGROUND_LOAD, MAX_CP_EP, MAX_GLOBAL_BATCH_TOKENS, MAX_HIDDEN_SIZE, MAX_KV_HEADS,
+    MAX_MFU, MAX_SEQUENCE_LENGTH, MAX_TOP_K, MIN_HIDDEN_SIZE, MIN_MFU, Precision,
 };
 pub use job::CollectiveResult;
 pub use presets::WorkloadPreset;
@@ -238,6 +238,7 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
                 MAX_CP_EP,
             )?;
             check_u32("workload.moe_top_k", w.moe_top_k, 1, MAX_TOP_K)?;
+            check_u32("workload.kv_heads", w.kv_heads, 1, MAX_KV_HEADS)?;
             check_u32(
                 "workload.sequence_length",
                 w.sequence_length,

@@ -1519,6 +1519,7 @@ pub fn perf_error(e: perf::PerfError) -> PlanError {
                 | "context_parallel"
                 | "expert_parallel"
                 | "moe_top_k"
+                | "kv_heads"
                 | "data_parallel"
                 | "sequence_length"
                 | "global_batch_tokens"

@@ -74,6 +74,10 @@ crate::plan::bounded::bounded_int!(
     MoeTopK: u32, 1..=64, "experts per token", default 2
 );
 crate::plan::bounded::bounded_int!(
+    /// Key/value attention heads of 128 (grouped-query attention).
+    KvHeads: u32, 1..=1024, "heads", default 8
+);
+crate::plan::bounded::bounded_int!(
     /// Data-parallel degree (model replicas).
     DataParallelDegree: u32, 1..=1_000_000, "replicas"
 );
@@ -171,6 +175,7 @@ const _: () = {
     inside!(StepComputeMs, MIN_STEP_COMPUTE_MS, MAX_STEP_COMPUTE_MS);
     inside!(BucketMb, MIN_BUCKET_MB, MAX_BUCKET_MB, DEFAULT_BUCKET_MB);
     inside!(MoeTopK, _, MAX_TOP_K, DEFAULT_MOE_TOP_K);
+    inside!(KvHeads, _, MAX_KV_HEADS, DEFAULT_KV_HEADS);
     inside!(SequenceLength, _, MAX_SEQUENCE_LENGTH, DEFAULT_SEQUENCE_LENGTH);
     inside!(GlobalBatchTokens, _, MAX_GLOBAL_BATCH_TOKENS);
     inside!(HiddenSize, MIN_HIDDEN_SIZE, MAX_HIDDEN_SIZE);
@@ -447,6 +452,10 @@ pub struct WorkloadRequest {
     pub expert_parallel: Option<ParallelDegree>,
     /// Experts per token (MoE top-k). Default 2.
     pub moe_top_k: Option<MoeTopK>,
+    /// Key/value attention heads, each 128 wide (grouped-query attention): the width of the
+    /// K and V a context-parallel all-gather moves (capped at the hidden size; as many as
+    /// query heads for multi-head attention). Default 8 (Llama 2 70B, Llama 3, Mixtral).
+    pub kv_heads: Option<KvHeads>,
     /// Data-parallel degree; must equal the whole replicas of TP × PP × CP GPUs the cluster
     /// holds, ⌊GPUs ÷ (TP × PP × CP)⌋ (GPUs left over are warned). Default: that number.
     pub data_parallel: Option<DataParallelDegree>,
