@@ -390,17 +390,20 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
                     ),
                 ));
             }
-            // TP (then CP) fills the domain first (Megatron order tp → cp → dp → pp): a domain
-            // of G GPUs holds G/(TP·CP) ranks of each data-parallel group when the group's
-            // span divides it, else the part every group keeps together
-            // ([`job::ranks_per_domain`]).
+            // Gradients are reduced over the data-parallel and context-parallel ranks together
+            // (they hold the same weights and see different tokens; Megatron-LM's
+            // data-parallel group with context parallelism): CP·DP ranks, TP apart. TP fills
+            // the domain first (Megatron order tp → cp → dp → pp): a domain of G GPUs holds
+            // G/TP ranks of each group when the group's span divides it, else the part every
+            // group keeps together ([`job::ranks_per_domain`]).
+            let group = dp * cp;
             let per_node = job::ranks_per_domain(
-                dp as f64,
-                (tp * cp) as f64,
+                group as f64,
+                tp as f64,
                 g_node as f64,
                 f64::from(input.gpus),
             ) as u64;
-            (dp, per_node, dp)
+            (group, per_node, dp)
         }
     };
     let per_node = per_node.max(1);

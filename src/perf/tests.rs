@@ -599,6 +599,28 @@ fn long_context_all_gather_moves_only_the_kv_heads() {
     assert!(mha.gpu_idle_fraction > 0.2, "{}", mha.gpu_idle_fraction);
 }
 
+/// Context-parallel ranks hold the same weights as their data-parallel peers and see other
+/// tokens: the gradient all-reduce runs over DP × CP ranks (it ran over DP alone).
+#[test]
+fn gradients_are_reduced_over_the_data_and_context_parallel_ranks() {
+    let mut input = preset_input(
+        WorkloadPreset::DenseLlama3_405b,
+        "h100",
+        Fabric::Infiniband,
+        16_384,
+    );
+    input.workload.context_parallel = 16;
+    input.workload.sequence_length = 131_072;
+    let r = evaluate(&input).expect("plan");
+    let data = r
+        .collectives
+        .iter()
+        .find(|c| c.parallelism == "data")
+        .expect("data all-reduce");
+    // 16,384 / (TP 8 × PP 16 × CP 16) = 8 replicas, 8 × 16 = 128 ranks.
+    assert_eq!(data.group_size, 128);
+}
+
 /// One more GPU on a server of its own slows an all-reduce down: its one NIC must take in and
 /// send out the whole message (it cost nothing: 1,025 H100 ran 8 GiB in the 1,024's 51.4 ms,
 /// under the 179 ms that 8.59 GB through one 48 GB/s NIC needs).
