@@ -806,3 +806,101 @@ fn two_switches_need_two_rails_and_one_port_gets_one_switch() {
             .any(|a| a.chosen && a.meets_request)
     );
 }
+
+/// `topology.rail_optimized = false` asks for a server's NIC ports on one leaf. Below whole
+/// scalable units `collapsed_rails` (rails packed rail-major, a rail-optimized layout) tied
+/// `su_clos` on capex and won by list order, so the request got the rail-optimized leaf
+/// population (audit 7, finding 3: 1,016 H100 on RoCE got 64 nodes per leaf and no crossing
+/// traffic, half the idle of 1,024). `auto` now lists it without building it, as it does with
+/// `tor_copper` for a rail-optimized request; the plan is the one `su_clos` forced gives.
+#[test]
+fn a_request_that_is_not_rail_optimized_never_gets_collapsed_rails() {
+    for (gpus, fabric, per_leaf) in [
+        (1016u64, "roce", 8u32),
+        (256, "roce", 8),
+        (200, "infiniband", 4),
+        (1016, "infiniband", 4),
+    ] {
+        let body = serde_json::json!({"gpus": gpus, "fabrics": [fabric],
+            "topology": {"rail_optimized": false}});
+        let p = plan(body.clone()).expect("plan");
+        let f = &p.fabrics[0];
+        let t = f.topology.as_ref().expect("t");
+        // ⌊d / 8⌋ servers a leaf: 64 / 8 on a 128 × 400G leaf, 32 / 8 on QM9700.
+        assert_eq!(
+            (t.design, t.nodes_per_leaf),
+            (Design::SuClos, per_leaf),
+            "{gpus} {fabric}"
+        );
+        let collapsed = alternative(f, Design::CollapsedRails).expect("collapsed rails listed");
+        assert!(!collapsed.meets_request, "{gpus} {fabric}");
+        assert_eq!(
+            collapsed.capex_usd,
+            f.capex.as_ref().expect("capex").total_usd,
+            "a tie on capex, not a dearer design"
+        );
+        let mut forced = body;
+        forced["topology"]["design"] = serde_json::json!("su_clos");
+        let su = plan(forced).expect("plan");
+        let idle = |f: &FabricPlan| f.performance.as_ref().expect("perf").gpu_idle_fraction;
+        assert_eq!(idle(f), idle(&su.fabrics[0]), "{gpus} {fabric}");
+        // Rail-optimized (the default), the same cluster still collapses its rails.
+        let p = plan(serde_json::json!({"gpus": gpus, "fabrics": [fabric]})).expect("plan");
+        assert_eq!(counts(&p.fabrics[0]).0, Design::CollapsedRails, "{gpus}");
+    }
+    // 1,016 GPUs on RoCE: 8 servers a leaf, so most of a job's traffic crosses the spines
+    // (h = 0.77 for the data-parallel all-reduce), as at 1,024 GPUs; it was 0.
+    let p = plan(serde_json::json!({"gpus": 1016, "fabrics": ["roce"],
+        "topology": {"rail_optimized": false}}))
+    .expect("plan");
+    let perf = p.fabrics[0].performance.as_ref().expect("perf");
+    assert!(perf.crossing_share > 0.7, "{}", perf.crossing_share);
+}
+
+/// Oversubscribing RoCE never makes it faster. 1,024 H100 = 128 servers on 128 × 400G leaves:
+/// at 8:1 (112:14) one SU of 112 servers and a partial SU of 16 whose 7 rails share one leaf
+/// (112 ports, 14 uplinks). Those 16 servers have 16 same-rail peers on their leaf, not 112:
+/// under uniform peers (docs/model.md §4) 112/127 = 88 % of their traffic crosses, ≈ 99 ports'
+/// worth up 14 uplinks, and that leaf gates. `nodes_per_leaf` was the full SU's 112 (h = 0.13),
+/// so the model ran 8:1 faster than 1:1 (idle 0.133 % → 0.118 %; audit 7, finding 4).
+#[test]
+fn oversubscribing_roce_never_makes_it_faster() {
+    let run = |o: u32, message: Option<u64>| {
+        let mut body = serde_json::json!({"gpus": 1024, "fabrics": ["roce"],
+            "topology": {"oversubscription": o}});
+        if let Some(bytes) = message {
+            body["workload"] = serde_json::json!({"message_bytes": bytes});
+        }
+        let p = plan(body).expect("plan");
+        let f = &p.fabrics[0];
+        let t = f.topology.as_ref().expect("t");
+        let perf = f.performance.as_ref().expect("perf");
+        (t.design, t.nodes_per_leaf, perf.gpu_idle_fraction)
+    };
+    let (_, _, one) = run(1, None);
+    let (_, _, eight) = run(8, None);
+    assert!(eight > one, "8:1 idles {eight}, 1:1 {one}");
+    // Every step up, for the default job and for one 1 GiB all-reduce.
+    for message in [None, Some(1u64 << 30)] {
+        let mut last: Option<(u32, f64)> = None;
+        for o in [1u32, 2, 4, 8] {
+            let (design, per_leaf, idle) = run(o, message);
+            if let Some((before, idle_before)) = last {
+                assert!(
+                    idle >= idle_before,
+                    "{o}:1 idles {idle} < {before}:1's {idle_before} ({message:?})"
+                );
+            }
+            last = Some((o, idle));
+            // The leaf population the model reads: the SU's 64 at 1:1 (whole SUs); the
+            // partial SU's most loaded leaf when oversubscribed (docs/sizing.md).
+            let want = match o {
+                1 => (Design::SuClos, 64),
+                2 => (Design::CollapsedRails, 35),
+                4 => (Design::CollapsedRails, 32),
+                _ => (Design::CollapsedRails, 16),
+            };
+            assert_eq!((design, per_leaf), want, "{o}:1");
+        }
+    }
+}
