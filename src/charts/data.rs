@@ -113,7 +113,7 @@ pub enum Series {
         x_label: String,
         /// Integer x values (years, GPUs) are labelled without decimals.
         x_integer: bool,
-        /// Logarithmic x axis (geometric sweeps).
+        /// Logarithmic x axis (geometric sweeps, and others by [`log_x_axis`]).
         x_log: bool,
         lines: Vec<Line>,
         markers: Vec<Marker>,
@@ -281,25 +281,114 @@ pub struct SweepInput<'a> {
     /// The rows as `GET /v1/sweeps` returns them.
     pub rows: &'a [NamedSweepRow],
     pub crossovers: &'a [Crossover],
-    /// Geometric spacing (drawn on a log axis).
+    /// Geometric spacing (drawn on a log axis; other sweeps too by [`log_x_axis`]'s rule).
     pub geometric: bool,
 }
 
-/// A readable name for a plan input and its unit (`None`: the name is all there is).
-fn input_words(name: &str) -> (&str, Option<&'static str>) {
-    match name {
-        "gpus" => ("Cluster size", Some("GPUs")),
-        "economics.years" => ("Horizon", Some("years")),
-        "economics.gpu_hour_usd" => ("GPU-hour value", Some("USD")),
-        "utilization.busy_fraction" => ("Utilization", Some("busy fraction")),
-        "economics.electricity_usd_per_kwh" => ("Electricity", Some("USD/kWh")),
-        "economics.discount_rate" => ("Discount rate", Some("fraction")),
-        "topology.oversubscription" => ("Oversubscription", Some("ratio")),
-        other => (other, None),
-    }
+/// Words for every input a sweep may vary (`plan::registry::axis_inputs`, the numeric plan
+/// inputs), for the sweep chart's axis and title. The unit is not repeated here: it is the
+/// registry's (the input's own declaration, [`input_unit`]), so the label and the JSON agree.
+/// A new sweepable input needs a line here (a test walks the registry: without one its raw
+/// dotted name would be the axis title).
+pub const INPUT_WORDS: &[(&str, &str)] = &[
+    ("gpus", "Cluster size"),
+    ("gpus_per_node", "Server size"),
+    ("nics_per_node", "Scale-out NICs"),
+    ("nic_speed_gbps", "NIC speed"),
+    ("economics.years", "Horizon"),
+    ("economics.gpu_hour_usd", "GPU-hour value"),
+    ("economics.electricity_usd_per_kwh", "Electricity"),
+    ("economics.pue", "PUE"),
+    ("economics.discount_rate", "Discount rate"),
+    ("economics.spares_rate", "Spares rate"),
+    ("economics.support_rate", "Support rate"),
+    (
+        "economics.ethernet_nos_usd_per_switch_per_year",
+        "Ethernet NOS subscription",
+    ),
+    (
+        "economics.ufm_usd_per_endpoint_per_year",
+        "UFM subscription",
+    ),
+    (
+        "economics.network_engineer_usd_per_year",
+        "Network engineer cost",
+    ),
+    (
+        "economics.ib_specialist_usd_per_year",
+        "InfiniBand specialist cost",
+    ),
+    (
+        "economics.gpus_per_network_fte",
+        "Network engineer coverage",
+    ),
+    (
+        "economics.gpus_per_ib_specialist",
+        "InfiniBand specialist coverage",
+    ),
+    ("utilization.busy_fraction", "Utilization"),
+    ("topology.oversubscription", "Oversubscription"),
+    ("topology.planes", "Fabric planes"),
+    ("topology.max_tiers", "Tier limit"),
+    ("topology.nodes_per_rack", "Rack density"),
+    ("reliability.nic_failures_per_year", "NIC failure rate"),
+    (
+        "reliability.switch_failures_per_year",
+        "Switch failure rate",
+    ),
+    (
+        "reliability.transceiver_failures_per_year",
+        "Transceiver failure rate",
+    ),
+    ("reliability.cable_failures_per_year", "Cable failure rate"),
+    (
+        "reliability.checkpoint_interval_minutes",
+        "Checkpoint interval",
+    ),
+    ("reliability.restart_minutes", "Restart time"),
+    ("workload.message_bytes", "All-reduce message size"),
+    ("workload.background_load", "Background load"),
+    ("workload.mfu", "Model FLOPs utilization"),
+    ("workload.step_compute_ms", "Compute per step"),
+    ("workload.model_params_billion", "Model size"),
+    ("workload.active_params_billion", "Active parameters"),
+    ("workload.hidden_size", "Hidden size"),
+    ("workload.sequence_length", "Sequence length"),
+    ("workload.global_batch_tokens", "Global batch"),
+    ("workload.bucket_mb", "Gradient bucket"),
+    ("workload.bytes_per_gradient", "Gradient precision"),
+    ("workload.tensor_parallel", "Tensor parallelism"),
+    ("workload.pipeline_parallel", "Pipeline parallelism"),
+    ("workload.context_parallel", "Context parallelism"),
+    ("workload.data_parallel", "Data parallelism"),
+    ("workload.expert_parallel", "Expert parallelism"),
+    ("workload.moe_top_k", "Top-k routing"),
+    ("workload.kv_heads", "Key/value heads"),
+];
+
+/// An input's unit as a chart says it: the registry's (`USD per GPU-hour`, `bytes`), less a
+/// parenthesised example (`fraction (0.12 = 12%)` → `fraction`, `MB (10^6 bytes)` → `MB`).
+/// `None` for a name that is not a numeric plan input or whose declaration states no unit.
+pub fn input_unit(name: &str) -> Option<&'static str> {
+    let unit = crate::plan::registry::numeric_input(name)?
+        .numeric
+        .as_ref()?
+        .unit
+        .as_str();
+    let unit = unit.split(" (").next().unwrap_or(unit).trim();
+    (!unit.is_empty()).then_some(unit)
 }
 
-/// A readable axis label for a plan input, with its unit: "GPU-hour value (USD)".
+/// A readable name for a plan input and its unit (the name itself when it has no words).
+fn input_words(name: &str) -> (&str, Option<&'static str>) {
+    let words = INPUT_WORDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(name, |(_, w)| *w);
+    (words, input_unit(name))
+}
+
+/// A readable axis label for a plan input, with its unit: "GPU-hour value (USD per GPU-hour)".
 pub fn input_label(name: &str) -> String {
     match input_words(name) {
         (words, Some(unit)) => format!("{words} ({unit})"),
@@ -307,23 +396,62 @@ pub fn input_label(name: &str) -> String {
     }
 }
 
-/// A value of the input with its unit: "$253.73" for a GPU-hour value in USD, "4,352 GPUs",
-/// "0.900 (busy fraction)" (a crossover's label said a bare "253.730").
+/// A unit that describes the number ("fraction", "downlink:uplink ratio", "model dimension")
+/// rather than counts what it measures ("GPUs", "years", "Gb/s"): written in parentheses
+/// after the value, not as a noun.
+fn describes(unit: &str) -> bool {
+    unit.starts_with("fraction") || unit.ends_with("ratio") || unit.ends_with("dimension")
+}
+
+/// A value of the input with its unit: "$253.73 per GPU-hour", "4,352 GPUs", "400 Gb/s",
+/// "0.900 (fraction)" (a crossover's label said a bare "253.730").
 fn with_unit(name: &str, v: f64, whole: bool) -> String {
     let unit = input_words(name).1;
+    let usd = unit.is_some_and(|u| u.starts_with("USD"));
     let value = if whole {
         group_thousands(v.round() as i128)
-    } else if unit == Some("USD") {
+    } else if usd && v.abs() >= 1.0 {
         format!("{v:.2}")
     } else {
         format!("{v:.3}")
     };
     match unit {
-        Some("USD") => format!("${value}"),
-        Some(u) if u.contains(' ') || u.contains('/') => format!("{value} ({u})"),
+        // "USD per kWh" → "$0.085 per kWh".
+        Some(u) if usd => format!("${value}{}", &u["USD".len()..]),
+        Some(u) if describes(u) => format!("{value} ({u})"),
         Some(u) => format!("{value} {u}"),
         None => value,
     }
+}
+
+/// Whether a sweep chart's x axis is logarithmic. The rule: a geometric sweep
+/// (`scale=geometric`, and the default cluster-size sweep) always; otherwise only when every
+/// value is positive, they span more than two decades (largest > 100 × smallest) and they sit
+/// more evenly on a log axis than on a linear one (the smallest gap between neighbouring
+/// values is a larger share of the axis in log10 units than in linear ones), as
+/// `values=1000,1000000,1000000000,10000000000` does (on a linear axis the first two were
+/// drawn at the same pixel). An evenly spaced linear sweep (`from`/`to`/`steps`) therefore
+/// stays linear whatever its span, and so does any sweep within two decades.
+pub fn log_x_axis(values: &[f64], geometric: bool) -> bool {
+    if geometric {
+        return true;
+    }
+    let mut v: Vec<f64> = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    let (Some(&lo), Some(&hi)) = (v.first(), v.last()) else {
+        return false;
+    };
+    if v.len() < 3 || !lo.is_finite() || lo <= 0.0 || !hi.is_finite() || hi <= 100.0 * lo {
+        return false;
+    }
+    let smallest_gap = |t: &dyn Fn(f64) -> f64| {
+        let span = t(hi) - t(lo);
+        v.windows(2)
+            .map(|w| (t(w[1]) - t(w[0])) / span)
+            .fold(f64::INFINITY, f64::min)
+    };
+    smallest_gap(&f64::log10) > smallest_gap(&|x| x)
 }
 
 /// `sweep`: total cost against the swept input per fabric, crossovers marked. Rows that are
@@ -341,6 +469,7 @@ pub fn sweep(plan: &Plan, s: &SweepInput<'_>) -> Chart {
         }
     }
     let integer = s.rows.iter().all(|r| r.row.value.fract() == 0.0);
+    let values: Vec<f64> = s.rows.iter().map(|r| r.row.value).collect();
     let markers = s
         .crossovers
         .iter()
@@ -361,7 +490,7 @@ pub fn sweep(plan: &Plan, s: &SweepInput<'_>) -> Chart {
         series: Series::Lines {
             x_label: input_label(s.vary),
             x_integer: integer,
-            x_log: s.geometric,
+            x_log: log_x_axis(&values, s.geometric),
             lines,
             markers,
         },

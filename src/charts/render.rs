@@ -500,6 +500,115 @@ impl Ranged for Ticks {
     }
 }
 
+/// Width of the y-axis label area of a line chart, px.
+const Y_LABELS_PX: u32 = 118;
+
+/// Nine evenly spaced ticks from `x0` to `x1`.
+fn even_ticks(x0: f64, x1: f64) -> Vec<f64> {
+    (0..=8)
+        .map(|i| x0 + (x1 - x0) * f64::from(i) / 8.0)
+        .collect()
+}
+
+/// Ticks of a log axis from 10^`x0` to 10^`x1` (log10 units): the powers of ten in it (every
+/// second, third… when there are more than nine), or 1, 2 and 5 times them when the span holds
+/// fewer than three; evenly spaced when that still gives fewer than three.
+fn log_ticks(x0: f64, x1: f64) -> Vec<f64> {
+    let (first, last) = (x0.ceil() as i64, x1.floor() as i64);
+    let decades: Vec<f64> = (first..=last).map(|k| k as f64).collect();
+    if decades.len() >= 3 {
+        let every = decades.len().div_ceil(9);
+        return decades.into_iter().step_by(every).collect();
+    }
+    let eps = 1e-9;
+    let steps: Vec<f64> = (first - 1..=last)
+        .flat_map(|k| [1.0f64, 2.0, 5.0].map(|m| k as f64 + m.log10()))
+        .filter(|t| *t >= x0 - eps && *t <= x1 + eps)
+        .collect();
+    if steps.len() >= 3 {
+        steps
+    } else {
+        even_ticks(x0, x1)
+    }
+}
+
+/// An x tick's label. A log axis is drawn in log10 units and labelled with the value; whole
+/// values (years, GPUs, bytes) with thousands separators (blank between whole values on a
+/// linear axis), others with two decimals on a linear axis and three significant digits on a
+/// log one (0.05, 0.113, 1.5: rounded to whole numbers they printed "0", "0", "1").
+fn x_tick_label(v: f64, axes: &LineAxes<'_>) -> String {
+    let x = if axes.x_log { 10f64.powf(v) } else { v };
+    if axes.x_integer || (axes.x_log && x >= 1000.0) {
+        if !axes.x_log && (x - x.round()).abs() > 1e-6 {
+            return String::new();
+        }
+        group_thousands(x.round() as i128)
+    } else if axes.x_log {
+        let decimals = 2i32
+            .saturating_sub(x.abs().log10().floor() as i32)
+            .clamp(0, 9) as usize;
+        let s = format!("{x:.decimals$}");
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// How wide a tick label is drawn, px: plotters sets a size-14 font at 14 / 1.24 ≈ 11.3 px, in
+/// which DejaVu Sans' digits advance 1,303 of its 2,048 units per em and `,` and `.` 651.
+fn tick_label_px(label: &str) -> f64 {
+    let px_per_unit = 14.0 / 1.24 / 2048.0;
+    label
+        .chars()
+        .map(|c| {
+            if matches!(c, ',' | '.') {
+                651.0
+            } else {
+                1303.0
+            }
+        })
+        .sum::<f64>()
+        * px_per_unit
+}
+
+/// The ticks whose labels do not overlap their neighbours' on a `plot_px`-wide axis from `x0`
+/// to `x1`: the last is kept, and from left to right each tick whose label clears the last
+/// kept one and the last tick's (an overlapping one is left out; its point is still drawn).
+/// Labels are centred on their ticks and need 8 px between them.
+fn without_collisions(
+    ticks: &[f64],
+    x0: f64,
+    x1: f64,
+    plot_px: f64,
+    label: &dyn Fn(&f64) -> String,
+) -> Vec<f64> {
+    let span = x1 - x0;
+    let at = |v: f64| {
+        if span > 0.0 {
+            (v - x0) / span * plot_px
+        } else {
+            0.0
+        }
+    };
+    let half = |v: &f64| tick_label_px(&label(v)) / 2.0;
+    let clear = |a: &f64, b: &f64| (at(*b) - at(*a)).abs() >= half(a) + half(b) + 8.0;
+    let Some((last, rest)) = ticks.split_last() else {
+        return Vec::new();
+    };
+    let mut kept: Vec<f64> = Vec::with_capacity(ticks.len());
+    for t in rest {
+        if kept.last().is_none_or(|k| clear(k, t)) && clear(t, last) {
+            kept.push(*t);
+        }
+    }
+    kept.push(*last);
+    kept
+}
+
 struct LineAxes<'a> {
     x_label: &'a str,
     x_integer: bool,
@@ -541,7 +650,9 @@ fn draw_lines<DB: DrawingBackend>(
     ticks.sort_by(f64::total_cmp);
     ticks.dedup();
     if ticks.len() > 11 {
-        ticks = if axes.x_integer && !axes.x_log {
+        ticks = if axes.x_log {
+            log_ticks(x0, x1)
+        } else if axes.x_integer {
             // Whole values (years, GPUs) at a round step: eighths of 0–15 years fell between
             // years and printed blank.
             let step = nice_step((x1 - x0) / 8.0).max(1.0);
@@ -549,12 +660,20 @@ fn draw_lines<DB: DrawingBackend>(
             let last = (x1 / step).floor() as i64;
             (first..=last).map(|k| k as f64 * step).collect()
         } else {
-            (0..=8)
-                .map(|i| x0 + (x1 - x0) * f64::from(i) / 8.0)
-                .collect()
+            even_ticks(x0, x1)
         };
     }
-    let mut c = chart_builder(area, chart, 24, 48, 118)
+    let x_fmt = |v: &f64| x_tick_label(*v, &axes);
+    // The last tick sits on the plot's right edge, centred: the right margin holds half its
+    // label (a 14-character byte count ran off the image).
+    let margin_right = ticks
+        .last()
+        .map_or(0, |v| (tick_label_px(&x_fmt(v)) / 2.0).ceil() as u32 + 4)
+        .max(24);
+    // The plot's width: the area less the left margin, the right one and the y labels.
+    let plot_px = f64::from(area.dim_in_pixel().0) - f64::from(10 + margin_right + Y_LABELS_PX);
+    let ticks = without_collisions(&ticks, x0, x1, plot_px, &x_fmt);
+    let mut c = chart_builder(area, chart, margin_right, 48, Y_LABELS_PX)
         .build_cartesian_2d(
             Ticks {
                 lo: x0,
@@ -564,17 +683,6 @@ fn draw_lines<DB: DrawingBackend>(
             0f64..y_max(top),
         )
         .map_err(err)?;
-    let x_fmt = |v: &f64| {
-        let x = if axes.x_log { 10f64.powf(*v) } else { *v };
-        if axes.x_integer || axes.x_log {
-            if (x - x.round()).abs() > 1e-6 && !axes.x_log {
-                return String::new();
-            }
-            group_thousands(x.round() as i128)
-        } else {
-            format!("{x:.2}")
-        }
-    };
     let y_fmt = |v: &f64| usd_tick(*v);
     draw_mesh(
         c.configure_mesh()

@@ -72,14 +72,18 @@ fn cumulative_starts_at_capex_and_ends_at_the_total() {
     }
 }
 
-#[test]
-fn sweep_lines_and_markers_come_from_the_rows_and_crossovers() {
-    let p = plan(json!({"gpus": 1024}));
-    let row = |value: f64, fabric: Fabric, total: Decimal| crate::table::NamedSweepRow {
+/// A sweep row of `vary` at `value` for `fabric`, costing `total`.
+fn sweep_row(
+    vary: &str,
+    value: f64,
+    fabric: Fabric,
+    total: Decimal,
+) -> crate::table::NamedSweepRow {
+    crate::table::NamedSweepRow {
         inputs: crate::table::NamedValues(
             crate::table::NamedValue {
-                name: "gpus".into(),
-                value: json!(value as i64),
+                name: vary.into(),
+                value: json!(value),
             },
             None,
         ),
@@ -97,7 +101,13 @@ fn sweep_lines_and_markers_come_from_the_rows_and_crossovers() {
             plan_id: "p".into(),
             warnings: Vec::new().into(),
         },
-    };
+    }
+}
+
+#[test]
+fn sweep_lines_and_markers_come_from_the_rows_and_crossovers() {
+    let p = plan(json!({"gpus": 1024}));
+    let row = |value: f64, fabric: Fabric, total: Decimal| sweep_row("gpus", value, fabric, total);
     let rows = vec![
         row(256.0, Fabric::Infiniband, Decimal::new(10050, 2)),
         row(256.0, Fabric::Roce, Decimal::from(120)),
@@ -348,4 +358,259 @@ fn a_fabric_that_cannot_be_built_is_named_under_the_chart() {
     );
     let p = plan(json!({"gpus": 1024}));
     assert!(!data::cost_breakdown(&p).footer.contains("not drawn"));
+}
+
+/// Every input a sweep may vary has words and its registry unit on the sweep chart's axis
+/// and in its title: `workload.message_bytes`, `workload.mfu`, `nic_speed_gbps`… were drawn
+/// as their raw dotted names with no unit. A new sweepable input without a line in
+/// `data::INPUT_WORDS` fails here.
+#[test]
+fn every_sweepable_input_has_words_and_its_unit() {
+    let mut missing = Vec::new();
+    for p in crate::plan::registry::axis_inputs() {
+        let label = data::input_label(&p.name);
+        let unit = data::input_unit(&p.name);
+        let Some(unit) = unit else {
+            missing.push(format!("{}: no unit in its declaration", p.name));
+            continue;
+        };
+        // The registry's unit, less only a parenthesised example.
+        let declared = &p.numeric.as_ref().expect("numeric").unit;
+        assert!(
+            declared.starts_with(unit),
+            "{}: {unit} vs {declared}",
+            p.name
+        );
+        let Some(words) = label.strip_suffix(&format!(" ({unit})")) else {
+            missing.push(format!("{}: {label:?} does not end with ({unit})", p.name));
+            continue;
+        };
+        if words == p.name || words.contains(['.', '_']) || words.is_empty() {
+            missing.push(format!("{}: no words ({label:?})", p.name));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "inputs without words or unit: {missing:#?}"
+    );
+    // And no line for an input that is not one.
+    for (name, _) in data::INPUT_WORDS {
+        assert!(
+            crate::plan::registry::axis_inputs().any(|p| p.name == *name),
+            "{name} is not a sweepable input"
+        );
+    }
+}
+
+/// The audit's inputs, word for word, and the GPU-hour value's unit (it said "USD").
+#[test]
+fn the_sweep_axis_says_the_inputs_words_and_unit() {
+    for (name, label) in [
+        ("workload.message_bytes", "All-reduce message size (bytes)"),
+        (
+            "workload.background_load",
+            "Background load (fraction of link bandwidth)",
+        ),
+        ("workload.mfu", "Model FLOPs utilization (fraction of peak)"),
+        ("topology.planes", "Fabric planes (planes)"),
+        ("nic_speed_gbps", "NIC speed (Gb/s)"),
+        (
+            "economics.gpu_hour_usd",
+            "GPU-hour value (USD per GPU-hour)",
+        ),
+        ("economics.years", "Horizon (years)"),
+        ("gpus", "Cluster size (GPUs)"),
+        ("economics.discount_rate", "Discount rate (fraction)"),
+    ] {
+        assert_eq!(data::input_label(name), label, "{name}");
+    }
+    let p = plan(json!({"gpus": 1024}));
+    let rows = vec![
+        sweep_row("economics.gpu_hour_usd", 0.5, Fabric::Roce, Decimal::ONE),
+        sweep_row("economics.gpu_hour_usd", 400.5, Fabric::Roce, Decimal::TWO),
+    ];
+    let cross = vec![Crossover {
+        input: "economics.gpu_hour_usd".into(),
+        between: [0.5, 400.5],
+        value: 253.73,
+        exact: true,
+        from_fabric: Fabric::Roce,
+        to_fabric: Fabric::RoceAdaptive,
+        input2: None,
+        value2: None,
+    }];
+    let c = data::sweep(
+        &p,
+        &SweepInput {
+            vary: "economics.gpu_hour_usd",
+            rows: &rows,
+            crossovers: &cross,
+            geometric: false,
+        },
+    );
+    assert_eq!(c.title, "Total cost vs. GPU-hour value (USD per GPU-hour)");
+    let Series::Lines { markers, .. } = &c.series else {
+        panic!("lines expected")
+    };
+    assert!(
+        markers[0].label.ends_with("at $253.73 per GPU-hour"),
+        "{}",
+        markers[0].label
+    );
+}
+
+/// The log-axis rule (`data::log_x_axis`): geometric sweeps; otherwise positive values over
+/// more than two decades that sit more evenly on a log axis. Linear sweeps stay linear.
+#[test]
+fn a_sweep_over_decades_is_drawn_on_a_log_axis() {
+    let linear = |from: f64, to: f64, steps: u32| -> Vec<f64> {
+        (0..=steps)
+            .map(|i| from + (to - from) * f64::from(i) / f64::from(steps))
+            .collect()
+    };
+    assert!(data::log_x_axis(&[1e3, 1e6, 1e9, 1e10], false));
+    assert!(data::log_x_axis(&[1.0, 10.0, 100.0, 1000.0], false));
+    assert!(data::log_x_axis(&[256.0, 512.0], true), "geometric");
+    // Evenly spaced, however wide: linear, as today.
+    assert!(!data::log_x_axis(&linear(64.0, 16384.0, 8), false));
+    assert!(!data::log_x_axis(&linear(0.5, 400.0, 8), false));
+    assert!(!data::log_x_axis(&linear(1.0, 1e10, 3), false));
+    // Within two decades, with a zero or a negative, or too few values: linear.
+    assert!(!data::log_x_axis(&[1.0, 2.0, 5.0, 50.0], false));
+    assert!(!data::log_x_axis(&[0.0, 1e3, 1e6, 1e9], false));
+    assert!(!data::log_x_axis(&[1e3, 1e9], false));
+    // Rows repeat each value per fabric: that is not a gap of zero.
+    assert!(data::log_x_axis(&[1e3, 1e3, 1e6, 1e6, 1e9, 1e9], false));
+}
+
+/// The x-axis tick labels of an SVG chart: (centre x, text), from the `text-anchor="middle"`
+/// texts drawn at the tick-label size (14 → 11.29 px in plotters' SVG).
+fn x_tick_labels(svg: &str) -> Vec<(f64, String)> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let (attrs, rest) = t.split_once('>')?;
+            let attr = |name: &str| {
+                attrs
+                    .split(&format!(" {name}=\""))
+                    .nth(1)?
+                    .split('"')
+                    .next()
+                    .map(str::to_string)
+            };
+            if attr("text-anchor")? != "middle" || !attr("font-size")?.starts_with("11.29") {
+                return None;
+            }
+            let text = rest.split("</text>").next()?.trim().to_string();
+            Some((attr("x")?.parse().ok()?, text))
+        })
+        .collect()
+}
+
+/// Neighbouring labels overlap when their centres are closer than half their widths (DejaVu
+/// Sans at 11.29 px: digits 7.2 px, `,` and `.` 3.6 px) — and every label is inside the image.
+fn assert_ticks_apart(svg: &str, what: &str) {
+    let mut ticks = x_tick_labels(svg);
+    assert!(ticks.len() >= 2, "{what}: ticks {ticks:?}");
+    ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let half = |s: &str| {
+        s.chars()
+            .map(|c| if matches!(c, ',' | '.') { 3.6 } else { 7.2 })
+            .sum::<f64>()
+            / 2.0
+    };
+    for w in ticks.windows(2) {
+        let ((xa, a), (xb, b)) = (&w[0], &w[1]);
+        assert!(
+            xb - xa >= half(a) + half(b),
+            "{what}: {a} at {xa} and {b} at {xb} overlap"
+        );
+    }
+    for (x, t) in &ticks {
+        assert!(
+            x - half(t) >= 0.0 && x + half(t) <= f64::from(render::WIDTH),
+            "{what}: {t} at {x} runs off the image"
+        );
+    }
+}
+
+/// Message sizes over seven decades: a log axis whose labels are apart and inside the image
+/// ("1,000" and "1,000,000" were both drawn at x = 128; "10,000,000,000" ran off the right
+/// edge). Values within two decades that crowd a linear axis lose a label, not overlap.
+#[test]
+fn sweep_tick_labels_never_collide() {
+    let p = plan(json!({"gpus": 1024}));
+    for (vary, values) in [
+        ("workload.message_bytes", vec![1e3, 1e6, 1e9, 1e10]),
+        ("gpus", vec![100.0, 101.0, 102.0, 5000.0]),
+        ("economics.gpu_hour_usd", vec![0.5, 0.51, 20.0, 40.0]),
+    ] {
+        let rows: Vec<_> = values
+            .iter()
+            .enumerate()
+            .flat_map(|(i, v)| {
+                [Fabric::Infiniband, Fabric::Roce]
+                    .map(|f| sweep_row(vary, *v, f, Decimal::from(1000 + i as i64)))
+            })
+            .collect();
+        let c = data::sweep(
+            &p,
+            &SweepInput {
+                vary,
+                rows: &rows,
+                crossovers: &[],
+                geometric: false,
+            },
+        );
+        let svg = render::svg(&c).expect("svg");
+        assert_ticks_apart(&svg, vary);
+        assert!(svg.contains(&data::input_label(vary)), "{vary}: axis title");
+        assert!(!svg.contains(&format!(">{vary}<")), "{vary}: raw name");
+    }
+    // The message sizes are on a log axis: the first three points are not in the first tenth.
+    let rows: Vec<_> = [1e3, 1e6, 1e9, 1e10]
+        .map(|v| sweep_row("workload.message_bytes", v, Fabric::Roce, Decimal::ONE))
+        .to_vec();
+    let c = data::sweep(
+        &p,
+        &SweepInput {
+            vary: "workload.message_bytes",
+            rows: &rows,
+            crossovers: &[],
+            geometric: false,
+        },
+    );
+    let Series::Lines { x_log, .. } = &c.series else {
+        panic!("lines expected")
+    };
+    assert!(*x_log);
+    let labels: Vec<String> = x_tick_labels(&render::svg(&c).expect("svg"))
+        .into_iter()
+        .map(|t| t.1)
+        .collect();
+    for l in ["1,000", "1,000,000", "10,000,000,000"] {
+        assert!(labels.iter().any(|t| t == l), "{l} in {labels:?}");
+    }
+}
+
+/// A geometric sweep of a fraction is labelled with its digits (rounded to whole numbers the
+/// ticks read "0", "0", "1").
+#[test]
+fn a_log_axis_of_fractions_keeps_its_digits() {
+    let p = plan(json!({"gpus": 1024}));
+    let rows: Vec<_> = [0.05, 0.1, 0.2, 0.4, 0.8]
+        .map(|v| sweep_row("utilization.busy_fraction", v, Fabric::Roce, Decimal::ONE))
+        .to_vec();
+    let c = data::sweep(
+        &p,
+        &SweepInput {
+            vary: "utilization.busy_fraction",
+            rows: &rows,
+            crossovers: &[],
+            geometric: true,
+        },
+    );
+    let svg = render::svg(&c).expect("svg");
+    let labels: Vec<String> = x_tick_labels(&svg).into_iter().map(|t| t.1).collect();
+    assert_eq!(labels, ["0.05", "0.1", "0.2", "0.4", "0.8"], "{labels:?}");
 }
