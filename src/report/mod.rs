@@ -69,7 +69,7 @@ pub const FORM: &[FieldSpec] = &[
     FieldSpec::Number("economics.years", "Years", "1", "Horizon of the TCO."),
     FieldSpec::Number(
         "economics.gpu_hour_usd",
-        "GPU-hour value (USD)",
+        "GPU-hour value (USD per GPU-hour)",
         "any",
         "What an hour of one GPU is worth; blank = the catalog's owned cost.",
     ),
