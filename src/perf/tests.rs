@@ -571,6 +571,24 @@ fn faster_gpu_exposes_more_communication() {
 /// Taken hidden-wide it was 16× larger and the job came out 33 % idle on the network.
 #[test]
 fn long_context_all_gather_moves_only_the_kv_heads() {
+    let mut input = llama3_long_context();
+    let r = evaluate(&input).expect("plan");
+    let cp = collective(&r, "context");
+    assert_eq!(cp.exposed_ms, 0.0, "{cp:?}");
+    assert!(r.gpu_idle_fraction < 0.01, "{}", r.gpu_idle_fraction);
+    // Multi-head attention (128 KV heads, hidden-wide) moves 16 times the bytes.
+    input.workload.kv_heads = 128;
+    let mha = evaluate(&input).expect("plan");
+    assert_eq!(
+        collective(&mha, "context").bytes_per_step,
+        16 * cp.bytes_per_step
+    );
+    assert!(mha.gpu_idle_fraction > 0.2, "{}", mha.gpu_idle_fraction);
+}
+
+/// Llama 3 405B's long-context stage on 16,384 H100 over InfiniBand: TP 8 × CP 16 × PP 16,
+/// sequences of 131,072 tokens.
+fn llama3_long_context() -> PerfInput {
     let mut input = preset_input(
         WorkloadPreset::DenseLlama3_405b,
         "h100",
@@ -579,46 +597,24 @@ fn long_context_all_gather_moves_only_the_kv_heads() {
     );
     input.workload.context_parallel = 16;
     input.workload.sequence_length = 131_072;
-    let r = evaluate(&input).expect("plan");
-    let cp = r
-        .collectives
+    input
+}
+
+/// The result's collective of one parallelism.
+fn collective<'r>(r: &'r PerfResult, parallelism: &str) -> &'r CollectiveResult {
+    r.collectives
         .iter()
-        .find(|c| c.parallelism == "context")
-        .expect("context all-gather");
-    assert_eq!(cp.exposed_ms, 0.0, "{cp:?}");
-    assert!(r.gpu_idle_fraction < 0.01, "{}", r.gpu_idle_fraction);
-    // Multi-head attention (128 KV heads, hidden-wide) moves 16 times the bytes.
-    input.workload.kv_heads = 128;
-    let mha = evaluate(&input).expect("plan");
-    let cp_mha = mha
-        .collectives
-        .iter()
-        .find(|c| c.parallelism == "context")
-        .expect("context all-gather");
-    assert_eq!(cp_mha.bytes_per_step, 16 * cp.bytes_per_step);
-    assert!(mha.gpu_idle_fraction > 0.2, "{}", mha.gpu_idle_fraction);
+        .find(|c| c.parallelism == parallelism)
+        .expect("collective")
 }
 
 /// Context-parallel ranks hold the same weights as their data-parallel peers and see other
 /// tokens: the gradient all-reduce runs over DP × CP ranks (it ran over DP alone).
 #[test]
 fn gradients_are_reduced_over_the_data_and_context_parallel_ranks() {
-    let mut input = preset_input(
-        WorkloadPreset::DenseLlama3_405b,
-        "h100",
-        Fabric::Infiniband,
-        16_384,
-    );
-    input.workload.context_parallel = 16;
-    input.workload.sequence_length = 131_072;
-    let r = evaluate(&input).expect("plan");
-    let data = r
-        .collectives
-        .iter()
-        .find(|c| c.parallelism == "data")
-        .expect("data all-reduce");
+    let r = evaluate(&llama3_long_context()).expect("plan");
     // 16,384 / (TP 8 × PP 16 × CP 16) = 8 replicas, 8 × 16 = 128 ranks.
-    assert_eq!(data.group_size, 128);
+    assert_eq!(collective(&r, "data").group_size, 128);
 }
 
 /// One more GPU on a server of its own slows an all-reduce down: its one NIC must take in and
