@@ -237,11 +237,11 @@ fn single_layer(at: &Attempt<'_>) -> Result<Topology, SizingError> {
 
 /// Rails collapsed onto shared leaves in the partly filled scalable unit: whole SUs get their R
 /// rail leaves as in `su_clos`; the last, partial SU of `rem` nodes (rem < d) gets
-/// ⌈rem·R / d⌉ leaves instead of R, its ports packed rail-major, whole rails first (a leaf
-/// takes ⌊d / rem⌋ whole rails; rails that do not fit whole fill the spare ports in order,
-/// [`PartialSu`]). Below one SU that is the whole fabric. Leaves are joined by the two-tier
-/// spine rule (two tiers only: at most k leaves). Not applicable when the cluster is whole SUs
-/// (identical to `su_clos`) or fits one switch.
+/// ⌈rem·R / d⌉ leaves instead of R, its ports packed rail-major (a leaf takes ⌊d / rem⌋ whole
+/// rails when rem ≤ d/2; a rail spans at most two adjacent leaves). Below one SU that is the
+/// whole fabric. Leaves are joined by the two-tier spine rule (two tiers only: at most k
+/// leaves). Not applicable when the cluster is whole SUs (identical to `su_clos`) or fits one
+/// switch.
 ///
 /// The leaf split: the fullest one decides whether the design applies, as in `su_clos`;
 /// oversubscribed, every exact split of [`exact_splits`] that needs no more leaves than the SU
@@ -315,10 +315,6 @@ fn collapsed_cost(b: &Basics, split: LeafSplit, leaves: Option<&Leaves>) -> Opti
 }
 
 /// The leaves of `collapsed_rails` with one split, `None` when the nodes are whole SUs of d.
-///
-/// The partial SU's `rem`·R ports sit on ⌈rem·R / d⌉ leaves, rail-major with whole rails
-/// first ([`PartialSu`]); `nodes_per_leaf` is taken from the leaf whose uplinks carry the most
-/// crossing traffic ([`GatingLeaf`]).
 fn collapsed_leaves(b: &Basics, split: LeafSplit) -> Result<Option<Leaves>, SizingError> {
     let (d, u) = (split.downlinks, split.uplinks);
     let full_sus = b.nodes.checked_div(d).unwrap_or(0);
@@ -326,149 +322,24 @@ fn collapsed_leaves(b: &Basics, split: LeafSplit) -> Result<Option<Leaves>, Sizi
     if rem == 0 {
         return Ok(None);
     }
+    // The partial SU's rem·R ports packed rail-major onto ⌈rem·R / d⌉ leaves: a leaf holds
+    // whole rails when d ≥ rem, and a rail spans at most two adjacent leaves otherwise.
     let partial_ports = mul(rem, b.r, "endpoints")?;
     let partial_leaves = ceil_div(partial_ports, d, "leaves")?;
     let full_leaves = mul(full_sus, b.r, "leaves")?;
     let leaves = add(full_leaves, partial_leaves, "leaves")?;
-    let sus = add(full_sus, 1, "scalable units")?;
-    if leaves > b.k {
-        // Beyond two tiers: `two_tier` refuses it and `collapsed_cost` skips it, so the
-        // leaves are not laid out (cages and population are never read).
-        return Ok(Some(Leaves {
-            count: leaves,
-            cages: 0,
-            su_nodes: d,
-            sus,
-            nodes_per_leaf: rem,
-        }));
-    }
-    let layout = PartialSu::new(rem, b.r, d, partial_leaves)?;
-    let cage_of = |down: u64| ceil_div(add(down, u, "cages")?, b.per_cage, "cages");
-    let mut cages = mul(full_leaves, cage_of(d)?, "cages")?;
-    let mut gating = GatingLeaf::new(b.nodes, d);
-    if full_sus > 0 {
-        // A whole-SU leaf: d servers of one rail.
-        gating.weigh(d, mul(d, d, "nodes per leaf")?)?;
-    }
-    for j in 0..partial_leaves {
-        let (ports, squares) = layout.leaf(j)?;
-        cages = add(cages, cage_of(ports)?, "cages")?;
-        gating.weigh(ports, squares)?;
-    }
+    // Cages: whole-SU leaves and all but the last partial-SU leaf carry d node links; the last
+    // carries what is left of the partial SU's ports.
+    let last_down = last_group(partial_ports, partial_leaves, d, "cages")?;
     Ok(Some(Leaves {
         count: leaves,
-        cages,
+        cages: cages_of_leaves(b, leaves, d, last_down, u)?,
         su_nodes: d,
-        sus,
-        nodes_per_leaf: gating.population(),
+        sus: add(full_sus, 1, "scalable units")?,
+        // Same-rail traffic stays on one leaf within an SU (d nodes), or within the
+        // partial SU when there is no whole one.
+        nodes_per_leaf: if full_sus > 0 { d } else { rem },
     }))
-}
-
-/// How `collapsed_rails` lays out the partial SU's `rem` servers × R rails on its `leaves` =
-/// ⌈rem·R / d⌉ leaves, rail-major (a rail's ports together), whole rails first: each leaf takes
-/// w = ⌊d / rem⌋ whole rails in rail order (the last leaf what is left), and when the leaves
-/// cannot hold every rail whole (leaves·w < R) the rails left over fill the leaves' spare
-/// d − w·rem ports in order, a rail split over two or more adjacent leaves. With R leaves that
-/// is one rail a leaf, as in `su_clos`.
-#[derive(Debug, Clone, Copy)]
-struct PartialSu {
-    rem: u64,
-    r: u64,
-    /// Whole rails a leaf takes, ⌊d / rem⌋ ≥ 1.
-    w: u64,
-    /// Spare ports a leaf keeps for the rails left over, d − w·rem.
-    spare: u64,
-    /// Ports of the rails left over, (R − leaves·w)·rem (0 when every rail is whole).
-    leftover: u64,
-}
-
-impl PartialSu {
-    fn new(rem: u64, r: u64, d: u64, leaves: u64) -> Result<Self, SizingError> {
-        const W: &str = "nodes per leaf";
-        let w = super::or_overflow(d.checked_div(rem), W)?;
-        let whole = mul(leaves, w, W)?;
-        let leftover = mul(r.saturating_sub(whole), rem, W)?;
-        Ok(PartialSu {
-            rem,
-            r,
-            w,
-            spare: sub(d, mul(w, rem, W)?, W)?,
-            leftover,
-        })
-    }
-
-    /// Leaf `j`'s server ports and the sum, over the rail pieces on it, of the piece's servers
-    /// squared (Σ p², the ports weighted by their same-leaf population).
-    fn leaf(&self, j: u64) -> Result<(u64, u64), SizingError> {
-        const W: &str = "nodes per leaf";
-        let rem = self.rem;
-        let rem_sq = mul(rem, rem, W)?;
-        if self.leftover == 0 {
-            // Every rail whole: w a leaf in order, the last leaf what is left (≥ 1 rail, since
-            // leaves = ⌈rem·R / d⌉ ≤ ⌈R / w⌉).
-            let before = mul(j, self.w, W)?;
-            let rails = self.r.saturating_sub(before).min(self.w);
-            return Ok((mul(rails, rem, W)?, mul(rails, rem_sq, W)?));
-        }
-        // w whole rails, then this leaf's share [lo, hi) of the left-over rails' ports, which
-        // fill the spares in order (each rail `rem` ports, so a share of spare < rem ports
-        // holds pieces of at most two rails).
-        let whole_ports = mul(self.w, rem, W)?;
-        let whole_sq = mul(self.w, rem_sq, W)?;
-        let lo = mul(j, self.spare, W)?.min(self.leftover);
-        let hi = add(lo, self.spare, W)?.min(self.leftover);
-        let mut squares = whole_sq;
-        let mut at = lo;
-        while at < hi {
-            // The rail holding port `at` ends at the next multiple of rem.
-            let rail = super::or_overflow(at.checked_div(rem), W)?;
-            let rail_end = mul(add(rail, 1, W)?, rem, W)?;
-            let piece = sub(rail_end.min(hi), at, W)?;
-            squares = add(squares, mul(piece, piece, W)?, W)?;
-            at = add(at, piece, W)?;
-        }
-        Ok((add(whole_ports, sub(hi, lo, W)?, W)?, squares))
-    }
-}
-
-/// The leaf that gates a synchronous collective (docs/model.md §4: it runs at the most-loaded
-/// link) and the population it reports as `nodes_per_leaf`.
-///
-/// With N servers and peers spread uniformly (§4), a server port whose rail has p servers on
-/// its leaf sends (N − p)/(N − 1) of its traffic up, so a leaf with `ports` server ports (of
-/// its d downlinks) whose rail pieces have p servers each sends (ports·N − Σ p²)/(N − 1)
-/// ports' worth up its uplinks (the same count on every leaf of a design). The model knows one
-/// leaf of d downlinks, each sending h = (N − n)/(N − 1) up (load h·o on the uplinks), so n is
-/// chosen for it to send what the leaf sending the most sends: n = ⌊((d − ports)·N + Σ p²) / d⌋,
-/// the mean over that leaf's d downlinks of the same-leaf population, a downlink not in use
-/// counting as N (nothing of it goes up). For a leaf whose ports are all in use that is the
-/// mean over its ports (the population itself when one group of servers fills it); a lightly
-/// filled leaf does not pass its servers' crossing share off as a full leaf's load.
-#[derive(Debug, Clone, Copy)]
-struct GatingLeaf {
-    nodes: u64,
-    d: u64,
-    /// The smallest n so far (the leaf sending the most).
-    n: Option<u64>,
-}
-
-impl GatingLeaf {
-    fn new(nodes: u64, d: u64) -> Self {
-        GatingLeaf { nodes, d, n: None }
-    }
-
-    /// Weighs a leaf with `ports` server ports and Σ p² = `squares` over its rail pieces.
-    fn weigh(&mut self, ports: u64, squares: u64) -> Result<(), SizingError> {
-        const W: &str = "nodes per leaf";
-        let idle = mul(sub(self.d, ports, W)?, self.nodes, W)?;
-        let n = super::or_overflow(add(idle, squares, W)?.checked_div(self.d), W)?;
-        self.n = Some(self.n.map_or(n, |m| m.min(n)));
-        Ok(())
-    }
-
-    fn population(&self) -> u64 {
-        self.n.unwrap_or(1).max(1)
-    }
 }
 
 /// Cages of `n` ≥ 1 leaves of which all but the last carry `full` node links and the last

@@ -122,17 +122,9 @@ pub struct Topology {
     pub scalable_unit_nodes: u32,
     /// Scalable units built = ceil(nodes / scalable_unit_nodes); the last may be partly filled.
     pub scalable_units: u32,
-    /// Same-rail servers sharing a leaf, on the leaf that gates a synchronous collective: the
-    /// one whose uplinks carry the most crossing traffic when peers spread uniformly over the
-    /// N servers (a port whose rail has p servers on its leaf sends (N − p)/(N − 1) of its
-    /// traffic up). The performance model takes it as n in the crossing share
-    /// h = (N − n)/(N − 1), the load h·o of a leaf's uplinks, and for the switch hops
-    /// (docs/model.md §4). `su_clos`: the SU's servers (d rail-optimized, ⌊d / R⌋ not; at most
-    /// N), a full leaf always sending the most; `tor_copper`: a full rack leaf's servers;
-    /// `collapsed_rails`: the mean over the most loaded leaf's d downlinks, a free one counting
-    /// as N, ⌊((d − ports)·N + Σ p²) / d⌋ (16, not the SU's 112, for 1,024 H100 at 8:1 on
-    /// 128 × 400G: 7 rails of a 16-server partial SU share a leaf); `single_switch`,
-    /// `dual_switch`, `rail_only`: every server. docs/sizing.md "nodes_per_leaf".
+    /// Nodes one full leaf serves (capacity; equal to `scalable_unit_nodes` in the SU designs,
+    /// the servers on one rack leaf for `tor_copper`). Traffic between GPUs of the same rail
+    /// within this many nodes stays on one leaf.
     pub nodes_per_leaf: u32,
     /// Leaf switches, total across planes.
     pub leaf_switches: u64,
@@ -880,11 +872,7 @@ fn size_split(
         endpoints_per_plane: endpoints,
         scalable_unit_nodes: to_u32(su_nodes, "scalable unit")?,
         scalable_units: to_u32(sus, "scalable units")?,
-        // The leaf that sends the most up (docs/sizing.md "nodes_per_leaf"): a leaf of p nodes
-        // sends ∝ p·(N − p), and a full leaf (n) and the partial one (q) are both among the N
-        // nodes, so n·(N − n) − q·(N − q) = (n − q)·(N − n − q) ≥ 0: a full leaf's population
-        // (as much with one full SU); below one SU, the one leaf's nodes.
-        nodes_per_leaf: to_u32(su_nodes.min(nodes), "nodes per leaf")?,
+        nodes_per_leaf: to_u32(su_nodes, "nodes per leaf")?,
         leaf_switches: total(leaves, "leaves")?,
         spine_switches: total(spines, "spines")?,
         core_switches: total(cores, "core switches")?,

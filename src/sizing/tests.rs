@@ -440,80 +440,6 @@ fn three_tiers_choose_among_exact_splits_too() {
     assert_eq!((t.leaf_downlinks, t.leaf_uplinks), (40, 20));
 }
 
-/// `nodes_per_leaf` of `collapsed_rails` comes from the leaf whose uplinks carry the most
-/// crossing traffic, with peers spread uniformly over the N servers (docs/sizing.md,
-/// "nodes_per_leaf"): a leaf's server ports send (ports·N − Σ p²)/(N − 1) ports' worth up,
-/// p the servers of each rail piece on it; n = ⌊((d − ports)·N + Σ p²) / d⌋, the mean over its
-/// d downlinks of the same-leaf population (a free downlink counting as N), the population
-/// itself for a leaf one group fills. It was the full SU's d whenever one whole SU existed
-/// (audit 7, finding 4: 112 at 8:1 below).
-#[test]
-fn collapsed_rails_reports_the_population_of_the_most_loaded_leaf() {
-    let eth = eth_64x800();
-    let npl = |sw: &SwitchSpec, gpus: u32, o: f64| {
-        let t = size_design(
-            &cluster(gpus, 8, 400),
-            sw,
-            &opts(1, o, 3),
-            Design::CollapsedRails,
-        )
-        .expect("collapsed rails");
-        (t.leaf_downlinks, t.leaf_switches, t.nodes_per_leaf)
-    };
-    // 1,024 H100 = 128 servers on 128 × 400G at 8:1 (112:14): one SU of 112 + 16 servers. The
-    // partial SU's 128 ports: ⌊112/16⌋ = 7 whole rails on one leaf, 1 on the other. Sent up,
-    // in ports' worth × 127: a whole-SU leaf 112·(128 − 112) = 1,792; the 7-rail leaf
-    // 112·128 − 7·16² = 12,544; the 1-rail leaf 16·112 = 1,792. The 7-rail leaf gates: 16
-    // (h = 112/127 = 0.88 on its 14 uplinks, not 16/127 = 0.13).
-    assert_eq!(npl(&eth, 1024, 8.0), (112, 10, 16));
-    // 4:1 builds 96:24: one SU + 32 servers, 3 + 3 + 2 whole rails on 3 leaves; a 3-rail leaf
-    // sends 96·128 − 3·32² = 9,216 against 96·32 = 3,072: 32.
-    assert_eq!(npl(&eth, 1024, 4.0), (96, 11, 32));
-    // 2:1 builds 80:40: one SU + 48 servers on ⌈384/80⌉ = 5 leaves of one whole rail (48)
-    // each; rails 5–7 (144 ports) fill the 32 spare ports of each leaf in order: 32 | 16 + 16
-    // | 32 | 32 | 16. Leaf 1 sends the most, 80·128 − (48² + 16² + 16²) = 7,424 (leaf 0:
-    // 6,912; a whole-SU leaf 80·48 = 3,840): ⌊2,816 / 80⌋ = 35.
-    assert_eq!(npl(&eth, 1024, 2.0), (80, 13, 35));
-    // Below one SU, rails that do not fit whole cross the spines: 40 servers (320 GPUs) at 1:1
-    // on ⌈320/64⌉ = 5 leaves of one whole rail and 24 spare ports; rails 5–7 fill the spares
-    // 24 | 16 + 8 | 24 | 8 + 16 | 24. Leaves 1 and 3 send 64·40 − (40² + 16² + 8²) = 640:
-    // ⌊1,920 / 64⌋ = 30. It was 40 (every rail on one leaf: nothing crossing).
-    assert_eq!(npl(&eth, 320, 1.0), (64, 5, 30));
-    // Whole rails below one SU: 16 servers on QM9700, 2 rails a leaf, nothing crosses: 16.
-    assert_eq!(npl(&qm9700(), 128, 1.0), (32, 4, 16));
-    // A lone partial leaf does not gate: 129 servers at 1:1, two SUs of 64 + one server whose 8
-    // ports share a leaf. That leaf sends 8·129 − 8 = 1,024 up its 64 uplinks; a whole-SU
-    // leaf 64·65 = 4,160. So 64, not the lone server's 1 (which would put every server at
-    // h = 1 and λ = o·q sub-flows per uplink, for a leaf carrying 8 ports' worth on 64).
-    assert_eq!(npl(&eth, 1032, 1.0), (64, 17, 64));
-    // With one SU the lone server's leaf does send the most — 8·65 − 8 = 512 against
-    // 64·(65 − 64) = 64 — but 8 ports' worth on 64 uplinks loads none of them: its 56 free
-    // downlinks count as N = 65, n = ⌊(56·65 + 8) / 64⌋ = 57, h = 8/64, λ = h·o·q = 0.25
-    // sub-flows an uplink, what that leaf carries. The mean over its 8 ports alone (1) would
-    // give h = 1 and λ = 2, as if a full leaf of such servers sent.
-    assert_eq!(npl(&eth, 520, 1.0), (64, 9, 57));
-    // The same on QM9700: 33 servers, n = ⌊(24·33 + 8) / 32⌋ = 25.
-    assert_eq!(npl(&qm9700(), 264, 1.0), (32, 9, 25));
-    // DGX SuperPOD 4 SU with UFM: 127 nodes on QM9700, 31 in the last SU: ⌈248/32⌉ = 8 leaves,
-    // one whole rail each, as `su_clos` (and NVIDIA) wire them; whole-SU leaves send
-    // 32·95 = 3,040, a 31-node leaf 31·96 = 2,976: 32.
-    assert_eq!(npl(&qm9700(), 1016, 1.0), (32, 32, 32));
-    // su_clos: per rail the leaves' populations add up to N and p·(N − p) grows up to N/2, so
-    // a full leaf always sends the most (or as much, with one full SU): its population stays.
-    let t = size_design(
-        &cluster(1016, 8, 400),
-        &eth,
-        &opts(1, 1.0, 3),
-        Design::SuClos,
-    )
-    .expect("su");
-    assert_eq!(t.nodes_per_leaf, 64);
-    let mut node_major = opts(1, 1.0, 3);
-    node_major.rail_optimized = false;
-    let t = size_design(&cluster(1016, 8, 400), &eth, &node_major, Design::SuClos).expect("su");
-    assert_eq!(t.nodes_per_leaf, 8);
-}
-
 /// `rail_optimized: false` asks for a server's ports on one leaf; `collapsed_rails` packs them
 /// rail-major, so `auto` does not build it then (as it does not build `tor_copper` for a
 /// rail-optimized request), though it is sized and listed. Asked for by name, it is built.
@@ -896,13 +822,6 @@ fn check_every_design(
     for (d, t) in alternatives(c, sw, o) {
         let Ok(t) = t else { continue };
         prop_assert_eq!(t.design, d);
-        prop_assert!(t.nodes_per_leaf >= 1 && t.nodes_per_leaf <= t.nodes);
-        if d == Design::CollapsedRails {
-            prop_assert_eq!(
-                u64::from(t.nodes_per_leaf),
-                collapsed_population_by_hand(&t, u64::from(c.nics_per_node))
-            );
-        }
         let k = u64::from(t.radix);
         prop_assert_eq!(
             t.links.node_leaf,
@@ -921,49 +840,6 @@ fn check_every_design(
         }
     }
     Ok(())
-}
-
-/// `nodes_per_leaf` of a `collapsed_rails` topology, port by port from the rules: whole SUs of
-/// d servers on R rail leaves; the partial SU's rem·R ports on ⌈rem·R / d⌉ leaves, each taking
-/// ⌊d / rem⌋ whole rails in rail order, the rails left over placed a port at a time on the
-/// first leaf with a free downlink. Each leaf's mean over its d downlinks of the same-leaf
-/// population (a free downlink counting as N); the smallest (the leaf sending the most up).
-fn collapsed_population_by_hand(t: &Topology, r: u64) -> u64 {
-    let (n, d) = (u64::from(t.nodes), u64::from(t.leaf_downlinks));
-    let (full, rem) = (n / d, n % d);
-    let leaves = (rem * r).div_ceil(d) as usize;
-    let w = d / rem;
-    // pieces[leaf][rail] = servers of that rail on that leaf.
-    let mut pieces = vec![vec![0u64; r as usize]; leaves];
-    let mut rail = 0usize;
-    for leaf in pieces.iter_mut() {
-        for _ in 0..w {
-            if rail < r as usize {
-                leaf[rail] = rem;
-                rail += 1;
-            }
-        }
-    }
-    for rail in rail..r as usize {
-        for _ in 0..rem {
-            let leaf = pieces
-                .iter_mut()
-                .find(|l| l.iter().sum::<u64>() < d)
-                .expect("the leaves hold every port");
-            leaf[rail] += 1;
-        }
-    }
-    // Per downlink: a port of a rail piece of p servers counts p, a free downlink N.
-    let mean = |l: &[u64]| {
-        let ports: u64 = l.iter().sum();
-        ((d - ports) * n + l.iter().map(|p| p * p).sum::<u64>()) / d
-    };
-    let partial = pieces.iter().map(|l| mean(l)).min().expect("a leaf");
-    if full > 0 {
-        partial.min(d).max(1)
-    } else {
-        partial.max(1)
-    }
 }
 
 /// Switches per plane (and tiers) of the SU Clos with leaf split d : u, from the rules: SU of d
