@@ -24,7 +24,8 @@ pub struct GpuIdle {
     #[serde(serialize_with = "crate::json::decimal")]
     pub cost_total_usd: Decimal,
     /// GPU-hours lost per year to network failures (interruptions × (checkpoint/2 + restart) ×
-    /// job GPUs), a number. Not part of `gpu_hours_per_year` (the communication wait).
+    /// job GPUs), a number to the hundredth. Not part of `gpu_hours_per_year` (the
+    /// communication wait).
     pub failure_gpu_hours_per_year: f64,
     /// `failure_gpu_hours_per_year` × the GPU-hour value, USD per year; included in
     /// `cost_per_year_usd` and `cost_total_usd`.
@@ -88,7 +89,12 @@ pub fn gpu_idle(
         gpu_hours_per_year: round_hours(hours),
         cost_per_year_usd: per_year,
         cost_total_usd: total,
-        failure_gpu_hours_per_year,
+        // The hours as priced, to the hundredth like `gpu_hours_per_year` (the float printed
+        // 5826.780000000001 beside 10296.50).
+        failure_gpu_hours_per_year: rust_decimal::prelude::ToPrimitive::to_f64(&round_hours(
+            failure_hours,
+        ))
+        .unwrap_or(failure_gpu_hours_per_year),
         failure_cost_per_year_usd: failure_per_year,
     })
 }

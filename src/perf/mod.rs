@@ -407,7 +407,13 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
         }
     };
     let per_node = per_node.max(1);
-    let nodes = ranks.div_ceil(per_node).max(1);
+    let nodes = match input.workload.message_bytes {
+        // The servers (domains) the GPUs fill: the emptiest one's NICs set the bandwidth above,
+        // the latency terms count the real nodes (1,017 H100 are 128 servers, not 1,017).
+        Some(_) => gpus.div_ceil(g_node.max(1)),
+        None => ranks.div_ceil(per_node),
+    }
+    .max(1);
     Ok((ranks, per_node, nodes, dp))
 }
 

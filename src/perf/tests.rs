@@ -641,6 +641,8 @@ fn a_partly_filled_last_server_gates_an_explicit_all_reduce() {
     assert!(one_more.allreduce_time_us > 3.0 * full.allreduce_time_us);
     assert!(one_more.busbw_gbytes_per_s <= one_more.busbw_ceiling_gbytes_per_s);
     assert!(one_more.gpu_idle_fraction > full.gpu_idle_fraction);
+    // Its latency counts the servers there are, 129, not one node a GPU (1,025).
+    assert_eq!(one_more.communicator_nodes, 129);
     // Whole servers are as before: 1,024 is 128 nodes of 8.
     assert!(
         (full.busbw_gbytes_per_s - 333.7).abs() < 1.0,
