@@ -180,7 +180,7 @@ pub fn tornado(plan: &Plan) -> Option<Chart> {
                 .filter(|e| !e.swing_usd.is_zero())
                 .take(TORNADO_BARS)
                 .map(|e| TornadoBar {
-                    label: e.input.clone(),
+                    label: tornado_label(&e.input),
                     gap_at_low_usd: e.gap_at_low_usd,
                     gap_at_high_usd: e.gap_at_high_usd,
                 })
@@ -386,6 +386,23 @@ fn input_words(name: &str) -> (&str, Option<&'static str>) {
         .find(|(n, _)| *n == name)
         .map_or(name, |(_, w)| *w);
     (words, input_unit(name))
+}
+
+/// A tornado bar's label: the input in words, short ("nvidia-sn5600 list price", "NVIDIA
+/// discount", "GPU-hour value"), not its dotted name.
+pub fn tornado_label(input: &str) -> String {
+    if let Some(sku) = input.strip_prefix("prices.list.") {
+        format!("{sku} list price")
+    } else if let Some(sku) = input.strip_prefix("prices.overrides.") {
+        format!("{sku} price")
+    } else if let Some(who) = input
+        .strip_prefix("prices.discounts.vendor.")
+        .or_else(|| input.strip_prefix("prices.discounts.category."))
+    {
+        format!("{who} discount")
+    } else {
+        input_words(input).0.to_string()
+    }
 }
 
 /// A readable axis label for a plan input, with its unit: "GPU-hour value (USD per GPU-hour)".

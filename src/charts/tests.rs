@@ -263,13 +263,30 @@ fn tornado_bars_are_the_analysis_largest_swings() {
     for (b, e) in bars.iter().zip(&moving) {
         assert_eq!(
             (b.label.as_str(), b.gap_at_low_usd, b.gap_at_high_usd),
-            (e.input.as_str(), e.gap_at_low_usd, e.gap_at_high_usd)
+            (
+                data::tornado_label(&e.input).as_str(),
+                e.gap_at_low_usd,
+                e.gap_at_high_usd
+            )
         );
     }
     let svg = render::svg(&c).expect("svg");
     for b in bars {
         assert!(svg.contains(&b.label), "{} labelled", b.label);
+        assert!(!b.label.starts_with("prices."), "{} in words", b.label);
     }
+    assert_eq!(
+        data::tornado_label("prices.list.nvidia-sn5600"),
+        "nvidia-sn5600 list price"
+    );
+    assert_eq!(
+        data::tornado_label("prices.discounts.vendor.NVIDIA"),
+        "NVIDIA discount"
+    );
+    assert_eq!(
+        data::tornado_label("economics.gpu_hour_usd"),
+        "GPU-hour value"
+    );
     // No analysis, or one fabric: no tornado.
     assert!(data::tornado(&plan(json!({"gpus": 1024}))).is_none());
     let one = plan(json!({"gpus": 1024, "fabrics": ["roce"], "uncertainty": {"samples": 5}}));
