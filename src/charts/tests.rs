@@ -6,10 +6,13 @@ use serde_json::json;
 
 use super::data::{self, Series, SweepInput, usd};
 use super::render;
+#[path = "../../tests/api/svg.rs"]
+mod svg;
 use crate::catalog::CatalogSet;
 use crate::fabric::Fabric;
 use crate::plan::sweep::Crossover;
 use crate::plan::{Plan, PlanRequest, build_plan};
+use svg::{svg_texts, x_tick_labels};
 
 fn plan(v: serde_json::Value) -> Plan {
     let req: PlanRequest = serde_json::from_value(v).expect("request");
@@ -332,20 +335,7 @@ fn a_long_horizon_labels_whole_years() {
     let p = plan(json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
         "economics": {"years": 15}}));
     let svg = render::svg(&data::cumulative(&p)).expect("svg");
-    let texts: Vec<String> = svg
-        .split("<text")
-        .skip(1)
-        .filter_map(|t| {
-            Some(
-                t.split_once('>')?
-                    .1
-                    .split("</text>")
-                    .next()?
-                    .trim()
-                    .to_string(),
-            )
-        })
-        .collect();
+    let texts = svg_texts(&svg);
     for year in ["2", "4", "8", "12"] {
         assert!(texts.iter().any(|t| t == year), "year {year}: {texts:?}");
     }
@@ -498,30 +488,6 @@ fn a_sweep_over_decades_is_drawn_on_a_log_axis() {
     assert!(!data::log_x_axis(&[1e3, 1e9], false));
     // Rows repeat each value per fabric: that is not a gap of zero.
     assert!(data::log_x_axis(&[1e3, 1e3, 1e6, 1e6, 1e9, 1e9], false));
-}
-
-/// The x-axis tick labels of an SVG chart: (centre x, text), from the `text-anchor="middle"`
-/// texts drawn at the tick-label size (14 → 11.29 px in plotters' SVG).
-fn x_tick_labels(svg: &str) -> Vec<(f64, String)> {
-    svg.split("<text")
-        .skip(1)
-        .filter_map(|t| {
-            let (attrs, rest) = t.split_once('>')?;
-            let attr = |name: &str| {
-                attrs
-                    .split(&format!(" {name}=\""))
-                    .nth(1)?
-                    .split('"')
-                    .next()
-                    .map(str::to_string)
-            };
-            if attr("text-anchor")? != "middle" || !attr("font-size")?.starts_with("11.29") {
-                return None;
-            }
-            let text = rest.split("</text>").next()?.trim().to_string();
-            Some((attr("x")?.parse().ok()?, text))
-        })
-        .collect()
 }
 
 /// Neighbouring labels overlap when their centres are closer than half their widths (DejaVu

@@ -1,5 +1,6 @@
 //! Charts (`/v1/charts/{chart}`) and the report page (`/`, `/report`) over HTTP.
 
+use crate::svg::{svg_texts, x_tick_labels};
 use serde_json::Value;
 
 use crate::{assert_problem, spawn_app};
@@ -88,50 +89,6 @@ async fn the_sweep_chart_marks_the_sweeps_crossovers() {
         crossovers.len(),
         "one legend line per crossover"
     );
-}
-
-/// The x-axis tick labels of a chart's SVG, left to right: (centre x, text). They are the
-/// centred texts at the tick-label size (plotters writes size 14 as 11.29 px).
-fn x_tick_labels(svg: &str) -> Vec<(f64, String)> {
-    let mut out: Vec<(f64, String)> = svg
-        .split("<text")
-        .skip(1)
-        .filter_map(|t| {
-            let (attrs, rest) = t.split_once('>')?;
-            let attr = |name: &str| {
-                attrs
-                    .split(&format!(" {name}=\""))
-                    .nth(1)?
-                    .split('"')
-                    .next()
-                    .map(str::to_string)
-            };
-            if attr("text-anchor")? != "middle" || !attr("font-size")?.starts_with("11.29") {
-                return None;
-            }
-            let text = rest.split("</text>").next()?.trim().to_string();
-            Some((attr("x")?.parse().ok()?, text))
-        })
-        .collect();
-    out.sort_by(|a, b| a.0.total_cmp(&b.0));
-    out
-}
-
-/// Every text of an SVG, trimmed.
-fn svg_texts(svg: &str) -> Vec<String> {
-    svg.split("<text")
-        .skip(1)
-        .filter_map(|t| {
-            Some(
-                t.split_once('>')?
-                    .1
-                    .split("</text>")
-                    .next()?
-                    .trim()
-                    .to_string(),
-            )
-        })
-        .collect()
 }
 
 /// Audit 7 F6: the sweep chart's ticks over message sizes spanning seven decades were drawn

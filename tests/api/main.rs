@@ -13,6 +13,7 @@ mod plans;
 mod remote;
 mod sheets;
 mod shutdown;
+mod svg;
 mod uncertainty;
 
 use std::net::TcpListener;
