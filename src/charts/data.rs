@@ -375,7 +375,7 @@ pub fn input_unit(name: &str) -> Option<&'static str> {
         .as_ref()?
         .unit
         .as_str();
-    let unit = unit.split(" (").next().unwrap_or(unit).trim();
+    let unit = crate::plan::registry::bare_unit(unit);
     (!unit.is_empty()).then_some(unit)
 }
 

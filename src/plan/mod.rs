@@ -267,6 +267,17 @@ impl Plan {
 }
 
 impl FabricPlan {
+    /// Why the fabric cannot be built, without the fabric's id in front (the reason reads
+    /// "infiniband: 70,000 endpoints …"; a sentence that names the fabric says the rest). Empty
+    /// for a feasible fabric.
+    pub fn reason_words(&self) -> &str {
+        let reason = self.infeasible_reason.as_deref().unwrap_or_default();
+        reason
+            .strip_prefix(self.fabric.as_str())
+            .and_then(|r| r.strip_prefix(": "))
+            .unwrap_or(reason)
+    }
+
     fn infeasible(fabric: Fabric, reason: String, suggestions: Vec<String>) -> FabricPlan {
         FabricPlan {
             fabric,
@@ -527,16 +538,13 @@ pub fn build_with(
                 sized_all.push(sized);
             }
             Sizing::Infeasible(fp, e) => {
-                // The reason names its fabric already ("infiniband: 70,000 endpoints …").
-                let id = fp.fabric.as_str();
-                let reason = fp.infeasible_reason.as_deref().unwrap_or_default();
-                let reason = reason
-                    .strip_prefix(id)
-                    .and_then(|r| r.strip_prefix(": "))
-                    .unwrap_or(reason);
                 push_unique(
                     &mut warnings,
-                    format!("{id}: infeasible for this request — {reason}"),
+                    format!(
+                        "{}: infeasible for this request — {}",
+                        fp.fabric.as_str(),
+                        fp.reason_words()
+                    ),
                 );
                 fabrics.push(*fp);
                 first_error.get_or_insert(e);

@@ -69,6 +69,12 @@ pub fn schema_of<T: utoipa::ToSchema>() -> (Value, BTreeMap<String, Value>) {
     (root, comps)
 }
 
+/// A declared unit without its example, for a sentence or an axis: "fraction" for
+/// "fraction (0.12 = 12%)".
+pub fn bare_unit(unit: &str) -> &str {
+    unit.split(" (").next().unwrap_or(unit).trim()
+}
+
 /// The numeric input named `name` (`economics.gpu_hour_usd`), if there is one.
 pub fn numeric_input(name: &str) -> Option<&'static ParamSpec> {
     plan_params()

@@ -712,13 +712,10 @@ fn not_built(plan: &Plan) -> Vec<String> {
         .iter()
         .filter(|f| f.built().is_none())
         .map(|f| {
-            let reason = f.infeasible_reason.as_deref().unwrap_or("no reason given");
-            // The plan's reason names its fabric by id ("infiniband: …"); the sentence names
-            // it already.
-            let reason = reason
-                .strip_prefix(f.fabric.as_str())
-                .and_then(|r| r.strip_prefix(": "))
-                .unwrap_or(reason);
+            let reason = match f.reason_words() {
+                "" => "no reason given",
+                words => words,
+            };
             capitalized(&format!(
                 "{} cannot be built for this request ({reason})",
                 f.fabric.display_name()

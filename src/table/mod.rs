@@ -223,26 +223,35 @@ pub fn bom_sheet(plan: &Plan) -> BomSheet {
 /// built has one row of its name and its warnings, its reason among them.
 pub fn bom_csv(plan: &Plan, sheet: &BomSheet) -> Result<String, serde_json::Error> {
     let mut out = Csv::new(BOM_COLUMNS);
-    let warnings = |f: Fabric| -> Vec<&str> { plan.warnings_for(f).collect() };
+    // Each fabric's warnings cell, joined once (not once a line).
+    let said: Vec<(Fabric, Value)> = plan
+        .fabrics
+        .iter()
+        .map(|f| {
+            let w: Vec<&str> = plan.warnings_for(f.fabric).collect();
+            (f.fabric, Value::String(w.join(csv::LIST_SEPARATOR)))
+        })
+        .collect();
+    let said_of = |f: Fabric| {
+        said.iter()
+            .find(|(g, _)| *g == f)
+            .map_or(Value::Null, |(_, w)| w.clone())
+    };
     for r in &sheet.rows {
         let v = serde_json::to_value(r)?;
-        let cells = BOM_COLUMNS[..BOM_COLUMNS.len() - 1]
-            .iter()
-            .map(|c| csv::dig(&v, c).cloned().unwrap_or(Value::Null));
-        let said = Value::String(warnings(r.fabric).join(csv::LIST_SEPARATOR));
-        out.row(cells.chain(std::iter::once(said)));
+        out.row(BOM_COLUMNS.iter().map(|c| match *c {
+            "warnings" => said_of(r.fabric),
+            c => csv::dig(&v, c).cloned().unwrap_or(Value::Null),
+        }));
     }
+    // A fabric that cannot be built: its name and its warnings, which include "<fabric>:
+    // infeasible for this request — <reason>".
     for n in &sheet.not_built {
-        // Its warnings include "<fabric>: infeasible for this request — <reason>".
-        let said = warnings(n.fabric);
-        let blank = BOM_COLUMNS.len() - 2;
-        out.row(
-            std::iter::once(Value::from(n.fabric.as_str()))
-                .chain(std::iter::repeat_n(Value::Null, blank))
-                .chain(std::iter::once(Value::String(
-                    said.join(csv::LIST_SEPARATOR),
-                ))),
-        );
+        out.row(BOM_COLUMNS.iter().map(|c| match *c {
+            "fabric" => Value::from(n.fabric.as_str()),
+            "warnings" => said_of(n.fabric),
+            _ => Value::Null,
+        }));
     }
     Ok(out.finish())
 }

@@ -750,8 +750,7 @@ fn warn_outside(out: &mut Vec<String>, t: &Target, value: Decimal) {
                 t.name
             ),
         };
-        // The unit without its example ("fraction", not "fraction (0.12 = 12%)").
-        let unit = t.unit.split(" (").next().unwrap_or_default();
+        let unit = crate::plan::registry::bare_unit(&t.unit);
         out.push(format!(
             "{} is {value} {unit} in this plan, outside the range {} to {} the uncertainty analysis draws it from: the totals and the recommendation are priced at {value}, the analysis at the range (they can name different fabrics); {to_price_there}",
             t.name, t.range.low, t.range.high
