@@ -12,7 +12,7 @@ use crate::catalog::CatalogSet;
 use crate::fabric::Fabric;
 use crate::plan::sweep::Crossover;
 use crate::plan::{Plan, PlanRequest, build_plan};
-use svg::{svg_texts, x_tick_labels};
+use svg::{assert_ticks_apart, svg_texts, x_tick_labels};
 
 fn plan(v: serde_json::Value) -> Plan {
     let req: PlanRequest = serde_json::from_value(v).expect("request");
@@ -490,33 +490,6 @@ fn a_sweep_over_decades_is_drawn_on_a_log_axis() {
     assert!(data::log_x_axis(&[1e3, 1e3, 1e6, 1e6, 1e9, 1e9], false));
 }
 
-/// Neighbouring labels overlap when their centres are closer than half their widths (DejaVu
-/// Sans at 11.29 px: digits 7.2 px, `,` and `.` 3.6 px) — and every label is inside the image.
-fn assert_ticks_apart(svg: &str, what: &str) {
-    let mut ticks = x_tick_labels(svg);
-    assert!(ticks.len() >= 2, "{what}: ticks {ticks:?}");
-    ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let half = |s: &str| {
-        s.chars()
-            .map(|c| if matches!(c, ',' | '.') { 3.6 } else { 7.2 })
-            .sum::<f64>()
-            / 2.0
-    };
-    for w in ticks.windows(2) {
-        let ((xa, a), (xb, b)) = (&w[0], &w[1]);
-        assert!(
-            xb - xa >= half(a) + half(b),
-            "{what}: {a} at {xa} and {b} at {xb} overlap"
-        );
-    }
-    for (x, t) in &ticks {
-        assert!(
-            x - half(t) >= 0.0 && x + half(t) <= f64::from(render::WIDTH),
-            "{what}: {t} at {x} runs off the image"
-        );
-    }
-}
-
 /// Message sizes over seven decades: a log axis whose labels are apart and inside the image
 /// ("1,000" and "1,000,000" were both drawn at x = 128; "10,000,000,000" ran off the right
 /// edge). Values within two decades that crowd a linear axis lose a label, not overlap.
@@ -546,7 +519,7 @@ fn sweep_tick_labels_never_collide() {
             },
         );
         let svg = render::svg(&c).expect("svg");
-        assert_ticks_apart(&svg, vary);
+        assert_ticks_apart(&svg, f64::from(render::WIDTH), vary);
         assert!(svg.contains(&data::input_label(vary)), "{vary}: axis title");
         assert!(!svg.contains(&format!(">{vary}<")), "{vary}: raw name");
     }

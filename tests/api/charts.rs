@@ -1,6 +1,6 @@
 //! Charts (`/v1/charts/{chart}`) and the report page (`/`, `/report`) over HTTP.
 
-use crate::svg::{svg_texts, x_tick_labels};
+use crate::svg::{assert_ticks_apart, svg_texts};
 use serde_json::Value;
 
 use crate::{assert_problem, spawn_app};
@@ -98,13 +98,6 @@ async fn the_sweep_chart_marks_the_sweeps_crossovers() {
 #[tokio::test]
 async fn the_sweep_chart_ticks_apart_and_titles_with_words_and_unit() {
     let app = spawn_app().await;
-    // Labels centred on their ticks, DejaVu Sans at 11.29 px: digits 7.2 px, `,` `.` 3.6 px.
-    let half = |s: &str| {
-        s.chars()
-            .map(|c| if matches!(c, ',' | '.') { 3.6 } else { 7.2 })
-            .sum::<f64>()
-            / 2.0
-    };
     for (qs, title) in [
         (
             "vary=workload.message_bytes&values=1000,1000000,1000000000,10000000000",
@@ -147,21 +140,8 @@ async fn the_sweep_chart_ticks_apart_and_titles_with_words_and_unit() {
             !texts.iter().any(|t| t.contains(vary)),
             "{qs}: raw name {vary}"
         );
-        let ticks = x_tick_labels(&svg);
-        assert!(ticks.len() >= 2, "{qs}: ticks {ticks:?}");
-        for w in ticks.windows(2) {
-            let ((xa, a), (xb, b)) = (&w[0], &w[1]);
-            assert!(
-                xb - xa >= half(a) + half(b),
-                "{qs}: {a} at {xa} and {b} at {xb} overlap"
-            );
-        }
-        for (x, t) in &ticks {
-            assert!(
-                x - half(t) >= 0.0 && x + half(t) <= 720.0,
-                "{qs}: {t} at {x} off the image"
-            );
-        }
+        // The default image is 720 px wide.
+        assert_ticks_apart(&svg, 720.0, qs);
     }
 }
 
