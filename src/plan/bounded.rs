@@ -346,10 +346,33 @@ macro_rules! bounded_decimal {
     };
 }
 
+/// Declares the bounded inputs as a table, one line each: `int`, `float` or `decimal`, then what
+/// [`bounded_int!`], [`bounded_float!`] or [`bounded_decimal!`] takes, then `;`:
+/// `bounded_inputs! { /// TCO horizon. \n int Years: u32, 1..=15, "years", default 5; }`.
+macro_rules! bounded_inputs {
+    () => {};
+    ($(#[doc = $doc:literal])* int $name:ident: $t:ty, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)?; $($rest:tt)*) => {
+        $crate::plan::bounded::bounded_int!($(#[doc = $doc])* $name: $t, $min..=$max, $unit $(, default $def)?);
+        $crate::plan::bounded::bounded_inputs!($($rest)*);
+    };
+    ($(#[doc = $doc:literal])* float $name:ident, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)?; $($rest:tt)*) => {
+        $crate::plan::bounded::bounded_float!($(#[doc = $doc])* $name, $min..=$max, $unit $(, default $def)?);
+        $crate::plan::bounded::bounded_inputs!($($rest)*);
+    };
+    ($(#[doc = $doc:literal])* decimal $name:ident, $min:literal ..= $max:literal, $unit:literal; $($rest:tt)*) => {
+        $crate::plan::bounded::bounded_decimal!($(#[doc = $doc])* $name, $min..=$max, $unit);
+        $crate::plan::bounded::bounded_inputs!($($rest)*);
+    };
+    ($(#[doc = $doc:literal])* decimal $name:ident, $min:literal ..< $max:literal, $unit:literal; $($rest:tt)*) => {
+        $crate::plan::bounded::bounded_decimal!($(#[doc = $doc])* $name, $min..<$max, $unit);
+        $crate::plan::bounded::bounded_inputs!($($rest)*);
+    };
+}
+
 // The declaring macros, by path (`crate::plan::bounded::bounded_int!`), for this crate only.
 pub(crate) use {
-    bounded_decimal, bounded_deserialize, bounded_float, bounded_int, bounded_number,
-    bounded_schema,
+    bounded_decimal, bounded_deserialize, bounded_float, bounded_inputs, bounded_int,
+    bounded_number, bounded_schema,
 };
 
 #[cfg(test)]

@@ -14,130 +14,88 @@ use crate::fabric::Fabric;
 use crate::perf::{DataParallelMode, Precision, RoceTuning, WorkloadPreset};
 
 // ---- The bounded inputs: each declared once (type, unit, bounds, default, doc). ----
-
-crate::plan::bounded::bounded_int!(
+// One line an input: `int`, `float` or `decimal`, then what `bounded_int!`, `bounded_float!`
+// or `bounded_decimal!` takes.
+crate::plan::bounded::bounded_inputs! {
     /// GPUs in the cluster.
-    Gpus: u32, 1..=1_000_000, "GPUs"
-);
-crate::plan::bounded::bounded_int!(
+    int Gpus: u32, 1..=1_000_000, "GPUs";
     /// GPUs per server (8 on HGX/DGX).
-    GpusPerNode: u32, 1..=72, "GPUs per server"
-);
-crate::plan::bounded::bounded_int!(
+    int GpusPerNode: u32, 1..=72, "GPUs per server";
     /// Scale-out NIC ports per server.
-    NicsPerNode: u32, 1..=72, "NIC ports per server"
-);
-crate::plan::bounded::bounded_float!(
+    int NicsPerNode: u32, 1..=72, "NIC ports per server";
     /// Leaf oversubscription, downlink : uplink bandwidth (1 = non-blocking).
-    Oversubscription, 1.0..=16.0, "downlink:uplink ratio", default 1
-);
-crate::plan::bounded::bounded_int!(
+    float Oversubscription, 1.0..=16.0, "downlink:uplink ratio", default 1;
     /// Independent fabric planes; each NIC's bandwidth is split across them. Not given: 1, or
     /// on Ethernet as many planes as the NIC runs links (ConnectX-8: 2 × 400G).
-    Planes: u32, 1..=8, "planes"
-);
-// Default three tiers: NVIDIA's SuperPOD layout above the two-tier ceiling.
-crate::plan::bounded::bounded_int!(
+    int Planes: u32, 1..=8, "planes";
+    // Default three tiers: NVIDIA's SuperPOD layout above the two-tier ceiling.
     /// Most switch tiers allowed (2 = leaf–spine, 3 = with core).
-    MaxTiers: u8, 2..=3, "switch tiers", default 3
-);
-crate::plan::bounded::bounded_int!(
+    int MaxTiers: u8, 2..=3, "switch tiers", default 3;
     /// GPU servers a rack of the buyer's data hall takes (power and cooling decide it).
-    NodesPerRack: u32, 1..=72, "servers per rack"
-);
-crate::plan::bounded::bounded_int!(
+    int NodesPerRack: u32, 1..=72, "servers per rack";
     /// One all-reduce of this many bytes over all GPUs (nccl-tests style).
-    MessageBytes: u64, 1..=1_099_511_627_776, "bytes"
-);
-crate::plan::bounded::bounded_float!(
+    int MessageBytes: u64, 1..=1_099_511_627_776, "bytes";
     /// Model parameters.
-    ModelParamsBillion, 0.001..=100000.0, "billion parameters", default 70
-);
-crate::plan::bounded::bounded_int!(
+    float ModelParamsBillion, 0.001..=100000.0, "billion parameters", default 70;
     /// Bytes per gradient element in the all-reduce (2 = bf16, 4 = fp32).
-    BytesPerGradient: u32, 1..=8, "bytes per element", default 2
-);
-crate::plan::bounded::bounded_int!(
+    int BytesPerGradient: u32, 1..=8, "bytes per element", default 2;
     /// A parallelism degree (GPUs per group).
-    ParallelDegree: u32, 1..=4096, "GPUs per group"
-);
-crate::plan::bounded::bounded_float!(
+    int ParallelDegree: u32, 1..=4096, "GPUs per group";
     /// Compute time of one training step (forward + backward).
-    StepComputeMs, 0.001..=3600000.0, "ms"
-);
-crate::plan::bounded::bounded_float!(
+    float StepComputeMs, 0.001..=3600000.0, "ms";
     /// DDP gradient bucket size (PyTorch `bucket_cap_mb`).
-    BucketMb, 0.001..=1000000.0, "MB (10^6 bytes)", default 25
-);
-crate::plan::bounded::bounded_int!(
+    float BucketMb, 0.001..=1000000.0, "MB (10^6 bytes)", default 25;
     /// Experts each token is routed to (mixture of experts).
-    MoeTopK: u32, 1..=64, "experts per token", default 2
-);
-crate::plan::bounded::bounded_int!(
+    int MoeTopK: u32, 1..=64, "experts per token", default 2;
     /// Key/value attention heads of 128 (grouped-query attention).
-    KvHeads: u32, 1..=1024, "heads", default 8
-);
-crate::plan::bounded::bounded_int!(
+    int KvHeads: u32, 1..=1024, "heads", default 8;
     /// Data-parallel degree (model replicas).
-    DataParallelDegree: u32, 1..=1_000_000, "replicas"
-);
-crate::plan::bounded::bounded_int!(
+    int DataParallelDegree: u32, 1..=1_000_000, "replicas";
     /// Tokens per training sequence.
-    SequenceLength: u32, 1..=10_000_000, "tokens", default 4096
-);
-crate::plan::bounded::bounded_int!(
+    int SequenceLength: u32, 1..=10_000_000, "tokens", default 4096;
     /// Tokens per optimizer step over the whole job.
-    GlobalBatchTokens: u64, 1..=1_000_000_000_000, "tokens"
-);
-crate::plan::bounded::bounded_int!(
+    int GlobalBatchTokens: u64, 1..=1_000_000_000_000, "tokens";
     /// Model hidden size.
-    HiddenSize: u32, 64..=1_000_000, "model dimension"
-);
-crate::plan::bounded::bounded_float!(
+    int HiddenSize: u32, 64..=1_000_000, "model dimension";
     /// Model FLOPs utilization against the GPU's dense BF16 peak.
-    Mfu, 0.01..=1.0, "fraction of peak", default 0.4
-);
-crate::plan::bounded::bounded_float!(
+    float Mfu, 0.01..=1.0, "fraction of peak", default 0.4;
     /// Share of every scale-out link's bandwidth other jobs use.
-    BackgroundLoad, 0.0..=0.95, "fraction of link bandwidth", default 0
-);
-crate::plan::bounded::bounded_float!(
+    float BackgroundLoad, 0.0..=0.95, "fraction of link bandwidth", default 0;
     /// Job-interrupting failures per part and year.
-    FailuresPerPartYear, 0.0..=10.0, "failures per part-year"
-);
-crate::plan::bounded::bounded_float!(
+    float FailuresPerPartYear, 0.0..=10.0, "failures per part-year";
     /// A duration in minutes (up to a week).
-    Minutes, 0.0..=10080.0, "minutes"
-);
-// Default five years: the depreciation life of servers and networking.
-crate::plan::bounded::bounded_int!(
+    float Minutes, 0.0..=10080.0, "minutes";
+    // Default five years: the depreciation life of servers and networking.
     /// TCO horizon.
-    Years: u32, 1..=15, "years", default 5
-);
-crate::plan::bounded::bounded_decimal!(
+    int Years: u32, 1..=15, "years", default 5;
     /// A share between 0 and 1.
-    Fraction, 0..=1, "fraction (0.12 = 12%)"
-);
-crate::plan::bounded::bounded_decimal!(
+    decimal Fraction, 0..=1, "fraction (0.12 = 12%)";
     /// Electricity price.
-    ElectricityUsdPerKwh, 0..=10, "USD per kWh"
-);
-crate::plan::bounded::bounded_decimal!(
+    decimal ElectricityUsdPerKwh, 0..=10, "USD per kWh";
     /// Power usage effectiveness (facility power ÷ IT power).
-    Pue, 1..=3, "ratio"
-);
-crate::plan::bounded::bounded_decimal!(
+    decimal Pue, 1..=3, "ratio";
     /// A fully loaded yearly salary.
-    SalaryUsdPerYear, 0..=10_000_000, "USD per year"
-);
-crate::plan::bounded::bounded_decimal!(
+    decimal SalaryUsdPerYear, 0..=10_000_000, "USD per year";
     /// GPUs one full-time engineer looks after.
-    GpusPerFte, 1..=1_000_000, "GPUs per FTE"
-);
-crate::plan::bounded::bounded_decimal!(
+    decimal GpusPerFte, 1..=1_000_000, "GPUs per FTE";
     /// Value of one GPU-hour.
-    GpuHourUsd, 0..=1000, "USD per GPU-hour"
-);
+    decimal GpuHourUsd, 0..=1000, "USD per GPU-hour";
+    /// A subscription priced per NIC endpoint.
+    decimal UsdPerEndpointYear, 0..=100_000, "USD per endpoint per year";
+    /// A subscription priced per switch.
+    decimal UsdPerSwitchYear, 0..=1_000_000, "USD per switch per year";
+    /// A net unit price.
+    decimal UnitPriceUsd, 0..=1_000_000_000, "USD";
+    /// A discount off list price (0.15 = 15% off).
+    decimal Discount, 0..<1, "fraction off list";
+    /// Monte Carlo samples of an uncertainty analysis.
+    int Samples: u32, 1..=100_000, "samples", default 1000;
+    /// Seed of the uncertainty analysis' random draws: the same seed gives the same answer on
+    /// any machine (below 2^53, so every JSON client keeps it exact).
+    int Seed: u64, 0..=9_007_199_254_740_991, "seed", default 1;
+}
+// ---- The bounded inputs: each declared once (type, unit, bounds, default, doc). ----
+
 // The comparison's break-even sentence names this bound when the break-even lies beyond it.
 const _: () = assert!(GpuHourUsd::MAX_I64 == crate::cost::GPU_HOUR_USD_MAX);
 
@@ -183,32 +141,6 @@ const _: () = {
     inside!(BackgroundLoad, _, MAX_BACKGROUND_LOAD);
     assert!(BackgroundLoad::MIN >= 0.0);
 };
-crate::plan::bounded::bounded_decimal!(
-    /// A subscription priced per NIC endpoint.
-    UsdPerEndpointYear, 0..=100_000, "USD per endpoint per year"
-);
-crate::plan::bounded::bounded_decimal!(
-    /// A subscription priced per switch.
-    UsdPerSwitchYear, 0..=1_000_000, "USD per switch per year"
-);
-crate::plan::bounded::bounded_decimal!(
-    /// A net unit price.
-    UnitPriceUsd, 0..=1_000_000_000, "USD"
-);
-crate::plan::bounded::bounded_decimal!(
-    /// A discount off list price (0.15 = 15% off).
-    Discount, 0..<1, "fraction off list"
-);
-
-crate::plan::bounded::bounded_int!(
-    /// Monte Carlo samples of an uncertainty analysis.
-    Samples: u32, 1..=100_000, "samples", default 1000
-);
-crate::plan::bounded::bounded_int!(
-    /// Seed of the uncertainty analysis' random draws: the same seed gives the same answer on
-    /// any machine (below 2^53, so every JSON client keeps it exact).
-    Seed: u64, 0..=9_007_199_254_740_991, "seed", default 1
-);
 
 /// NIC speeds the catalogs carry, Gb/s.
 pub const NIC_SPEEDS_GBPS: [u32; 4] = [100, 200, 400, 800];
