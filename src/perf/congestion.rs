@@ -6,7 +6,7 @@ use super::constants::{
     INFINIBAND_AR_EFFICIENCY, ROCE_INCAST_TAIL_US, ROCE_TUNED_INCAST_FACTOR, TUNED_MAX_GAIN,
     TUNED_QPS_PER_CONNECTION,
 };
-use super::input::{FabricPath, RoceTuning};
+use super::input::{FabricPath, PartialLeafPath, RoceTuning};
 use crate::fabric::Fabric;
 
 /// Share of a node's inter-node traffic whose peer sits under another leaf, in [0, 1]:
@@ -17,6 +17,42 @@ pub fn crossing_share(nodes: f64, nodes_per_leaf: f64) -> f64 {
         return 0.0;
     }
     ((nodes - nodes_per_leaf) / (nodes - 1.0)).clamp(0.0, 1.0)
+}
+
+/// How a communicator spanning some servers meets the fabric: the share of its traffic that
+/// crosses a leaf's uplinks, the congestion factor κ and the switches per network step. With a
+/// partial scalable unit (`path.partial_leaf`) its leaf is timed too and the slower leaf sets
+/// the pace (a synchronous collective waits for its slowest member); its crossing share is
+/// then the one given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Span {
+    pub crossing: f64,
+    pub kappa: f64,
+    pub hops: f64,
+}
+
+impl Span {
+    /// `servers`: the servers the communicator spans.
+    pub fn of(path: &FabricPath, servers: f64) -> Span {
+        let npl = f64::from(path.nodes_per_leaf);
+        let crossing = crossing_share(servers, npl);
+        let mut span = Span {
+            crossing,
+            kappa: congestion_factor(path, crossing),
+            hops: switch_hops(servers, npl, path.tiers),
+        };
+        if let Some(leaf) = &path.partial_leaf {
+            let h = crossing_share(servers, leaf.nodes_per_leaf);
+            let kappa = partial_leaf_factor(path, leaf, h);
+            if kappa < span.kappa {
+                (span.kappa, span.crossing) = (kappa, h);
+            }
+            span.hops = span
+                .hops
+                .max(switch_hops(servers, leaf.nodes_per_leaf, path.tiers));
+        }
+        span
+    }
 }
 
 /// Switches a packet crosses per network step: 1 inside a leaf, 2·tiers − 1 across the fabric.
@@ -86,6 +122,11 @@ fn balanced_efficiency(crossing: f64, oversubscription: f64, efficiency: f64) ->
 pub fn crossing_efficiency(path: &FabricPath, crossing: f64) -> f64 {
     let o = path.oversubscription.max(1.0);
     let m = f64::from(path.leaf_uplinks.max(1));
+    crossing_efficiency_at(path, crossing, o, m)
+}
+
+/// κ on the crossing traffic of a leaf with `o` server ports per uplink and `m` uplinks.
+fn crossing_efficiency_at(path: &FabricPath, crossing: f64, o: f64, m: f64) -> f64 {
     match path.fabric {
         Fabric::Infiniband => balanced_efficiency(crossing, o, INFINIBAND_AR_EFFICIENCY),
         Fabric::RoceAdaptive => balanced_efficiency(crossing, o, ADAPTIVE_ETHERNET_EFFICIENCY),
@@ -113,7 +154,23 @@ pub fn congestion_factor(path: &FabricPath, crossing: f64) -> f64 {
     if crossing <= 0.0 {
         return 1.0;
     }
-    let kappa = crossing_efficiency(path, crossing).max(1e-9);
+    by_time(crossing, crossing_efficiency(path, crossing))
+}
+
+/// The congestion factor of a partial scalable unit's `leaf` (its own ratio of server ports to
+/// uplinks, its own uplinks) for its servers' `crossing` share.
+pub fn partial_leaf_factor(path: &FabricPath, leaf: &PartialLeafPath, crossing: f64) -> f64 {
+    if crossing <= 0.0 {
+        return 1.0;
+    }
+    let o = leaf.oversubscription.max(0.0);
+    let m = f64::from(leaf.uplinks.max(1));
+    by_time(crossing, crossing_efficiency_at(path, crossing, o, m))
+}
+
+/// `1 / ((1 − h) + h / κ_cross)`, in [0, 1].
+fn by_time(crossing: f64, kappa_cross: f64) -> f64 {
+    let kappa = kappa_cross.max(1e-9);
     let denom = (1.0 - crossing) + crossing / kappa;
     if denom > 0.0 {
         (1.0 / denom).clamp(0.0, 1.0)
@@ -230,6 +287,60 @@ mod tests {
         assert!(ecmp_efficiency(0.05, 1.0, 32.0, 2.0) > ecmp_efficiency(1.0, 1.0, 32.0, 2.0));
     }
 
+    /// The 1,024-H100 case of docs/model.md §4 on InfiniBand at 8:1, by hand: a whole leaf of
+    /// 112 servers a rail and 14 uplinks, and the partial SU's leaf of 7 rails × 16 servers
+    /// (112 ports, 14 uplinks). Over all 128 servers the whole leaf's servers cross 16/127
+    /// (load 8 · 16/127 = 1.008: κ 0.999); the partial leaf's 112/127, load 8 · 112/127 ≈ 7.06,
+    /// κ_cross = 1/7.06, so κ = 1 / (15/127 + 112/127 · 7.06) ≈ 0.158. A lightly filled
+    /// partial leaf (one server: 8 ports on 14 uplinks) changes nothing.
+    #[test]
+    fn the_slower_leaf_sets_the_pace() {
+        let path = FabricPath {
+            fabric: Fabric::Infiniband,
+            tiers: 2,
+            planes: 1,
+            oversubscription: 8.0,
+            rail_optimized: true,
+            nodes_per_leaf: 112,
+            leaf_uplinks: 14,
+            partial_leaf: None,
+            switch_latency_ns: 130.0,
+            roce_tuning: RoceTuning::Default,
+            in_network_reduction: false,
+        };
+        let whole = Span::of(&path, 128.0);
+        assert!((whole.crossing - 16.0 / 127.0).abs() < 1e-12);
+        let hw = 16.0 / 127.0;
+        let want_whole = 1.0 / ((1.0 - hw) + hw * hw * 8.0);
+        assert!((whole.kappa - want_whole).abs() < 1e-12, "{whole:?}");
+        assert!(whole.kappa > 0.99);
+        let packed = FabricPath {
+            partial_leaf: Some(PartialLeafPath {
+                nodes_per_leaf: 16.0,
+                oversubscription: 112.0 / 14.0,
+                uplinks: 14,
+            }),
+            ..path
+        };
+        let s = Span::of(&packed, 128.0);
+        let h = 112.0 / 127.0;
+        let want = 1.0 / ((1.0 - h) + h * h * 8.0);
+        assert!((s.crossing - h).abs() < 1e-12);
+        assert!((s.kappa - want).abs() < 1e-12, "{} vs {want}", s.kappa);
+        assert!((s.kappa - 0.1577).abs() < 1e-3);
+        let light = FabricPath {
+            partial_leaf: Some(PartialLeafPath {
+                nodes_per_leaf: 1.0,
+                oversubscription: 8.0 / 14.0,
+                uplinks: 14,
+            }),
+            ..path
+        };
+        assert_eq!(Span::of(&light, 113.0).kappa, Span::of(&path, 113.0).kappa);
+        // A communicator inside one partial leaf's servers does not cross.
+        assert_eq!(Span::of(&packed, 16.0).kappa, 1.0);
+    }
+
     #[test]
     fn congestion_factor_by_hand() {
         let path = FabricPath {
@@ -240,6 +351,7 @@ mod tests {
             rail_optimized: true,
             nodes_per_leaf: 32,
             leaf_uplinks: 16,
+            partial_leaf: None,
             switch_latency_ns: 130.0,
             roce_tuning: RoceTuning::Default,
             in_network_reduction: false,

@@ -132,12 +132,28 @@ pub struct FabricPath {
     pub nodes_per_leaf: u32,
     /// Uplinks of one leaf (per plane), the ECMP bins.
     pub leaf_uplinks: u32,
+    /// A leaf of a partly filled last scalable unit beside whole ones (sizing's
+    /// `partial_leaf`): its servers have fewer same-rail peers under it, so more of their
+    /// traffic crosses; the slower of it and a whole leaf sets the pace.
+    pub partial_leaf: Option<PartialLeafPath>,
     /// Port-to-port latency of one switch, ns.
     pub switch_latency_ns: f64,
     /// RoCE tuning (ignored on InfiniBand).
     pub roce_tuning: RoceTuning,
     /// In-network reduction (SHARP / NCCL CollNet); only honoured on InfiniBand.
     pub in_network_reduction: bool,
+}
+
+/// A leaf with fewer same-rail servers than `nodes_per_leaf`, timed beside the whole ones.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartialLeafPath {
+    /// Same-rail servers under the leaf per server port, weighted by traffic, ≥ 1.
+    pub nodes_per_leaf: f64,
+    /// Server ports per uplink: the leaf's own downlink : uplink ratio (below 1 when few
+    /// servers are on it).
+    pub oversubscription: f64,
+    /// Uplinks of the leaf, the ECMP bins.
+    pub uplinks: u32,
 }
 
 /// How data parallelism keeps the model state.

@@ -26,7 +26,8 @@ pub use input::{
     MIN_LEAF_UPLINKS, MIN_MESSAGE_BYTES, MIN_MODEL_PARAMS_BILLION, MIN_NIC_SPEED_GBPS,
     MIN_NICS_PER_NODE, MIN_NODES_PER_LEAF, MIN_NVLINK_BUSBW_GBYTES_PER_S, MIN_OVERSUBSCRIPTION,
     MIN_PARALLEL, MIN_PCIE_GEN, MIN_PCIE_LANES, MIN_PLANES, MIN_STEP_COMPUTE_MS,
-    MIN_SWITCH_LATENCY_NS, MIN_TIERS, NicSpec, PerfInput, RoceTuning, Workload, gpu_default,
+    MIN_SWITCH_LATENCY_NS, MIN_TIERS, NicSpec, PartialLeafPath, PerfInput, RoceTuning, Workload,
+    gpu_default,
 };
 pub use input::{
     DEFAULT_KV_HEADS, DEFAULT_MFU, DEFAULT_MOE_TOP_K, DEFAULT_SEQUENCE_LENGTH, DataParallelMode,
@@ -152,6 +153,28 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
         MIN_LEAF_UPLINKS,
         MAX_LEAF_UPLINKS,
     )?;
+    if let Some(l) = &p.partial_leaf {
+        check_f64(
+            "path.partial_leaf.nodes_per_leaf",
+            l.nodes_per_leaf,
+            f64::from(MIN_NODES_PER_LEAF),
+            f64::from(MAX_NODES_PER_LEAF),
+        )?;
+        // A leaf's server ports over its uplinks: from one port on every uplink to a whole
+        // leaf's radix over one.
+        check_f64(
+            "path.partial_leaf.oversubscription",
+            l.oversubscription,
+            1.0 / f64::from(MAX_LEAF_UPLINKS),
+            f64::from(MAX_LEAF_UPLINKS),
+        )?;
+        check_u32(
+            "path.partial_leaf.uplinks",
+            l.uplinks,
+            MIN_LEAF_UPLINKS,
+            MAX_LEAF_UPLINKS,
+        )?;
+    }
     check_f64(
         "path.switch_latency_ns",
         p.switch_latency_ns,
@@ -446,10 +469,8 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     let servers_f = (nodes_f * f64::from(domain_gpus(input)) / gpn)
         .ceil()
         .clamp(1.0, (f64::from(input.gpus) / gpn).ceil().max(1.0));
-    let npl = f64::from(path.nodes_per_leaf);
-    let crossing = congestion::crossing_share(servers_f, npl);
-    let kappa = congestion::congestion_factor(path, crossing);
-    let hops = congestion::switch_hops(servers_f, npl, path.tiers);
+    let span = congestion::Span::of(path, servers_f);
+    let (crossing, kappa, hops) = (span.crossing, span.kappa, span.hops);
     let comm = Communicator {
         ranks: ranks as f64,
         nodes: nodes_f,
@@ -555,7 +576,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         let domain = f64::from(domain_gpus(input));
         let make = |k: f64, per_domain: f64, stride: f64| -> Communicator {
             let span = (k * stride / gpn_f).ceil().clamp(1.0, total_nodes);
-            let crossing_g = congestion::crossing_share(span, npl);
+            let across = congestion::Span::of(path, span);
             Communicator {
                 ranks: k,
                 nodes: (k / per_domain.max(1.0)).ceil().max(1.0),
@@ -563,10 +584,8 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
                 nvlink_ring_gbytes_per_s: input.gpu.nvlink_ring_busbw_gbytes_per_s,
                 nvls_gbytes_per_s: input.gpu.nvls_busbw_gbytes_per_s,
                 net_node_raw_gbytes_per_s: per_gpu_net * per_domain.max(1.0),
-                congestion_factor: congestion::congestion_factor(path, crossing_g),
-                path_latency_us: congestion::switch_hops(span, npl, path.tiers)
-                    * path.switch_latency_ns
-                    / 1000.0,
+                congestion_factor: across.kappa,
+                path_latency_us: across.hops * path.switch_latency_ns / 1000.0,
                 incast_tail_us: congestion::incast_tail_us(path),
                 collnet: false,
                 channels: CHANNELS_PER_NIC * f64::from(input.nics_per_node),

@@ -857,3 +857,78 @@ fn a_request_that_is_not_rail_optimized_never_gets_collapsed_rails() {
     let perf = p.fabrics[0].performance.as_ref().expect("perf");
     assert!(perf.crossing_share > 0.7, "{}", perf.crossing_share);
 }
+
+/// A partial scalable unit's leaf is reported and timed (docs/model.md §4). 1,024 H100 on RoCE
+/// at 8:1 (112:14 on 128 × 400G): one whole SU of 112 servers and 16 more, whose 8 rails
+/// `collapsed_rails` packs 7 to a leaf: 112 ports of servers with 16 same-rail peers each,
+/// 14 uplinks. Before this leaf was timed the 16 servers were given the whole SU's 112 peers
+/// and 8:1 idled less than 1:1 (0.118 % against 0.133 %).
+#[test]
+fn a_partial_scalable_units_leaf_is_timed_and_oversubscription_is_not_free() {
+    let idle = |fabric: &str, o: f64| {
+        let p = plan(serde_json::json!({"gpus": 1024, "fabrics": [fabric],
+            "topology": {"oversubscription": o}}))
+        .expect("plan");
+        let f = &p.fabrics[0];
+        let perf = f.performance.as_ref().expect("performance");
+        (
+            f.topology.clone().expect("topology"),
+            perf.gpu_idle_fraction,
+        )
+    };
+    let (t8, roce8) = idle("roce", 8.0);
+    assert_eq!(t8.design, Design::CollapsedRails);
+    assert_eq!(t8.nodes_per_leaf, 112);
+    let leaf = t8.partial_leaf.expect("a partial leaf");
+    assert_eq!((leaf.server_ports, leaf.uplinks), (112, 14));
+    assert!((leaf.same_rail_servers - 16.0).abs() < 1e-12);
+    // Two whole SUs of 64 at 1:1: no partial leaf.
+    let (t1, roce1) = idle("roce", 1.0);
+    assert_eq!((t1.scalable_units, t1.partial_leaf), (2, None));
+    assert!(roce8 > roce1 * 1.5, "RoCE 8:1 {roce8} against 1:1 {roce1}");
+    // Every fabric: idle never falls as the same cluster is more oversubscribed.
+    for fabric in ["infiniband", "roce", "roce_adaptive"] {
+        let idles: Vec<f64> = [1.0, 2.0, 4.0, 8.0].map(|o| idle(fabric, o).1).to_vec();
+        assert!(
+            idles.windows(2).all(|w| w[1] >= w[0] * 0.98),
+            "{fabric}: {idles:?}"
+        );
+    }
+}
+
+/// `su_clos` gives its partial SU a leaf a rail, each with the whole uplinks: that leaf sends
+/// no more than a whole one, but its servers cross more; `tor_copper` reports a rack's short
+/// last leaf.
+#[test]
+fn su_clos_and_tor_copper_report_their_short_leaves() {
+    // 1,016 H100 = 127 servers, SUs of 64 at 1:1 on 128 × 400G: the second SU's rail
+    // leaves hold 63 servers each, with all 64 uplinks.
+    let p = plan(serde_json::json!({"gpus": 1016, "fabrics": ["roce"],
+        "topology": {"design": "su_clos"}}))
+    .expect("plan");
+    let t = fab(&p, Fabric::Roce).topology.as_ref().expect("t");
+    let leaf = t.partial_leaf.expect("partial leaf");
+    assert_eq!((leaf.server_ports, leaf.uplinks), (63, 64));
+    assert!((leaf.same_rail_servers - 63.0).abs() < 1e-12);
+    // 1,016 H100 = 127 servers in racks of 16, 8 a leaf at 1:1 on 128 × 400G: the partial
+    // rack's 15 servers leave a leaf of 7.
+    let p = plan(serde_json::json!({"gpus": 1016, "fabrics": ["roce"],
+        "topology": {"nodes_per_rack": 16, "design": "tor_copper"}}))
+    .expect("plan");
+    let t = fab(&p, Fabric::Roce).topology.as_ref().expect("t");
+    let leaf = t.partial_leaf.expect("partial leaf");
+    assert_eq!(leaf.server_ports, 7 * 8);
+    assert!((leaf.same_rail_servers - 7.0).abs() < 1e-12);
+    // Whole racks of whole leaves: none.
+    let p = plan(serde_json::json!({"gpus": 1024, "fabrics": ["roce"],
+        "topology": {"nodes_per_rack": 16, "design": "tor_copper"}}))
+    .expect("plan");
+    assert_eq!(
+        fab(&p, Fabric::Roce)
+            .topology
+            .as_ref()
+            .expect("t")
+            .partial_leaf,
+        None
+    );
+}

@@ -1277,6 +1277,11 @@ pub fn perf_input(r: &inputs::Resolved, s: &SizedFabric) -> perf::PerfInput {
             rail_optimized: r.rail_optimized,
             nodes_per_leaf: topology.nodes_per_leaf.max(1),
             leaf_uplinks: topology.leaf_uplinks.max(1),
+            partial_leaf: topology.partial_leaf.map(|l| perf::PartialLeafPath {
+                nodes_per_leaf: l.same_rail_servers.max(1.0),
+                oversubscription: f64::from(l.server_ports) / f64::from(l.uplinks.max(1)),
+                uplinks: l.uplinks.max(1),
+            }),
             switch_latency_ns: f64::from(s.switch_latency_ns),
             roce_tuning: r.roce_tuning,
             in_network_reduction: r.in_network_reduction,

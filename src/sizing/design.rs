@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::oversubscription::{LeafSplit, SplitCost, exact_splits, leaf_split, two_tier_spines};
+use super::partial::{self, PartialLeaf};
 use super::{
     Basics, ClusterSpec, Links, PortUsage, SizingError, SwitchSpec, Topology, TopologyOptions, Why,
     add, basics, ceil_div, last_group, mul, size, su_leaves, sub, to_u32, usable_split,
@@ -227,6 +228,7 @@ fn single_layer(at: &Attempt<'_>) -> Result<Topology, SizingError> {
             su_nodes: b.nodes,
             sus: 1,
             nodes_per_leaf: b.nodes,
+            partial_leaf: None,
             leaf_spine: 0,
             leaf_ports: b.endpoints,
             spine_ports: 0,
@@ -339,6 +341,14 @@ fn collapsed_leaves(b: &Basics, split: LeafSplit) -> Result<Option<Leaves>, Sizi
         // Same-rail traffic stays on one leaf within an SU (d nodes), or within the
         // partial SU when there is no whole one.
         nodes_per_leaf: if full_sus > 0 { d } else { rem },
+        partial_leaf: if full_sus > 0 {
+            partial::busiest(
+                b.nodes,
+                partial::packed_rails(rem, b.r, d, partial_leaves, u)?,
+            )?
+        } else {
+            None
+        },
     }))
 }
 
@@ -402,6 +412,7 @@ fn dual_switch(at: &Attempt<'_>) -> Result<Topology, SizingError> {
             sus: 1,
             // Rail i of every node is on switch i mod 2: same-rail traffic stays on one switch.
             nodes_per_leaf: b.nodes,
+            partial_leaf: None,
             leaf_spine: isl,
             // Each inter-switch link takes a port on both switches.
             leaf_ports: add(b.endpoints, mul(2, isl, "ports")?, "ports")?,
@@ -472,6 +483,18 @@ fn tor_copper(at: &Attempt<'_>) -> Result<Topology, SizingError> {
         rack_cages(rem)?,
         "cages",
     )?;
+    // Leaves with fewer than `per_leaf` servers beside full ones: the last of a full rack and
+    // the last of the partial rack.
+    let mut short = Vec::new();
+    if b.nodes > per_leaf {
+        for (racks, servers) in [(full_racks, per_rack), (u64::from(rem > 0), rem)] {
+            let last = servers.checked_rem(per_leaf).unwrap_or(0);
+            if racks > 0 && last > 0 {
+                short.push(partial::Candidate::whole_rails(last, b.r, u)?);
+            }
+        }
+    }
+    let partial_leaf = partial::busiest(b.nodes, short)?;
     two_tier(
         at,
         split,
@@ -483,6 +506,7 @@ fn tor_copper(at: &Attempt<'_>) -> Result<Topology, SizingError> {
             // Every rail of a server is on its rack's leaf: same-rail traffic between racks
             // crosses the spines.
             nodes_per_leaf: per_leaf,
+            partial_leaf,
         },
     )
 }
@@ -502,6 +526,8 @@ struct Leaves {
     su_nodes: u64,
     sus: u64,
     nodes_per_leaf: u64,
+    /// The busiest leaf of a partial unit beside whole ones ([`partial::busiest`]).
+    partial_leaf: Option<PartialLeaf>,
 }
 
 /// Leaves joined by the two-tier spine rule: at least two leaves (else one switch does) and at
@@ -536,6 +562,7 @@ fn two_tier(at: &Attempt<'_>, split: LeafSplit, l: Leaves) -> Result<Topology, S
             su_nodes: l.su_nodes,
             sus: l.sus,
             nodes_per_leaf: l.nodes_per_leaf,
+            partial_leaf: l.partial_leaf,
             leaf_spine,
             leaf_ports: add(b.endpoints, leaf_spine, "ports")?,
             spine_ports: leaf_spine,
@@ -556,6 +583,7 @@ struct PerPlane {
     su_nodes: u64,
     sus: u64,
     nodes_per_leaf: u64,
+    partial_leaf: Option<PartialLeaf>,
     leaf_spine: u64,
     leaf_ports: u64,
     spine_ports: u64,
@@ -584,6 +612,7 @@ fn assemble(at: &Attempt<'_>, s: PerPlane) -> Result<Topology, SizingError> {
         scalable_unit_nodes: to_u32(s.su_nodes, "scalable unit")?,
         scalable_units: to_u32(s.sus, "scalable units")?,
         nodes_per_leaf: to_u32(s.nodes_per_leaf, "nodes per leaf")?,
+        partial_leaf: s.partial_leaf,
         leaf_switches: total(s.leaves, "leaves")?,
         spine_switches: total(s.spines, "spines")?,
         core_switches: 0,

@@ -27,6 +27,7 @@ use utoipa::ToSchema;
 pub mod design;
 pub mod feasibility;
 pub mod oversubscription;
+pub mod partial;
 #[cfg(test)]
 mod tests;
 
@@ -35,6 +36,7 @@ pub use design::{Design, DesignChoice, alternatives, size_design};
 use oversubscription::smallest_divisor_at_least;
 pub use oversubscription::{LeafSplit, leaf_split};
 use oversubscription::{SplitCost, exact_splits, two_tier_spines};
+pub use partial::PartialLeaf;
 
 /// One switch model, as sizing needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,6 +128,12 @@ pub struct Topology {
     /// the servers on one rack leaf for `tor_copper`). Traffic between GPUs of the same rail
     /// within this many nodes stays on one leaf.
     pub nodes_per_leaf: u32,
+    /// The busiest leaf of a partly filled last scalable unit (or rack) when whole ones are
+    /// built too: its servers have fewer same-rail peers under it, so more of their traffic
+    /// crosses its uplinks, and the performance model times them as well (docs/model.md §4).
+    /// Absent when every leaf is whole or there is one unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial_leaf: Option<PartialLeaf>,
     /// Leaf switches, total across planes.
     pub leaf_switches: u64,
     /// Spine switches, total across planes.
@@ -857,6 +865,19 @@ fn size_split(
     let core_cages = cages_even(spine_core, cores, 0, per_cage)?;
     let cages_used = add(add(leaf_cages, spine_cages, "cages")?, core_cages, "cages")?;
 
+    // A partly filled last SU beside whole ones: its leaves hold the rest of the nodes.
+    let partial_leaf = if sus > 1 && last_su_nodes < su_nodes {
+        partial::busiest(
+            nodes,
+            [partial::Candidate::whole_rails(
+                last_su_nodes,
+                links_per_node_on_leaf,
+                u,
+            )?],
+        )?
+    } else {
+        None
+    };
     let total = |v: u64, what: &'static str| mul(v, planes, what);
     Ok(Topology {
         design: Design::SuClos,
@@ -873,6 +894,7 @@ fn size_split(
         scalable_unit_nodes: to_u32(su_nodes, "scalable unit")?,
         scalable_units: to_u32(sus, "scalable units")?,
         nodes_per_leaf: to_u32(su_nodes, "nodes per leaf")?,
+        partial_leaf,
         leaf_switches: total(leaves, "leaves")?,
         spine_switches: total(spines, "spines")?,
         core_switches: total(cores, "core switches")?,

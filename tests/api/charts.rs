@@ -362,17 +362,18 @@ async fn the_recommendation_names_a_fabric_that_cannot_be_built() {
 }
 
 /// The per-GPU rows are the plan's figure divided by the GPU count, rounded once to whole
-/// dollars, half away from zero: RoCE's $16,179,712.06 over 1,024 GPUs is $15,800.50006, so
-/// $15,801 (rounding to cents first made it $15,800.50, then banker's rounding $15,800).
+/// dollars, half away from zero: adaptive Ethernet's $16,887,295.36 over 1,024 GPUs is
+/// $16,491.499375, so $16,491 (rounding to cents first made it $16,491.50, then banker's
+/// rounding $16,492).
 #[tokio::test]
 async fn the_per_gpu_rows_are_rounded_once_from_the_exact_quotient() {
     use rust_decimal::{Decimal, RoundingStrategy};
     let app = spawn_app().await;
-    // A case with a per-GPU figure just above a half dollar (RoCE total 16,179,712.06 ÷ 1,024 =
-    // 15,800.50006): rounded to cents first it becomes 15,800.50, then the even dollar 15,800
-    // instead of 15,801. A model change that moves the totals needs a new such case (2.5 $/h at
-    // 4:1 was one while the partial-SU leaf rule of 2026-11-26 stood).
-    let qs = "gpus=1024&economics.years=7&economics.gpu_hour_usd=3&topology.oversubscription=2";
+    // A case with a per-GPU figure within half a cent of a half dollar (16,887,295.36 ÷ 1,024
+    // = 16,491.499375): rounded to cents first it becomes 16,491.50, then the even dollar
+    // 16,492 instead of 16,491. A model change that moves the totals needs a new such case
+    // (3 $/h at 2:1 over 7 years was one until the partial-SU leaf was timed, 2026-11-27).
+    let qs = "gpus=1024&economics.years=7&economics.gpu_hour_usd=2.5&topology.oversubscription=4";
     let plan = plan_json(&app, qs).await;
     let html = app.html(&format!("/report?{qs}"), 200).await;
     let gpus = Decimal::from(1024);

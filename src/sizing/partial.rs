@@ -1,0 +1,128 @@
+//! The busiest leaf of a partly filled last scalable unit (or rack). Its servers have fewer
+//! same-rail peers under it than a whole unit's, so more of their traffic crosses its uplinks;
+//! the performance model times them too and the slower leaf sets the pace (docs/model.md §4).
+//! 1,024 H100 on 400G at 8:1 (112:14): the 16 servers past the first 112 put 7 rails on one
+//! `collapsed_rails` leaf, 112 ports of which 112/127 of the traffic crosses 14 uplinks.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{SizingError, add, mul, or_overflow, sub};
+
+/// A leaf of the partial scalable unit, as the performance model needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, ToSchema)]
+pub struct PartialLeaf {
+    /// Server ports on the leaf, one plane.
+    pub server_ports: u32,
+    /// Same-rail servers under the leaf, per server port and weighted by traffic (Σ p² ÷ ports
+    /// over the rail pieces on it, p servers each): a port reaches p − 1 same-rail peers
+    /// without its uplinks.
+    pub same_rail_servers: f64,
+    /// Uplinks of the leaf, one plane.
+    pub uplinks: u32,
+}
+
+/// One leaf's server ports, Σ p² over its rail pieces, and uplinks.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Candidate {
+    pub ports: u64,
+    pub squares: u64,
+    pub uplinks: u64,
+}
+
+impl Candidate {
+    /// A leaf of `servers` servers with `rails` ports each, every rail whole on it.
+    pub fn whole_rails(servers: u64, rails: u64, uplinks: u64) -> Result<Self, SizingError> {
+        let ports = mul(servers, rails, W)?;
+        Ok(Candidate {
+            ports,
+            squares: mul(ports, servers, W)?,
+            uplinks,
+        })
+    }
+
+    /// Traffic the leaf sends up, in port-loads per uplink, with `n` servers and peers spread
+    /// uniformly: a port whose rail has p servers on the leaf sends (n − p)/(n − 1) of its
+    /// traffic up, so the leaf (ports·n − Σ p²)/(n − 1).
+    fn load(&self, n: u64) -> f64 {
+        if n < 2 || self.uplinks == 0 {
+            return 0.0;
+        }
+        let up = (self.ports as f64 * n as f64 - self.squares as f64).max(0.0);
+        up / (n as f64 - 1.0) / self.uplinks as f64
+    }
+}
+
+const W: &str = "partial leaf";
+
+/// Of `candidates`, the one that sends the most up with `nodes` servers in the fabric, as the
+/// topology reports it; `None` without candidates or a server port.
+pub(super) fn busiest(
+    nodes: u64,
+    candidates: impl IntoIterator<Item = Candidate>,
+) -> Result<Option<PartialLeaf>, SizingError> {
+    let best = candidates
+        .into_iter()
+        .filter(|c| c.ports > 0)
+        .max_by(|a, b| a.load(nodes).total_cmp(&b.load(nodes)));
+    let Some(c) = best else {
+        return Ok(None);
+    };
+    Ok(Some(PartialLeaf {
+        server_ports: super::to_u32(c.ports, W)?,
+        same_rail_servers: c.squares as f64 / c.ports as f64,
+        uplinks: super::to_u32(c.uplinks, W)?,
+    }))
+}
+
+/// The leaves of `collapsed_rails`' partial scalable unit: its `rem` servers × R rails laid
+/// rail-major (a rail's ports together) on `leaves` = ⌈rem·R / d⌉ leaves, whole rails first:
+/// each leaf takes w = ⌊d / rem⌋ whole rails in rail order (the last leaf what is left), and
+/// when the leaves cannot hold every rail whole (leaves·w < R) the rails left over fill the
+/// leaves' spare d − w·rem ports in order, a rail split over adjacent leaves. With R leaves
+/// that is one rail a leaf, as in `su_clos`.
+pub(super) fn packed_rails(
+    rem: u64,
+    r: u64,
+    d: u64,
+    leaves: u64,
+    uplinks: u64,
+) -> Result<Vec<Candidate>, SizingError> {
+    let w = or_overflow(d.checked_div(rem), W)?;
+    let whole = mul(leaves, w, W)?;
+    let leftover = mul(r.saturating_sub(whole), rem, W)?;
+    let spare = sub(d, mul(w, rem, W)?, W)?;
+    let rem_sq = mul(rem, rem, W)?;
+    (0..leaves)
+        .map(|j| {
+            if leftover == 0 {
+                // Every rail whole: w a leaf in order, the last leaf what is left.
+                let rails = r.saturating_sub(mul(j, w, W)?).min(w);
+                return Ok(Candidate {
+                    ports: mul(rails, rem, W)?,
+                    squares: mul(rails, rem_sq, W)?,
+                    uplinks,
+                });
+            }
+            // w whole rails, then this leaf's share [lo, hi) of the left-over rails' ports,
+            // which fill the spares in order (each rail `rem` ports).
+            let lo = mul(j, spare, W)?.min(leftover);
+            let hi = add(lo, spare, W)?.min(leftover);
+            let mut squares = mul(w, rem_sq, W)?;
+            let mut at = lo;
+            while at < hi {
+                // The rail holding port `at` ends at the next multiple of rem.
+                let rail = or_overflow(at.checked_div(rem), W)?;
+                let rail_end = mul(add(rail, 1, W)?, rem, W)?;
+                let piece = sub(rail_end.min(hi), at, W)?;
+                squares = add(squares, mul(piece, piece, W)?, W)?;
+                at = add(at, piece, W)?;
+            }
+            Ok(Candidate {
+                ports: add(mul(w, rem, W)?, sub(hi, lo, W)?, W)?,
+                squares,
+                uplinks,
+            })
+        })
+        .collect()
+}
