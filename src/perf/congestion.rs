@@ -32,18 +32,35 @@ pub struct Span {
 }
 
 impl Span {
-    /// `servers`: the servers the communicator spans.
+    /// `servers`: the servers the communicator spans; each NIC keeps a ring's or a pair's
+    /// flows to one peer.
     pub fn of(path: &FabricPath, servers: f64) -> Span {
+        Span::with_peers(path, servers, 1.0)
+    }
+
+    /// The same with each NIC keeping flows to `peers` servers (an all-to-all: every other
+    /// server of the group), so ECMP hashes `peers` times as many sub-flows.
+    pub fn with_peers(path: &FabricPath, servers: f64, peers: f64) -> Span {
         let npl = f64::from(path.nodes_per_leaf);
         let crossing = crossing_share(servers, npl);
+        let whole = if crossing <= 0.0 {
+            1.0
+        } else {
+            let o = path.oversubscription.max(1.0);
+            let m = f64::from(path.leaf_uplinks.max(1));
+            by_time(
+                crossing,
+                crossing_efficiency_at(path, crossing, o, m, peers),
+            )
+        };
         let mut span = Span {
             crossing,
-            kappa: congestion_factor(path, crossing),
+            kappa: whole,
             hops: switch_hops(servers, npl, path.tiers),
         };
         if let Some(leaf) = &path.partial_leaf {
             let h = crossing_share(servers, leaf.nodes_per_leaf);
-            let kappa = partial_leaf_factor(path, leaf, h);
+            let kappa = partial_leaf_factor(path, leaf, h, peers);
             if kappa < span.kappa {
                 (span.kappa, span.crossing) = (kappa, h);
             }
@@ -71,6 +88,9 @@ pub fn expected_max_poisson(lambda: f64, bins: f64) -> f64 {
     if lambda.is_nan() || lambda <= 0.0 || bins.is_nan() || bins < 1.0 {
         return 0.0;
     }
+    if lambda > POISSON_SUM_MAX_LAMBDA {
+        return expected_max_normal(lambda, bins);
+    }
     let t_max = (lambda + 12.0 * lambda.sqrt() + 40.0).ceil();
     let mut pmf = (-lambda).exp();
     let mut cdf = pmf;
@@ -94,6 +114,33 @@ pub fn expected_max_poisson(lambda: f64, bins: f64) -> f64 {
     }
     // The maximum is never below one bin's mean.
     sum.max(lambda)
+}
+
+/// Above this mean load (sub-flows per uplink: an all-to-all's flows to every peer) the sum
+/// gives way to the normal approximation, within 0.7 % of it there
+/// (`normal_approximation_meets_the_sum`): the sum's loop runs about λ + 12√λ terms, and its
+/// first probability e^−λ underflows to 0 past λ ≈ 745, which would count every term as 1.
+const POISSON_SUM_MAX_LAMBDA: f64 = 400.0;
+
+/// E[max] of `bins` Poisson(λ) bins for large λ, each bin ≈ N(λ, λ): λ + √λ · a_m with a_m the
+/// expected maximum of m standard normals: exact for m ≤ 5, else ≈ √(2 ln m) − (ln ln m +
+/// ln 4π)/(2√(2 ln m)) + γ/√(2 ln m) (extreme-value asymptotics, Euler's γ).
+fn expected_max_normal(lambda: f64, bins: f64) -> f64 {
+    // The exact expected maxima of 2 to 5 standard normals (Tippett 1925), where the
+    // asymptotic form is off by up to 12 %.
+    let a_m = match bins.floor() as u32 {
+        0 | 1 => 0.0,
+        2 => 0.564_19,
+        3 => 0.846_28,
+        4 => 1.029_38,
+        5 => 1.162_96,
+        _ => {
+            let a = (2.0 * bins.ln()).sqrt();
+            a - (bins.ln().ln() + (4.0 * std::f64::consts::PI).ln()) / (2.0 * a)
+                + 0.577_215_664_901_532_9 / a
+        }
+    };
+    lambda + lambda.sqrt() * a_m.max(0.0)
 }
 
 /// Efficiency of static ECMP on crossing traffic: each NIC sends `q` equal sub-flows, a share
@@ -122,21 +169,23 @@ fn balanced_efficiency(crossing: f64, oversubscription: f64, efficiency: f64) ->
 pub fn crossing_efficiency(path: &FabricPath, crossing: f64) -> f64 {
     let o = path.oversubscription.max(1.0);
     let m = f64::from(path.leaf_uplinks.max(1));
-    crossing_efficiency_at(path, crossing, o, m)
+    crossing_efficiency_at(path, crossing, o, m, 1.0)
 }
 
-/// κ on the crossing traffic of a leaf with `o` server ports per uplink and `m` uplinks.
-fn crossing_efficiency_at(path: &FabricPath, crossing: f64, o: f64, m: f64) -> f64 {
+/// κ on the crossing traffic of a leaf with `o` server ports per uplink and `m` uplinks, each
+/// NIC keeping flows to `peers` servers (ECMP's sub-flows per NIC scale with them).
+fn crossing_efficiency_at(path: &FabricPath, crossing: f64, o: f64, m: f64, peers: f64) -> f64 {
+    let peers = peers.max(1.0);
     match path.fabric {
         Fabric::Infiniband => balanced_efficiency(crossing, o, INFINIBAND_AR_EFFICIENCY),
         Fabric::RoceAdaptive => balanced_efficiency(crossing, o, ADAPTIVE_ETHERNET_EFFICIENCY),
         Fabric::Roce => {
-            let q_default = CHANNELS_PER_NIC * DEFAULT_QPS_PER_CONNECTION;
+            let q_default = CHANNELS_PER_NIC * DEFAULT_QPS_PER_CONNECTION * peers;
             let plain = ecmp_efficiency(crossing, o, m, q_default);
             match path.roce_tuning {
                 RoceTuning::Default => plain,
                 RoceTuning::Tuned => {
-                    let q_tuned = CHANNELS_PER_NIC * TUNED_QPS_PER_CONNECTION;
+                    let q_tuned = CHANNELS_PER_NIC * TUNED_QPS_PER_CONNECTION * peers;
                     let tuned = ecmp_efficiency(crossing, o, m, q_tuned);
                     tuned
                         .min(plain * (1.0 + TUNED_MAX_GAIN))
@@ -158,14 +207,23 @@ pub fn congestion_factor(path: &FabricPath, crossing: f64) -> f64 {
 }
 
 /// The congestion factor of a partial scalable unit's `leaf` (its own ratio of server ports to
-/// uplinks, its own uplinks) for its servers' `crossing` share.
-pub fn partial_leaf_factor(path: &FabricPath, leaf: &PartialLeafPath, crossing: f64) -> f64 {
+/// uplinks, its own uplinks) for its servers' `crossing` share, each NIC with flows to `peers`
+/// servers.
+pub fn partial_leaf_factor(
+    path: &FabricPath,
+    leaf: &PartialLeafPath,
+    crossing: f64,
+    peers: f64,
+) -> f64 {
     if crossing <= 0.0 {
         return 1.0;
     }
     let o = leaf.oversubscription.max(0.0);
     let m = f64::from(leaf.uplinks.max(1));
-    by_time(crossing, crossing_efficiency_at(path, crossing, o, m))
+    by_time(
+        crossing,
+        crossing_efficiency_at(path, crossing, o, m, peers),
+    )
 }
 
 /// `1 / ((1 − h) + h / κ_cross)`, in [0, 1].
@@ -246,12 +304,15 @@ mod tests {
         sum.max(lambda)
     }
 
-    /// Reusing the last term changes no bit of the sum: λ from 10⁻³ to 10³ (the model's λ is
-    /// crossing share × oversubscription × QPs, at most a few tens) over 1 to 4,096 bins.
+    /// Reusing the last term changes no bit of the sum: λ from 10⁻³ to the sum's limit (400;
+    /// the model's λ is crossing share × oversubscription × sub-flows, a few tens but for an
+    /// all-to-all) over 1 to 4,096 bins.
     #[test]
     fn reusing_the_last_term_changes_no_bit() {
+        // λ up to the sum's limit (above it the normal approximation stands in).
         let mut lambdas: Vec<f64> = (0..=600)
             .map(|i| 10f64.powf(-3.0 + f64::from(i) / 100.0))
+            .filter(|&l| l <= POISSON_SUM_MAX_LAMBDA)
             .collect();
         lambdas.extend([0.0, -1.0, f64::NAN, 2.0, 8.0, 0.5 * 2.0, 31.0 / 63.0 * 2.0]);
         for bins in [
@@ -269,6 +330,24 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Past the loop's limit the normal approximation stands in; at the limit it is within
+    /// 0.7 % of the sum, on 2 to 4,096 bins.
+    #[test]
+    fn normal_approximation_meets_the_sum() {
+        for bins in [2.0, 8.0, 14.0, 64.0, 128.0, 512.0, 4096.0] {
+            let sum = expected_max_poisson_every_term(POISSON_SUM_MAX_LAMBDA, bins);
+            let normal = expected_max_normal(POISSON_SUM_MAX_LAMBDA, bins);
+            assert!(
+                ((normal - sum) / sum).abs() < 0.007,
+                "m={bins}: {normal} vs {sum}"
+            );
+        }
+        // Used above the limit, and still at least the mean.
+        let big = expected_max_poisson(1e6, 64.0);
+        assert!(big > 1e6 && big < 1e6 * 1.01, "{big}");
+        assert_eq!(expected_max_poisson(1e6, 1.0), 1e6);
     }
 
     #[test]

@@ -56,6 +56,9 @@ pub struct JobContext<'a> {
     pub step_compute_ms: f64,
     /// Builds the communicator of a group: (ranks, ranks per NVLink domain, stride).
     pub comm: &'a dyn Fn(f64, f64, f64) -> Communicator,
+    /// The same for an all-to-all, whose NICs each keep flows to every other server of the
+    /// group (ECMP hashes many flows, not a ring's few).
+    pub comm_all_to_all: &'a dyn Fn(f64, f64, f64) -> Communicator,
 }
 
 /// Ranks of a group of `size` with rank stride `stride` that every NVLink domain of `domain`
@@ -311,7 +314,7 @@ pub fn other_collectives(ctx: &JobContext<'_>, dp: f64) -> Vec<CollectiveResult>
     }
     if ep >= 2.0 {
         let stride = tp * cp;
-        let c = (ctx.comm)(
+        let c = (ctx.comm_all_to_all)(
             ep,
             ranks_per_domain(ep, stride, ctx.domain_gpus, ctx.gpus),
             stride,

@@ -574,9 +574,16 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         let total_nodes = (f64::from(input.gpus) / gpn_f).ceil().max(1.0);
         let per_gpu_net = node_net / gpn_f;
         let domain = f64::from(domain_gpus(input));
-        let make = |k: f64, per_domain: f64, stride: f64| -> Communicator {
+        // `every_peer`: each NIC keeps flows to every other server the group spans (an
+        // all-to-all), else a ring's or a pair's few.
+        let make_with = |k: f64, per_domain: f64, stride: f64, every_peer: bool| -> Communicator {
             let span = (k * stride / gpn_f).ceil().clamp(1.0, total_nodes);
-            let across = congestion::Span::of(path, span);
+            let peers = if every_peer {
+                (span - 1.0).max(1.0)
+            } else {
+                1.0
+            };
+            let across = congestion::Span::with_peers(path, span, peers);
             Communicator {
                 ranks: k,
                 nodes: (k / per_domain.max(1.0)).ceil().max(1.0),
@@ -591,6 +598,9 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
                 channels: CHANNELS_PER_NIC * f64::from(input.nics_per_node),
             }
         };
+        let make = |k: f64, per_domain: f64, stride: f64| make_with(k, per_domain, stride, false);
+        let make_all_to_all =
+            |k: f64, per_domain: f64, stride: f64| make_with(k, per_domain, stride, true);
         let ctx = job::JobContext {
             workload: w,
             gpus: f64::from(input.gpus),
@@ -598,6 +608,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
             domain_gpus: domain,
             step_compute_ms,
             comm: &make,
+            comm_all_to_all: &make_all_to_all,
         };
         collectives.extend(job::other_collectives(&ctx, dp_f));
     }
