@@ -357,13 +357,15 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         .unwrap_or(ops.busy_fraction.value);
     let mut warnings: Vec<String> = expert_note.into_iter().collect();
     // Expert groups that do not tile a multi-node NVLink domain (64 GPUs on 72-GPU NVL72 racks)
-    // straddle racks and cross the network (docs/model.md §5b): name the degrees that tile.
+    // straddle racks and cross the network (docs/model.md §5b): say how many, and name the
+    // degrees that tile.
     let domain_gpus = nvlink_domain_gpus(&gpu, gpus_per_node);
     let domain = u64::from(domain_gpus);
-    let stride =
-        u64::from(workload.tensor_parallel.max(1)) * u64::from(workload.context_parallel.max(1));
+    let tp = u64::from(workload.tensor_parallel.max(1));
+    let stride = tp * u64::from(workload.context_parallel.max(1));
     let ep = u64::from(workload.expert_parallel.max(1));
     let span = ep.saturating_mul(stride);
+    let used = dp.saturating_mul(perf::data_parallel_replica_gpus(&workload));
     if workload.message_bytes.is_none()
         && ep > 1
         && domain > u64::from(gpus_per_node)
@@ -377,12 +379,39 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             .map(|e| e.to_string())
             .collect();
         warnings.push(format!(
-            "workload.expert_parallel: expert groups of {ep} x {stride} GPUs do not tile the {domain}-GPU NVLink domains of {}, so most straddle two domains and their all-to-all crosses the network{}",
+            "workload.expert_parallel: expert groups of {ep} x {stride} GPUs do not tile the {domain}-GPU NVLink domains of {}: {}, and the step waits for their all-to-all across the network{}",
             gpu.id,
+            straddle_words(span, domain, used),
             if tiling.is_empty() {
                 String::new()
             } else {
                 format!("; degrees that tile a domain: {}", tiling.join(", "))
+            }
+        ));
+    }
+    // Tensor-parallel groups larger than an NVLink domain, or not tiling a multi-node one: their
+    // all-reduce of every layer runs over the scale-out network (docs/model.md §5b).
+    if workload.message_bytes.is_none()
+        && tp > 1
+        && u64::from(gpus) > domain
+        && !domain.is_multiple_of(tp)
+    {
+        let fitting: Vec<String> = (2..=domain.min(tp))
+            .filter(|t| domain.is_multiple_of(*t))
+            .map(|t| t.to_string())
+            .collect();
+        let placed = if tp > domain {
+            format!("every group spans {} domains", tp.div_ceil(domain))
+        } else {
+            straddle_words(tp, domain, used)
+        };
+        warnings.push(format!(
+            "workload.tensor_parallel: tensor-parallel groups of {tp} GPUs do not fit the {domain}-GPU NVLink domains of {}: {placed}, and the step waits for their all-reduce of every layer across the scale-out network{}",
+            gpu.id,
+            if fitting.is_empty() {
+                String::new()
+            } else {
+                format!("; degrees within a domain: {}", fitting.join(", "))
             }
         ));
     }
@@ -843,6 +872,44 @@ pub fn unknown_vendor(catalog: &crate::catalog::Catalog, vendor: &str) -> String
         catalog.id(),
         catalog.vendors().join(", ")
     )
+}
+
+/// How many of the blocks of `span` GPUs that tile `used` GPUs from GPU 0 cross a boundary of
+/// the `domain`-GPU NVLink domains, in words ("7 of 64 groups straddle two domains"). A block
+/// smaller than a domain holds at most one boundary, so the blocks that straddle are the
+/// boundaries inside the job that are not also block edges (multiples of lcm(span, domain)); a
+/// larger block always straddles.
+pub fn straddle_words(span: u64, domain: u64, used: u64) -> String {
+    let groups = used.checked_div(span).unwrap_or(0);
+    let straddling = if span > domain {
+        groups
+    } else {
+        let last = used.saturating_sub(1);
+        let lcm = span
+            .checked_div(gcd(span, domain))
+            .and_then(|s| s.checked_mul(domain))
+            .unwrap_or(u64::MAX);
+        (last.checked_div(domain).unwrap_or(0))
+            .saturating_sub(last.checked_div(lcm).unwrap_or(0))
+            .min(groups)
+    };
+    let domains = if span > domain {
+        format!("{} or more domains", span.div_ceil(domain))
+    } else {
+        "two domains".to_string()
+    };
+    match (straddling, groups) {
+        (s, g) if s == g => format!("all {g} groups straddle {domains}"),
+        (1, g) => format!("1 of {g} groups straddles {domains}"),
+        (s, g) => format!("{s} of {g} groups straddle {domains}"),
+    }
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// GPUs in one NVLink domain of servers with `gpus_per_node` GPUs: the catalog's domain when it

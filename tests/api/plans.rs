@@ -546,8 +546,9 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
         "{}",
         v["warnings"]
     );
-    // On 1,024 GB200 the preset's 64 divides the 64 replicas but not the 72-GPU racks: most
-    // groups straddle two racks, and the plan names the degrees that tile one.
+    // On 1,024 GB200 the preset's 64 divides the 64 replicas but not the 72-GPU racks: 13 of the
+    // 16 groups straddle two racks (boundaries at 72k, k = 1..14, all but 576 inside a group),
+    // and the plan names the degrees that tile one.
     let racks = plan(
         &app,
         json!({"gpus": 1024, "gpu_model": "gb200-nvl72", "economics": {"gpu_hour_usd": "4"},
@@ -556,7 +557,7 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
     .await;
     assert_warns(
         &racks,
-        "expert groups of 64 x 1 GPUs do not tile the 72-GPU NVLink domains of gb200-nvl72, so most straddle two domains and their all-to-all crosses the network; degrees that tile a domain: 2, 4, 8",
+        "expert groups of 64 x 1 GPUs do not tile the 72-GPU NVLink domains of gb200-nvl72: 13 of 16 groups straddle two domains, and the step waits for their all-to-all across the network; degrees that tile a domain: 2, 4, 8",
         "straddling expert groups",
     );
     let a2a = &fabric(&racks, "roce")["performance"]["collectives"];
@@ -566,6 +567,55 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
             .iter()
             .any(|c| c["parallelism"] == "expert" && c["placement"] == "network"),
         "{a2a}"
+    );
+    // EP 16 on the same racks: 7 of 64 groups straddle (the odd k of 72k), not "most".
+    let ep16 = plan(
+        &app,
+        json!({"gpus": 1024, "gpu_model": "gb200-nvl72", "economics": {"gpu_hour_usd": "4"},
+            "workload": {"preset": "moe-deepseek-v3", "expert_parallel": 16}}),
+    )
+    .await;
+    assert_warns(
+        &ep16,
+        "expert groups of 16 x 1 GPUs do not tile the 72-GPU NVLink domains of gb200-nvl72: 7 of 64 groups straddle two domains",
+        "straddling expert groups, counted",
+    );
+    // Tensor parallelism that leaves its NVLink domain is warned too (a buyer audit,
+    // 2026-11-27: TP 16 idled 44 % of 1,152 GB200 and 29 % of 1,024 H100, unwarned).
+    let tp16 = plan(
+        &app,
+        json!({"gpus": 1152, "gpu_model": "gb200-nvl72", "fabrics": ["infiniband"],
+            "workload": {"tensor_parallel": 16, "pipeline_parallel": 1}}),
+    )
+    .await;
+    assert_warns(
+        &tp16,
+        "workload.tensor_parallel: tensor-parallel groups of 16 GPUs do not fit the 72-GPU NVLink domains of gb200-nvl72: 8 of 72 groups straddle two domains, and the step waits for their all-reduce of every layer across the scale-out network; degrees within a domain: 2, 3, 4, 6, 8, 9, 12",
+        "straddling tensor groups",
+    );
+    let hgx = plan(
+        &app,
+        json!({"gpus": 1024, "fabrics": ["infiniband"],
+            "workload": {"tensor_parallel": 16, "pipeline_parallel": 1}}),
+    )
+    .await;
+    assert_warns(
+        &hgx,
+        "tensor-parallel groups of 16 GPUs do not fit the 8-GPU NVLink domains of h100: every group spans 2 domains",
+        "tensor groups across servers",
+    );
+    let fits = plan(
+        &app,
+        json!({"gpus": 1152, "gpu_model": "gb200-nvl72", "fabrics": ["infiniband"],
+            "workload": {"tensor_parallel": 8, "pipeline_parallel": 1}}),
+    )
+    .await;
+    assert!(
+        !fits["warnings"]
+            .to_string()
+            .contains("tensor-parallel groups"),
+        "{}",
+        fits["warnings"]
     );
     // Where it divides (1,024 H100: 64 replicas) the preset's degree stands, unwarned.
     let h100 = plan(
