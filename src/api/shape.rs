@@ -53,6 +53,19 @@ impl Shape {
         let props = s.get("properties").and_then(Value::as_object);
         let extra = s.get("additionalProperties");
         let wants_object = props.is_some() || extra.is_some_and(Value::is_object);
+        // A choice of names is a string: serde's derive would also take its map form
+        // (`{"infiniband": null}`) and say "expected string or map" of anything else.
+        if let Some(names) = string_choices(s) {
+            if !matches!(value, Value::String(_) | Value::Null) {
+                push(
+                    out,
+                    pointer,
+                    ErrorCode::InvalidType,
+                    format!("expected one of {names}, got {}", kind(value)),
+                );
+            }
+            return;
+        }
         match value {
             Value::Null => {}
             Value::Object(m) if wants_object => {
@@ -100,11 +113,21 @@ impl Shape {
             ),
             Value::Array(items) => {
                 if let Some(sub) = s.get("items") {
+                    let names = string_choices(resolve(&self.comps, sub, &mut Vec::new()));
                     for (i, v) in items.iter().enumerate() {
                         let len = pointer.len();
                         pointer.push('/');
                         pointer.push_str(&i.to_string());
-                        self.walk(sub, v, pointer, out);
+                        match &names {
+                            // A list of names holds names, not nulls.
+                            Some(names) if v.is_null() => push(
+                                out,
+                                pointer,
+                                ErrorCode::InvalidType,
+                                format!("expected one of {names}, got null"),
+                            ),
+                            _ => self.walk(sub, v, pointer, out),
+                        }
                         pointer.truncate(len);
                     }
                 }
@@ -112,6 +135,17 @@ impl Shape {
             _ => {}
         }
     }
+}
+
+/// A schema's `enum` of strings, quoted and joined ("'ddp', 'fsdp'"); `None` for any other
+/// schema (an enum of numbers takes numbers).
+fn string_choices(schema: &Value) -> Option<String> {
+    let names = schema.get("enum")?.as_array()?;
+    let quoted: Option<Vec<String>> = names
+        .iter()
+        .map(|n| n.as_str().map(|n| format!("'{n}'")))
+        .collect();
+    quoted.filter(|q| !q.is_empty()).map(|q| q.join(", "))
 }
 
 fn push(out: &mut Vec<FieldError>, pointer: &str, code: ErrorCode, detail: String) {

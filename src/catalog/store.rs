@@ -196,7 +196,7 @@ impl CatalogStore {
                     ));
                 }
                 SourceState::Failed => out.push(format!(
-                    "remote catalog source {} has never loaded ({err}); this plan is priced from catalog '{catalog_id}'",
+                    "remote catalog {} has never loaded ({err}); this plan is priced from catalog '{catalog_id}'",
                     st.url
                 )),
                 _ => {}

@@ -10,15 +10,15 @@
 //!
 //! Adding a numeric input = one `bounded_*!` declaration and one field that uses it.
 
-use std::str::FromStr;
-
 use rust_decimal::Decimal;
 
 /// Marks an out-of-range value in a deserialisation message (the API maps it to code `range`).
 pub const OUT_OF_RANGE: &str = "out of range: ";
 
-/// Plain decimal syntax: optional minus, digits, optional fraction (`"0.085"`, `"1000"`).
-/// Refuses what `Decimal::from_str` would also take: `_` separators, exponents, `+`, spaces.
+/// Plain decimal syntax: optional minus, digits, optional fraction (`"0.085"`, `"1000"`), held
+/// exactly. Refuses what `Decimal::from_str` would also take: `_` separators, exponents, `+`,
+/// spaces, and text it would round to 28 digits (`"1000.00000000000000000000000001"` would
+/// become 1000 and pass a range that refuses it).
 pub fn strict_decimal(s: &str) -> Option<Decimal> {
     let body = s.strip_prefix('-').unwrap_or(s);
     let (int, frac) = match body.split_once('.') {
@@ -29,7 +29,7 @@ pub fn strict_decimal(s: &str) -> Option<Decimal> {
     if !digits(int) || frac.is_some_and(|f| !digits(f)) || body.len() > 40 {
         return None;
     }
-    Decimal::from_str(s).ok()
+    Decimal::from_str_exact(s).ok()
 }
 
 /// A JSON number as a decimal: integers exactly, floats by their shortest round-trip text.
@@ -292,7 +292,7 @@ macro_rules! bounded_decimal {
                 $name(v.normalize())
             }
             fn range_text() -> String {
-                let close = if Self::MAX_EXCLUSIVE { "below" } else { "to" };
+                let close = if Self::MAX_EXCLUSIVE { "to below" } else { "to" };
                 format!("a decimal from {} {close} {} ({})", Self::MIN_I64, Self::MAX_I64, Self::UNIT)
             }
         }
@@ -314,7 +314,7 @@ macro_rules! bounded_decimal {
                         match $crate::plan::bounded::strict_decimal(v.trim()) {
                             Some(d) => V::check(d),
                             None => Err(E::custom(format!(
-                                "expected {} in plain decimal notation (\"0.085\", \"1000\"; no exponent or separators), got \"{}\"",
+                                "expected {} in plain decimal notation (\"0.085\", \"1000\"; no exponent or separators, at most 28 digits), got \"{}\"",
                                 $name::range_text(), v.chars().take(40).collect::<String>()
                             ))),
                         }
@@ -337,7 +337,7 @@ macro_rules! bounded_decimal {
         }
 
         $crate::plan::bounded::bounded_schema!($name, {
-                let close = if $excl { "below" } else { "to" };
+                let close = if $excl { "to below" } else { "to" };
                 $crate::plan::bounded::number_schema(
                     false, true, $min as f64, $max as f64, $excl, None,
                     &format!("{} Unit: {}. Range {} {close} {}; a decimal string (\"0.085\") or a number.", concat!($($doc),*), $unit, $min, $max),
@@ -424,6 +424,14 @@ mod tests {
             assert!(parse::<TestShare>(bad).is_err(), "{bad} accepted");
         }
         assert_eq!(strict_decimal("1_000"), None);
+        // Text a decimal would round is refused, not rounded into range.
+        assert_eq!(strict_decimal("1000.00000000000000000000000001"), None);
+        assert_eq!(strict_decimal("-0.0000000000000000000000000000001"), None);
+        assert_eq!(strict_decimal("0.9999999999999999999999999999999"), None);
+        assert_eq!(
+            strict_decimal("0.9999999999999999999999999999"),
+            "0.9999999999999999999999999999".parse().ok()
+        );
         assert_eq!(strict_decimal("1000"), Some(Decimal::from(1000)));
     }
 

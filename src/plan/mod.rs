@@ -91,7 +91,8 @@ pub struct BomLineOut {
     /// True when the price used is a catalog placeholder (grade P): get a quote. False when
     /// `prices.overrides` sets this SKU's price.
     pub placeholder_price: bool,
-    /// Source of the catalog figures.
+    /// Source of the catalog figures (with an overridden price: says the price is the
+    /// request's and the source covers the other figures).
     #[schema(value_type = String)]
     pub source: Text,
 }
@@ -1371,13 +1372,24 @@ fn plan_sized(
         s.notes
             .iter()
             .zip(priced)
-            .map(|(it, p)| BomLineOut {
-                // An overridden price is the buyer's own: no longer a placeholder.
-                placeholder_price: it.placeholder_price && !p.price.price_overridden,
-                priced: p,
-                unit: it.unit,
-                derivation: it.derivation,
-                source: it.source.clone(),
+            .map(|(it, p)| {
+                // An overridden price is the buyer's own: no longer a placeholder, and the
+                // catalog's source speaks for the other figures only.
+                let overridden = p.price.price_overridden;
+                BomLineOut {
+                    placeholder_price: it.placeholder_price && !overridden,
+                    priced: p,
+                    unit: it.unit,
+                    derivation: it.derivation,
+                    source: if overridden {
+                        Text::from(format!(
+                            "price: the request's prices.overrides; other figures: {}",
+                            it.source
+                        ))
+                    } else {
+                        it.source.clone()
+                    },
+                }
             })
             .collect()
     });

@@ -284,6 +284,28 @@ async fn wrong_types_and_duplicate_keys_are_422_naming_the_field_in_plain_words(
             "unknown_field",
         ),
         (br#"{"economics":{"years":5}}"#, "/gpus", "required"),
+        // A choice of names takes a name, not serde's map form of an enum (which the derive
+        // accepted: `{"infiniband":null}` planned InfiniBand), and says the names.
+        (
+            br#"{"gpus":8,"fabrics":[{"infiniband":null}]}"#,
+            "/fabrics/0",
+            "invalid_type",
+        ),
+        (
+            br#"{"gpus":8,"fabrics":[null]}"#,
+            "/fabrics/0",
+            "invalid_type",
+        ),
+        (
+            br#"{"gpus":8,"workload":{"data_parallel_mode":5}}"#,
+            "/workload/data_parallel_mode",
+            "invalid_type",
+        ),
+        (
+            br#"{"gpus":8,"topology":{"design":{"su_clos":null}}}"#,
+            "/topology/design",
+            "invalid_type",
+        ),
     ] {
         let p = assert_problem(post_raw(&app, body, &[]).await, 422).await;
         let text = String::from_utf8_lossy(body);
@@ -298,6 +320,9 @@ async fn wrong_types_and_duplicate_keys_are_422_naming_the_field_in_plain_words(
             "Decimal type",
             "PlanRequest",
             "elements",
+            "string or map",
+            "single key",
+            "expected unit",
         ] {
             assert!(
                 !detail.contains(rust),
@@ -305,6 +330,15 @@ async fn wrong_types_and_duplicate_keys_are_422_naming_the_field_in_plain_words(
             );
         }
     }
+    let p = assert_problem(
+        post_raw(&app, br#"{"gpus":8,"fabrics":[{"infiniband":null}]}"#, &[]).await,
+        422,
+    )
+    .await;
+    assert_eq!(
+        p["errors"][0]["detail"],
+        "expected one of 'infiniband', 'roce', 'roce_adaptive', got an object"
+    );
 }
 
 #[tokio::test]

@@ -938,6 +938,12 @@ async fn an_overridden_placeholder_is_no_longer_flagged_and_a_given_gpu_hour_has
     for l in lines {
         assert_eq!(l["price_overridden"], true);
         assert_eq!(l["placeholder_price"], false, "{l}");
+        // The catalog's "PLACEHOLDER price" source no longer speaks for the price.
+        let source = l["source"].as_str().unwrap();
+        assert!(
+            source.starts_with("price: the request's prices.overrides; other figures: "),
+            "{source}"
+        );
     }
     let warnings = v["warnings"].to_string();
     assert!(

@@ -512,6 +512,18 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
             "/topology/oversubscription",
         ),
         ("economics.years=5", "/gpus"),
+        // A whole number's text with a fraction is refused, not rounded through a float
+        // (1024.9999999999999999 was read as 1025; a buyer audit, 2026-11-27).
+        ("gpus=1024.9999999999999999", "/gpus"),
+        (
+            "gpus=1024&economics.years=14.99999999999999999",
+            "/economics/years",
+        ),
+        // A decimal's text beyond 28 digits is refused, not rounded into range.
+        (
+            "gpus=1024&economics.gpu_hour_usd=1000.00000000000000000000000001",
+            "/economics/gpu_hour_usd",
+        ),
     ] {
         let path = format!("/v1/plans?{query}");
         assert_eq!(app.pointer(&path, 422).await, pointer, "{path}");

@@ -46,6 +46,13 @@ macro_rules! scalar_methods {
             }
         )*
     };
+    (whole numbers: $($m:ident)*) => {
+        $(
+            fn $m<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+                self.whole_number(v)
+            }
+        )*
+    };
 }
 
 /// The message of a scalar query parameter given more than once.
@@ -300,6 +307,36 @@ impl<'de> IntoDeserializer<'de, Error> for Scalar<'de> {
 }
 
 impl<'de> Scalar<'de> {
+    /// A whole number: integer text, or a plain number whose exact value is whole (`1024.0`,
+    /// `1e3`, as a JSON body reads numbers). Text whose exact value has a fraction
+    /// (`1024.9999999999999999`) is refused, not read as a float that rounds to 1025.
+    fn whole_number<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+        let s = self.0.trim();
+        if let Ok(n) = s.parse::<u64>() {
+            return v.visit_u64(n);
+        }
+        if let Ok(n) = s.parse::<i64>() {
+            return v.visit_i64(n);
+        }
+        let Some(f) = plain_float(s) else {
+            return v.visit_str(s);
+        };
+        let exact = if s.contains(['e', 'E']) {
+            rust_decimal::Decimal::from_scientific(s)
+        } else {
+            rust_decimal::Decimal::from_str_exact(s)
+        };
+        match exact {
+            Ok(d) if !d.fract().is_zero() => err(format!(
+                "expected a whole number, got \"{}\"",
+                s.chars().take(40).collect::<String>()
+            )),
+            // Whole, or beyond a decimal's 28 digits (then far beyond every bound): the field
+            // reads it as the number it is.
+            _ => v.visit_f64(f),
+        }
+    }
+
     fn number<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
         let s = self.0.trim();
         if let Ok(n) = s.parse::<u64>() {
@@ -358,9 +395,13 @@ impl<'de> Deserializer<'de> for Scalar<'de> {
     transparent_wrappers!();
 
     scalar_methods! {
-        numbers:
+        whole numbers:
         deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_u8
-        deserialize_u16 deserialize_u32 deserialize_u64 deserialize_f32 deserialize_f64
+        deserialize_u16 deserialize_u32 deserialize_u64
+    }
+
+    scalar_methods! {
+        numbers: deserialize_f32 deserialize_f64
     }
 
     serde::forward_to_deserialize_any! {
