@@ -35,9 +35,11 @@ impl From<PlanError> for ApiError {
 /// `economics.years` (capex, opex per year, TCO, GPU-idle cost, all USD as decimal strings),
 /// with a side-by-side comparison. Every input but `gpus` has a documented default; `inputs`
 /// echoes them all. Same request + same catalog ⇒ same `plan_id`. `Accept: text/csv` gives the
-/// per-fabric summary as CSV (the columns of `GET /v1/plans?format=csv`).
+/// per-fabric summary as CSV (the columns of `GET /v1/plans?format=csv`), as does `?format=csv`;
+/// no other query parameter is read (a 422 names it).
 #[utoipa::path(
     tag = "plans",
+    params(super::sheets::PostParams),
     request_body(content = PlanRequest, description = "The cluster and assumptions; only `gpus` is required.", content_type = "application/json"),
     responses(JsonOrCsv<Plan>, BodyProblems, PlanInvalid, Busy)
 )]
@@ -49,7 +51,8 @@ pub async fn post_plan(
 ) -> Result<HttpResponse, ApiError> {
     // The CSV's columns are figures: a figures plan has them all. A plan error still comes
     // before a `406` for `Accept`.
-    let format = sheets::negotiate(&req, None);
+    let q = super::query::Query::for_post(&req)?;
+    let format = sheets::negotiate(&req, Some(&q));
     let detail = match format {
         Ok(sheets::Format::Csv) => crate::plan::Detail::Figures,
         _ => crate::plan::Detail::Full,

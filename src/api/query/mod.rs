@@ -129,6 +129,27 @@ impl Query {
         Ok(Query { pairs })
     }
 
+    /// The query of a POST, whose input is its body: `format` (as on GET) and cache busters
+    /// (names beginning with `_`) only; any other parameter is a 422 naming it, not silently
+    /// ignored (`?gpus=9` beside a body of 64 GPUs, or a misspelt `foramt=csv`).
+    pub fn for_post(req: &HttpRequest) -> Result<Query, ApiError> {
+        let q = Query::from_request(req)?;
+        if let Some((k, _)) = q
+            .pairs
+            .iter()
+            .find(|(k, _)| k != "format" && !k.starts_with('_'))
+        {
+            return Err(ApiError::field(
+                &pointer_of(k),
+                ErrorCode::UnknownField,
+                format!(
+                    "query parameter '{k}' is not read by a POST, whose input is its body (a POST takes only 'format' and names beginning with '_')"
+                ),
+            ));
+        }
+        Ok(q)
+    }
+
     /// Whether the query names an `uncertainty.*` parameter (the plan carries an analysis).
     pub fn asks_analysis(&self) -> bool {
         self.pairs

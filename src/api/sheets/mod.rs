@@ -53,6 +53,16 @@ impl IntoParams for PlanParams {
     }
 }
 
+/// Query parameters of a POST (`/v1/plans`, `/v1/sweeps`): `format` only, the input is the
+/// body (any other name but a `_` cache buster is a 422).
+pub struct PostParams;
+
+impl IntoParams for PostParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![format_param()]
+    }
+}
+
 /// Query parameters of `GET /v1/value`.
 pub struct ValueParams;
 

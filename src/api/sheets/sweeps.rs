@@ -786,6 +786,7 @@ pub async fn get_sweep(
 /// text/csv` for the rows as CSV.
 #[utoipa::path(
     tag = "plans",
+    params(super::PostParams),
     request_body(content = SweepRequest, description = "The base plan request and the input to vary.", content_type = "application/json"),
     responses(JsonOrCsv<SweepResult>, NotModified, BodyProblems, SweepInvalid, Busy)
 )]
@@ -795,7 +796,8 @@ pub async fn post_sweep(
     state: web::Data<AppState>,
     body: ValidJson<SweepRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let format = negotiate(&req, None)?;
+    let q = crate::api::query::Query::for_post(&req)?;
+    let format = negotiate(&req, Some(&q))?;
     let b = body.0;
     if !b.base.is_object() {
         return Err(ApiError::field(
