@@ -11,6 +11,18 @@ use log::kv::{Key, Value, VisitSource};
 use crate::clock::rfc3339;
 use crate::config::LogFormat;
 
+/// The level a record is shown at: actix-http's HTTP/1 dispatcher logs every request head a
+/// client sends malformed as ERROR ("stream error: request parse error"), which lets any client
+/// fill the operator's error log; a client's fault is shown as WARN (the client gets its 400
+/// problem either way).
+fn shown_level(r: &log::Record<'_>) -> log::Level {
+    if r.level() == log::Level::Error && r.target().starts_with("actix_http::h1::dispatcher") {
+        log::Level::Warn
+    } else {
+        r.level()
+    }
+}
+
 /// Installs the global logger (`RUST_LOG` filters, default `info`). Call once.
 pub fn init(format: LogFormat) {
     let mut b = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info"));
@@ -22,7 +34,7 @@ pub fn init(format: LogFormat) {
                 buf,
                 "{} {:<5} {} {}{}",
                 rfc3339(std::time::SystemTime::now()),
-                r.level(),
+                shown_level(r),
                 r.target(),
                 r.args(),
                 fields.0
@@ -31,7 +43,7 @@ pub fn init(format: LogFormat) {
         LogFormat::Json => b.format(|buf, r| {
             let mut obj = serde_json::Map::new();
             obj.insert("ts".into(), rfc3339(std::time::SystemTime::now()).into());
-            obj.insert("level".into(), r.level().as_str().into());
+            obj.insert("level".into(), shown_level(r).as_str().into());
             obj.insert("target".into(), r.target().into());
             obj.insert("msg".into(), r.args().to_string().into());
             let mut fields = JsonFields(&mut obj);
@@ -66,5 +78,27 @@ impl<'kvs> VisitSource<'kvs> for JsonFields<'_> {
         };
         self.0.insert(key.to_string(), v);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clients_malformed_head_is_a_warning_not_an_error() {
+        let args = format_args!("stream error: request parse error");
+        let dispatcher = log::Record::builder()
+            .level(log::Level::Error)
+            .target("actix_http::h1::dispatcher")
+            .args(args)
+            .build();
+        assert_eq!(shown_level(&dispatcher), log::Level::Warn);
+        let ours = log::Record::builder()
+            .level(log::Level::Error)
+            .target("fabric_tco::api")
+            .args(args)
+            .build();
+        assert_eq!(shown_level(&ours), log::Level::Error);
     }
 }

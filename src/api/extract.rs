@@ -47,7 +47,15 @@ where
                 .await
                 .map_err(|e| match e.as_error::<PayloadError>() {
                     Some(PayloadError::Overflow) => ApiError::payload_too_large(MAX_BODY_BYTES),
-                    _ => ApiError::malformed(format!("could not read the request body: {e}")),
+                    // In words, not the layer's Display ("payload reached EOF before
+                    // completing: None").
+                    Some(PayloadError::Incomplete(_)) => ApiError::malformed(
+                        "the request body ended before its declared length or last chunk (Content-Length or chunked framing)",
+                    ),
+                    Some(PayloadError::EncodingCorrupted) => {
+                        ApiError::malformed("the request body's encoding is corrupted")
+                    }
+                    _ => ApiError::malformed("could not read the request body"),
                 })?;
             if bytes.len() > MAX_BODY_BYTES {
                 return Err(ApiError::payload_too_large(MAX_BODY_BYTES));
@@ -210,6 +218,15 @@ pub fn strict_value(bytes: &[u8]) -> Result<serde_json::Value, ApiError> {
                     &p,
                     ErrorCode::DuplicateKey,
                     "this key appears more than once in its object",
+                ));
+            }
+            // A number JSON allows but an f64 cannot hold (`1e309`): valid JSON, a value out of
+            // range at its field, as every other out-of-range number.
+            if msg.starts_with("number out of range") && !pointer.is_empty() {
+                return Err(ApiError::field(
+                    &pointer,
+                    ErrorCode::Range,
+                    "the number is beyond any bound (larger than 1.8e308)",
                 ));
             }
             let what = if inner.is_eof() {

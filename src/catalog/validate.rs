@@ -253,7 +253,11 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
     }
     k.text("catalog", "version", &c.version);
     if !is_date(&c.published) || c.published.len() != 10 {
-        k.fail("catalog", "published", "must be a real date YYYY-MM-DD");
+        k.fail(
+            "catalog",
+            "published",
+            "must be a real date YYYY-MM-DD in the years 1990–2100",
+        );
     } else if in_the_future(&c.published) {
         k.fail(
             "catalog",

@@ -306,6 +306,8 @@ async fn wrong_types_and_duplicate_keys_are_422_naming_the_field_in_plain_words(
             "/topology/design",
             "invalid_type",
         ),
+        // Valid JSON beyond an f64: out of range at its field, not "not valid JSON".
+        (br#"{"gpus":1e309}"#, "/gpus", "range"),
     ] {
         let p = assert_problem(post_raw(&app, body, &[]).await, 422).await;
         let text = String::from_utf8_lossy(body);
