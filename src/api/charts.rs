@@ -186,6 +186,29 @@ impl IntoParams for ChartParams {
     }
 }
 
+/// The 404 of a chart name that is none of the charts.
+pub fn unknown_chart(name: &str) -> ApiError {
+    ApiError::not_found(format!(
+        "no chart named '{name}'; charts: cost, cumulative, sweep, tornado"
+    ))
+}
+
+/// A PNG image's bytes: in OpenAPI a binary string (not an array of integers).
+pub struct PngBytes;
+
+impl utoipa::PartialSchema for PngBytes {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Binary)))
+            .description(Some("The PNG image's bytes."))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for PngBytes {}
+
 /// Draw a plan as a chart (SVG or PNG).
 ///
 /// `cost`: per fabric, capex by category (NICs, switches, optics, cables, licences), opex over
@@ -200,13 +223,13 @@ impl IntoParams for ChartParams {
 #[utoipa::path(
     tag = "charts",
     params(
-        ("chart" = ChartId, Path, description = "Which chart: `cost`, `cumulative` or `sweep`."),
+        ("chart" = ChartId, Path, description = "Which chart: `cost`, `cumulative`, `sweep` or `tornado`."),
         ChartParams
     ),
     responses(
         (status = 200, description = "The chart.", content(
             (String = "image/svg+xml"),
-            (Vec<u8> = "image/png")
+            (PngBytes = "image/png")
         )),
         QueryProblems,
         (status = 404, description = "No chart with that name.", body = Problem, content_type = "application/problem+json"),
@@ -222,9 +245,7 @@ pub async fn get_chart(
 ) -> Result<HttpResponse, ApiError> {
     let name = path.into_inner();
     let Some(id) = ChartId::parse(&name) else {
-        return Err(ApiError::not_found(format!(
-            "no chart named '{name}'; charts: cost, cumulative, sweep, tornado"
-        )));
+        return Err(unknown_chart(&name));
     };
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, &q)?;

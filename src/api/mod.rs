@@ -178,16 +178,7 @@ pub fn openapi_document() -> OpenApiDoc {
 /// InfiniBand and RoCE, embedded catalog).
 fn add_examples(doc: &mut OpenApiDoc) {
     use utoipa::openapi::RefOr;
-    let plan_example = crate::catalog::CatalogSet::embedded()
-        .ok()
-        .and_then(|set| {
-            let req = extract::parse_json::<crate::plan::PlanRequest>(
-                br#"{"gpus": 64, "fabrics": ["infiniband", "roce"]}"#,
-            )
-            .ok()?;
-            crate::plan::build_plan(&req, &set).ok()
-        })
-        .and_then(|p| serde_json::to_value(p).ok());
+    let examples = Examples::new();
     for (path, item) in doc.paths.paths.iter_mut() {
         let ops = [(&mut item.get, true), (&mut item.post, false)];
         for (op, query) in ops {
@@ -198,12 +189,79 @@ fn add_examples(doc: &mut OpenApiDoc) {
                 for (ct, content) in r.content.iter_mut() {
                     let RefOr::T(content) = content else { continue };
                     if ct == error::PROBLEM_JSON {
-                        content.example = responses::problem_example(code, query);
-                    } else if ct == "application/json" && code == 200 && path == "/v1/plans" {
-                        content.example = plan_example.clone();
+                        content.example = if code == 404 && path.starts_with("/v1/charts/") {
+                            serde_json::to_value(charts::unknown_chart("nope").problem()).ok()
+                        } else {
+                            responses::problem_example(code, query)
+                        };
+                    } else if code == 200 {
+                        content.example = examples.of(path, ct).or(content.example.take());
                     }
                 }
             }
+        }
+    }
+}
+
+/// Real answers of the embedded catalog for the OpenAPI `200` examples: a plan of 64 GPUs on
+/// InfiniBand and RoCE (JSON and CSV), its BOM, one figure of it, and a sweep of it over 64 and
+/// 128 GPUs. Built when the document is (once per process); a part that cannot be built is left
+/// without an example rather than given a stub.
+struct Examples {
+    plan: Option<serde_json::Value>,
+    plan_csv: Option<String>,
+    bom: Option<serde_json::Value>,
+    bom_csv: Option<String>,
+    value: Option<String>,
+    sweep: Option<(serde_json::Value, String)>,
+}
+
+impl Examples {
+    fn new() -> Examples {
+        let set = crate::catalog::CatalogSet::embedded().ok();
+        let plan = set.as_ref().and_then(|set| {
+            let req = extract::parse_json::<crate::plan::PlanRequest>(
+                br#"{"gpus": 64, "fabrics": ["infiniband", "roce"]}"#,
+            )
+            .ok()?;
+            crate::plan::build_plan(&req, set).ok()
+        });
+        let sheet = plan.as_ref().map(crate::table::bom_sheet);
+        Examples {
+            plan: plan.as_ref().and_then(|p| serde_json::to_value(p).ok()),
+            plan_csv: plan.as_ref().and_then(|p| crate::table::plan_csv(p).ok()),
+            bom: sheet.as_ref().and_then(|s| serde_json::to_value(s).ok()),
+            bom_csv: plan
+                .as_ref()
+                .zip(sheet.as_ref())
+                .and_then(|(p, s)| crate::table::bom_csv(p, s).ok()),
+            value: plan.as_ref().and_then(|p| {
+                crate::table::metrics::value(
+                    p,
+                    "tco.total_usd",
+                    crate::table::metrics::FabricChoice::Named(crate::fabric::Fabric::Infiniband),
+                )
+                .ok()
+                .map(|(v, _)| v)
+            }),
+            sweep: set.as_ref().and_then(|set| {
+                sheets::sweeps::example("vary=gpus&values=64,128&fabrics=infiniband,roce", set)
+            }),
+        }
+    }
+
+    /// The example of `path`'s `200` in content type `ct`.
+    fn of(&self, path: &str, ct: &str) -> Option<serde_json::Value> {
+        let text = |t: &Option<String>| t.clone().map(serde_json::Value::String);
+        match (path, ct) {
+            ("/v1/plans", "application/json") => self.plan.clone(),
+            ("/v1/plans", "text/csv") => text(&self.plan_csv),
+            ("/v1/plans/bom", "application/json") => self.bom.clone(),
+            ("/v1/plans/bom", "text/csv") => text(&self.bom_csv),
+            ("/v1/value", "text/plain") => text(&self.value),
+            ("/v1/sweeps", "application/json") => self.sweep.as_ref().map(|s| s.0.clone()),
+            ("/v1/sweeps", "text/csv") => self.sweep.as_ref().map(|s| s.1.clone().into()),
+            _ => None,
         }
     }
 }

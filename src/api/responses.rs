@@ -108,7 +108,8 @@ pub struct SweepInvalid(Problem);
 #[allow(dead_code)]
 pub struct Busy(Problem);
 
-/// A real problem document for `status`, as the service renders it (for OpenAPI examples).
+/// A real problem document for `status`, as the service renders it (for OpenAPI examples; a
+/// chart's 404 is `charts::unknown_chart`'s).
 pub fn problem_example(status: u16, query: bool) -> Option<serde_json::Value> {
     let e = match status {
         // The real refusal of a stray '%' (`?gpus=%zz`).

@@ -68,7 +68,13 @@ pub fn number_schema(
         b.maximum(Some(max))
     };
     if decimal {
-        b = b.pattern(Some(r"^-?[0-9]+(\.[0-9]+)?$"));
+        // A negative text only where the range has negatives (a schema validator then refuses
+        // "-5" for a price, as the service does).
+        b = b.pattern(Some(if min < 0.0 {
+            r"^-?[0-9]+(\.[0-9]+)?$"
+        } else {
+            r"^[0-9]+(\.[0-9]+)?$"
+        }));
     }
     if let Some(d) = default {
         b = b.default(Some(if integer {

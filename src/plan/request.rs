@@ -563,6 +563,7 @@ pub enum DistributionKind {
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct InputRange {
     /// `uniform` or `triangular`. Default: triangular when `mode` is given, else uniform.
+    #[schema(required = false)]
     pub distribution: DistributionKind,
     /// Lowest value.
     #[schema(value_type = String, example = "1.5")]

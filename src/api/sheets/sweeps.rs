@@ -879,6 +879,31 @@ pub async fn sweep_from_query(
     run_blocking(base, spec, state).await.map_err(name_params)
 }
 
+/// A real sweep's answer as JSON and CSV, for the OpenAPI examples: the query `qs` (as
+/// `GET /v1/sweeps` takes it) run on `catalogs` on this thread, without a time budget.
+pub fn example(qs: &str, catalogs: &CatalogSet) -> Option<(Value, String)> {
+    let q = Query::parse(qs).ok()?;
+    let names = own_params();
+    let b: SweepRequest = q.typed(|k| names.iter().any(|n| n == k), false).ok()?;
+    let spec = axes(&b).ok()?;
+    let pairs = q
+        .pairs
+        .iter()
+        .filter(|(k, _)| !names.contains(k))
+        .cloned()
+        .collect();
+    let base = Base::new(pairs, &spec).ok()?;
+    let result = run(base, &spec, catalogs, None, 1).ok()?;
+    let json: Vec<u8> = sweep_json(&result, 1)
+        .ok()?
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    let csv = crate::table::sweep_csv(&result.vary, result.vary2.as_deref(), &result.rows);
+    Some((serde_json::from_slice(&json).ok()?, csv))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
