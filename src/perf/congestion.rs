@@ -48,7 +48,7 @@ impl Span {
         } else {
             let o = path.oversubscription.max(1.0);
             let m = f64::from(path.leaf_uplinks.max(1));
-            by_time(
+            slowest_edge(
                 crossing,
                 crossing_efficiency_at(path, crossing, o, m, peers),
             )
@@ -197,13 +197,13 @@ fn crossing_efficiency_at(path: &FabricPath, crossing: f64, o: f64, m: f64, peer
     }
 }
 
-/// Overall congestion factor on scale-out bandwidth: crossing bytes at κ_cross, the rest at
-/// full rate, combined by time: `1 / ((1 − h) + h / κ_cross)`.
+/// Overall congestion factor on scale-out bandwidth: 1 without crossing traffic, else the
+/// crossing edges' κ_cross ([`slowest_edge`]).
 pub fn congestion_factor(path: &FabricPath, crossing: f64) -> f64 {
     if crossing <= 0.0 {
         return 1.0;
     }
-    by_time(crossing, crossing_efficiency(path, crossing))
+    slowest_edge(crossing, crossing_efficiency(path, crossing))
 }
 
 /// The congestion factor of a partial scalable unit's `leaf` (its own ratio of server ports to
@@ -220,18 +220,20 @@ pub fn partial_leaf_factor(
     }
     let o = leaf.oversubscription.max(0.0);
     let m = f64::from(leaf.uplinks.max(1));
-    by_time(
+    slowest_edge(
         crossing,
         crossing_efficiency_at(path, crossing, o, m, peers),
     )
 }
 
-/// `1 / ((1 − h) + h / κ_cross)`, in [0, 1].
-fn by_time(crossing: f64, kappa_cross: f64) -> f64 {
-    let kappa = kappa_cross.max(1e-9);
-    let denom = (1.0 - crossing) + crossing / kappa;
-    if denom > 0.0 {
-        (1.0 / denom).clamp(0.0, 1.0)
+/// The congestion factor of a collective `crossing` a share h > 0 of its traffic: its crossing
+/// edges' κ_cross. A ring (or tree) runs at its slowest edge, and an all-to-all ends with its
+/// slowest flows, so a collective with any crossing edge runs at κ_cross; not the time-weighted
+/// `1 / ((1 − h) + h / κ_cross)` used until 2026-11-27, which let local edges make up for slow
+/// crossing ones (h = 0.5 at 4:1 on InfiniBand: 0.667, where the crossing edges get half their rate).
+fn slowest_edge(crossing: f64, kappa_cross: f64) -> f64 {
+    if crossing > 0.0 {
+        kappa_cross.clamp(0.0, 1.0)
     } else {
         1.0
     }
@@ -369,9 +371,9 @@ mod tests {
     /// The 1,024-H100 case of docs/model.md §4 on InfiniBand at 8:1, by hand: a whole leaf of
     /// 112 servers a rail and 14 uplinks, and the partial SU's leaf of 7 rails × 16 servers
     /// (112 ports, 14 uplinks). Over all 128 servers the whole leaf's servers cross 16/127
-    /// (load 8 · 16/127 = 1.008: κ 0.999); the partial leaf's 112/127, load 8 · 112/127 ≈ 7.06,
-    /// κ_cross = 1/7.06, so κ = 1 / (15/127 + 112/127 · 7.06) ≈ 0.158. A lightly filled
-    /// partial leaf (one server: 8 ports on 14 uplinks) changes nothing.
+    /// (load 8 · 16/127 = 1.008: κ = 1/1.008 = 0.992); the partial leaf's 112/127, load
+    /// 8 · 112/127 ≈ 7.06, κ = 1/7.06 ≈ 0.1417. A lightly filled partial leaf (one server: 8
+    /// ports on 14 uplinks) changes nothing.
     #[test]
     fn the_slower_leaf_sets_the_pace() {
         let path = FabricPath {
@@ -389,8 +391,7 @@ mod tests {
         };
         let whole = Span::of(&path, 128.0);
         assert!((whole.crossing - 16.0 / 127.0).abs() < 1e-12);
-        let hw = 16.0 / 127.0;
-        let want_whole = 1.0 / ((1.0 - hw) + hw * hw * 8.0);
+        let want_whole = 1.0 / (8.0 * 16.0 / 127.0);
         assert!((whole.kappa - want_whole).abs() < 1e-12, "{whole:?}");
         assert!(whole.kappa > 0.99);
         let packed = FabricPath {
@@ -403,10 +404,10 @@ mod tests {
         };
         let s = Span::of(&packed, 128.0);
         let h = 112.0 / 127.0;
-        let want = 1.0 / ((1.0 - h) + h * h * 8.0);
+        let want = 1.0 / (8.0 * h);
         assert!((s.crossing - h).abs() < 1e-12);
         assert!((s.kappa - want).abs() < 1e-12, "{} vs {want}", s.kappa);
-        assert!((s.kappa - 0.1577).abs() < 1e-3);
+        assert!((s.kappa - 0.1417).abs() < 1e-3);
         let light = FabricPath {
             partial_leaf: Some(PartialLeafPath {
                 nodes_per_leaf: 1.0,
@@ -445,8 +446,15 @@ mod tests {
             ..path
         };
         assert!((congestion_factor(&adaptive, 1.0) - 0.95).abs() < 1e-12);
-        // h = 0.5: 1 / (0.5 + 0.5/0.95)
-        let want = 1.0 / (0.5 + 0.5 / 0.95);
-        assert!((congestion_factor(&adaptive, 0.5) - want).abs() < 1e-12);
+        // h = 0.5: the crossing edges run at 0.95 and the collective at its slowest edge
+        // (was 1 / (0.5 + 0.5/0.95) = 0.974, crossing and local bytes added by time).
+        assert!((congestion_factor(&adaptive, 0.5) - 0.95).abs() < 1e-12);
+        // At 4:1 half the traffic crossing loads the uplinks 2×: the crossing edges, and so
+        // the collective, at 1/2 (by time it was 1 / (0.5 + 0.5 · 2) = 0.667).
+        let four = FabricPath {
+            oversubscription: 4.0,
+            ..path
+        };
+        assert!((congestion_factor(&four, 0.5) - 0.5).abs() < 1e-12);
     }
 }

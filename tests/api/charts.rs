@@ -362,18 +362,18 @@ async fn the_recommendation_names_a_fabric_that_cannot_be_built() {
 }
 
 /// The per-GPU rows are the plan's figure divided by the GPU count, rounded once to whole
-/// dollars, half away from zero: adaptive Ethernet's $16,887,295.36 over 1,024 GPUs is
-/// $16,491.499375, so $16,491 (rounding to cents first made it $16,491.50, then banker's
-/// rounding $16,492).
+/// dollars, half away from zero: RoCE's $9,105,925.01 over 1,024 GPUs is $8,892.504892578125,
+/// so $8,893 (rounding to cents first made it $8,892.50, then banker's rounding $8,892).
 #[tokio::test]
 async fn the_per_gpu_rows_are_rounded_once_from_the_exact_quotient() {
     use rust_decimal::{Decimal, RoundingStrategy};
     let app = spawn_app().await;
-    // A case with a per-GPU figure within half a cent of a half dollar (16,887,295.36 ÷ 1,024
-    // = 16,491.499375): rounded to cents first it becomes 16,491.50, then the even dollar
-    // 16,492 instead of 16,491. A model change that moves the totals needs a new such case
-    // (3 $/h at 2:1 over 7 years was one until the partial-SU leaf was timed, 2026-11-27).
-    let qs = "gpus=1024&economics.years=7&economics.gpu_hour_usd=2.5&topology.oversubscription=4";
+    // A case with a per-GPU figure within half a cent of a half dollar (9,105,925.01 ÷ 1,024 =
+    // 8,892.504892578125): rounded to cents first it becomes 8,892.50, then the even dollar
+    // 8,892 instead of 8,893. A model change that moves the totals needs a new such case
+    // (7 years at $2.5/h and 4:1 was one until crossing edges gated the collective,
+    // 2026-11-27).
+    let qs = "gpus=1024&economics.years=3&economics.gpu_hour_usd=2.5&topology.oversubscription=4";
     let plan = plan_json(&app, qs).await;
     let html = app.html(&format!("/report?{qs}"), 200).await;
     let gpus = Decimal::from(1024);
