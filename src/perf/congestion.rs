@@ -32,17 +32,17 @@ pub struct Span {
 }
 
 impl Span {
-    /// `servers`: the servers the communicator spans; each NIC keeps a ring's or a pair's
-    /// flows to one peer.
-    pub fn of(path: &FabricPath, servers: f64) -> Span {
-        Span::with_peers(path, servers, 1.0)
+    /// `servers`: the servers the communicator spans, one block of the job's `total` servers
+    /// (blocks tile them from the first); each NIC keeps a ring's or a pair's flows to one peer.
+    pub fn of(path: &FabricPath, servers: f64, total: f64) -> Span {
+        Span::with_peers(path, servers, total, 1.0)
     }
 
     /// The same with each NIC keeping flows to `peers` servers (an all-to-all: every other
     /// server of the group), so ECMP hashes `peers` times as many sub-flows.
-    pub fn with_peers(path: &FabricPath, servers: f64, peers: f64) -> Span {
+    pub fn with_peers(path: &FabricPath, servers: f64, total: f64, peers: f64) -> Span {
         let npl = f64::from(path.nodes_per_leaf);
-        let crossing = crossing_share(servers, npl);
+        let crossing = worst_leaf_crossing(servers, npl, total);
         let whole = if crossing <= 0.0 {
             1.0
         } else {
@@ -70,6 +70,62 @@ impl Span {
         }
         span
     }
+}
+
+/// Leaves scanned one by one at the most; past it every offset of a block against a leaf is
+/// taken as occurring (the pattern repeats every lcm(block, leaf) servers).
+const MAX_LEAVES_SCANNED: u64 = 1024;
+
+/// The crossing share of the whole leaf whose servers cross the most, traffic-weighted, when
+/// communicators are blocks of `block` consecutive servers tiling the job's `total` servers from
+/// the first and whole leaves hold `per_leaf` consecutive servers (a rail's, or a ToR's): a
+/// block that starts or ends inside a leaf leaves a piece of p servers there, each reaching
+/// p − 1 same-leaf peers, so the leaf sends Σ p·(block − p)/(block − 1) servers' worth up.
+/// Aligned blocks give [`crossing_share`] (a block of 126 over leaves of 84: 42/125); a
+/// misaligned one more (its leaf of two 42-server pieces: 84/125, the one a buyer audit counted
+/// 1.34× loaded at 2:1). At most [`MAX_LEAVES_SCANNED`] leaves are read, so the cost does not
+/// grow with the cluster.
+pub fn worst_leaf_crossing(block: f64, per_leaf: f64, total: f64) -> f64 {
+    let aligned = crossing_share(block, per_leaf);
+    let (n, d) = (block.max(0.0) as u64, per_leaf.max(0.0) as u64);
+    let leaves = (total.max(0.0) as u64).checked_div(d).unwrap_or(0);
+    if n < 2 || d == 0 || leaves < 2 || n % d == 0 || d % n == 0 {
+        // One server, one leaf, or blocks made of whole leaves or tiling them: aligned.
+        return aligned;
+    }
+    let g = gcd(n, d);
+    // Leaf offsets against the block grid repeat every n / g leaves.
+    let period = n / g;
+    let load = |start: u64| -> u64 {
+        // Pieces of the blocks on the leaf [start, start + d): the first to the next block
+        // edge, the last from the last edge; whole blocks between add nothing.
+        let end = start.saturating_add(d);
+        let next = (start / n).saturating_add(1).saturating_mul(n);
+        if next >= end {
+            return d.saturating_mul(n.saturating_sub(d));
+        }
+        let first = next - start;
+        let last_edge = (end - 1) / n * n;
+        let last = end - last_edge;
+        first.saturating_mul(n - first.min(n)) + last.saturating_mul(n - last.min(n))
+    };
+    let worst = if leaves.min(period) <= MAX_LEAVES_SCANNED {
+        (0..leaves.min(period)).map(|i| load(i * d)).max()
+    } else {
+        // Every offset a multiple of g: scan them (bounded), the leaf placed at each.
+        (0..period.min(MAX_LEAVES_SCANNED))
+            .map(|i| load(i * g))
+            .max()
+    };
+    let h = worst.unwrap_or(0) as f64 / ((block - 1.0) * per_leaf);
+    h.clamp(aligned, 1.0)
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// Switches a packet crosses per network step: 1 inside a leaf, 2·tiers − 1 across the fabric.
@@ -368,6 +424,27 @@ mod tests {
         assert!(ecmp_efficiency(0.05, 1.0, 32.0, 2.0) > ecmp_efficiency(1.0, 1.0, 32.0, 2.0));
     }
 
+    /// Blocks against leaves, by hand: aligned blocks are `crossing_share`; a block of 126
+    /// servers over leaves of 84 leaves a leaf with two 42-server pieces (84/125 of its
+    /// traffic crosses, where the aligned rule said 42/125); blocks of 60 over leaves of 64 on
+    /// 240 servers: the third leaf holds pieces of 52 and 12, (52·8 + 12·48) / (59·64).
+    #[test]
+    fn misaligned_blocks_cross_more() {
+        assert_eq!(
+            worst_leaf_crossing(128.0, 64.0, 1024.0),
+            crossing_share(128.0, 64.0)
+        );
+        assert_eq!(worst_leaf_crossing(32.0, 64.0, 128.0), 0.0);
+        assert!((worst_leaf_crossing(126.0, 84.0, 504.0) - 84.0 / 125.0).abs() < 1e-12);
+        let want = (52.0 * 8.0 + 12.0 * 48.0) / (59.0 * 64.0);
+        assert!((worst_leaf_crossing(60.0, 64.0, 240.0) - want).abs() < 1e-12);
+        // One leaf's worth of servers: nothing crosses whatever the blocks.
+        assert_eq!(worst_leaf_crossing(60.0, 64.0, 64.0), 0.0);
+        // The scan is bounded: a million servers cost no more than a period's leaves.
+        let h = worst_leaf_crossing(997.0, 64.0, 1_000_000.0);
+        assert!(h > crossing_share(997.0, 64.0) && h <= 1.0, "{h}");
+    }
+
     /// The 1,024-H100 case of docs/model.md §4 on InfiniBand at 8:1, by hand: a whole leaf of
     /// 112 servers a rail and 14 uplinks, and the partial SU's leaf of 7 rails × 16 servers
     /// (112 ports, 14 uplinks). Over all 128 servers the whole leaf's servers cross 16/127
@@ -389,7 +466,7 @@ mod tests {
             roce_tuning: RoceTuning::Default,
             in_network_reduction: false,
         };
-        let whole = Span::of(&path, 128.0);
+        let whole = Span::of(&path, 128.0, 128.0);
         assert!((whole.crossing - 16.0 / 127.0).abs() < 1e-12);
         let want_whole = 1.0 / (8.0 * 16.0 / 127.0);
         assert!((whole.kappa - want_whole).abs() < 1e-12, "{whole:?}");
@@ -402,7 +479,7 @@ mod tests {
             }),
             ..path
         };
-        let s = Span::of(&packed, 128.0);
+        let s = Span::of(&packed, 128.0, 128.0);
         let h = 112.0 / 127.0;
         let want = 1.0 / (8.0 * h);
         assert!((s.crossing - h).abs() < 1e-12);
@@ -416,9 +493,12 @@ mod tests {
             }),
             ..path
         };
-        assert_eq!(Span::of(&light, 113.0).kappa, Span::of(&path, 113.0).kappa);
+        assert_eq!(
+            Span::of(&light, 113.0, 113.0).kappa,
+            Span::of(&path, 113.0, 113.0).kappa
+        );
         // A communicator inside one partial leaf's servers does not cross.
-        assert_eq!(Span::of(&packed, 16.0).kappa, 1.0);
+        assert_eq!(Span::of(&packed, 16.0, 128.0).kappa, 1.0);
     }
 
     #[test]

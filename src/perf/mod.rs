@@ -469,7 +469,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     let servers_f = (nodes_f * f64::from(domain_gpus(input)) / gpn)
         .ceil()
         .clamp(1.0, (f64::from(input.gpus) / gpn).ceil().max(1.0));
-    let span = congestion::Span::of(path, servers_f);
+    let span = congestion::Span::of(path, servers_f, (f64::from(input.gpus) / gpn).ceil());
     let (crossing, kappa, hops) = (span.crossing, span.kappa, span.hops);
     let comm = Communicator {
         ranks: ranks as f64,
@@ -583,7 +583,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
             } else {
                 1.0
             };
-            let across = congestion::Span::with_peers(path, span, peers);
+            let across = congestion::Span::with_peers(path, span, total_nodes, peers);
             Communicator {
                 ranks: k,
                 nodes: (k / per_domain.max(1.0)).ceil().max(1.0),

@@ -975,3 +975,39 @@ fn an_all_to_all_hashes_its_many_flows() {
     };
     assert!(sends(Fabric::Roce) > sends(Fabric::Infiniband) * 1.1);
 }
+
+/// A mixture-of-experts all-to-all never speeds up as the leaves get more oversubscribed (a
+/// buyer audit, 2026-11-27: DeepSeek-V3 at PP 4, EP 1,008 on 4,032 H100 ran its all-to-all in
+/// 13,164 ms on RoCE at 1:1, 12,480 at 2:1 and 10,074 at 8:1; its 126-server groups straddle
+/// the 84-server leaves of 2:1, and the crossing bytes were added to the local ones by time).
+#[test]
+fn an_all_to_all_slows_as_the_leaves_are_oversubscribed() {
+    let a2a = |o: f64| {
+        let p = plan(serde_json::json!({"gpus": 4032,
+            "workload": {"preset": "moe-deepseek-v3", "pipeline_parallel": 4,
+                         "expert_parallel": 1008},
+            "topology": {"oversubscription": o}}))
+        .expect("plan");
+        p.fabrics
+            .iter()
+            .map(|f| {
+                let perf = f.performance.as_ref().expect("performance");
+                perf.collectives
+                    .iter()
+                    .find(|c| c.kind == "all_to_all")
+                    .expect("all-to-all")
+                    .time_ms
+            })
+            .collect::<Vec<f64>>()
+    };
+    let (one, two, eight) = (a2a(1.0), a2a(2.0), a2a(8.0));
+    for f in 0..one.len() {
+        assert!(
+            one[f] <= two[f] && two[f] <= eight[f],
+            "fabric {f}: {} / {} / {} ms",
+            one[f],
+            two[f],
+            eight[f]
+        );
+    }
+}
