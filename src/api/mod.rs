@@ -170,7 +170,35 @@ pub fn openapi_document() -> OpenApiDoc {
         .configure(configure)
         .split_for_parts();
     add_examples(&mut doc);
+    describe_keyed_params(&mut doc);
     doc
+}
+
+/// What the plan's GET endpoints also read: one parameter per key of a map input. OpenAPI
+/// names every parameter, and these names carry a SKU, vendor, category or input, so they are
+/// said in each such operation's description rather than listed.
+const KEYED_PARAMS: &str = "\n\nAlso read, one parameter per key (their names carry the key, so they \
+are not listed above): `prices.overrides.<sku>=<USD>` (a SKU's net unit price), \
+`prices.discounts.vendor.<vendor>=<fraction>` and `prices.discounts.category.<category>=<fraction>` \
+(discounts off list, 0 to below 1), and `uncertainty.inputs.<input>=<low>,<high>` or \
+`<low>,<mode>,<high>` (a range of any continuous input or `prices.list.<sku>`, in its unit; \
+docs/uncertainty.md). Sweeps vary the listed numeric inputs; a price is varied through an \
+uncertainty range (its tornado bar and flip point) rather than a sweep.";
+
+fn describe_keyed_params(doc: &mut OpenApiDoc) {
+    for item in doc.paths.paths.values_mut() {
+        let Some(op) = item.get.as_mut() else {
+            continue;
+        };
+        let reads_plan = op.parameters.as_ref().is_some_and(|ps| {
+            ps.iter()
+                .any(|p| matches!(p, utoipa::openapi::RefOr::T(p) if p.name == "gpus"))
+        });
+        if reads_plan {
+            let d = op.description.get_or_insert_with(String::new);
+            d.push_str(KEYED_PARAMS);
+        }
+    }
 }
 
 /// Real examples, generated rather than written: every problem response shows a problem the
