@@ -122,9 +122,12 @@ pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, Ap
 /// A data error (wrong type or bad value) as a 422 naming the field. Missing and unknown fields
 /// never get here: the request's shape is checked against its schema first (`api::shape`).
 pub fn data_error(pointer: &str, msg: &str) -> ApiError {
-    match msg.strip_prefix(crate::plan::bounded::OUT_OF_RANGE) {
-        Some(rest) => ApiError::field(pointer, ErrorCode::Range, rest),
-        None => ApiError::field(pointer, ErrorCode::InvalidType, humanize(msg)),
+    if let Some(rest) = msg.strip_prefix(crate::plan::bounded::OUT_OF_RANGE) {
+        ApiError::field(pointer, ErrorCode::Range, rest)
+    } else if let Some(rest) = msg.strip_prefix(crate::plan::bounded::REPEATED) {
+        ApiError::field(pointer, ErrorCode::DuplicateKey, rest)
+    } else {
+        ApiError::field(pointer, ErrorCode::InvalidType, humanize(msg))
     }
 }
 

@@ -14,6 +14,9 @@ use rust_decimal::Decimal;
 
 /// Marks an out-of-range value in a deserialisation message (the API maps it to code `range`).
 pub const OUT_OF_RANGE: &str = "out of range: ";
+/// Marks an input given twice in a deserialisation message (the API maps it to code
+/// `duplicate_key`, as a key repeated in a JSON object).
+pub const REPEATED: &str = "repeated: ";
 
 /// Plain decimal syntax: optional minus, digits, optional fraction (`"0.085"`, `"1000"`), held
 /// exactly. Refuses what `Decimal::from_str` would also take: `_` separators, exponents, `+`,

@@ -724,7 +724,10 @@ impl<'de> Deserialize<'de> for Entry {
                         "mode" if mode.is_none() => mode = Some(m.next_value::<RangeNumber>()?.0),
                         "high" if high.is_none() => high = Some(m.next_value::<RangeNumber>()?.0),
                         k if range_key => {
-                            return Err(A::Error::custom(format!("'{k}' given more than once")));
+                            return Err(A::Error::custom(format!(
+                                "{}'{k}' is given more than once",
+                                crate::plan::bounded::REPEATED
+                            )));
                         }
                         _ => match m.next_value::<Entry>()? {
                             Entry::Range(r) => group.push((key, r)),
@@ -787,7 +790,10 @@ impl<'de> Deserialize<'de> for UncertainInputs {
         let mut out = BTreeMap::new();
         for (k, r) in flat {
             if out.insert(k.clone(), r).is_some() {
-                return Err(D::Error::custom(format!("'{k}' is given more than once")));
+                return Err(D::Error::custom(format!(
+                    "{}'{k}' is given more than once (by its dotted name and nested)",
+                    crate::plan::bounded::REPEATED
+                )));
             }
         }
         Ok(UncertainInputs(out))

@@ -308,6 +308,12 @@ async fn wrong_types_and_duplicate_keys_are_422_naming_the_field_in_plain_words(
         ),
         // Valid JSON beyond an f64: out of range at its field, not "not valid JSON".
         (br#"{"gpus":1e309}"#, "/gpus", "range"),
+        // One uncertain input by its dotted name and nested is a repeated key.
+        (
+            br#"{"gpus":8,"uncertainty":{"inputs":{"economics.pue":{"low":1.1,"high":1.5},"economics":{"pue":{"low":1.2,"high":1.4}}}}}"#,
+            "/uncertainty/inputs",
+            "duplicate_key",
+        ),
     ] {
         let p = assert_problem(post_raw(&app, body, &[]).await, 422).await;
         let text = String::from_utf8_lossy(body);
