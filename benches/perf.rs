@@ -30,6 +30,7 @@ fn input(gpus: u32, fabric: Fabric, gpu: GpuSpec) -> PerfInput {
             nodes_per_leaf: 32,
             leaf_uplinks: 32,
             partial_leaf: None,
+            uniform_leaves: true,
             switch_latency_ns: 300.0,
             roce_tuning: RoceTuning::Default,
             in_network_reduction: false,

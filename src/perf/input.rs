@@ -136,6 +136,10 @@ pub struct FabricPath {
     /// `partial_leaf`): its servers have fewer same-rail peers under it, so more of their
     /// traffic crosses; the slower of it and a whole leaf sets the pace.
     pub partial_leaf: Option<PartialLeafPath>,
+    /// Whole leaves hold `nodes_per_leaf` consecutive servers from the first, one after
+    /// another, so a communicator's blocks can be laid on them; false where leaves follow
+    /// another grid (rack leaves of `tor_copper` with racks that are not whole leaves).
+    pub uniform_leaves: bool,
     /// Port-to-port latency of one switch, ns.
     pub switch_latency_ns: f64,
     /// RoCE tuning (ignored on InfiniBand).
@@ -154,6 +158,11 @@ pub struct PartialLeafPath {
     pub oversubscription: f64,
     /// Uplinks of the leaf, the ECMP bins.
     pub uplinks: u32,
+    /// The first of its servers in the order the job fills them (a job that ends before it
+    /// does not reach the leaf).
+    pub first_server: f64,
+    /// Its servers (the partial scalable unit's): blocks of a communicator leave pieces there.
+    pub servers: f64,
 }
 
 /// How data parallelism keeps the model state.

@@ -464,12 +464,22 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     // of its GPUs in a domain (each GPU its server's NICs ÷ GPUs per server).
     let net_node_raw = node_net / gpn * per_node as f64;
     let nodes_f = nodes as f64;
-    // Congestion and hops follow the servers the group spans: its domains' servers (on HGX a
-    // domain is one server).
-    let servers_f = (nodes_f * f64::from(domain_gpus(input)) / gpn)
-        .ceil()
-        .clamp(1.0, (f64::from(input.gpus) / gpn).ceil().max(1.0));
-    let span = congestion::Span::of(path, servers_f, (f64::from(input.gpus) / gpn).ceil());
+    let w = &input.workload;
+    // The servers the job runs on (a job that leaves GPUs out ends before the last ones), and
+    // the consecutive servers one data-parallel group spans: its ranks, TP apart (every GPU
+    // for an explicit all-reduce). Congestion and hops follow them. (Until 2026-11-27 the span
+    // was the group's NVLink domains × a domain's servers: on NVL72, 35 ranks 4 apart were
+    // taken to span 35 racks' trays, capped at the job's 140, instead of 35 trays.)
+    let (used_gpus, group_gpus) = match w.message_bytes {
+        Some(_) => (f64::from(input.gpus), f64::from(input.gpus)),
+        None => (
+            dp as f64 * data_parallel_replica_gpus(w) as f64,
+            ranks as f64 * f64::from(w.tensor_parallel.max(1)),
+        ),
+    };
+    let used_servers = (used_gpus / gpn).ceil().max(1.0);
+    let servers_f = (group_gpus / gpn).ceil().clamp(1.0, used_servers);
+    let span = congestion::Span::of(path, servers_f, used_servers);
     let (crossing, kappa, hops) = (span.crossing, span.kappa, span.hops);
     let comm = Communicator {
         ranks: ranks as f64,
@@ -485,7 +495,6 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         channels: CHANNELS_PER_NIC * f64::from(input.nics_per_node),
     };
 
-    let w = &input.workload;
     let message_bytes = match w.message_bytes {
         Some(b) => b as f64,
         None => workload::gradient_bytes(
@@ -571,7 +580,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     }
     if w.message_bytes.is_none() {
         let gpn_f = f64::from(input.gpus_per_node.max(1));
-        let total_nodes = (f64::from(input.gpus) / gpn_f).ceil().max(1.0);
+        let total_nodes = used_servers;
         let per_gpu_net = node_net / gpn_f;
         let domain = f64::from(domain_gpus(input));
         // `every_peer`: each NIC keeps flows to every other server the group spans (an

@@ -1011,3 +1011,83 @@ fn an_all_to_all_slows_as_the_leaves_are_oversubscribed() {
         );
     }
 }
+
+/// What a regression audit of the partial-leaf and crossing rules found (2026-11-27), each by
+/// its repro: the job's servers, not the fabric's, decide what crosses.
+#[test]
+fn the_crossing_follows_the_servers_the_job_runs_on() {
+    let perf = |body: serde_json::Value| {
+        let p = plan(body).expect("plan");
+        p.fabrics
+            .iter()
+            .map(|f| f.performance.clone().expect("performance"))
+            .collect::<Vec<_>>()
+    };
+    // Servers the job leaves out sit alone in the partial unit: they do not slow it (1,808
+    // H100 run the 1,792-GPU job; κ fell to 0.446 and idle rose 0.34 → 0.41 %).
+    let ib = |gpus: u32| {
+        perf(serde_json::json!({"gpus": gpus, "fabrics": ["infiniband"],
+            "topology": {"oversubscription": 8}}))[0]
+            .clone()
+    };
+    let (whole, more) = (ib(1792), ib(1808));
+    assert_eq!(more.congestion_factor, 1.0);
+    assert_eq!(more.gpu_idle_fraction, whole.gpu_idle_fraction);
+    let adaptive = perf(serde_json::json!({"gpus": 1032, "fabrics": ["roce_adaptive"]}));
+    assert_eq!(adaptive[0].congestion_factor, 1.0);
+    // One whole leaf and a partial unit: the block that straddles them crosses (1,536 H100
+    // on RoCE at 8:1, blocks of 48 servers over a 112-server leaf: 16 of block [96, 144) on
+    // the whole leaf; crossing 0 before).
+    let roce = perf(serde_json::json!({"gpus": 1536, "fabrics": ["roce"],
+        "topology": {"oversubscription": 8}}));
+    assert!(
+        roce[0].crossing_share >= 16.0 * 32.0 / (47.0 * 112.0) - 1e-12,
+        "{}",
+        roce[0].crossing_share
+    );
+    assert!(
+        roce[0].congestion_factor < 0.6,
+        "{}",
+        roce[0].congestion_factor
+    );
+    // A data-parallel group on NVL72 spans its own trays (35 ranks 4 apart: 35 trays), not
+    // its domains' (560 GB200 on RoCE at 8:1 idled 60 %).
+    let gb = perf(serde_json::json!({"gpus": 560, "gpu_model": "gb200-nvl72",
+        "fabrics": ["roce"], "topology": {"oversubscription": 8}}));
+    assert!(
+        (gb[0].congestion_factor - 0.30).abs() < 0.01 && gb[0].gpu_idle_fraction < 0.25,
+        "κ {} idle {}",
+        gb[0].congestion_factor,
+        gb[0].gpu_idle_fraction
+    );
+    // Rack leaves of racks that are not whole leaves (16 servers on leaves of 6: 6 + 6 + 4)
+    // are not laid end to end: a 32-server block crosses (32 − 6)/31, as on any 6-server leaf.
+    let tor = perf(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
+        "topology": {"nodes_per_rack": 16, "design": "tor_copper", "oversubscription": 4}}));
+    assert!(
+        (tor[0].crossing_share - 26.0 / 31.0).abs() < 1e-12,
+        "{}",
+        tor[0].crossing_share
+    );
+    // Adaptive routing never trails plain ECMP on the same leaves: its 95 % is of the
+    // uplinks' capacity, not of a lightly loaded leaf's traffic (an all-to-all took 9,222 ms
+    // against ECMP's 8,762).
+    let moe = perf(
+        serde_json::json!({"gpus": 4096, "fabrics": ["roce", "roce_adaptive"],
+        "workload": {"preset": "moe-deepseek-v3", "pipeline_parallel": 4,
+                     "expert_parallel": 1024}}),
+    );
+    let a2a = |p: &crate::perf::PerfResult| {
+        p.collectives
+            .iter()
+            .find(|c| c.kind == "all_to_all")
+            .expect("all-to-all")
+            .time_ms
+    };
+    assert!(
+        a2a(&moe[1]) <= a2a(&moe[0]),
+        "{} vs {}",
+        a2a(&moe[1]),
+        a2a(&moe[0])
+    );
+}

@@ -1282,7 +1282,15 @@ pub fn perf_input(r: &inputs::Resolved, s: &SizedFabric) -> perf::PerfInput {
                 nodes_per_leaf: l.same_rail_servers.max(1.0),
                 oversubscription: f64::from(l.server_ports) / f64::from(l.uplinks.max(1)),
                 uplinks: l.uplinks.max(1),
+                first_server: f64::from(l.first_server),
+                servers: f64::from(l.servers),
             }),
+            // Rack leaves of racks that are not whole leaves (16 servers on leaves of 6: 6 + 6
+            // + 4) do not tile the servers one after another.
+            uniform_leaves: topology.design != sizing::Design::TorCopper
+                || topology
+                    .scalable_unit_nodes
+                    .is_multiple_of(topology.nodes_per_leaf.max(1)),
             switch_latency_ns: f64::from(s.switch_latency_ns),
             roce_tuning: r.roce_tuning,
             in_network_reduction: r.in_network_reduction,

@@ -344,7 +344,14 @@ fn collapsed_leaves(b: &Basics, split: LeafSplit) -> Result<Option<Leaves>, Sizi
         partial_leaf: if full_sus > 0 {
             partial::busiest(
                 b.nodes,
-                partial::packed_rails(rem, b.r, d, partial_leaves, u)?,
+                partial::packed_rails(
+                    mul(full_sus, d, "servers")?,
+                    rem,
+                    b.r,
+                    d,
+                    partial_leaves,
+                    u,
+                )?,
             )?
         } else {
             None
@@ -487,10 +494,16 @@ fn tor_copper(at: &Attempt<'_>) -> Result<Topology, SizingError> {
     // the last of the partial rack.
     let mut short = Vec::new();
     if b.nodes > per_leaf {
-        for (racks, servers) in [(full_racks, per_rack), (u64::from(rem > 0), rem)] {
+        // (the first rack's short leaf, and the partial rack's, by where they start)
+        let partial_rack = mul(full_racks, per_rack, "servers")?;
+        for (racks, servers, rack_start) in [
+            (full_racks, per_rack, 0),
+            (u64::from(rem > 0), rem, partial_rack),
+        ] {
             let last = servers.checked_rem(per_leaf).unwrap_or(0);
             if racks > 0 && last > 0 {
-                short.push(partial::Candidate::whole_rails(last, b.r, u)?);
+                let first = add(rack_start, sub(servers, last, "servers")?, "servers")?;
+                short.push(partial::Candidate::whole_rails(first, last, b.r, u)?);
             }
         }
     }

@@ -870,6 +870,7 @@ fn size_split(
         partial::busiest(
             nodes,
             [partial::Candidate::whole_rails(
+                mul(sub(sus, 1, "servers")?, su_nodes, "servers")?,
                 last_su_nodes,
                 links_per_node_on_leaf,
                 u,

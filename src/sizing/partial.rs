@@ -20,24 +20,40 @@ pub struct PartialLeaf {
     pub same_rail_servers: f64,
     /// Uplinks of the leaf, one plane.
     pub uplinks: u32,
+    /// The first of its servers, counted from 0 in the order the job fills servers (a job
+    /// that leaves GPUs out does not reach it when it ends before).
+    pub first_server: u32,
+    /// Its servers (the partial scalable unit's, or the short leaf's).
+    pub servers: u32,
 }
 
-/// One leaf's server ports, Σ p² over its rail pieces, and uplinks.
+/// One leaf's server ports, Σ p² over its rail pieces, and uplinks; and where its servers
+/// are: from `first_server`, `servers` of them (the partial unit's or the short leaf's).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Candidate {
     pub ports: u64,
     pub squares: u64,
     pub uplinks: u64,
+    pub first_server: u64,
+    pub servers: u64,
 }
 
 impl Candidate {
-    /// A leaf of `servers` servers with `rails` ports each, every rail whole on it.
-    pub fn whole_rails(servers: u64, rails: u64, uplinks: u64) -> Result<Self, SizingError> {
+    /// A leaf of `servers` servers from `first_server` on, with `rails` ports each, every rail
+    /// whole on it.
+    pub fn whole_rails(
+        first_server: u64,
+        servers: u64,
+        rails: u64,
+        uplinks: u64,
+    ) -> Result<Self, SizingError> {
         let ports = mul(servers, rails, W)?;
         Ok(Candidate {
             ports,
             squares: mul(ports, servers, W)?,
             uplinks,
+            first_server,
+            servers,
         })
     }
 
@@ -72,16 +88,20 @@ pub(super) fn busiest(
         server_ports: super::to_u32(c.ports, W)?,
         same_rail_servers: c.squares as f64 / c.ports as f64,
         uplinks: super::to_u32(c.uplinks, W)?,
+        first_server: super::to_u32(c.first_server, W)?,
+        servers: super::to_u32(c.servers, W)?,
     }))
 }
 
-/// The leaves of `collapsed_rails`' partial scalable unit: its `rem` servers × R rails laid
+/// The leaves of `collapsed_rails`' partial scalable unit: its `rem` servers (from
+/// `first_server` on) × R rails laid
 /// rail-major (a rail's ports together) on `leaves` = ⌈rem·R / d⌉ leaves, whole rails first:
 /// each leaf takes w = ⌊d / rem⌋ whole rails in rail order (the last leaf what is left), and
 /// when the leaves cannot hold every rail whole (leaves·w < R) the rails left over fill the
 /// leaves' spare d − w·rem ports in order, a rail split over adjacent leaves. With R leaves
 /// that is one rail a leaf, as in `su_clos`.
 pub(super) fn packed_rails(
+    first_server: u64,
     rem: u64,
     r: u64,
     d: u64,
@@ -102,6 +122,8 @@ pub(super) fn packed_rails(
                     ports: mul(rails, rem, W)?,
                     squares: mul(rails, rem_sq, W)?,
                     uplinks,
+                    first_server,
+                    servers: rem,
                 });
             }
             // w whole rails, then this leaf's share [lo, hi) of the left-over rails' ports,
@@ -122,6 +144,8 @@ pub(super) fn packed_rails(
                 ports: add(mul(w, rem, W)?, sub(hi, lo, W)?, W)?,
                 squares,
                 uplinks,
+                first_server,
+                servers: rem,
             })
         })
         .collect()
