@@ -182,8 +182,8 @@ are not listed above): `prices.overrides.<sku>=<USD>` (a SKU's net unit price), 
 `prices.discounts.vendor.<vendor>=<fraction>` and `prices.discounts.category.<category>=<fraction>` \
 (discounts off list, 0 to below 1), and `uncertainty.inputs.<input>=<low>,<high>` or \
 `<low>,<mode>,<high>` (a range of any continuous input or `prices.list.<sku>`, in its unit; \
-docs/uncertainty.md). Sweeps vary the listed numeric inputs; a price is varied through an \
-uncertainty range (its tornado bar and flip point) rather than a sweep.";
+docs/uncertainty.md). A sweep's `vary` takes the listed numeric inputs and the keyed price \
+inputs (`vary=prices.overrides.nvidia-sn5600`: the price at which the cheapest fabric changes).";
 
 fn describe_keyed_params(doc: &mut OpenApiDoc) {
     for item in doc.paths.paths.values_mut() {

@@ -370,39 +370,39 @@ pub const INPUT_WORDS: &[(&str, &str)] = &[
 /// parenthesised example (`fraction (0.12 = 12%)` → `fraction`, `MB (10^6 bytes)` → `MB`).
 /// `None` for a name that is not a numeric plan input or whose declaration states no unit.
 pub fn input_unit(name: &str) -> Option<&'static str> {
-    let unit = crate::plan::registry::numeric_input(name)?
-        .numeric
-        .as_ref()?
-        .unit
-        .as_str();
+    let spec = crate::plan::registry::numeric_input(name)
+        .or_else(|| crate::plan::registry::keyed_input(name).map(|(s, _)| s))?;
+    let unit = spec.numeric.as_ref()?.unit.as_str();
     let unit = crate::plan::registry::bare_unit(unit);
     (!unit.is_empty()).then_some(unit)
 }
 
-/// A readable name for a plan input and its unit (the name itself when it has no words).
-fn input_words(name: &str) -> (&str, Option<&'static str>) {
-    let words = INPUT_WORDS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map_or(name, |(_, w)| *w);
+/// A readable name for a plan input and its unit (the name itself when it has no words); a
+/// keyed price input by its key ("nvidia-sn5600 price", "NVIDIA discount").
+fn input_words(name: &str) -> (std::borrow::Cow<'_, str>, Option<&'static str>) {
+    let words = if let Some(sku) = name.strip_prefix("prices.list.") {
+        format!("{sku} list price").into()
+    } else if let Some(sku) = name.strip_prefix("prices.overrides.") {
+        format!("{sku} price").into()
+    } else if let Some(who) = name
+        .strip_prefix("prices.discounts.vendor.")
+        .or_else(|| name.strip_prefix("prices.discounts.category."))
+    {
+        format!("{who} discount").into()
+    } else {
+        INPUT_WORDS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(name, |(_, w)| *w)
+            .into()
+    };
     (words, input_unit(name))
 }
 
 /// A tornado bar's label: the input in words, short ("nvidia-sn5600 list price", "NVIDIA
 /// discount", "GPU-hour value"), not its dotted name.
 pub fn tornado_label(input: &str) -> String {
-    if let Some(sku) = input.strip_prefix("prices.list.") {
-        format!("{sku} list price")
-    } else if let Some(sku) = input.strip_prefix("prices.overrides.") {
-        format!("{sku} price")
-    } else if let Some(who) = input
-        .strip_prefix("prices.discounts.vendor.")
-        .or_else(|| input.strip_prefix("prices.discounts.category."))
-    {
-        format!("{who} discount")
-    } else {
-        input_words(input).0.to_string()
-    }
+    input_words(input).0.into_owned()
 }
 
 /// A readable axis label for a plan input, with its unit: "GPU-hour value (USD per GPU-hour)".

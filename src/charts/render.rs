@@ -534,8 +534,8 @@ fn log_ticks(x0: f64, x1: f64) -> Vec<f64> {
 
 /// An x tick's label. A log axis is drawn in log10 units and labelled with the value; whole
 /// values (years, GPUs, bytes) with thousands separators (blank between whole values on a
-/// linear axis), others with two decimals on a linear axis and three significant digits on a
-/// log one (0.05, 0.113, 1.5: rounded to whole numbers they printed "0", "0", "1").
+/// linear axis), others with two decimals on a linear axis (whole, with separators, from 1,000
+/// up) and three significant digits on a log one (0.05, 0.113, 1.5: rounded to whole numbers they printed "0", "0", "1").
 fn x_tick_label(v: f64, axes: &LineAxes<'_>) -> String {
     let x = if axes.x_log { 10f64.powf(v) } else { v };
     if axes.x_integer || (axes.x_log && x >= 1000.0) {
@@ -553,6 +553,9 @@ fn x_tick_label(v: f64, axes: &LineAxes<'_>) -> String {
         } else {
             s
         }
+    } else if x.abs() >= 1000.0 {
+        // A price in dollars: "37,143", not "37142.86".
+        group_thousands(x.round() as i128)
     } else {
         format!("{x:.2}")
     }

@@ -140,6 +140,26 @@ pub fn map_params() -> &'static [ParamSpec] {
     &registry().1
 }
 
+/// A keyed numeric input, `<map input>.<key>` (`prices.overrides.nvidia-sn5600`): the map
+/// input's spec (its bounds and unit hold for every key) and the key. Whether the key names a
+/// SKU, vendor or category of the catalog is the plan's to say.
+pub fn keyed_input(name: &str) -> Option<(&'static ParamSpec, &str)> {
+    map_params().iter().find_map(|s| {
+        let key = name.strip_prefix(s.name.as_str())?.strip_prefix('.')?;
+        (!key.is_empty() && s.numeric.is_some()).then_some((s, key))
+    })
+}
+
+/// The pattern of the keyed numeric inputs' names, for OpenAPI.
+pub fn keyed_input_pattern() -> String {
+    let names: Vec<String> = map_params()
+        .iter()
+        .filter(|s| s.numeric.is_some())
+        .map(|s| s.name.replace('.', "\\."))
+        .collect();
+    format!("^({})\\.[^.]+$", names.join("|"))
+}
+
 fn registry() -> &'static (Vec<ParamSpec>, Vec<ParamSpec>) {
     static PARAMS: OnceLock<(Vec<ParamSpec>, Vec<ParamSpec>)> = OnceLock::new();
     PARAMS.get_or_init(|| {

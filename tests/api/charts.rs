@@ -437,3 +437,64 @@ async fn every_assumption_named_as_an_input_is_an_input() {
     assert!(name.contains("not an input"), "{name}");
     assert!(rest.contains("economics.gpu_hour_usd"), "{rest}");
 }
+
+/// A price sweeps like any input (the question a buyer with an uncertain switch quote asks: at
+/// what price does the cheapest fabric change?): rows, the crossover at the price, CSV, and a
+/// chart whose axis says the SKU's price in dollars. An unknown SKU is the plan's 422.
+#[tokio::test]
+async fn a_price_sweeps_to_the_point_where_the_cheapest_fabric_changes() {
+    let app = spawn_app().await;
+    let q = "gpus=1024&vary=prices.overrides.nvidia-sn5600&from=10000&to=200000&steps=20";
+    let sw = app.ok_json(&format!("/v1/sweeps?{q}")).await;
+    assert_eq!(sw["vary"], "prices.overrides.nvidia-sn5600");
+    let rows = sw["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 60);
+    assert_eq!(rows[0]["prices.overrides.nvidia-sn5600"], 10000.0);
+    // Adaptive Ethernet (the SN5600's fabric) is cheapest at $10,000 a switch and not at
+    // $200,000; the crossover is found between, to the dollar.
+    let cheapest = |r: &serde_json::Value| r["cheapest"] == true;
+    let first: Vec<_> = rows.iter().take(3).filter(|r| cheapest(r)).collect();
+    assert_eq!(first[0]["fabric"], "roce_adaptive");
+    let c = &sw["crossovers"][0];
+    assert_eq!(c["from_fabric"], "roce_adaptive", "{sw}");
+    let at = c["value"].as_f64().expect("value");
+    assert!((10000.0..200000.0).contains(&at), "{c}");
+    // Either side of it, plans say the same.
+    let cost = |price: f64, fabric: &str| {
+        let app = &app;
+        let fabric = fabric.to_string();
+        async move {
+            app.text(&format!(
+                "/v1/value?gpus=1024&metric=total_cost_usd&fabric={fabric}&prices.overrides.nvidia-sn5600={price}"
+            ))
+            .await
+            .parse::<f64>()
+            .expect("number")
+        }
+    };
+    let to = c["to_fabric"].as_str().expect("to");
+    assert!(cost(at - 100.0, "roce_adaptive").await < cost(at - 100.0, to).await);
+    assert!(cost(at + 100.0, "roce_adaptive").await > cost(at + 100.0, to).await);
+    let csv = app.text(&format!("/v1/sweeps?{q}&format=csv")).await;
+    assert!(
+        csv.starts_with("prices.overrides.nvidia-sn5600,fabric,"),
+        "{csv}"
+    );
+    let svg = app.text(&format!("/v1/charts/sweep?{q}")).await;
+    assert!(svg.contains("nvidia-sn5600 price (USD)"), "axis in words");
+    let ticks: Vec<String> = crate::svg::x_tick_labels(&svg)
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+    assert!(
+        ticks.iter().any(|t| t == "100,000") && !ticks.iter().any(|t| t.contains('.')),
+        "ticks in whole dollars: {ticks:?}"
+    );
+    let p = app
+        .problem(
+            "/v1/sweeps?gpus=64&vary=prices.overrides.nope&values=1,2",
+            422,
+        )
+        .await;
+    assert_eq!(p["errors"][0]["pointer"], "/prices/overrides/nope", "{p}");
+}

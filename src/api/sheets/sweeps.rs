@@ -52,7 +52,9 @@ pub struct SweepRequest {
     #[schema(value_type = PlanRequest, required = true)]
     pub base: Value,
     /// The numeric plan input to vary, by its query-parameter name (`gpus`,
-    /// `economics.years`, `economics.gpu_hour_usd`, `topology.oversubscription`, …).
+    /// `economics.years`, `economics.gpu_hour_usd`, `topology.oversubscription`, …), or a keyed
+    /// price input (`prices.overrides.<sku>`, `prices.discounts.vendor.<vendor>`,
+    /// `prices.discounts.category.<category>`).
     #[validate(length(min = 1, max = 64))]
     #[schema(min_length = 1, max_length = 64, example = "gpus")]
     pub vary: String,
@@ -158,11 +160,18 @@ fn sweep_error(e: SweepError) -> ApiError {
 
 /// One axis: the input must be a numeric plan input (the 422 lists them).
 fn axis(input: AxisInput) -> Result<(Axis, &'static Numeric), ApiError> {
-    let Some(n) = numeric_spec(&input.name).and_then(|s| s.numeric.as_ref()) else {
+    // A keyed input (`prices.overrides.<sku>`) sweeps as its map input declares it; the plan
+    // at the first point says whether the key is the catalog's.
+    let spec = numeric_spec(&input.name)
+        .or_else(|| crate::plan::registry::keyed_input(&input.name).map(|(s, _)| s));
+    let Some(n) = spec.and_then(|s| s.numeric.as_ref()) else {
         let names = numeric_names();
         return Err(bad(
             &format!("vary{}", input.suffix),
-            format!("'{}' is not a numeric plan input", input.name),
+            format!(
+                "'{}' is not a numeric plan input (nor prices.overrides.<sku>, prices.discounts.vendor.<vendor>, prices.discounts.category.<category>)",
+                input.name
+            ),
         )
         .with_extra(serde_json::json!({ "valid_inputs": names })));
     };
@@ -692,7 +701,11 @@ impl IntoParams for SweepParams {
                 let mut docs = Vec::new();
                 let mut schema = if k.starts_with("vary") {
                     docs.extend(prop["description"].as_str().map(str::to_string));
-                    serde_json::json!({"type": "string", "enum": inputs})
+                    serde_json::json!({"anyOf": [
+                        {"type": "string", "enum": inputs},
+                        {"type": "string", "pattern": crate::plan::registry::keyed_input_pattern(),
+                         "maxLength": 64}
+                    ]})
                 } else {
                     crate::api::shape::resolve(SweepRequest::shape().components(), prop, &mut docs)
                         .clone()

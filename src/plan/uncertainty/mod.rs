@@ -351,10 +351,7 @@ pub fn spec(u: &UncertaintyRequest, prepared: &Prepared) -> Result<Spec, PlanErr
         let (spec, path) = match registry::numeric_input(name) {
             Some(s) => (s, name.split('.').map(str::to_string).collect::<Vec<_>>()),
             None => {
-                let Some((s, key)) = registry::map_params()
-                    .iter()
-                    .find_map(|s| Some((s, name.strip_prefix(&format!("{}.", s.name))?)))
-                else {
+                let Some((s, key)) = registry::keyed_input(name) else {
                     return Err(unknown(format!("'{name}' is not a numeric plan input")));
                 };
                 if s.name == "prices.overrides" && catalog_price(catalog, key).is_none() {
