@@ -68,22 +68,32 @@ impl Span {
             kappa: whole,
             hops: switch_hops(servers, npl, path.tiers),
         };
-        // The partial unit's leaf, when the job reaches it: its rails' servers, or the pieces
-        // the communicator's blocks leave among them, whichever crosses more.
+        // The partial unit's leaf, when the job reaches it: Σ p·(N − p) over the pieces the
+        // communicator's blocks leave on its rails, for the servers the job runs on (a port of
+        // a server the job leaves out carries nothing).
         if let Some(leaf) = path.partial_leaf.as_ref().filter(|l| used > l.first_server) {
             let reached = leaf.servers.min(used - leaf.first_server);
-            let h = crossing_share(servers, leaf.nodes_per_leaf.min(reached)).max(pieces_crossing(
-                servers,
-                leaf.first_server,
-                reached,
-            ));
-            let kappa = partial_leaf_factor(path, leaf, h, peers);
-            if kappa < span.kappa {
-                (span.kappa, span.crossing) = (kappa, h);
+            let first = leaf.first_server;
+            let mut ports = leaf.whole_rails * reached;
+            let mut load = leaf.whole_rails * pieces_load_f(servers, first, reached);
+            for (from, n) in leaf.split_rails {
+                let len = (from + n).min(reached) - from;
+                if len > 0.0 {
+                    ports += len;
+                    load += pieces_load_f(servers, first + from, len);
+                }
             }
-            span.hops = span
-                .hops
-                .max(switch_hops(servers, leaf.nodes_per_leaf, path.tiers));
+            if ports > 0.0 && servers > 1.0 {
+                let h = (load / ((servers - 1.0) * ports)).clamp(0.0, 1.0);
+                let o = ports / f64::from(leaf.uplinks.max(1));
+                let kappa = partial_leaf_factor(path, leaf, h, o, peers);
+                if kappa < span.kappa {
+                    (span.kappa, span.crossing) = (kappa, h);
+                }
+                if h > 0.0 {
+                    span.hops = span.hops.max(2.0 * f64::from(path.tiers) - 1.0);
+                }
+            }
         }
         span
     }
@@ -145,6 +155,15 @@ fn pieces_load(n: u64, start: u64, len: u64) -> u64 {
     let first = next - start;
     let last = end - (end - 1) / n * n;
     first.saturating_mul(n - first.min(n)) + last.saturating_mul(n - last.min(n))
+}
+
+/// [`pieces_load`] of servers given as floats (whole numbers in practice).
+fn pieces_load_f(block: f64, start: f64, len: f64) -> f64 {
+    pieces_load(
+        block.max(0.0) as u64,
+        start.max(0.0) as u64,
+        len.max(0.0) as u64,
+    ) as f64
 }
 
 /// The crossing share, traffic-weighted, of `len` servers from `start` when blocks of `block`
@@ -310,19 +329,19 @@ pub fn congestion_factor(path: &FabricPath, crossing: f64) -> f64 {
     slowest_edge(crossing, crossing_efficiency(path, crossing))
 }
 
-/// The congestion factor of a partial scalable unit's `leaf` (its own ratio of server ports to
-/// uplinks, its own uplinks) for its servers' `crossing` share, each NIC with flows to `peers`
-/// servers.
+/// The congestion factor of a partial scalable unit's `leaf` (its uplinks, `o` used server ports
+/// per uplink) for its servers' `crossing` share, each NIC with flows to `peers` servers.
 pub fn partial_leaf_factor(
     path: &FabricPath,
     leaf: &PartialLeafPath,
     crossing: f64,
+    o: f64,
     peers: f64,
 ) -> f64 {
     if crossing <= 0.0 {
         return 1.0;
     }
-    let o = leaf.oversubscription.max(0.0);
+    let o = o.max(0.0);
     let m = f64::from(leaf.uplinks.max(1));
     slowest_edge(
         crossing,
@@ -522,11 +541,11 @@ mod tests {
         assert!(whole.kappa > 0.99);
         let packed = FabricPath {
             partial_leaf: Some(PartialLeafPath {
-                nodes_per_leaf: 16.0,
-                oversubscription: 112.0 / 14.0,
-                uplinks: 14,
                 first_server: 112.0,
                 servers: 16.0,
+                whole_rails: 7.0,
+                split_rails: [(0.0, 0.0); 2],
+                uplinks: 14,
             }),
             ..path
         };
@@ -538,11 +557,11 @@ mod tests {
         assert!((s.kappa - 0.1417).abs() < 1e-3);
         let light = FabricPath {
             partial_leaf: Some(PartialLeafPath {
-                nodes_per_leaf: 1.0,
-                oversubscription: 8.0 / 14.0,
-                uplinks: 14,
                 first_server: 112.0,
                 servers: 1.0,
+                whole_rails: 8.0,
+                split_rails: [(0.0, 0.0); 2],
+                uplinks: 14,
             }),
             ..path
         };

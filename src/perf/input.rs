@@ -148,21 +148,22 @@ pub struct FabricPath {
     pub in_network_reduction: bool,
 }
 
-/// A leaf with fewer same-rail servers than `nodes_per_leaf`, timed beside the whole ones.
+/// The busiest leaf of a partial scalable unit, timed beside the whole ones: which of the
+/// job's servers have ports on it and how many uplinks carry what crosses.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PartialLeafPath {
-    /// Same-rail servers under the leaf per server port, weighted by traffic, ≥ 1.
-    pub nodes_per_leaf: f64,
-    /// Server ports per uplink: the leaf's own downlink : uplink ratio (below 1 when few
-    /// servers are on it).
-    pub oversubscription: f64,
+    /// The first server of the partial unit, in the order the job fills servers (a job that
+    /// ends before it does not reach the leaf).
+    pub first_server: f64,
+    /// Servers of the partial unit.
+    pub servers: f64,
+    /// Rails whole on the leaf: a port on every server of the unit.
+    pub whole_rails: f64,
+    /// Pieces of rails split with another leaf: (first server from the unit's first, servers);
+    /// (0, 0) when unused.
+    pub split_rails: [(f64, f64); 2],
     /// Uplinks of the leaf, the ECMP bins.
     pub uplinks: u32,
-    /// The first of its servers in the order the job fills them (a job that ends before it
-    /// does not reach the leaf).
-    pub first_server: f64,
-    /// Its servers (the partial scalable unit's): blocks of a communicator leave pieces there.
-    pub servers: f64,
 }
 
 /// How data parallelism keeps the model state.

@@ -154,20 +154,24 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
         MAX_LEAF_UPLINKS,
     )?;
     if let Some(l) = &p.partial_leaf {
+        let servers = f64::from(MAX_GPUS);
         check_f64(
-            "path.partial_leaf.nodes_per_leaf",
-            l.nodes_per_leaf,
-            f64::from(MIN_NODES_PER_LEAF),
-            f64::from(MAX_NODES_PER_LEAF),
+            "path.partial_leaf.first_server",
+            l.first_server,
+            0.0,
+            servers,
         )?;
-        // A leaf's server ports over its uplinks: from one port on every uplink to a whole
-        // leaf's radix over one.
+        check_f64("path.partial_leaf.servers", l.servers, 1.0, servers)?;
         check_f64(
-            "path.partial_leaf.oversubscription",
-            l.oversubscription,
-            1.0 / f64::from(MAX_LEAF_UPLINKS),
-            f64::from(MAX_LEAF_UPLINKS),
+            "path.partial_leaf.whole_rails",
+            l.whole_rails,
+            0.0,
+            f64::from(MAX_NICS_PER_NODE),
         )?;
+        for (from, n) in l.split_rails {
+            check_f64("path.partial_leaf.split_rails", from, 0.0, servers)?;
+            check_f64("path.partial_leaf.split_rails", n, 0.0, servers)?;
+        }
         check_u32(
             "path.partial_leaf.uplinks",
             l.uplinks,

@@ -1278,12 +1278,18 @@ pub fn perf_input(r: &inputs::Resolved, s: &SizedFabric) -> perf::PerfInput {
             rail_optimized: r.rail_optimized,
             nodes_per_leaf: topology.nodes_per_leaf.max(1),
             leaf_uplinks: topology.leaf_uplinks.max(1),
-            partial_leaf: topology.partial_leaf.map(|l| perf::PartialLeafPath {
-                nodes_per_leaf: l.same_rail_servers.max(1.0),
-                oversubscription: f64::from(l.server_ports) / f64::from(l.uplinks.max(1)),
-                uplinks: l.uplinks.max(1),
-                first_server: f64::from(l.first_server),
-                servers: f64::from(l.servers),
+            partial_leaf: topology.partial_leaf.as_ref().map(|l| {
+                let mut split_rails = [(0.0, 0.0); 2];
+                for (slot, r) in split_rails.iter_mut().zip(&l.split_rails) {
+                    *slot = (f64::from(r.from_server), f64::from(r.servers));
+                }
+                perf::PartialLeafPath {
+                    first_server: f64::from(l.first_server),
+                    servers: f64::from(l.servers),
+                    whole_rails: f64::from(l.whole_rails),
+                    split_rails,
+                    uplinks: l.uplinks.max(1),
+                }
             }),
             // Rack leaves of racks that are not whole leaves (16 servers on leaves of 6: 6 + 6
             // + 4) do not tile the servers one after another.

@@ -265,7 +265,7 @@ fn collapsed_rails(at: &Attempt<'_>) -> Result<Topology, SizingError> {
         && (l.count < 2 || l.count > b.k)
     {
         // One leaf or beyond two tiers: the errors of the two-tier rule, as with one split.
-        return two_tier(at, fullest, *l);
+        return two_tier(at, fullest, l.clone());
     }
     let mut best: Option<(SplitCost, LeafSplit, Option<Leaves>)> = None;
     // Leaves are ⌈endpoints / d⌉ (whole SUs or not): they grow as d falls; stop at the first
@@ -276,7 +276,7 @@ fn collapsed_rails(at: &Attempt<'_>) -> Result<Topology, SizingError> {
         .skip(1)
         .take_while(|s| b.endpoints.div_ceil(s.downlinks.max(1)) <= non_blocking_leaves)
         .filter_map(|s| Some((s, collapsed_leaves(b, s).ok()?)));
-    for (split, leaves) in std::iter::once((fullest, first)).chain(candidates) {
+    for (split, leaves) in std::iter::once((fullest, first.clone())).chain(candidates) {
         let Some(cost) = collapsed_cost(b, split, leaves.as_ref()) else {
             continue;
         };
@@ -532,7 +532,7 @@ fn bundle(ports: u64, o: f64) -> u64 {
 
 /// A two-tier design's leaves per plane: how many, their cages (node ports and uplinks), and
 /// how they group the nodes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Leaves {
     count: u64,
     cages: u64,

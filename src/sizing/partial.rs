@@ -9,8 +9,17 @@ use utoipa::ToSchema;
 
 use super::{SizingError, add, mul, or_overflow, sub};
 
+/// Servers of one rail split over two leaves of the partial unit: the part on this leaf.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub struct SplitRail {
+    /// Its first server, counted from the partial unit's first.
+    pub from_server: u32,
+    /// Its servers.
+    pub servers: u32,
+}
+
 /// A leaf of the partial scalable unit, as the performance model needs it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct PartialLeaf {
     /// Server ports on the leaf, one plane.
     pub server_ports: u32,
@@ -25,6 +34,12 @@ pub struct PartialLeaf {
     pub first_server: u32,
     /// Its servers (the partial scalable unit's, or the short leaf's).
     pub servers: u32,
+    /// Rails whole on the leaf: each has a port on every one of those servers.
+    pub whole_rails: u32,
+    /// Pieces of rails split with the next leaf (`collapsed_rails` when the partial unit's rails
+    /// do not fit its leaves whole): at most two.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub split_rails: Vec<SplitRail>,
 }
 
 /// One leaf's server ports, Σ p² over its rail pieces, and uplinks; and where its servers
@@ -36,6 +51,9 @@ pub(super) struct Candidate {
     pub uplinks: u64,
     pub first_server: u64,
     pub servers: u64,
+    pub whole_rails: u64,
+    /// Split rail pieces: (first server from the unit's first, servers); (0, 0) when unused.
+    pub split: [(u64, u64); 2],
 }
 
 impl Candidate {
@@ -54,6 +72,8 @@ impl Candidate {
             uplinks,
             first_server,
             servers,
+            whole_rails: rails,
+            split: [(0, 0); 2],
         })
     }
 
@@ -90,6 +110,18 @@ pub(super) fn busiest(
         uplinks: super::to_u32(c.uplinks, W)?,
         first_server: super::to_u32(c.first_server, W)?,
         servers: super::to_u32(c.servers, W)?,
+        whole_rails: super::to_u32(c.whole_rails, W)?,
+        split_rails: c
+            .split
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|&(from, n)| {
+                Ok(SplitRail {
+                    from_server: super::to_u32(from, W)?,
+                    servers: super::to_u32(n, W)?,
+                })
+            })
+            .collect::<Result<_, SizingError>>()?,
     }))
 }
 
@@ -124,6 +156,8 @@ pub(super) fn packed_rails(
                     uplinks,
                     first_server,
                     servers: rem,
+                    whole_rails: rails,
+                    split: [(0, 0); 2],
                 });
             }
             // w whole rails, then this leaf's share [lo, hi) of the left-over rails' ports,
@@ -131,13 +165,20 @@ pub(super) fn packed_rails(
             let lo = mul(j, spare, W)?.min(leftover);
             let hi = add(lo, spare, W)?.min(leftover);
             let mut squares = mul(w, rem_sq, W)?;
+            let mut split = [(0, 0); 2];
             let mut at = lo;
-            while at < hi {
+            // A share below rem ports holds pieces of at most two rails.
+            for slot in split.iter_mut() {
+                if at >= hi {
+                    break;
+                }
                 // The rail holding port `at` ends at the next multiple of rem.
                 let rail = or_overflow(at.checked_div(rem), W)?;
-                let rail_end = mul(add(rail, 1, W)?, rem, W)?;
+                let rail_start = mul(rail, rem, W)?;
+                let rail_end = add(rail_start, rem, W)?;
                 let piece = sub(rail_end.min(hi), at, W)?;
                 squares = add(squares, mul(piece, piece, W)?, W)?;
+                *slot = (sub(at, rail_start, W)?, piece);
                 at = add(at, piece, W)?;
             }
             Ok(Candidate {
@@ -146,6 +187,8 @@ pub(super) fn packed_rails(
                 uplinks,
                 first_server,
                 servers: rem,
+                whole_rails: w,
+                split,
             })
         })
         .collect()

@@ -555,35 +555,28 @@ async fn errors_point_at_the_input_at_fault_and_name_it_once() {
 async fn a_post_reads_format_from_its_query_and_refuses_anything_else() {
     let app = spawn_app().await;
     let body = serde_json::json!({"gpus": 64});
-    let res = app.post_json("/v1/plans?format=csv&_=7", &body).await;
-    assert_eq!(res.status(), 200);
-    assert!(
-        res.headers()["content-type"]
-            .to_str()
-            .unwrap()
-            .starts_with("text/csv")
-    );
+    let sweep = serde_json::json!({"base": {"gpus": 64}, "vary": "gpus", "values": [64, 128]});
+    for (path, body) in [
+        ("/v1/plans?format=csv&_=7", &body),
+        ("/v1/sweeps?format=csv", &sweep),
+    ] {
+        let res = app.post_json(path, body).await;
+        assert_eq!(res.status(), 200, "{path}");
+        let ct = res.headers()["content-type"].to_str().unwrap_or("");
+        assert!(ct.starts_with("text/csv"), "{path}: {ct}");
+    }
     for (path, pointer) in [
         ("/v1/plans?gpus=9", "/gpus"),
         ("/v1/plans?economics.yeras=3", "/economics/yeras"),
         ("/v1/sweeps?bogus=1", "/bogus"),
     ] {
         let body = if path.starts_with("/v1/sweeps") {
-            serde_json::json!({"base": {"gpus": 64}, "vary": "gpus", "values": [64, 128]})
+            &sweep
         } else {
-            body.clone()
+            &body
         };
-        let p = assert_problem(app.post_json(path, &body).await, 422).await;
+        let p = assert_problem(app.post_json(path, body).await, 422).await;
         assert_eq!(p["errors"][0]["pointer"], pointer, "{path}: {p}");
         assert_eq!(p["errors"][0]["code"], "unknown_field", "{path}: {p}");
     }
-    let sweep = serde_json::json!({"base": {"gpus": 64}, "vary": "gpus", "values": [64, 128]});
-    let res = app.post_json("/v1/sweeps?format=csv", &sweep).await;
-    assert_eq!(res.status(), 200);
-    assert!(
-        res.headers()["content-type"]
-            .to_str()
-            .unwrap()
-            .starts_with("text/csv")
-    );
 }
