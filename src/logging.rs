@@ -87,18 +87,16 @@ mod tests {
 
     #[test]
     fn a_clients_malformed_head_is_a_warning_not_an_error() {
-        let args = format_args!("stream error: request parse error");
-        let dispatcher = log::Record::builder()
-            .level(log::Level::Error)
-            .target("actix_http::h1::dispatcher")
-            .args(args)
-            .build();
-        assert_eq!(shown_level(&dispatcher), log::Level::Warn);
-        let ours = log::Record::builder()
-            .level(log::Level::Error)
-            .target("fabric_tco::api")
-            .args(args)
-            .build();
-        assert_eq!(shown_level(&ours), log::Level::Error);
+        let shown = |target: &str| {
+            shown_level(
+                &log::Record::builder()
+                    .level(log::Level::Error)
+                    .target(target)
+                    .args(format_args!("stream error: request parse error"))
+                    .build(),
+            )
+        };
+        assert_eq!(shown("actix_http::h1::dispatcher"), log::Level::Warn);
+        assert_eq!(shown("fabric_tco::api"), log::Level::Error);
     }
 }

@@ -539,32 +539,25 @@ mod tests {
         let want_whole = 1.0 / (8.0 * 16.0 / 127.0);
         assert!((whole.kappa - want_whole).abs() < 1e-12, "{whole:?}");
         assert!(whole.kappa > 0.99);
-        let packed = FabricPath {
+        // A partial unit from server 112: `servers` of them with `rails` whole rails each.
+        let with_leaf = |servers: f64, rails: f64| FabricPath {
             partial_leaf: Some(PartialLeafPath {
                 first_server: 112.0,
-                servers: 16.0,
-                whole_rails: 7.0,
+                servers,
+                whole_rails: rails,
                 split_rails: [(0.0, 0.0); 2],
                 uplinks: 14,
             }),
             ..path
         };
+        let packed = with_leaf(16.0, 7.0);
         let s = Span::of(&packed, 128.0, 128.0);
         let h = 112.0 / 127.0;
         let want = 1.0 / (8.0 * h);
         assert!((s.crossing - h).abs() < 1e-12);
         assert!((s.kappa - want).abs() < 1e-12, "{} vs {want}", s.kappa);
         assert!((s.kappa - 0.1417).abs() < 1e-3);
-        let light = FabricPath {
-            partial_leaf: Some(PartialLeafPath {
-                first_server: 112.0,
-                servers: 1.0,
-                whole_rails: 8.0,
-                split_rails: [(0.0, 0.0); 2],
-                uplinks: 14,
-            }),
-            ..path
-        };
+        let light = with_leaf(1.0, 8.0);
         assert_eq!(
             Span::of(&light, 113.0, 113.0).kappa,
             Span::of(&path, 113.0, 113.0).kappa
