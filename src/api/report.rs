@@ -130,6 +130,10 @@ enum PageResponses {
     /// An input is invalid: the page shows the problem and the form.
     #[response(status = 422, content_type = "text/html")]
     Invalid(String),
+    /// The request head (request line and headers) exceeds what the HTTP layer buffers: the
+    /// HTTP layer answers, with a problem document, before the page is involved.
+    #[response(status = 431, content_type = "application/problem+json")]
+    HeadTooLarge(super::error::Problem),
 }
 
 /// The report page for the default plan (1,024 GPUs, every other input at its default).

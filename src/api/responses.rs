@@ -68,6 +68,10 @@ pub enum QueryProblems {
     /// The query string exceeds 8 KiB.
     #[response(status = 414, content_type = "application/problem+json")]
     TooLong(Problem),
+    /// The request head (request line and headers) exceeds what the HTTP layer buffers, before
+    /// the query string is read.
+    #[response(status = 431, content_type = "application/problem+json")]
+    HeadTooLarge(Problem),
 }
 
 /// The problems any endpoint with a JSON body may return besides its own 422.
@@ -127,6 +131,10 @@ pub fn problem_example(status: u16, query: bool) -> Option<serde_json::Value> {
         414 => ApiError::new(
             ErrorCode::UriTooLong,
             "the query string is 9000 bytes; at most 8192 are accepted",
+        ),
+        431 => ApiError::new(
+            ErrorCode::HeadersTooLarge,
+            "the request head is larger than the service accepts",
         ),
         415 => ApiError::unsupported_media_type(
             "request bodies must not be compressed: Content-Encoding 'gzip' is not accepted \
