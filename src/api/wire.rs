@@ -23,11 +23,41 @@ pub struct ProblemWire<T> {
     /// A rewritten response still being written, how much of it is out, and how many bytes of
     /// the caller's buffer it stands for.
     pending: Option<(Vec<u8>, usize, usize)>,
+    /// Bytes read since the last line feed, and whether a line since the last response was
+    /// longer than a URI may be: the dispatcher answers such a request line with a bare 400
+    /// ("uri too long" in its log), which is then written as the 414 it is.
+    line: usize,
+    long_line: bool,
 }
+
+/// The longest URI the HTTP layer parses (the `http` crate's limit), bytes.
+const MAX_URI_BYTES: usize = 65_534;
 
 impl<T> ProblemWire<T> {
     pub fn new(io: T) -> ProblemWire<T> {
-        ProblemWire { io, pending: None }
+        ProblemWire {
+            io,
+            pending: None,
+            line: 0,
+            long_line: false,
+        }
+    }
+
+    /// Notes the bytes just read: every line's length (the first continues the last read's),
+    /// and the length of the line they end in.
+    fn saw(&mut self, read: &[u8]) {
+        let mut segments = read.split(|&b| b == b'\n').peekable();
+        let mut len = self.line;
+        while let Some(segment) = segments.next() {
+            len = len.saturating_add(segment.len());
+            if len > MAX_URI_BYTES {
+                self.long_line = true;
+            }
+            if segments.peek().is_some() {
+                len = 0;
+            }
+        }
+        self.line = len;
     }
 }
 
@@ -50,13 +80,27 @@ const HTTP_LAYER_ERRORS: &[(&[u8], ErrorCode, &str)] = &[
     ),
 ];
 
-/// The same response with a problem body, if `buf` is one of the dispatcher's bodiless errors.
-pub fn with_problem_body(buf: &[u8]) -> Option<Vec<u8>> {
-    let (status, code, detail) = HTTP_LAYER_ERRORS
+/// The dispatcher's 400 for a request line longer than [`MAX_URI_BYTES`], as the 414 it is.
+const URI_TOO_LONG: (&[u8], ErrorCode, &str) = (
+    b"HTTP/1.1 414 URI Too Long\r\n",
+    ErrorCode::UriTooLong,
+    "the request line is longer than the service reads (65,534 bytes); query strings are limited to 8 KiB",
+);
+
+/// The same response with a problem body, if `buf` is one of the dispatcher's bodiless errors
+/// (`long_line`: a request line over [`MAX_URI_BYTES`] was read, so its 400 is a 414).
+pub fn with_problem_body(buf: &[u8], long_line: bool) -> Option<Vec<u8>> {
+    let (matched, code, detail) = HTTP_LAYER_ERRORS
         .iter()
         .find(|(s, ..)| buf.starts_with(s))?;
+    let (status, code, detail) = if long_line && *code == ErrorCode::MalformedRequest {
+        (URI_TOO_LONG.0, &URI_TOO_LONG.1, &URI_TOO_LONG.2)
+    } else {
+        (*matched, code, detail)
+    };
+    let skip = matched.len();
     let end = buf.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = std::str::from_utf8(&buf[status.len()..end]).ok()?;
+    let head = std::str::from_utf8(&buf[skip..end]).ok()?;
     let mut lines: Vec<&str> = head.split("\r\n").filter(|l| !l.is_empty()).collect();
     let empty = lines
         .iter()
@@ -84,7 +128,13 @@ impl<T: AsyncRead + Unpin> AsyncRead for ProblemWire<T> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_read(cx, buf)
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.io).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = &polled {
+            let this = &mut *self;
+            this.saw(&buf.filled()[before..]);
+        }
+        polled
     }
 }
 
@@ -95,10 +145,14 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for ProblemWire<T> {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = &mut *self;
-        if this.pending.is_none()
-            && let Some(out) = with_problem_body(buf)
-        {
-            this.pending = Some((out, 0, buf.len()));
+        if this.pending.is_none() {
+            if let Some(out) = with_problem_body(buf, this.long_line) {
+                this.pending = Some((out, 0, buf.len()));
+            }
+            // A response starts: the next request's lines are counted afresh.
+            if buf.starts_with(b"HTTP/1.1 ") {
+                this.long_line = false;
+            }
         }
         if let Some((out, sent, stands_for)) = &mut this.pending {
             while *sent < out.len() {
@@ -134,7 +188,7 @@ mod tests {
     #[test]
     fn the_dispatchers_bodiless_errors_get_problem_bodies() {
         let raw = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\ndate: x\r\n\r\n";
-        let out = with_problem_body(raw).unwrap_or_default();
+        let out = with_problem_body(raw, false).unwrap_or_default();
         let text = String::from_utf8_lossy(&out);
         assert!(text.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{text}");
         assert!(text.contains("content-type: application/problem+json\r\n"));
@@ -146,9 +200,19 @@ mod tests {
         assert_eq!(p["code"], "malformed_request");
         // An application response (it has a body) and other statuses pass untouched.
         assert!(
-            with_problem_body(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 12\r\n\r\n{}")
-                .is_none()
+            with_problem_body(
+                b"HTTP/1.1 400 Bad Request\r\ncontent-length: 12\r\n\r\n{}",
+                false
+            )
+            .is_none()
         );
-        assert!(with_problem_body(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").is_none());
+        assert!(
+            with_problem_body(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n", false).is_none()
+        );
+        // After a request line over 65,534 bytes the dispatcher's bare 400 is written as 414.
+        let out = with_problem_body(raw, true).unwrap_or_default();
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.starts_with("HTTP/1.1 414 URI Too Long\r\n"), "{text}");
+        assert!(text.contains("\"code\":\"uri_too_long\""), "{text}");
     }
 }

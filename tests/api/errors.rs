@@ -407,6 +407,14 @@ async fn the_http_layers_own_errors_are_problem_documents() {
         "{head}"
     );
     assert_eq!(p["code"], "malformed_request");
+    // A request line past the 65,534 bytes a URI may have: the HTTP layer's bare 400 is the
+    // 414 a 9 KB query gets (it was a 400 "cannot be parsed"; a buyer audit, 2026-11-27).
+    let mut long = b"GET /v1/plans?gpus=1024&_=".to_vec();
+    long.extend(std::iter::repeat_n(b'a', 70_000));
+    long.extend_from_slice(b" HTTP/1.1\r\nHost: x\r\n\r\n");
+    let (head, p) = raw_exchange(&app.base, &long).await;
+    assert!(head.starts_with("HTTP/1.1 414"), "{head}");
+    assert_eq!(p["code"], "uri_too_long");
     // A header line without a colon.
     let (head, p) = raw_exchange(
         &app.base,
