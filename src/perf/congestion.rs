@@ -6,7 +6,7 @@ use super::constants::{
     INFINIBAND_AR_EFFICIENCY, ROCE_INCAST_TAIL_US, ROCE_TUNED_INCAST_FACTOR, TUNED_MAX_GAIN,
     TUNED_QPS_PER_CONNECTION,
 };
-use super::input::{FabricPath, PartialLeafPath, RoceTuning};
+use super::input::{FabricPath, RoceTuning};
 use crate::fabric::Fabric;
 
 /// Share of a node's inter-node traffic whose peer sits under another leaf, in [0, 1]:
@@ -45,27 +45,19 @@ impl Span {
         let npl = f64::from(path.nodes_per_leaf);
         let crossing = if path.uniform_leaves {
             // Whole leaves only: the servers before the partial unit (or all the job's).
-            let whole = path
+            let whole_end = path
                 .partial_leaf
                 .as_ref()
                 .map_or(used, |l| used.min(l.first_server.max(npl)));
-            worst_leaf_crossing(servers, npl, whole, used)
+            worst_leaf_crossing(servers, npl, whole_end, used)
         } else {
             crossing_share(servers, npl)
         };
-        let whole = if crossing <= 0.0 {
-            1.0
-        } else {
-            let o = path.oversubscription.max(1.0);
-            let m = f64::from(path.leaf_uplinks.max(1));
-            slowest_edge(
-                crossing,
-                crossing_efficiency_at(path, crossing, o, m, peers),
-            )
-        };
+        let o = path.oversubscription.max(1.0);
+        let m = f64::from(path.leaf_uplinks.max(1));
         let mut span = Span {
             crossing,
-            kappa: whole,
+            kappa: leaf_factor(path, crossing, o, m, peers),
             hops: switch_hops(servers, npl, path.tiers),
         };
         // The partial unit's leaf, when the job reaches it: Σ p·(N − p) over the pieces the
@@ -85,8 +77,8 @@ impl Span {
             }
             if ports > 0.0 && servers > 1.0 {
                 let h = (load / ((servers - 1.0) * ports)).clamp(0.0, 1.0);
-                let o = ports / f64::from(leaf.uplinks.max(1));
-                let kappa = partial_leaf_factor(path, leaf, h, o, peers);
+                let m = f64::from(leaf.uplinks.max(1));
+                let kappa = leaf_factor(path, h, ports / m, m, peers);
                 if kappa < span.kappa {
                     (span.kappa, span.crossing) = (kappa, h);
                 }
@@ -123,7 +115,7 @@ pub fn worst_leaf_crossing(block: f64, per_leaf: f64, whole: f64, used: f64) -> 
         // or tiling them: aligned.
         return aligned;
     }
-    let g = gcd(n, d);
+    let g = u64::try_from(crate::arith::gcd(u128::from(n), u128::from(d))).unwrap_or(1);
     // Leaf offsets against the block grid repeat every n / g leaves.
     let period = n / g;
     let worst = if leaves.min(period) <= MAX_LEAVES_SCANNED {
@@ -164,27 +156,6 @@ fn pieces_load_f(block: f64, start: f64, len: f64) -> f64 {
         start.max(0.0) as u64,
         len.max(0.0) as u64,
     ) as f64
-}
-
-/// The crossing share, traffic-weighted, of `len` servers from `start` when blocks of `block`
-/// servers tile the job from its first: Σ p·(block − p) / ((block − 1)·len) over their pieces.
-pub fn pieces_crossing(block: f64, start: f64, len: f64) -> f64 {
-    let (n, s, l) = (
-        block.max(0.0) as u64,
-        start.max(0.0) as u64,
-        len.max(0.0) as u64,
-    );
-    if n < 2 || l == 0 {
-        return 0.0;
-    }
-    (pieces_load(n, s, l) as f64 / ((block - 1.0) * len)).clamp(0.0, 1.0)
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// Switches a packet crosses per network step: 1 inside a leaf, 2·tiers − 1 across the fabric.
@@ -320,43 +291,23 @@ fn crossing_efficiency_at(path: &FabricPath, crossing: f64, o: f64, m: f64, peer
     }
 }
 
-/// Overall congestion factor on scale-out bandwidth: 1 without crossing traffic, else the
-/// crossing edges' κ_cross ([`slowest_edge`]).
+/// Overall congestion factor on scale-out bandwidth for a whole leaf: see [`leaf_factor`].
 pub fn congestion_factor(path: &FabricPath, crossing: f64) -> f64 {
-    if crossing <= 0.0 {
-        return 1.0;
-    }
-    slowest_edge(crossing, crossing_efficiency(path, crossing))
+    let o = path.oversubscription.max(1.0);
+    let m = f64::from(path.leaf_uplinks.max(1));
+    leaf_factor(path, crossing, o, m, 1.0)
 }
 
-/// The congestion factor of a partial scalable unit's `leaf` (its uplinks, `o` used server ports
-/// per uplink) for its servers' `crossing` share, each NIC with flows to `peers` servers.
-pub fn partial_leaf_factor(
-    path: &FabricPath,
-    leaf: &PartialLeafPath,
-    crossing: f64,
-    o: f64,
-    peers: f64,
-) -> f64 {
-    if crossing <= 0.0 {
-        return 1.0;
-    }
-    let o = o.max(0.0);
-    let m = f64::from(leaf.uplinks.max(1));
-    slowest_edge(
-        crossing,
-        crossing_efficiency_at(path, crossing, o, m, peers),
-    )
-}
-
-/// The congestion factor of a collective `crossing` a share h > 0 of its traffic: its crossing
-/// edges' κ_cross. A ring (or tree) runs at its slowest edge, and an all-to-all ends with its
-/// slowest flows, so a collective with any crossing edge runs at κ_cross; not the time-weighted
-/// `1 / ((1 − h) + h / κ_cross)` used until 2026-11-27, which let local edges make up for slow
-/// crossing ones (h = 0.5 at 4:1 on InfiniBand: 0.667, where the crossing edges get half their rate).
-fn slowest_edge(crossing: f64, kappa_cross: f64) -> f64 {
+/// The congestion factor of a collective crossing a share h of its traffic over a leaf with `o`
+/// server ports per uplink and `m` uplinks, each NIC with flows to `peers` servers: 1 without
+/// crossing traffic, else its crossing edges' κ_cross. A ring (or tree) runs at its slowest
+/// edge, and an all-to-all ends with its slowest flows, so a collective with any crossing edge
+/// runs at κ_cross; not the time-weighted `1 / ((1 − h) + h / κ_cross)` used until 2026-11-27,
+/// which let local edges make up for slow crossing ones (h = 0.5 at 4:1 on InfiniBand: 0.667,
+/// where the crossing edges get half their rate).
+fn leaf_factor(path: &FabricPath, crossing: f64, o: f64, m: f64, peers: f64) -> f64 {
     if crossing > 0.0 {
-        kappa_cross.clamp(0.0, 1.0)
+        crossing_efficiency_at(path, crossing, o, m, peers).clamp(0.0, 1.0)
     } else {
         1.0
     }
@@ -376,6 +327,7 @@ pub fn incast_tail_us(path: &FabricPath) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::perf::input::PartialLeafPath;
 
     #[test]
     fn crossing_share_by_hand() {

@@ -583,20 +583,18 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         });
     }
     if w.message_bytes.is_none() {
-        let gpn_f = f64::from(input.gpus_per_node.max(1));
-        let total_nodes = used_servers;
-        let per_gpu_net = node_net / gpn_f;
+        let per_gpu_net = node_net / gpn;
         let domain = f64::from(domain_gpus(input));
         // `every_peer`: each NIC keeps flows to every other server the group spans (an
         // all-to-all), else a ring's or a pair's few.
         let make_with = |k: f64, per_domain: f64, stride: f64, every_peer: bool| -> Communicator {
-            let span = (k * stride / gpn_f).ceil().clamp(1.0, total_nodes);
+            let span = (k * stride / gpn).ceil().clamp(1.0, used_servers);
             let peers = if every_peer {
                 (span - 1.0).max(1.0)
             } else {
                 1.0
             };
-            let across = congestion::Span::with_peers(path, span, total_nodes, peers);
+            let across = congestion::Span::with_peers(path, span, used_servers, peers);
             Communicator {
                 ranks: k,
                 nodes: (k / per_domain.max(1.0)).ceil().max(1.0),
@@ -617,7 +615,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         let ctx = job::JobContext {
             workload: w,
             gpus: f64::from(input.gpus),
-            gpus_per_node: gpn_f,
+            gpus_per_node: gpn,
             domain_gpus: domain,
             step_compute_ms,
             comm: &make,

@@ -885,8 +885,9 @@ pub fn straddle_words(span: u64, domain: u64, used: u64) -> String {
         groups
     } else {
         let last = used.saturating_sub(1);
+        let g = u64::try_from(crate::arith::gcd(u128::from(span), u128::from(domain))).unwrap_or(1);
         let lcm = span
-            .checked_div(gcd(span, domain))
+            .checked_div(g)
             .and_then(|s| s.checked_mul(domain))
             .unwrap_or(u64::MAX);
         (last.checked_div(domain).unwrap_or(0))
@@ -903,13 +904,6 @@ pub fn straddle_words(span: u64, domain: u64, used: u64) -> String {
         (1, g) => format!("1 of {g} groups straddles {domains}"),
         (s, g) => format!("{s} of {g} groups straddle {domains}"),
     }
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// GPUs in one NVLink domain of servers with `gpus_per_node` GPUs: the catalog's domain when it

@@ -284,14 +284,40 @@ fn collapsed_rails(at: &Attempt<'_>) -> Result<Topology, SizingError> {
             best = Some((cost, split, leaves));
         }
     }
+    // The busiest leaf of the partial SU, for the split built only (the candidates are costed
+    // by switch counts alone).
+    let built = |split: LeafSplit, mut l: Leaves| -> Result<Topology, SizingError> {
+        l.partial_leaf = collapsed_partial_leaf(b, split)?;
+        two_tier(at, split, l)
+    };
     match best {
-        Some((_, split, Some(l))) => two_tier(at, split, l),
+        Some((_, split, Some(l))) => built(split, l),
         Some((_, split, None)) => Err(whole(split)),
         None => match first {
-            Some(l) => two_tier(at, fullest, l),
+            Some(l) => built(fullest, l),
             None => Err(whole(fullest)),
         },
     }
+}
+
+/// The busiest leaf of `collapsed_rails`' partial SU with one split ([`partial::packed_rails`]),
+/// when whole SUs are built beside it.
+fn collapsed_partial_leaf(
+    b: &Basics,
+    split: LeafSplit,
+) -> Result<Option<PartialLeaf>, SizingError> {
+    let (d, u) = (split.downlinks, split.uplinks);
+    let full_sus = b.nodes.checked_div(d).unwrap_or(0);
+    let rem = b.nodes.checked_rem(d).unwrap_or(0);
+    if full_sus == 0 || rem == 0 {
+        return Ok(None);
+    }
+    let partial_leaves = ceil_div(mul(rem, b.r, "endpoints")?, d, "leaves")?;
+    let first_server = mul(full_sus, d, "servers")?;
+    partial::busiest(
+        b.nodes,
+        partial::packed_rails(first_server, rem, b.r, d, partial_leaves, u)?,
+    )
 }
 
 /// What `collapsed_rails` with one split costs in switches per plane: its `leaves`, or for a
@@ -341,21 +367,8 @@ fn collapsed_leaves(b: &Basics, split: LeafSplit) -> Result<Option<Leaves>, Sizi
         // Same-rail traffic stays on one leaf within an SU (d nodes), or within the
         // partial SU when there is no whole one.
         nodes_per_leaf: if full_sus > 0 { d } else { rem },
-        partial_leaf: if full_sus > 0 {
-            partial::busiest(
-                b.nodes,
-                partial::packed_rails(
-                    mul(full_sus, d, "servers")?,
-                    rem,
-                    b.r,
-                    d,
-                    partial_leaves,
-                    u,
-                )?,
-            )?
-        } else {
-            None
-        },
+        // Set for the split built ([`collapsed_partial_leaf`]).
+        partial_leaf: None,
     }))
 }
 
