@@ -370,8 +370,7 @@ pub const INPUT_WORDS: &[(&str, &str)] = &[
 /// parenthesised example (`fraction (0.12 = 12%)` → `fraction`, `MB (10^6 bytes)` → `MB`).
 /// `None` for a name that is not a numeric plan input or whose declaration states no unit.
 pub fn input_unit(name: &str) -> Option<&'static str> {
-    let spec = crate::plan::registry::numeric_input(name)
-        .or_else(|| crate::plan::registry::keyed_input(name).map(|(s, _)| s))?;
+    let spec = crate::plan::registry::numeric_or_keyed(name)?;
     let unit = spec.numeric.as_ref()?.unit.as_str();
     let unit = crate::plan::registry::bare_unit(unit);
     (!unit.is_empty()).then_some(unit)

@@ -150,6 +150,12 @@ pub fn keyed_input(name: &str) -> Option<(&'static ParamSpec, &str)> {
     })
 }
 
+/// A numeric input by its name, declared (`economics.gpu_hour_usd`) or keyed
+/// (`prices.overrides.nvidia-sn5600`, [`keyed_input`]).
+pub fn numeric_or_keyed(name: &str) -> Option<&'static ParamSpec> {
+    numeric_input(name).or_else(|| keyed_input(name).map(|(s, _)| s))
+}
+
 /// The pattern of the keyed numeric inputs' names, for OpenAPI.
 pub fn keyed_input_pattern() -> String {
     let names: Vec<String> = map_params()

@@ -879,6 +879,13 @@ pub async fn sweep_from_query(
             "query parameter 'vary' is required (e.g. vary=gpus)",
         ));
     }
+    let (base, spec) = from_query(q, own)?;
+    run_blocking(base, spec, state).await.map_err(name_params)
+}
+
+/// The sweep a query asks for: its axes (the sweep's own parameters) and the base plan request
+/// (every other parameter but the endpoint's `own` and cache busters).
+fn from_query(q: &Query, own: &[&str]) -> Result<(Base, Checked), ApiError> {
     let names = own_params();
     let b: SweepRequest = q.typed(|k| names.iter().any(|n| n == k), false)?;
     let spec = axes(&b)?;
@@ -888,24 +895,13 @@ pub async fn sweep_from_query(
         .filter(|(k, _)| !k.starts_with('_') && !own.contains(&k.as_str()) && !names.contains(k))
         .cloned()
         .collect();
-    let base = Base::new(pairs, &spec)?;
-    run_blocking(base, spec, state).await.map_err(name_params)
+    Ok((Base::new(pairs, &spec)?, spec))
 }
 
 /// A real sweep's answer as JSON and CSV, for the OpenAPI examples: the query `qs` (as
 /// `GET /v1/sweeps` takes it) run on `catalogs` on this thread, without a time budget.
 pub fn example(qs: &str, catalogs: &CatalogSet) -> Option<(Value, String)> {
-    let q = Query::parse(qs).ok()?;
-    let names = own_params();
-    let b: SweepRequest = q.typed(|k| names.iter().any(|n| n == k), false).ok()?;
-    let spec = axes(&b).ok()?;
-    let pairs = q
-        .pairs
-        .iter()
-        .filter(|(k, _)| !names.contains(k))
-        .cloned()
-        .collect();
-    let base = Base::new(pairs, &spec).ok()?;
+    let (base, spec) = from_query(&Query::parse(qs).ok()?, &[]).ok()?;
     let result = run(base, &spec, catalogs, None, 1).ok()?;
     let json: Vec<u8> = sweep_json(&result, 1)
         .ok()?
