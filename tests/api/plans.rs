@@ -569,41 +569,30 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
         "{a2a}"
     );
     // EP 16 on the same racks: 7 of 64 groups straddle (the odd k of 72k), not "most".
-    let ep16 = plan(
-        &app,
-        json!({"gpus": 1024, "gpu_model": "gb200-nvl72", "economics": {"gpu_hour_usd": "4"},
-            "workload": {"preset": "moe-deepseek-v3", "expert_parallel": 16}}),
-    )
-    .await;
-    assert_warns(
-        &ep16,
-        "expert groups of 16 x 1 GPUs do not tile the 72-GPU NVLink domains of gb200-nvl72: 7 of 64 groups straddle two domains",
-        "straddling expert groups, counted",
-    );
     // Tensor parallelism that leaves its NVLink domain is warned too (a buyer audit,
     // 2026-11-27: TP 16 idled 44 % of 1,152 GB200 and 29 % of 1,024 H100, unwarned).
-    let tp16 = plan(
-        &app,
-        json!({"gpus": 1152, "gpu_model": "gb200-nvl72", "fabrics": ["infiniband"],
-            "workload": {"tensor_parallel": 16, "pipeline_parallel": 1}}),
-    )
-    .await;
-    assert_warns(
-        &tp16,
-        "workload.tensor_parallel: tensor-parallel groups of 16 GPUs do not fit the 72-GPU NVLink domains of gb200-nvl72: 8 of 72 groups straddle two domains, and the step waits for their all-reduce of every layer across the scale-out network; degrees within a domain: 2, 3, 4, 6, 8, 9, 12",
-        "straddling tensor groups",
-    );
-    let hgx = plan(
-        &app,
-        json!({"gpus": 1024, "fabrics": ["infiniband"],
-            "workload": {"tensor_parallel": 16, "pipeline_parallel": 1}}),
-    )
-    .await;
-    assert_warns(
-        &hgx,
-        "tensor-parallel groups of 16 GPUs do not fit the 8-GPU NVLink domains of h100: every group spans 2 domains",
-        "tensor groups across servers",
-    );
+    for (body, warning, why) in [
+        (
+            json!({"gpus": 1024, "gpu_model": "gb200-nvl72", "economics": {"gpu_hour_usd": "4"},
+                "workload": {"preset": "moe-deepseek-v3", "expert_parallel": 16}}),
+            "expert groups of 16 x 1 GPUs do not tile the 72-GPU NVLink domains of gb200-nvl72: 7 of 64 groups straddle two domains",
+            "straddling expert groups, counted",
+        ),
+        (
+            json!({"gpus": 1152, "gpu_model": "gb200-nvl72", "fabrics": ["infiniband"],
+                "workload": {"tensor_parallel": 16, "pipeline_parallel": 1}}),
+            "workload.tensor_parallel: tensor-parallel groups of 16 GPUs do not fit the 72-GPU NVLink domains of gb200-nvl72: 8 of 72 groups straddle two domains, and the step waits for their all-reduce of every layer across the scale-out network; degrees within a domain: 2, 3, 4, 6, 8, 9, 12",
+            "straddling tensor groups",
+        ),
+        (
+            json!({"gpus": 1024, "fabrics": ["infiniband"],
+                "workload": {"tensor_parallel": 16, "pipeline_parallel": 1}}),
+            "tensor-parallel groups of 16 GPUs do not fit the 8-GPU NVLink domains of h100: every group spans 2 domains",
+            "tensor groups across servers",
+        ),
+    ] {
+        assert_warns(&plan(&app, body).await, warning, why);
+    }
     let fits = plan(
         &app,
         json!({"gpus": 1152, "gpu_model": "gb200-nvl72", "fabrics": ["infiniband"],
