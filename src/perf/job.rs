@@ -30,8 +30,12 @@ pub struct CollectiveResult {
     /// `nvlink` when the whole group sits in one NVLink domain, else `network`.
     #[schema(value_type = String)]
     pub placement: &'static str,
-    /// Bytes each GPU sends into this collective per step (buffer sizes summed over calls).
-    pub bytes_per_step: u64,
+    /// Bytes each GPU sends into this collective per step (buffer sizes summed over calls); a
+    /// whole number that can pass 2^64 at the inputs' extremes.
+    // 128 bits: the bounded inputs reach ~1e21 bytes (a 10-million-token sequence of a
+    // 1e6-wide model); a `u64` saturated at 18446744073709551615.
+    #[schema(minimum = 0)]
+    pub bytes_per_step: u128,
     /// Time of all calls per step, ms.
     pub time_ms: f64,
     /// Part of `time_ms` not hidden behind compute, ms.
@@ -188,6 +192,12 @@ pub const NETWORK: &str = "network";
 /// `placement` of a collective that stays inside one NVLink domain (a node, or an NVL72 rack).
 pub const NVLINK: &str = "nvlink";
 
+/// A byte count as a whole number: NaN and negatives are 0; a `u128` holds every count the
+/// bounded inputs can make (the cast saturates only past 3.4e38).
+pub fn bytes_of(bytes: f64) -> u128 {
+    bytes.max(0.0) as u128
+}
+
 fn placement(c: &Communicator) -> &'static str {
     if c.nodes <= 1.0 { NVLINK } else { NETWORK }
 }
@@ -206,7 +216,7 @@ fn result(
         parallelism,
         group_size: c.ranks.min(f64::from(u32::MAX)) as u32,
         placement: placement(c),
-        bytes_per_step: bytes.max(0.0) as u64,
+        bytes_per_step: bytes_of(bytes),
         time_ms,
         exposed_ms: exposed_ms.clamp(0.0, time_ms.max(0.0)),
         algorithm,

@@ -576,7 +576,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
             parallelism: "data",
             group_size: u32::try_from(ranks).unwrap_or(u32::MAX),
             placement: if nodes > 1 { job::NETWORK } else { job::NVLINK },
-            bytes_per_step: message_bytes as u64,
+            bytes_per_step: job::bytes_of(message_bytes),
             time_ms: comm_time_ms,
             exposed_ms: dp_exposed_ms,
             algorithm: bucket.map_or("none", |c| c.algorithm.as_str()),

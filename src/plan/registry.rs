@@ -34,11 +34,17 @@ impl Numeric {
     /// value nearer the bound would round onto it and be refused.
     pub fn highest(&self) -> f64 {
         if self.max_exclusive {
-            self.max - self.max.abs().max(1.0) * 1e-6
+            highest_below(self.max)
         } else {
             self.max
         }
     }
+}
+
+/// The highest value an analysis or a sweep sets below an open bound `max`: a millionth of
+/// it (at least 1e-6) below, so that six decimal places do not round it onto the bound.
+pub fn highest_below(max: f64) -> f64 {
+    max - max.abs().max(1.0) * 1e-6
 }
 
 /// One plan input as a query parameter, derived from the `PlanRequest` schema.
@@ -163,7 +169,8 @@ pub fn keyed_input_pattern() -> String {
         .filter(|s| s.numeric.is_some())
         .map(|s| s.name.replace('.', "\\."))
         .collect();
-    format!("^({})\\.[^.]+$", names.join("|"))
+    // A key may hold dots (the vendor `FS.com-class`).
+    format!("^({})\\..+$", names.join("|"))
 }
 
 fn registry() -> &'static (Vec<ParamSpec>, Vec<ParamSpec>) {

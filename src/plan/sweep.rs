@@ -1,8 +1,9 @@
 //! Sweeps as plain functions: the values of one or two varied inputs (a list, or a linear or
 //! geometric range), a plan per point, a row per point and fabric, and the values along the
 //! first input where the cheapest fabric changes — refined by bisection: to the exact integer
-//! for integer inputs, for the others to a decimal grid 1,000 to 10,000 times finer than the
-//! gap between the two sweep values. No HTTP here: the caller says how to make a plan at a point (the API
+//! for integer inputs, for the others to a decimal grid at least 1,000 times finer than the
+//! gap between the two sweep values and 10,000 times finer than the value (five significant
+//! figures). No HTTP here: the caller says how to make a plan at a point (the API
 //! patches the base request and runs the same parse, validation and planning as
 //! `POST /v1/plans`).
 
@@ -280,9 +281,10 @@ pub struct Crossover {
     /// Where `to_fabric` becomes cheapest: when `exact`, found by bisection (if the winner
     /// changes more than once between two sweep values, one of the changes) — for an integer
     /// input the smallest integer above which the lower value's winner no longer wins; for
-    /// another input the smallest value on a decimal grid 1,000 to 10,000 times finer than
-    /// `between` (0.25 apart: a grid of 0.0001), so the change lies within one grid step below
-    /// it. Otherwise the upper sweep value.
+    /// another input the first value past the change on a decimal grid at least 1,000 times
+    /// finer than `between` and 10,000 times finer than the value itself (five significant
+    /// figures: a switch price near $45,935 to the dollar), so the change lies within one grid
+    /// step below it. Otherwise the upper sweep value.
     pub value: f64,
     /// True when `value` was refined by bisection; false for inputs that take a set of values,
     /// or when refining would exceed the plan budget.
@@ -320,18 +322,23 @@ fn cheapest(p: &Plan) -> Option<Fabric> {
     p.comparison.as_ref().map(|c| c.cheapest_fabric)
 }
 
-/// Plans a bisection of `(a, b)` down to one unit (integers) or one [`Grain`] step takes.
+/// Plans a bisection of `(a, b)` down to one unit (integers) or to the finest [`Grain`] step
+/// takes, at most (a decimal bracket stops sooner where the change is far from zero).
 fn bisections(a: f64, b: f64, integer: bool) -> usize {
     if integer {
         (b - a).max(1.0).log2().ceil() as usize
     } else {
-        ((b - a) / Grain::of(a, b).step).max(1.0).log2().ceil() as usize + 1
+        ((b - a) / Grain::floor(a, b)).max(1.0).log2().ceil() as usize + 1
     }
 }
 
-/// The decimal grid a non-integer crossover between `a` and `b` is bisected on: steps of a
-/// power of ten 1,000 to 10,000 times smaller than `b − a` (0.25 apart: 0.0001; 2,000
-/// apart: 1), so the reported value is a short decimal and at most ~13 plans find it.
+/// The decimal grid a non-integer crossover is bisected on, chosen afresh for each bracket
+/// `lo`..`hi` inside the sweep's `a`..`b`: a power of ten no coarser than 1/1,000 of `b − a`
+/// and no coarser than 1/10,000 of the values' size, so the reported value is a short decimal
+/// with at least five significant figures — a switch price's crossover near $45,935 to the
+/// dollar however wide the sweep (a bracket-only grid reported $1,000,000 for a sweep from $0
+/// to $1e9). Never finer than 1e-9 of `b − a`, which bounds the plans a crossover takes
+/// ([`bisections`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Grain {
     /// Decimal places of the grid (negative: tens, hundreds, …).
@@ -340,10 +347,21 @@ struct Grain {
 }
 
 impl Grain {
-    fn of(a: f64, b: f64) -> Grain {
+    /// The finest step a bracket of the sweep's `a`..`b` is bisected to.
+    fn floor(a: f64, b: f64) -> f64 {
+        Grain::power_at_most((b - a).abs() * 1e-9).step
+    }
+
+    fn of(a: f64, b: f64, lo: f64, hi: f64) -> Grain {
         let gap = (b - a).abs();
-        let places = if gap.is_finite() && gap > 0.0 {
-            (3.0 - gap.log10().floor()).clamp(-300.0, 300.0) as i32
+        let size = lo.abs().max(hi.abs());
+        Grain::power_at_most((gap * 1e-3).min(size * 1e-4).max(gap * 1e-9))
+    }
+
+    /// The largest power of ten at most `x` (1 for a zero or non-finite `x`).
+    fn power_at_most(x: f64) -> Grain {
+        let places = if x.is_finite() && x > 0.0 {
+            (-x.log10().floor()).clamp(-300.0, 300.0) as i32
         } else {
             0
         };
@@ -400,13 +418,12 @@ fn crossover<E>(
     let exact =
         spec.first.bisect && plans_used.saturating_add(bisections(a, b, integer)) <= MAX_PLANS;
     let (mut lo, mut hi, mut hi_win) = (a, b, b_win);
-    let grain = Grain::of(a, b);
     // The next midpoint on the axis's grid; none once the bracket is one step wide.
     let midpoint = |lo: f64, hi: f64| {
         let mid = if integer {
             (lo + ((hi - lo) / 2.0).floor()).round()
         } else {
-            grain.snap(lo + (hi - lo) / 2.0)
+            Grain::of(a, b, lo, hi).snap(lo + (hi - lo) / 2.0)
         };
         (exact && mid > lo && mid < hi).then_some(mid)
     };
@@ -786,9 +803,11 @@ mod tests {
         assert!(!out.crossovers[0].exact);
     }
 
-    /// A decimal input's crossover is bisected on a grid 1,000 to 10,000 times finer than the
-    /// gap between its sweep values: the change at 0.19371 between 0 and 0.25 is reported
-    /// at 0.1938, the first grid value past it, in at most 13 plans.
+    /// A decimal input's crossover is bisected on a grid at least 1,000 times finer than the
+    /// gap between its sweep values and 10,000 times finer than the value: the change at
+    /// 0.193712 between 0 and 0.25 is reported at 0.19372, the first grid value past it (five
+    /// significant figures); a switch price's change at $45,934.92 in a sweep from $0 to $1e9
+    /// at $45,935, not at the bracket's 1/1,000 ($1,000,000, audit 14 F1).
     #[test]
     fn decimal_crossovers_are_bisected_on_a_short_decimal_grid() {
         use Fabric::{Infiniband as Ib, Roce};
@@ -805,17 +824,37 @@ mod tests {
         let mut plans = 0;
         let c = crossover::<()>(&spec, [0.0, 0.25], [Roce, Ib], 2, None, |x| {
             plans += 1;
-            Ok(Some(if x < 0.19371 { Roce } else { Ib }))
+            Ok(Some(if x < 0.193712 { Roce } else { Ib }))
         })
         .expect("crossover");
-        assert_eq!(c.value, 0.1938);
-        assert_eq!(c.value.to_string(), "0.1938");
+        assert_eq!(c.value, 0.19372);
+        assert_eq!(c.value.to_string(), "0.19372");
         assert!(c.exact);
         assert_eq!((c.from_fabric, c.to_fabric), (Roce, Ib));
         assert!(plans <= bisections(0.0, 0.25, false), "{plans} plans");
-        assert_eq!(Grain::of(0.0, 0.25).places, 4);
-        assert_eq!(Grain::of(0.0, 2000.0).step, 1.0);
-        assert_eq!(Grain::of(0.0, 20_000.0).snap(12_345.0), 12_350.0);
+        let wide = Spec::new(
+            Axis {
+                name: "prices.overrides.nvidia-sn5600".into(),
+                values: vec![0.0, 1e9],
+                ..spec.first.clone()
+            },
+            None,
+        )
+        .expect("spec");
+        let mut plans = 0;
+        let c = crossover::<()>(&wide, [0.0, 1e9], [Roce, Ib], 2, None, |x| {
+            plans += 1;
+            Ok(Some(if x < 45_934.92 { Roce } else { Ib }))
+        })
+        .expect("crossover");
+        assert_eq!((c.value, c.exact), (45_935.0, true));
+        assert!(plans <= bisections(0.0, 1e9, false), "{plans} plans");
+        // The grid: 1/1,000 of the gap, or 1/10,000 of the size, whichever is finer; never
+        // finer than 1e-9 of the gap.
+        assert_eq!(Grain::of(0.0, 2000.0, 1500.0, 2000.0).step, 0.1);
+        assert_eq!(Grain::of(0.0, 2000.0, 0.0, 2e4).step, 1.0);
+        assert_eq!(Grain::of(0.0, 1e5, 0.0, 0.0).step, 1e-4);
+        assert_eq!(Grain::of(0.0, 2e4, 0.0, 2e5).snap(12_345.0), 12_350.0);
         // A set-valued input is not refined.
         let set = Spec::new(
             Axis {
@@ -864,9 +903,10 @@ mod tests {
             .expect("an analytic break-even");
         let be: f64 = be.to_string().parse().expect("number");
         assert!(c.exact);
-        // The grid is 0.1 (500 apart): the flip lies within one step below the value.
+        // Five significant figures: the flip lies within one step (1/10,000 of the value or
+        // finer) below the value.
         assert!(
-            c.value >= be && c.value - be <= 0.1,
+            c.value >= be && c.value - be <= be * 1e-4,
             "sweep {} vs break-even {be}",
             c.value
         );

@@ -472,9 +472,27 @@ async fn a_price_sweeps_to_the_point_where_the_cheapest_fabric_changes() {
             .expect("number")
         }
     };
+    // To the dollar: a dollar below the crossover the lower winner still wins, at it not.
     let to = c["to_fabric"].as_str().expect("to");
-    assert!(cost(at - 100.0, "roce_adaptive").await < cost(at - 100.0, to).await);
-    assert!(cost(at + 100.0, "roce_adaptive").await > cost(at + 100.0, to).await);
+    assert!(cost(at - 1.0, "roce_adaptive").await < cost(at - 1.0, to).await);
+    assert!(cost(at, "roce_adaptive").await > cost(at, to).await);
+    // However wide the sweep (the grid once followed the gap: $1,000,000 here).
+    let wide = app
+        .ok_json("/v1/sweeps?gpus=1024&vary=prices.overrides.nvidia-sn5600&values=0,1000000000")
+        .await;
+    assert_eq!(wide["crossovers"][0]["value"], at, "{}", wide["crossovers"]);
+    // POST names a keyed input whose key holds a dot (the vendor `FS.com-class`) as GET does.
+    let post = app
+        .post_ok(
+            "/v1/sweeps",
+            &serde_json::json!({"base": {"gpus": 1024, "fabrics": ["roce"]},
+                    "vary": "prices.discounts.vendor.FS.com-class", "values": [0, 0.5]}),
+        )
+        .await;
+    let get = app
+        .ok_json("/v1/sweeps?gpus=1024&fabrics=roce&vary=prices.discounts.vendor.FS.com-class&values=0,0.5")
+        .await;
+    assert_eq!(post["rows"], get["rows"]);
     let csv = app.text(&format!("/v1/sweeps?{q}&format=csv")).await;
     assert!(
         csv.starts_with("prices.overrides.nvidia-sn5600,fabric,"),

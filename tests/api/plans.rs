@@ -970,3 +970,28 @@ async fn an_overridden_placeholder_is_no_longer_flagged_and_a_given_gpu_hour_has
     assert_eq!(again["plan_id"], unpriced["plan_id"]);
     assert_eq!(again["warnings"], unpriced["warnings"]);
 }
+
+/// A collective's bytes per step is the exact product past 2^64: a tensor all-reduce of a
+/// 10-million-token, 1e6-wide model (inputs within their bounds) sends 2e13 B × 1.6e6 calls =
+/// 3.2e19 B a step, which a 64-bit field showed as 18446744073709551615 (audit 13 F2).
+#[tokio::test]
+async fn bytes_per_step_past_two_to_the_64_is_not_saturated() {
+    let app = spawn_app().await;
+    let res = app
+        .post_json(
+            "/v1/plans",
+            &json!({"gpus": 16, "fabrics": ["roce"], "workload": {
+                "tensor_parallel": 8, "pipeline_parallel": 1, "sequence_length": 10_000_000_u64,
+                "global_batch_tokens": 1_000_000_000_000_u64, "hidden_size": 1_000_000,
+                "model_params_billion": 100_000}}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let text = res.text().await.unwrap_or_default();
+    assert!(
+        text.contains(r#""parallelism":"tensor","group_size":8,"placement":"nvlink","bytes_per_step":32000000000000000000,"#),
+        "{}",
+        text.split("\"collectives\"").nth(1).unwrap_or(&text)
+    );
+    assert!(!text.contains("18446744073709551615"));
+}

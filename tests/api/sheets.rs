@@ -840,9 +840,10 @@ async fn a_decimal_crossover_is_bisected_to_the_plans_break_even() {
         .unwrap()
         .parse()
         .unwrap();
-    // 500 apart: a grid of 0.1, the flip within one step below the value.
-    assert!(value >= be && value - be <= 0.1, "{value} vs {be}");
-    assert!(sw["plans_computed"].as_u64().unwrap() <= 2 + 14);
+    // Five significant figures: the flip within one step (≤ 1/10,000 of the value) below it,
+    // in at most ⌈log2(10⁹)⌉ + 1 bisections.
+    assert!(value >= be && value - be <= be * 1e-4, "{value} vs {be}");
+    assert!(sw["plans_computed"].as_u64().unwrap() <= 2 + 31);
 }
 
 #[tokio::test]

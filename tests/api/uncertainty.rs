@@ -92,6 +92,13 @@ async fn bad_ranges_are_422s_naming_the_input() {
         ("economics.gpu_hour_usd", json!("1,5000"), "invalid_range"),
         ("economics.gpu_hour_usd", json!("4,3"), "invalid_range"),
         ("economics.gpu_hour_usd", json!({"low": 1}), "invalid_type"),
+        // Below an open bound, no nearer than six places: 0.9999995 would be sent to the
+        // plan as 1 and refused mid-analysis (audit 13 F3); now refused up front.
+        (
+            "prices.discounts.vendor.NVIDIA",
+            json!("0.9999990,0.9999999"),
+            "invalid_range",
+        ),
     ] {
         let b = assert_problem(
             app.post_json(
@@ -106,6 +113,15 @@ async fn bad_ranges_are_422s_naming_the_input() {
         assert_eq!(b["errors"][0]["pointer"], pointer.as_str(), "{b}");
         assert_eq!(b["errors"][0]["code"], code, "{b}");
     }
+    // The highest a range may reach below that bound is accepted and every sample plans.
+    let ok = app
+        .post_ok(
+            "/v1/plans",
+            &json!({"gpus": 64, "fabrics": ["roce", "roce_adaptive"], "uncertainty": {
+                "samples": 50, "inputs": {"prices.discounts.vendor.NVIDIA": "0.99,0.999999"}}}),
+        )
+        .await;
+    assert_eq!(ok["uncertainty"]["samples"], 50, "{}", ok["uncertainty"]);
     let b = assert_problem(
         app.post_json(
             "/v1/plans",

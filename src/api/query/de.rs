@@ -67,23 +67,35 @@ pub enum Node<'a> {
     Branch(BTreeMap<&'a str, Node<'a>>),
 }
 
-/// A parameter whose name is both a value and a prefix (`topology=1&topology.planes=2`).
+/// Most dot-separated parts in a parameter's name. The deepest real names have seven
+/// (`uncertainty.inputs.prices.discounts.vendor.<vendor>.low` in POST form) plus the dots
+/// inside a catalog key; each part is a level of the tree and of the recursion that types it,
+/// so a name of thousands of dots must not get that far (it overflowed a worker's stack).
+pub const MAX_NAME_PARTS: usize = 32;
+
+/// A parameter name the tree cannot hold.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Conflict(pub String);
+pub enum BadName {
+    /// The name is both a value and a prefix (`topology=1&topology.planes=2`).
+    Conflict(String),
+    /// The name has more than [`MAX_NAME_PARTS`] dot-separated parts.
+    TooDeep(String),
+}
 
 impl<'a> Node<'a> {
     /// Builds the tree from (name, value) pairs; empty values are left out ("not given").
-    pub fn build(
-        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
-    ) -> Result<Node<'a>, Conflict> {
+    pub fn build(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Node<'a>, BadName> {
         let mut root = BTreeMap::new();
         for (name, value) in pairs {
             let value = value.trim();
             if value.is_empty() {
                 continue;
             }
-            let segs: Vec<&str> = name.split('.').collect();
-            insert(&mut root, &segs, value).map_err(|()| Conflict(name.to_string()))?;
+            let segs: Vec<&str> = name.split('.').take(MAX_NAME_PARTS + 1).collect();
+            if segs.len() > MAX_NAME_PARTS {
+                return Err(BadName::TooDeep(name.to_string()));
+            }
+            insert(&mut root, &segs, value).map_err(|()| BadName::Conflict(name.to_string()))?;
         }
         Ok(Node::Branch(root))
     }
@@ -433,7 +445,7 @@ mod tests {
     }
 
     fn de(q: &[(&str, &str)]) -> Result<Outer, String> {
-        let node = Node::build(q.iter().copied()).map_err(|c| c.0)?;
+        let node = Node::build(q.iter().copied()).map_err(|c| format!("{c:?}"))?;
         serde_path_to_error::deserialize::<_, Outer>(&node)
             .map_err(|e| format!("{}: {}", e.path().clone(), e.into_inner()))
     }

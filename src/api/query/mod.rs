@@ -23,7 +23,7 @@ use crate::api::extract::{data_error, from_value, validate};
 use crate::plan::PlanRequest;
 use crate::plan::cache::CachedPlan;
 pub use crate::plan::registry::{Numeric, ParamSpec, plan_params};
-use de::{GIVEN_TWICE, Node};
+use de::{BadName, GIVEN_TWICE, MAX_NAME_PARTS, Node};
 
 /// Longest query string accepted, bytes (8 KiB; Excel caps whole URLs at 2,048 characters).
 pub const MAX_QUERY_BYTES: usize = 8 * 1024;
@@ -207,12 +207,22 @@ impl Query {
                 .filter(|(k, _)| keep(k))
                 .map(|(k, v)| (k.as_str(), v.as_str())),
         )
-        .map_err(|c| {
-            ApiError::field(
-                &pointer_of(&c.0),
+        .map_err(|bad| match bad {
+            BadName::Conflict(name) => ApiError::field(
+                &pointer_of(&name),
                 ErrorCode::InvalidType,
-                format!("'{}' is both a value and a group of parameters", c.0),
-            )
+                format!("'{name}' is both a value and a group of parameters"),
+            ),
+            BadName::TooDeep(name) => ApiError::field(
+                &pointer_of(name.split('.').next().unwrap_or_default()),
+                ErrorCode::UnknownField,
+                format!(
+                    "'{}…' has {} dot-separated parts; a parameter name has at most \
+                     {MAX_NAME_PARTS}",
+                    name.chars().take(48).collect::<String>(),
+                    name.split('.').count()
+                ),
+            ),
         })?;
         if check_names {
             T::shape().check(&node.structure()).map_err(name_params)?;

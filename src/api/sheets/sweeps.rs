@@ -234,10 +234,16 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
     }
 }
 
-/// Sets `value` at the dotted input name `name` of a JSON request (objects made as needed).
+/// Sets `value` at the dotted input name `name` of a JSON request (objects made as needed). A
+/// keyed input's key is one member however many dots it holds
+/// (`prices.discounts.vendor.FS.com-class`: the vendor `FS.com-class`).
 fn set_path(req: &mut Value, name: &str, value: Value) {
     let mut cur = req;
-    let mut segs = name.split('.').peekable();
+    let (path, key) = match crate::plan::registry::keyed_input(name) {
+        Some((spec, key)) => (spec.name.as_str(), Some(key)),
+        None => (name, None),
+    };
+    let mut segs = path.split('.').chain(key).peekable();
     while let Some(seg) = segs.next() {
         if !cur.is_object() {
             *cur = Value::Object(serde_json::Map::new());
@@ -773,8 +779,9 @@ fn axes(b: &SweepRequest) -> Result<Checked, ApiError> {
 /// values are sorted and deduplicated. Every other plan input as in `GET /v1/plans`. The JSON
 /// gives a row per value and fabric (with the value under the input's own name, e.g. `gpus`)
 /// and the crossovers where the cheapest fabric changes, refined by bisection: to the exact
-/// integer for integer inputs, to a decimal grid 1,000 to 10,000 times finer than the gap between the
-/// two sweep values for the others. CSV (`format=csv`) gives the rows. A second input (`vary2` with
+/// integer for integer inputs, for the others to a decimal grid at least 1,000 times finer than
+/// the gap between the two sweep values and 10,000 times finer than the value (five significant
+/// figures). CSV (`format=csv`) gives the rows. A second input (`vary2` with
 /// `from2`/`to2`/`steps2`/`scale2` or `values2`) makes a grid: a row per grid point and fabric,
 /// with both values, and crossovers along `vary` at each value of `vary2` (`input2`,
 /// `value2`). At most 10,000 plans per sweep, bisection included; a value that cannot be

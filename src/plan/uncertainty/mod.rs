@@ -267,19 +267,28 @@ fn check_range(
         return Err(range_error(name, "must satisfy low <= mode <= high"));
     }
     let (lo, hi) = (to_f64(r.low), to_f64(r.high));
-    let above = if exclusive_max {
-        hi >= domain.1
+    // Below an open bound, no nearer than samples can go: they are sent to the plan rounded
+    // to six places, and 0.9999995 would round onto a bound of 1 and be refused mid-analysis.
+    let top = if exclusive_max {
+        registry::highest_below(domain.1)
     } else {
-        hi > domain.1
+        domain.1
     };
-    if lo < domain.0 || above {
+    if lo < domain.0 || hi > top {
         return Err(range_error(
             name,
             format!(
-                "must lie within {} to {}{} ({unit})",
+                "must lie within {} to {} ({unit}){}",
                 text::number(domain.0),
-                if exclusive_max { "below " } else { "" },
-                text::number(domain.1)
+                text::number(top),
+                if exclusive_max {
+                    format!(
+                        ": {} itself is excluded and samples are rounded to six decimal places",
+                        text::number(domain.1)
+                    )
+                } else {
+                    String::new()
+                }
             ),
         ));
     }
