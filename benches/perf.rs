@@ -121,6 +121,16 @@ fn bench_plan(c: &mut Criterion) {
                 .and_then(|p| p.to_json().ok())
         })
     });
+    // What `POST /v1/plans` does with the body before planning: strict parse, shape check,
+    // typing (`api::extract::parse_json`).
+    let body =
+        br#"{"gpus":1024,"gpu_model":"h100","fabrics":["infiniband","roce","roce_adaptive"]}"#;
+    group.bench_function("1024_gpus_3_fabrics/request", |b| {
+        b.iter(|| {
+            fabric_tco::api::extract::parse_json::<fabric_tco::plan::PlanRequest>(black_box(body))
+                .is_ok()
+        })
+    });
     group.finish();
     // The same plan at other cluster sizes: the target is a cost constant in the number of GPUs.
     let mut group = c.benchmark_group("plan_by_size");

@@ -261,7 +261,20 @@ impl ErrorCode {
 /// One JSON-pointer segment, escaped (RFC 6901: `~` → `~0`, `/` → `~1`); the one place the
 /// service escapes pointers.
 pub fn escape_pointer(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
+    let mut out = String::with_capacity(segment.len());
+    push_escaped(&mut out, segment);
+    out
+}
+
+/// Appends `segment` to a JSON pointer, escaped as [`escape_pointer`] does, without a copy.
+pub fn push_escaped(pointer: &mut String, segment: &str) {
+    for c in segment.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::error::{ApiError, ErrorCode, FieldError};
-use crate::error_code::escape_pointer;
+use crate::error_code::{escape_pointer, push_escaped};
 
 /// A request type's schema and its components, as JSON.
 #[derive(Debug, Clone)]
@@ -49,7 +49,7 @@ impl Shape {
     }
 
     fn walk(&self, schema: &Value, value: &Value, pointer: &mut String, out: &mut Vec<FieldError>) {
-        let s = resolve(&self.comps, schema, &mut Vec::new());
+        let s = resolve_with(&self.comps, schema, |_| {});
         let props = s.get("properties").and_then(Value::as_object);
         let extra = s.get("additionalProperties");
         let wants_object = props.is_some() || extra.is_some_and(Value::is_object);
@@ -61,7 +61,7 @@ impl Shape {
                     out,
                     pointer,
                     ErrorCode::InvalidType,
-                    format!("expected one of {names}, got {}", kind(value)),
+                    format!("expected one of {}, got {}", quoted(names), kind(value)),
                 );
             }
             return;
@@ -72,7 +72,7 @@ impl Shape {
                 for (k, v) in m {
                     let len = pointer.len();
                     pointer.push('/');
-                    pointer.push_str(&escape_pointer(k));
+                    push_escaped(pointer, k);
                     match props
                         .and_then(|p| p.get(k))
                         .or(extra.filter(|a| a.is_object()))
@@ -113,18 +113,18 @@ impl Shape {
             ),
             Value::Array(items) => {
                 if let Some(sub) = s.get("items") {
-                    let names = string_choices(resolve(&self.comps, sub, &mut Vec::new()));
+                    let names = string_choices(resolve_with(&self.comps, sub, |_| {}));
                     for (i, v) in items.iter().enumerate() {
                         let len = pointer.len();
                         pointer.push('/');
-                        pointer.push_str(&i.to_string());
+                        pointer.push_str(itoa::Buffer::new().format(i));
                         match &names {
                             // A list of names holds names, not nulls.
                             Some(names) if v.is_null() => push(
                                 out,
                                 pointer,
                                 ErrorCode::InvalidType,
-                                format!("expected one of {names}, got null"),
+                                format!("expected one of {}, got null", quoted(names)),
                             ),
                             _ => self.walk(sub, v, pointer, out),
                         }
@@ -137,15 +137,21 @@ impl Shape {
     }
 }
 
-/// A schema's `enum` of strings, quoted and joined ("'ddp', 'fsdp'"); `None` for any other
-/// schema (an enum of numbers takes numbers).
-fn string_choices(schema: &Value) -> Option<String> {
+/// A schema's `enum` of strings; `None` for any other schema (an enum of numbers takes
+/// numbers). Only looked at, not copied: a valid request's check allocates nothing for it.
+fn string_choices(schema: &Value) -> Option<&[Value]> {
     let names = schema.get("enum")?.as_array()?;
-    let quoted: Option<Vec<String>> = names
+    (!names.is_empty() && names.iter().all(Value::is_string)).then_some(names.as_slice())
+}
+
+/// The names quoted and joined, for an error ("'ddp', 'fsdp'").
+fn quoted(names: &[Value]) -> String {
+    let quoted: Vec<String> = names
         .iter()
-        .map(|n| n.as_str().map(|n| format!("'{n}'")))
+        .filter_map(Value::as_str)
+        .map(|n| format!("'{n}'"))
         .collect();
-    quoted.filter(|q| !q.is_empty()).map(|q| q.join(", "))
+    quoted.join(", ")
 }
 
 fn push(out: &mut Vec<FieldError>, pointer: &str, code: ErrorCode, detail: String) {
@@ -171,7 +177,7 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-pub use crate::plan::registry::resolve;
+pub use crate::plan::registry::{resolve, resolve_with};
 
 /// A request type whose JSON shape is checked before typing (built once per type).
 pub trait Shaped {

@@ -277,12 +277,22 @@ fn numeric(s: &Value) -> Option<Numeric> {
 /// descriptions met on the way (the outermost, i.e. the field's doc, first).
 pub fn resolve<'a>(
     comps: &'a BTreeMap<String, Value>,
-    mut s: &'a Value,
+    s: &'a Value,
     docs: &mut Vec<String>,
+) -> &'a Value {
+    resolve_with(comps, s, |d| docs.push(d.to_string()))
+}
+
+/// [`resolve`], handing each description met on the way to `on_doc` (`|_| {}` to follow the
+/// schema alone: a request's shape check follows one per field and copies none).
+pub fn resolve_with<'a>(
+    comps: &'a BTreeMap<String, Value>,
+    mut s: &'a Value,
+    mut on_doc: impl FnMut(&'a str),
 ) -> &'a Value {
     for _ in 0..16 {
         if let Some(d) = s.get("description").and_then(Value::as_str) {
-            docs.push(d.to_string());
+            on_doc(d);
         }
         if let Some(r) = s.get("$ref").and_then(Value::as_str) {
             match comps.get(r.rsplit('/').next().unwrap_or("")) {
