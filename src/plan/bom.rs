@@ -6,8 +6,9 @@
 //! - switch: one line per role (leaf, spine, core);
 //! - NIC-side module: per NIC, enough modules for its links (one per plane link);
 //! - switch-side module: per switch port end, `links_per_module` link ends per module
-//!   (a twin-port 800G OSFP serves two 400G ports) — counted per link end, where NVIDIA's
-//!   reference BOM fills every cage (see docs/sizing.md);
+//!   (a twin-port 800G OSFP serves two 400G ports), and one more for each cage in use that a
+//!   count per link end leaves out (a switch with an odd number of ports in use), so that every
+//!   cage in use has its module; NVIDIA's reference BOM fills every cage (see docs/sizing.md);
 //! - fibre: one per link; copper: one per `links_per_cable` links (no modules).
 
 mod words;
@@ -328,6 +329,13 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         topo.links.leaf_spine,
         topo.links.spine_core,
     ];
+    // Switch-side modules counted per link end, and whether every tier's module fills a cage
+    // (then a cage in use holds exactly one module, and the cages counted per switch say how
+    // many modules are needed in all).
+    let per_cage = links_per_cage(ctx.switch, topo);
+    let mut counted = 0u64;
+    let mut one_per_cage = true;
+    let mut filler: Option<&Transceiver> = None;
     for (i, &tier) in TIERS.iter().enumerate() {
         let (Some(&l), Some(cab), Some(&tier_ending), Some(&switch_side)) = (
             links.get(i),
@@ -355,10 +363,17 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         })?;
         if let Some(m) = &cab.switch_module {
             let t = module(ctx, m, tier, "switch_module", topo.link_speed_gbps)?;
+            let quantity = ceil_div(switch_ends, u64::from(t.links_per_module));
+            counted = counted.saturating_add(quantity);
+            one_per_cage &= u64::from(t.links_per_module) == per_cage;
+            // The switch–switch tier's module (the longer reach) where there is one.
+            if filler.is_none() || !node_side {
+                filler = Some(t);
+            }
             out.line(Line {
                 entry: t,
                 category: Category::Optic,
-                quantity: ceil_div(switch_ends, u64::from(t.links_per_module)),
+                quantity,
                 ending: switch_side,
                 unit: Unit::SwitchModule {
                     link_ends: t.links_per_module,
@@ -395,6 +410,9 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
                 },
             })?;
         }
+        // A copper tier's ports take cages without modules: the cages in use then say nothing
+        // about modules.
+        one_per_cage &= cab.switch_module.is_some();
         // A multi-link cable (twin DAC) cannot span two planes: round up per plane.
         let planes = u64::from(topo.planes.max(1));
         let q = ceil_div(
@@ -418,7 +436,36 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
             },
         })?;
     }
+    // A switch with an odd number of ports in use (a spine of 33 links, a leaf of 31 node
+    // links and 32 uplinks) has a cage with one link end, and that cage still takes a whole
+    // module, which a count per link end and tier leaves out: 1,056 H100 on InfiniBand uses
+    // 1,600 cages where link ends ÷ 2 gave 1,584. Those modules are one line, of the
+    // switch–switch tier's module (a cage may hold one port of each tier; the longer reach
+    // serves both). At 4 SU of the DGX SuperPOD this gives NVIDIA's 1,536 (RA-11333-001).
+    let cages = topo.ports.switch_cages_used;
+    if let (true, Some(t)) = (one_per_cage, filler)
+        && cages > counted
+    {
+        out.line(Line {
+            entry: t,
+            category: Category::Optic,
+            quantity: cages - counted,
+            ending: " — switch side, cages with one link end in use",
+            unit: Unit::SwitchModule {
+                link_ends: t.links_per_module,
+            },
+            derivation: Derivation::SharedCages { cages, counted },
+        })?;
+    }
     Ok(())
+}
+
+/// Links one switch cage carries: ports per cage × the links a port is split into (2 on a
+/// QM9700 at 400G, 4 at 200G).
+pub fn links_per_cage(switch: &Switch, topo: &Topology) -> u64 {
+    u64::from(switch.ports_per_cage.max(1)).saturating_mul(u64::from(
+        switch.port_speed_gbps / topo.link_speed_gbps.max(1),
+    ))
 }
 
 #[cfg(test)]

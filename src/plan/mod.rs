@@ -1034,10 +1034,7 @@ fn size_fabric<'a>(
     // A switch cage takes one module carrying all its links: a module that serves fewer (a
     // twin-port 2 x 400G in a 1.6T cage run as 4 x 400G) is counted per link end, two in one
     // cage, and the plan says so.
-    let per_cage = switch
-        .ports_per_cage
-        .max(1)
-        .saturating_mul(switch.port_speed_gbps / topology.link_speed_gbps.max(1));
+    let per_cage = bom::links_per_cage(switch, &topology);
     let links = [
         topology.links.node_leaf,
         topology.links.leaf_spine,
@@ -1050,7 +1047,7 @@ fn size_fabric<'a>(
         .filter(|(_, l)| *l > 0)
         .filter_map(|((tier, cab), _)| {
             let m = catalog.transceiver(cab.switch_module.as_deref()?)?;
-            (m.links_per_module < per_cage)
+            (u64::from(m.links_per_module) < per_cage)
                 .then(|| format!("{tier} ({}, {} link(s))", m.part.sku, m.links_per_module))
         })
         .collect();

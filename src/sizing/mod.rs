@@ -839,12 +839,19 @@ fn size_split(
     let switches = add(add(leaves, spines, "switches")?, cores, "switches")?;
 
     // ---- 9. Cages (sizing.md "Cables and optics"): a cage holds ports_per_cage physical ports,
-    // each `breakout` links. Leaves fill SU by SU; the last SU's leaves carry the remainder.
+    // each `breakout` links. Leaves fill SU by SU; the last SU's leaves carry the remainder. A
+    // whole SU's leaf uses its node links and uplinks, not necessarily all k ports (48 + 6 of
+    // 64 at 8:1: 27 cages, not 32).
     let (per_cage, cages_per_switch) = (b.per_cage, b.cages_per_switch);
     let last_su_nodes = last_group(nodes, sus, su_nodes, "cages")?;
     let full_leaves = mul(sub(sus, 1, "cages")?, leaves_per_su, "cages")?;
+    let full_leaf_ports = add(mul(su_nodes, links_per_node_on_leaf, "cages")?, u, "cages")?;
     let leaf_cages = add(
-        mul(full_leaves, ceil_div(k, per_cage, "cages")?, "cages")?,
+        mul(
+            full_leaves,
+            ceil_div(full_leaf_ports, per_cage, "cages")?,
+            "cages",
+        )?,
         mul(
             leaves_per_su,
             ceil_div(

@@ -1106,3 +1106,25 @@ fn a_plane_split_is_suggested_only_when_the_nic_can_carry_it() {
     );
     assert_eq!(carried[1..], not[..]);
 }
+
+/// A whole scalable unit's leaf uses its node links and uplinks, not every cage: 1,536 H100
+/// on QM9700 at 8:1 is 48:6 leaves (54 of 64 ports, 27 twin-port cages each) — 32 leaves ×
+/// 27 + 3 spines × 32 = 960 cages, where counting a whole SU's leaves at all 32 cages said
+/// 1,080 (audit 14 F3).
+#[test]
+fn a_whole_sus_leaf_counts_the_cages_it_uses() {
+    let t = size(&cluster(1536, 8, 400), &qm9700(), &opts(1, 8.0, 3)).expect("sizes");
+    assert_eq!(
+        (
+            t.leaf_downlinks,
+            t.leaf_uplinks,
+            t.leaf_switches,
+            t.spine_switches
+        ),
+        (48, 6, 32, 3)
+    );
+    let leaf_cages = t.leaf_switches * (48 + 6_u64).div_ceil(2);
+    let spine_cages = t.spine_switches * (t.links.leaf_spine / t.spine_switches).div_ceil(2);
+    assert_eq!(leaf_cages + spine_cages, 960);
+    assert_eq!(t.ports.switch_cages_used, 960);
+}

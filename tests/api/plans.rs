@@ -82,6 +82,60 @@ async fn published_sizing_rows_come_out_switch_for_switch() {
     assert!(checked >= 4, "published rows checked: {checked}");
 }
 
+/// A cage with one link end in use still takes a whole twin-port module: the BOM buys one
+/// module per cage in use (`topology.ports.switch_cages_used`, counted switch by switch)
+/// wherever every tier is optical, in one line for the cages a count per link end leaves out
+/// (audit 14 F2: 1,056 H100 on InfiniBand, 32 spines of 33 links, bought 1,584 modules for
+/// 1,600 cages). Copper tiers take cages without modules, so a dual-switch pair's bundle of
+/// DACs is not filled.
+#[tokio::test]
+async fn every_switch_cage_in_use_gets_a_module() {
+    let app = spawn_app().await;
+    for (query, extra) in [
+        ("gpus=1056&fabrics=infiniband", 16),
+        (
+            "gpus=2040&fabrics=infiniband&topology.oversubscription=8",
+            22,
+        ),
+        ("gpus=1056&fabrics=roce&topology.oversubscription=2", 3),
+        (
+            "gpus=1536&fabrics=infiniband&topology.oversubscription=8",
+            0,
+        ),
+        // DGX SuperPOD 4 SU as the RA builds it: 1,532 by link end + 4 = NVIDIA's 1,536.
+        ("gpus=1016&fabrics=infiniband&topology.design=su_clos", 4),
+    ] {
+        let v = app.ok_json(&format!("/v1/plans?{query}")).await;
+        let f = &v["fabrics"][0];
+        let lines = f["bom"].as_array().expect("bom");
+        let modules: u64 = lines
+            .iter()
+            .filter(|l| {
+                l["description"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("switch side")
+            })
+            .filter_map(|l| l["quantity"].as_u64())
+            .sum();
+        assert_eq!(
+            modules, f["topology"]["ports"]["switch_cages_used"],
+            "{query}"
+        );
+        let filled: u64 = lines
+            .iter()
+            .filter(|l| {
+                l["description"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("one link end")
+            })
+            .filter_map(|l| l["quantity"].as_u64())
+            .sum();
+        assert_eq!(filled, extra, "{query}");
+    }
+}
+
 #[tokio::test]
 async fn four_su_bill_of_materials_counts_every_link_end() {
     let app = spawn_app().await;

@@ -52,6 +52,8 @@ pub enum Derivation {
         ports: u64,
         per_module: u32,
     },
+    /// `1600 switch cages in use − 1584 modules counted by link end: 16 cages with one link end`.
+    SharedCages { cages: u64, counted: u64 },
     /// `1024 NICs × 1 module(s) per NIC (1 plane link(s) per NIC)`.
     NicModules {
         nics: u64,
@@ -87,6 +89,12 @@ impl fmt::Display for Derivation {
             } => write!(
                 f,
                 "{links} {tier} links × {ends_per_link} switch end(s) = {ports} ports ÷ {per_module} per module"
+            ),
+            Derivation::SharedCages { cages, counted } => write!(
+                f,
+                "{cages} switch cages in use − {counted} modules counted by link end: {} cage(s) \
+                 whose module carries one link end",
+                cages.saturating_sub(counted)
             ),
             Derivation::NicModules {
                 nics,
