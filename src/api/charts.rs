@@ -142,10 +142,14 @@ fn sweep_query(q: &Query, gpus: u32) -> Result<(Query, bool), ApiError> {
             ("to".to_string(), to.to_string()),
             ("steps".to_string(), "9".to_string()),
             ("scale".to_string(), "geometric".to_string()),
-            ("gpus".to_string(), gpus.to_string()),
         ]);
         true
     } else {
+        // The chart's plan takes the varied input's value if the query gives one; the sweep
+        // varies it (and would otherwise note the value as replaced).
+        if let Some(vary) = q.single("vary")? {
+            out.pairs.retain(|(k, _)| k != vary);
+        }
         q.single("scale")? == Some("geometric")
     };
     Ok((out, geometric))
@@ -277,6 +281,7 @@ pub async fn get_chart(
                     rows: &s.rows,
                     crossovers: &s.crossovers,
                     geometric,
+                    notes: &s.notes,
                 },
             )
         }

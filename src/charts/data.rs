@@ -117,6 +117,9 @@ pub enum Series {
         x_log: bool,
         lines: Vec<Line>,
         markers: Vec<Marker>,
+        /// Lines of text in the legend, after the markers (a sweep whose lines are flat says
+        /// why).
+        notes: Vec<String>,
     },
 }
 
@@ -268,6 +271,7 @@ pub fn cumulative(plan: &Plan) -> Chart {
             x_log: false,
             lines,
             markers: Vec::new(),
+            notes: Vec::new(),
         },
         footer: footer(plan),
     }
@@ -283,6 +287,9 @@ pub struct SweepInput<'a> {
     pub crossovers: &'a [Crossover],
     /// Geometric spacing (drawn on a log axis; other sweeps too by [`log_x_axis`]'s rule).
     pub geometric: bool,
+    /// What the sweep as a whole says in a chart (an input that moves no total): in the
+    /// legend.
+    pub notes: &'a [String],
 }
 
 /// Words for every input a sweep may vary (`plan::registry::axis_inputs`, the numeric plan
@@ -509,6 +516,7 @@ pub fn sweep(plan: &Plan, s: &SweepInput<'_>) -> Chart {
             x_log: log_x_axis(&values, s.geometric),
             lines,
             markers,
+            notes: s.notes.to_vec(),
         },
         footer: footer(plan),
     }

@@ -77,6 +77,8 @@ enum Key {
     Box(RGBColor),
     Line(RGBColor, usize),
     Dashed,
+    /// Text alone.
+    Note,
 }
 
 /// Roughly how wide `text` is at `size` px in DejaVu Sans (average advance ≈ 0.6 em).
@@ -142,6 +144,7 @@ fn draw_legend<DB: DrawingBackend>(
                 .map_err(err)?;
                 draw_marker(area, *c, *shape, (x + 12, mid))?;
             }
+            Key::Note => {}
             Key::Dashed => {
                 for i in 0..3 {
                     area.draw(&PathElement::new(
@@ -189,6 +192,7 @@ pub fn svg(chart: &Chart) -> Result<String, RenderError> {
                 x_log,
                 lines,
                 markers,
+                ..
             } => draw_lines(
                 &plot,
                 chart,
@@ -233,7 +237,12 @@ fn legend_entries(chart: &Chart) -> Vec<(Key, String)> {
             (Key::Box(oi::ORANGE), "input at its high".to_string()),
             (Key::Dashed, "equal totals: the ranking flips".to_string()),
         ],
-        Series::Lines { lines, markers, .. } => {
+        Series::Lines {
+            lines,
+            markers,
+            notes,
+            ..
+        } => {
             let mut v: Vec<(Key, String)> = lines
                 .iter()
                 .enumerate()
@@ -249,6 +258,7 @@ fn legend_entries(chart: &Chart) -> Vec<(Key, String)> {
                     .iter()
                     .map(|m| (Key::Dashed, format!("cheapest changes: {}", m.label))),
             );
+            v.extend(notes.iter().map(|n| (Key::Note, n.clone())));
             v
         }
     }

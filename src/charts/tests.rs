@@ -134,6 +134,7 @@ fn sweep_lines_and_markers_come_from_the_rows_and_crossovers() {
             rows: &rows,
             crossovers: &cross,
             geometric: true,
+            notes: &[],
         },
     );
     let Series::Lines {
@@ -453,6 +454,7 @@ fn the_sweep_axis_says_the_inputs_words_and_unit() {
             rows: &rows,
             crossovers: &cross,
             geometric: false,
+            notes: &[],
         },
     );
     assert_eq!(c.title, "Total cost vs. GPU-hour value (USD per GPU-hour)");
@@ -516,6 +518,7 @@ fn sweep_tick_labels_never_collide() {
                 rows: &rows,
                 crossovers: &[],
                 geometric: false,
+                notes: &[],
             },
         );
         let svg = render::svg(&c).expect("svg");
@@ -534,6 +537,7 @@ fn sweep_tick_labels_never_collide() {
             rows: &rows,
             crossovers: &[],
             geometric: false,
+            notes: &[],
         },
     );
     let Series::Lines { x_log, .. } = &c.series else {
@@ -564,6 +568,7 @@ fn a_log_axis_of_fractions_keeps_its_digits() {
             rows: &rows,
             crossovers: &[],
             geometric: true,
+            notes: &[],
         },
     );
     let svg = render::svg(&c).expect("svg");

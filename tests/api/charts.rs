@@ -516,3 +516,58 @@ async fn a_price_sweeps_to_the_point_where_the_cheapest_fabric_changes() {
         .await;
     assert_eq!(p["errors"][0]["pointer"], "/prices/overrides/nope", "{p}");
 }
+
+/// A sweep says what its rows alone would hide (audit 14 F4, F5): a varied input also given a
+/// fixed value is replaced at every point, and a price no fabric buys moves no total (three
+/// flat lines read as "the price does not matter"). In each row's warnings (so in CSV) and in
+/// the chart's legend.
+#[tokio::test]
+async fn a_sweep_notes_a_replaced_value_and_an_input_that_moves_nothing() {
+    let app = spawn_app().await;
+    let sw = app
+        .ok_json("/v1/sweeps?gpus=1024&fabrics=roce_adaptive&vary=prices.overrides.nvidia-sn5600&values=1000,2000&prices.overrides.nvidia-sn5600=5000")
+        .await;
+    let first = sw["rows"][0]["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        first.contains("prices.overrides.nvidia-sn5600=5000 in the request is replaced"),
+        "{first}"
+    );
+    let post = app
+        .post_ok(
+            "/v1/sweeps",
+            &serde_json::json!({"base": {"gpus": 1024, "fabrics": ["roce_adaptive"],
+                    "prices": {"overrides": {"nvidia-sn5600": "5000"}}},
+                    "vary": "prices.overrides.nvidia-sn5600", "values": [1000, 2000]}),
+        )
+        .await;
+    assert_eq!(post["rows"], sw["rows"]);
+    // A switch only the 144-port InfiniBand designs use, on 1,024 GPUs that do not need it.
+    let q = "gpus=1024&vary=prices.overrides.nvidia-q3400-ra&values=10000,400000";
+    let flat = app.ok_json(&format!("/v1/sweeps?{q}")).await;
+    let says = "no fabric's bill of materials buys nvidia-q3400-ra";
+    for row in flat["rows"].as_array().expect("rows") {
+        assert!(
+            row["warnings"][0]
+                .as_str()
+                .unwrap_or_default()
+                .contains(says),
+            "{row}"
+        );
+    }
+    assert!(
+        app.text(&format!("/v1/sweeps?{q}&format=csv"))
+            .await
+            .contains(says)
+    );
+    let svg = app.text(&format!("/v1/charts/sweep?{q}")).await;
+    assert!(
+        svg.contains("flat lines: no fabric&apos;s bill of materials buys nvidia-q3400-ra"),
+        "{svg}"
+    );
+    // A price that moves a total says nothing of the kind.
+    let moving = app
+        .ok_json("/v1/sweeps?gpus=1024&vary=prices.overrides.nvidia-sn5600&values=10000,400000")
+        .await;
+    assert!(!moving.to_string().contains("total cost is the same"));
+    assert!(!moving.to_string().contains("is replaced"));
+}

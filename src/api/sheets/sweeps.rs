@@ -108,6 +108,10 @@ pub struct SweepResult {
     pub crossovers: Vec<Crossover>,
     /// Plans computed (grid and bisection).
     pub plans_computed: usize,
+    /// What the sweep as a whole says, in few words, for the chart's legend (the rows' warnings
+    /// begin with it in full).
+    #[serde(skip)]
+    pub notes: Vec<String>,
 }
 
 impl crate::api::responses::Sheet for SweepResult {
@@ -268,7 +272,12 @@ impl crate::api::shape::Shaped for SweepRequest {
 /// ones. Each point adds its values and goes through the same typed parse (bounded inputs,
 /// unknown names, `validate`) as `GET /v1/plans`: a typed setter per input, no JSON patching.
 #[derive(Debug, Clone)]
-pub struct Base(Vec<(String, String)>);
+pub struct Base {
+    pairs: Vec<(String, String)>,
+    /// The varied inputs the request also gave a value (`gpus=1024` beside `vary=gpus`), as
+    /// `name=value`: replaced at every point, and the answer says so.
+    replaced: Vec<String>,
+}
 
 impl Base {
     /// The pairs with the axes removed; checked once with each axis at its first value (a
@@ -285,12 +294,13 @@ impl Base {
         let axes: Vec<&str> = std::iter::once(c.spec.first.name.as_str())
             .chain(c.spec.second.as_ref().map(|a| a.name.as_str()))
             .collect();
-        let base = Base(
-            pairs
-                .into_iter()
-                .filter(|(k, _)| !axes.contains(&k.as_str()))
-                .collect(),
-        );
+        let (given, pairs): (Vec<_>, Vec<_>) = pairs
+            .into_iter()
+            .partition(|(k, _)| axes.contains(&k.as_str()));
+        let base = Base {
+            pairs,
+            replaced: given.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+        };
         let first = c.spec.first.values.first().copied().unwrap_or(0.0);
         let second = c
             .spec
@@ -310,7 +320,7 @@ impl Base {
         check_names: bool,
     ) -> Result<PlanRequest, ApiError> {
         let mut q = Query {
-            pairs: self.0.clone(),
+            pairs: self.pairs.clone(),
         };
         q.pairs
             .push((c.spec.first.name.clone(), value_text(c.kinds.0, v)));
@@ -409,6 +419,11 @@ fn run(
         RunError::Sweep(s) => sweep_error(s),
         RunError::Plan(p) => p,
     })?;
+    let (notes, short) = sweep_notes(base, c, &out.rows);
+    let mut out = out;
+    if !notes.is_empty() {
+        with_notes(&mut out.rows, &notes);
+    }
     let first: Arc<str> = Arc::from(c.spec.first.name.as_str());
     let second: Option<Arc<str>> = c.spec.second.as_ref().map(|b| Arc::from(b.name.as_str()));
     let rows = out
@@ -437,7 +452,66 @@ fn run(
         rows,
         crossovers: out.crossovers,
         plans_computed: out.plans_computed,
+        notes: short,
     })
+}
+
+/// What the sweep as a whole should say beside its rows, in full and in few words (for a
+/// chart): a varied input also given a fixed value (replaced at every point), and an input
+/// that moves no fabric's total (a price of a SKU no plan buys: flat lines that would read as
+/// "the price does not matter").
+fn sweep_notes(base: &Base, c: &Checked, rows: &[sweep::SweepRow]) -> (Vec<String>, Vec<String>) {
+    let mut notes: Vec<String> = base
+        .replaced
+        .iter()
+        .map(|given| format!("{given} in the request is replaced by the swept values"))
+        .collect();
+    let mut short = Vec::new();
+    let name = &c.spec.first.name;
+    if c.spec.first.values.len() >= 2 && !rows.is_empty() && is_flat(rows) {
+        let why = match crate::plan::registry::keyed_input(name) {
+            Some((spec, key)) if spec.name == "prices.overrides" => {
+                format!("no fabric's bill of materials buys {key}")
+            }
+            Some((spec, key)) if spec.name.starts_with("prices.discounts.") => {
+                format!("no line of any fabric's bill of materials is {key}'s")
+            }
+            _ => "these plans do not depend on it".to_string(),
+        };
+        notes.push(format!(
+            "total cost is the same at every value of {name} for every fabric: {why}"
+        ));
+        short.push(format!("flat lines: {why}"));
+    }
+    (notes, short)
+}
+
+/// Every fabric's total is the same at every value of the first input (at each value of the
+/// second, for grids).
+fn is_flat(rows: &[sweep::SweepRow]) -> bool {
+    let mut first = std::collections::HashMap::new();
+    rows.iter().all(|r| {
+        let key = (r.fabric.as_str(), r.value2.map(f64::to_bits));
+        *first.entry(key).or_insert(r.total_cost_usd) == r.total_cost_usd
+    })
+}
+
+/// The notes put before each row's own warnings (rows sharing warnings keep sharing them).
+fn with_notes(rows: &mut [sweep::SweepRow], notes: &[String]) {
+    type Warnings = Arc<[String]>;
+    // Each distinct warnings list once: (the row's, the row's with the notes).
+    let mut done: Vec<(Warnings, Warnings)> = Vec::new();
+    for r in rows {
+        let new = match done.iter().find(|(old, _)| Arc::ptr_eq(old, &r.warnings)) {
+            Some((_, new)) => Arc::clone(new),
+            None => {
+                let new: Arc<[String]> = notes.iter().chain(r.warnings.iter()).cloned().collect();
+                done.push((Arc::clone(&r.warnings), Arc::clone(&new)));
+                new
+            }
+        };
+        r.warnings = new;
+    }
 }
 
 /// A computed sweep, with what it holds until its answer is encoded: its place among the sweeps
@@ -845,7 +919,10 @@ pub async fn post_sweep(
     request_from_json(&checked).map_err(prefix_base)?;
     let mut pairs = Vec::new();
     flatten("", &b.base, &mut pairs);
-    let base = Base::new(pairs, &spec).map_err(prefix_base)?;
+    let mut base = Base::new(pairs, &spec).map_err(prefix_base)?;
+    // A POST's base is a whole plan request, whose `gpus` is required: a `gpus` sweep must
+    // give one, so its replacement goes without saying.
+    base.replaced.retain(|given| !given.starts_with("gpus="));
     let result = run_blocking(base, spec, &state)
         .await
         .map_err(prefix_base)?;
@@ -999,6 +1076,7 @@ mod tests {
                     rows,
                     crossovers: vec![crossover.clone()],
                     plans_computed: 9,
+                    notes: Vec::new(),
                 };
                 let want = String::from_utf8(serde_json::to_vec(&r).expect("serde"));
                 for threads in [1, 2, 3, 4, 7] {
@@ -1031,6 +1109,7 @@ mod tests {
             rows,
             crossovers: Vec::new(),
             plans_computed: 4_000,
+            notes: Vec::new(),
         };
         let base = result(rows.clone());
         let tag = sweep_tag(&base, 1);
