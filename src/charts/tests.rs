@@ -94,6 +94,7 @@ fn sweep_row(
             value,
             value2: None,
             fabric,
+            design: crate::sizing::Design::SuClos,
             total_cost_usd: total,
             capex_usd: Decimal::ZERO,
             tco_usd: Decimal::ZERO,

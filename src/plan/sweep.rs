@@ -242,6 +242,9 @@ pub struct SweepRow {
     pub value2: Option<f64>,
     /// The fabric.
     pub fabric: Fabric,
+    /// The design built at this point (`su_clos`, `collapsed_rails`, `tor_copper`, …): a sweep
+    /// can change it (a cable's price, a cluster's size).
+    pub design: crate::sizing::Design,
     /// TCO + GPU-idle cost over the horizon, USD.
     #[serde(serialize_with = "crate::json::decimal")]
     pub total_cost_usd: Decimal,
@@ -563,6 +566,7 @@ impl Point {
                     value: v,
                     value2: v2,
                     fabric: f.fabric,
+                    design: f.topology.as_ref()?.design,
                     total_cost_usd: f.total_cost_usd?,
                     capex_usd: f.capex.as_ref()?.total_usd,
                     tco_usd: f.tco.as_ref()?.total_usd,

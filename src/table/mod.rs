@@ -261,6 +261,7 @@ pub fn bom_csv(plan: &Plan, sheet: &BomSheet) -> Result<String, serde_json::Erro
 /// Columns of a sweep's CSV after the varied inputs' own columns.
 pub const SWEEP_COLUMNS: &[&str] = &[
     "fabric",
+    "design",
     "total_cost_usd",
     "capex_usd",
     "tco_usd",
@@ -363,6 +364,7 @@ fn write_sweep_rows(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde_json::Re
             member(out, "value2", &v2)?;
         }
         member(out, "fabric", &r.fabric)?;
+        member(out, "design", &r.design)?;
         money_member(out, "total_cost_usd", &r.total_cost_usd);
         money_member(out, "capex_usd", &r.capex_usd);
         money_member(out, "tco_usd", &r.tco_usd);
@@ -422,10 +424,11 @@ pub fn sweep_csv(vary: &str, vary2: Option<&str>, rows: &[NamedSweepRow]) -> Str
 }
 
 /// A sweep row's cells in [`SWEEP_COLUMNS`] order.
-fn sweep_cells(r: &SweepRow) -> [Value; 10] {
+fn sweep_cells(r: &SweepRow) -> [Value; 11] {
     let money = |d: rust_decimal::Decimal| Value::String(crate::json::decimal_string(&d));
     [
         Value::from(r.fabric.as_str()),
+        Value::from(r.design.as_str()),
         money(r.total_cost_usd),
         money(r.capex_usd),
         money(r.tco_usd),
@@ -449,6 +452,7 @@ mod tests {
             value: 512.0,
             value2: Some(3.0),
             fabric: Fabric::RoceAdaptive,
+            design: crate::sizing::Design::SuClos,
             total_cost_usd: rust_decimal::Decimal::new(1_000_001, 2),
             capex_usd: rust_decimal::Decimal::new(2_000_002, 2),
             tco_usd: rust_decimal::Decimal::new(3_000_003, 2),

@@ -571,3 +571,26 @@ async fn a_sweep_notes_a_replaced_value_and_an_input_that_moves_nothing() {
     assert!(!moving.to_string().contains("total cost is the same"));
     assert!(!moving.to_string().contains("is replaced"));
 }
+
+/// A sweep row names the design built at its point: a cable's price can change it (audit 14
+/// F4: InfiniBand on 1,024 GPUs in racks of 4 servers goes from top-of-rack copper to an SU
+/// Clos as its DAC passes ~$2,500, which rows without a design showed only as a bend).
+#[tokio::test]
+async fn sweep_rows_name_the_design_a_point_builds() {
+    let app = spawn_app().await;
+    let q = "gpus=1024&fabrics=infiniband&topology.nodes_per_rack=4&topology.rail_optimized=false\
+             &vary=prices.overrides.dac-800g-osfp-2x400g-osfp-3m&values=500,6000";
+    let sw = app.ok_json(&format!("/v1/sweeps?{q}")).await;
+    let designs: Vec<&str> = sw["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["design"].as_str())
+        .collect();
+    assert_eq!(designs, ["tor_copper", "su_clos"]);
+    let csv = app.text(&format!("/v1/sweeps?{q}&format=csv")).await;
+    assert!(
+        csv.contains(",infiniband,tor_copper,") && csv.contains(",infiniband,su_clos,"),
+        "{csv}"
+    );
+}

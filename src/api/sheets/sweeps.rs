@@ -1026,6 +1026,7 @@ mod tests {
                 value,
                 value2,
                 fabric,
+                design: crate::sizing::Design::SuClos,
                 total_cost_usd: Decimal::new(123_456_789, 2),
                 capex_usd: Decimal::new(-5, 1),
                 tco_usd: Decimal::new(7, 0),
