@@ -374,14 +374,25 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         && !domain.is_multiple_of(span)
         && !span.is_multiple_of(domain)
     {
+        // A block of EP·stride GPUs that divides a domain or that whole domains divide.
         let tiling: Vec<String> = (2..=dp)
-            .filter(|e| dp.is_multiple_of(*e) && domain.is_multiple_of(e * stride))
+            .filter(|e| {
+                let block = e * stride;
+                dp.is_multiple_of(*e)
+                    && (domain.is_multiple_of(block) || block.is_multiple_of(domain))
+            })
             .map(|e| e.to_string())
             .collect();
+        // Each block of EP·stride GPUs holds `stride` expert groups (ranks `stride` apart).
+        let groups = if stride > 1 {
+            format!("expert groups of {ep} ranks, {stride} GPUs apart (blocks of {span} GPUs),")
+        } else {
+            format!("expert groups of {ep} GPUs")
+        };
         warnings.push(format!(
-            "workload.expert_parallel: expert groups of {ep} x {stride} GPUs do not tile the {domain}-GPU NVLink domains of {}: {}, and the step waits for their all-to-all across the network{}",
+            "workload.expert_parallel: {groups} do not tile the {domain}-GPU NVLink domains of {}: {}, and the step waits for their all-to-all across the network{}",
             gpu.id,
-            straddle_words(span, domain, used),
+            straddle_words(span, stride, domain, used),
             if tiling.is_empty() {
                 String::new()
             } else {
@@ -403,7 +414,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         let placed = if tp > domain {
             format!("every group spans {} domains", tp.div_ceil(domain))
         } else {
-            straddle_words(tp, domain, used)
+            straddle_words(tp, 1, domain, used)
         };
         warnings.push(format!(
             "workload.tensor_parallel: tensor-parallel groups of {tp} GPUs do not fit the {domain}-GPU NVLink domains of {}: {placed}, and the step waits for their all-reduce of every layer across the scale-out network{}",
@@ -874,15 +885,17 @@ pub fn unknown_vendor(catalog: &crate::catalog::Catalog, vendor: &str) -> String
     )
 }
 
-/// How many of the blocks of `span` GPUs that tile `used` GPUs from GPU 0 cross a boundary of
-/// the `domain`-GPU NVLink domains, in words ("7 of 64 groups straddle two domains"). A block
-/// smaller than a domain holds at most one boundary, so the blocks that straddle are the
-/// boundaries inside the job that are not also block edges (multiples of lcm(span, domain)); a
-/// larger block always straddles.
-pub fn straddle_words(span: u64, domain: u64, used: u64) -> String {
-    let groups = used.checked_div(span).unwrap_or(0);
+/// How many of the groups in the blocks of `span` GPUs that tile `used` GPUs from GPU 0 cross a
+/// boundary of the `domain`-GPU NVLink domains, in words ("7 of 64 groups straddle two
+/// domains"); a block holds `per_block` groups (the expert groups of a block of EP × TP GPUs
+/// are TP, interleaved), which straddle with it. A block smaller than a domain holds at most
+/// one boundary, so the blocks that straddle are the boundaries inside the job that are not
+/// also block edges (multiples of lcm(span, domain)); a larger block always straddles.
+pub fn straddle_words(span: u64, per_block: u64, domain: u64, used: u64) -> String {
+    let per_block = per_block.max(1);
+    let blocks = used.checked_div(span).unwrap_or(0);
     let straddling = if span > domain {
-        groups
+        blocks
     } else {
         let last = used.saturating_sub(1);
         let g = u64::try_from(crate::arith::gcd(u128::from(span), u128::from(domain))).unwrap_or(1);
@@ -892,8 +905,12 @@ pub fn straddle_words(span: u64, domain: u64, used: u64) -> String {
             .unwrap_or(u64::MAX);
         (last.checked_div(domain).unwrap_or(0))
             .saturating_sub(last.checked_div(lcm).unwrap_or(0))
-            .min(groups)
+            .min(blocks)
     };
+    let (straddling, groups) = (
+        straddling.saturating_mul(per_block),
+        blocks.saturating_mul(per_block),
+    );
     let domains = if span > domain {
         format!("{} or more domains", span.div_ceil(domain))
     } else {

@@ -611,7 +611,7 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
     .await;
     assert_warns(
         &racks,
-        "expert groups of 64 x 1 GPUs do not tile the 72-GPU NVLink domains of gb200-nvl72: 13 of 16 groups straddle two domains, and the step waits for their all-to-all across the network; degrees that tile a domain: 2, 4, 8",
+        "expert groups of 64 GPUs do not tile the 72-GPU NVLink domains of gb200-nvl72: 13 of 16 groups straddle two domains, and the step waits for their all-to-all across the network; degrees that tile a domain: 2, 4, 8",
         "straddling expert groups",
     );
     let a2a = &fabric(&racks, "roce")["performance"]["collectives"];
@@ -629,8 +629,17 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
         (
             json!({"gpus": 1024, "gpu_model": "gb200-nvl72", "economics": {"gpu_hour_usd": "4"},
                 "workload": {"preset": "moe-deepseek-v3", "expert_parallel": 16}}),
-            "expert groups of 16 x 1 GPUs do not tile the 72-GPU NVLink domains of gb200-nvl72: 7 of 64 groups straddle two domains",
+            "expert groups of 16 GPUs do not tile the 72-GPU NVLink domains of gb200-nvl72: 7 of 64 groups straddle two domains",
             "straddling expert groups, counted",
+        ),
+        // With TP 4 an expert group's 16 ranks stand 4 GPUs apart: a block of 64 GPUs holds
+        // four groups, which straddle with it — 13 blocks of 16, so 52 of the 64 groups
+        // (audit 14 F8: "13 of 16 groups" counted blocks). Only EP 2 (blocks of 8) tiles.
+        (
+            json!({"gpus": 1024, "gpu_model": "gb200-nvl72", "fabrics": ["roce"],
+                "workload": {"tensor_parallel": 4, "pipeline_parallel": 1, "expert_parallel": 16}}),
+            "expert groups of 16 ranks, 4 GPUs apart (blocks of 64 GPUs), do not tile the 72-GPU NVLink domains of gb200-nvl72: 52 of 64 groups straddle two domains, and the step waits for their all-to-all across the network; degrees that tile a domain: 2",
+            "interleaved expert groups, counted as groups",
         ),
         (
             json!({"gpus": 1152, "gpu_model": "gb200-nvl72", "fabrics": ["infiniband"],
