@@ -431,12 +431,17 @@ fn describes(unit: &str) -> bool {
 fn with_unit(name: &str, v: f64, whole: bool) -> String {
     let unit = input_words(name).1;
     let usd = unit.is_some_and(|u| u.starts_with("USD"));
+    // A crossover is a short decimal already (five significant figures, `plan::sweep`): shown
+    // as it is, its whole part grouped — rounding it could put it on the wrong side of the
+    // change (0.47931 as "0.479").
     let value = if whole {
         group_thousands(v.round() as i128)
-    } else if usd && v.abs() >= 1.0 {
-        format!("{v:.2}")
     } else {
-        format!("{v:.3}")
+        let text = v.to_string();
+        match text.split_once('.') {
+            Some((w, frac)) => format!("{}.{frac}", crate::cost::money::group_digits(w)),
+            None => crate::cost::money::group_digits(&text),
+        }
     };
     match unit {
         // "USD per kWh" → "$0.085 per kWh".

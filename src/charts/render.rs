@@ -200,6 +200,7 @@ pub fn svg(chart: &Chart) -> Result<String, RenderError> {
                     x_label,
                     x_integer: *x_integer,
                     x_log: *x_log,
+                    x_decimals: 0,
                 },
                 lines,
                 markers,
@@ -563,11 +564,27 @@ fn x_tick_label(v: f64, axes: &LineAxes<'_>) -> String {
         } else {
             s
         }
-    } else if x.abs() >= 1000.0 {
-        // A price in dollars: "37,143", not "37142.86".
-        group_thousands(x.round() as i128)
     } else {
-        format!("{x:.2}")
+        // A price in dollars: "37,143", not "37142.86"; more decimals only where neighbouring
+        // ticks need them to differ.
+        grouped_decimal(x, axes.x_decimals)
+    }
+}
+
+/// `x` with `decimals` places and its whole part grouped in thousands: `45,934.92`.
+pub fn grouped_decimal(x: f64, decimals: usize) -> String {
+    let text = format!("{:.decimals$}", x.abs());
+    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let sign = if x < 0.0 && text.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
+        "-"
+    } else {
+        ""
+    };
+    let whole = crate::cost::money::group_digits(whole);
+    if frac.is_empty() {
+        format!("{sign}{whole}")
+    } else {
+        format!("{sign}{whole}.{frac}")
     }
 }
 
@@ -626,6 +643,23 @@ struct LineAxes<'a> {
     x_label: &'a str,
     x_integer: bool,
     x_log: bool,
+    /// Decimals of a linear, non-integer axis's labels ([`tick_decimals`]).
+    x_decimals: usize,
+}
+
+/// Decimals for the labels of a linear axis's `ticks`: 2 below 1,000 and none from 1,000 up
+/// (a price in whole dollars), or more where neighbouring ticks would otherwise print alike
+/// (0.300, 0.305, 0.310; 45,934.4 … 45,935.2).
+fn tick_decimals(ticks: &[f64]) -> usize {
+    let big = ticks.iter().any(|t| t.abs() >= 1000.0);
+    let base = if big { 0 } else { 2 };
+    (base..=9)
+        .find(|&d| {
+            ticks
+                .windows(2)
+                .all(|w| format!("{:.d$}", w[0]) != format!("{:.d$}", w[1]))
+        })
+        .unwrap_or(9)
 }
 
 fn draw_lines<DB: DrawingBackend>(
@@ -676,6 +710,10 @@ fn draw_lines<DB: DrawingBackend>(
             even_ticks(x0, x1)
         };
     }
+    let axes = LineAxes {
+        x_decimals: tick_decimals(&ticks),
+        ..axes
+    };
     let x_fmt = |v: &f64| x_tick_label(*v, &axes);
     // The last tick sits on the plot's right edge, centred: the right margin holds half its
     // label (a 14-character byte count ran off the image).

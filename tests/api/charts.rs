@@ -594,3 +594,37 @@ async fn sweep_rows_name_the_design_a_point_builds() {
         "{csv}"
     );
 }
+
+/// A price or discount sweep's chart labels (audit 14 F6): ticks that differ print differently
+/// (0.300, 0.305, 0.310, not "0.30, 0.30, 0.31"; 45,934.4 … not five "45,935"), and a
+/// crossover is named as the sweep found it, grouped ("$45,935", a discount "0.47931", not the
+/// "0.479" on the wrong side of the change).
+#[tokio::test]
+async fn price_and_discount_chart_labels_differ_and_name_the_crossover_exactly() {
+    let app = spawn_app().await;
+    for q in [
+        "gpus=1024&vary=prices.discounts.category.optic&values=0.3,0.305,0.31",
+        "gpus=1024&vary=prices.overrides.nvidia-sn5600&values=45934.4,45934.6,45934.8,45935.0,45935.2",
+    ] {
+        let svg = app.text(&format!("/v1/charts/sweep?{q}")).await;
+        let ticks: Vec<String> = crate::svg::x_tick_labels(&svg)
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect();
+        let mut distinct = ticks.clone();
+        distinct.dedup();
+        assert_eq!(distinct, ticks, "{q}");
+        assert!(ticks.len() >= 3, "{q}: {ticks:?}");
+    }
+    let texts = |q: &'static str| {
+        let app = &app;
+        async move { svg_texts(&app.text(&format!("/v1/charts/sweep?{q}")).await).join(" | ") }
+    };
+    let price =
+        texts("gpus=1024&vary=prices.overrides.nvidia-sn5600&from=10000&to=200000&steps=20").await;
+    assert!(price.contains("at $45,935"), "{price}");
+    let discount =
+        texts("gpus=1024&fabrics=roce,roce_adaptive&vary=prices.discounts.vendor.NVIDIA&from=0&to=0.9&steps=4")
+            .await;
+    assert!(discount.contains("at 0.47931"), "{discount}");
+}
