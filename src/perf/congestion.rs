@@ -464,9 +464,10 @@ mod tests {
         assert!(h > crossing_share(997.0, 64.0) && h <= 1.0, "{h}");
     }
 
-    /// The 1,024-H100 case of docs/model.md §4 on InfiniBand at 8:1, by hand: a whole leaf of
-    /// 112 servers a rail and 14 uplinks, and the partial SU's leaf of 7 rails × 16 servers
-    /// (112 ports, 14 uplinks). Over all 128 servers the whole leaf's servers cross 16/127
+    /// The 1,024-H100 case of docs/model.md §4, by hand: the leaves 128-port Ethernet builds at
+    /// 8:1 (a whole leaf of 112 servers a rail and 14 uplinks, and the partial SU's leaf of 7
+    /// rails × 16 servers: 112 ports, 14 uplinks), timed with InfiniBand's rule (no ECMP loss)
+    /// to isolate the leaves. Over all 128 servers the whole leaf's servers cross 16/127
     /// (load 8 · 16/127 = 1.008: κ = 1/1.008 = 0.992); the partial leaf's 112/127, load
     /// 8 · 112/127 ≈ 7.06, κ = 1/7.06 ≈ 0.1417. A lightly filled partial leaf (one server: 8
     /// ports on 14 uplinks) changes nothing.

@@ -240,7 +240,9 @@ fn single_layer(at: &Attempt<'_>) -> Result<Topology, SizingError> {
 /// Rails collapsed onto shared leaves in the partly filled scalable unit: whole SUs get their R
 /// rail leaves as in `su_clos`; the last, partial SU of `rem` nodes (rem < d) gets
 /// ⌈rem·R / d⌉ leaves instead of R, its ports packed rail-major (a leaf takes ⌊d / rem⌋ whole
-/// rails when rem ≤ d/2; a rail spans at most two adjacent leaves). Below one SU that is the
+/// rails when rem ≤ d/2; otherwise rails are packed in order and one can run over two or more
+/// adjacent leaves: 1,536 H100 at 8:1 on 128-port Ethernet puts rail 6 as 32 + 32 + 16). Below
+/// one SU that is the
 /// whole fabric. Leaves are joined by the two-tier spine rule (two tiers only: at most k
 /// leaves). Not applicable when the cluster is whole SUs (identical to `su_clos`) or fits one
 /// switch.
@@ -351,7 +353,8 @@ fn collapsed_leaves(b: &Basics, split: LeafSplit) -> Result<Option<Leaves>, Sizi
         return Ok(None);
     }
     // The partial SU's rem·R ports packed rail-major onto ⌈rem·R / d⌉ leaves: a leaf holds
-    // whole rails when d ≥ rem, and a rail spans at most two adjacent leaves otherwise.
+    // whole rails when d ≥ rem; otherwise a rail runs on over as many adjacent leaves as its
+    // ports need.
     let partial_ports = mul(rem, b.r, "endpoints")?;
     let partial_leaves = ceil_div(partial_ports, d, "leaves")?;
     let full_leaves = mul(full_sus, b.r, "leaves")?;

@@ -36,8 +36,9 @@ pub struct PartialLeaf {
     pub servers: u32,
     /// Rails whole on the leaf: each has a port on every one of those servers.
     pub whole_rails: u32,
-    /// Pieces of rails split with the next leaf (`collapsed_rails` when the partial unit's rails
-    /// do not fit its leaves whole): at most two.
+    /// Pieces of rails this leaf shares with a neighbouring leaf, before or after it
+    /// (`collapsed_rails` when the partial unit's rails do not fit its leaves whole; packed in
+    /// order, a rail can run over more than two leaves): at most two on one leaf.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub split_rails: Vec<SplitRail>,
 }
