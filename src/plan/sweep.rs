@@ -825,12 +825,18 @@ mod tests {
             None,
         )
         .expect("spec");
-        let mut plans = 0;
-        let c = crossover::<()>(&spec, [0.0, 0.25], [Roce, Ib], 2, None, |x| {
-            plans += 1;
-            Ok(Some(if x < 0.193712 { Roce } else { Ib }))
-        })
-        .expect("crossover");
+        // The crossover of a change from RoCE to InfiniBand at `at` between the sweep values
+        // `a` and `b`, and the plans its bisection made.
+        let bisected = |spec: &Spec, [a, b]: [f64; 2], at: f64| {
+            let mut plans = 0;
+            let c = crossover::<()>(spec, [a, b], [Roce, Ib], 2, None, |x| {
+                plans += 1;
+                Ok(Some(if x < at { Roce } else { Ib }))
+            })
+            .expect("crossover");
+            (c, plans)
+        };
+        let (c, plans) = bisected(&spec, [0.0, 0.25], 0.193712);
         assert_eq!(c.value, 0.19372);
         assert_eq!(c.value.to_string(), "0.19372");
         assert!(c.exact);
@@ -845,12 +851,7 @@ mod tests {
             None,
         )
         .expect("spec");
-        let mut plans = 0;
-        let c = crossover::<()>(&wide, [0.0, 1e9], [Roce, Ib], 2, None, |x| {
-            plans += 1;
-            Ok(Some(if x < 45_934.92 { Roce } else { Ib }))
-        })
-        .expect("crossover");
+        let (c, plans) = bisected(&wide, [0.0, 1e9], 45_934.92);
         assert_eq!((c.value, c.exact), (45_935.0, true));
         assert!(plans <= bisections(0.0, 1e9, false), "{plans} plans");
         // The grid: 1/1,000 of the gap, or 1/10,000 of the size, whichever is finer; never
