@@ -507,7 +507,9 @@ pub fn sweep(plan: &Plan, s: &SweepInput<'_>) -> Chart {
                 "{} → {} at {}",
                 c.from_fabric.display_name(),
                 c.to_fabric.display_name(),
-                with_unit(s.vary, c.value, integer || c.value.fract() == 0.0)
+                // Whole when the crossover is (whole swept values do not make a decimal
+                // input's crossover whole: 148.4, not "$148").
+                with_unit(s.vary, c.value, c.value.fract() == 0.0)
             ),
         })
         .collect();

@@ -33,8 +33,11 @@ pub struct CollectiveResult {
     /// Bytes each GPU sends into this collective per step (buffer sizes summed over calls); a
     /// whole number that can pass 2^64 at the inputs' extremes.
     // 128 bits: the bounded inputs reach ~1e21 bytes (a 10-million-token sequence of a
-    // 1e6-wide model); a `u64` saturated at 18446744073709551615.
-    #[schema(minimum = 0)]
+    // 1e6-wide model); a `u64` saturated at 18446744073709551615. Written as an integer up to
+    // 2^64 and past it as the float it was computed as (3.2e19: serde_json's values, which
+    // `/v1/value` reads through, hold no wider integer).
+    #[schema(minimum = 0, value_type = u64)]
+    #[serde(serialize_with = "whole_bytes")]
     pub bytes_per_step: u128,
     /// Time of all calls per step, ms.
     pub time_ms: f64,
@@ -196,6 +199,15 @@ pub const NVLINK: &str = "nvlink";
 /// bounded inputs can make (the cast saturates only past 3.4e38).
 pub fn bytes_of(bytes: f64) -> u128 {
     bytes.max(0.0) as u128
+}
+
+/// A byte count as JSON: an integer while it fits 64 bits, else a float (no precision is lost:
+/// counts past 2^64 come from a float).
+fn whole_bytes<S: serde::Serializer>(n: &u128, s: S) -> Result<S::Ok, S::Error> {
+    match u64::try_from(*n) {
+        Ok(n) => s.serialize_u64(n),
+        Err(_) => s.serialize_f64(*n as f64),
+    }
 }
 
 fn placement(c: &Communicator) -> &'static str {

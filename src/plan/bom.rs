@@ -333,9 +333,10 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
     // (then a cage in use holds exactly one module, and the cages counted per switch say how
     // many modules are needed in all).
     let per_cage = links_per_cage(ctx.switch, topo);
-    let mut counted = 0u64;
     let mut one_per_cage = true;
-    let mut filler: Option<&Transceiver> = None;
+    // Each tier's switch-side module and modules at one end (an end's modules are on its own
+    // switches: the two ends of a tier are rounded apart).
+    let mut per_end: [Option<(&Transceiver, u64)>; 3] = [None; 3];
     for (i, &tier) in TIERS.iter().enumerate() {
         let (Some(&l), Some(cab), Some(&tier_ending), Some(&switch_side)) = (
             links.get(i),
@@ -363,12 +364,13 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         })?;
         if let Some(m) = &cab.switch_module {
             let t = module(ctx, m, tier, "switch_module", topo.link_speed_gbps)?;
-            let quantity = ceil_div(switch_ends, u64::from(t.links_per_module));
-            counted = counted.saturating_add(quantity);
+            let at_one_end = ceil_div(l, u64::from(t.links_per_module));
+            let quantity = at_one_end
+                .checked_mul(u64::from(ends_per_link))
+                .ok_or_else(|| overflow("modules"))?;
             one_per_cage &= u64::from(t.links_per_module) == per_cage;
-            // The switch–switch tier's module (the longer reach) where there is one.
-            if filler.is_none() || !node_side {
-                filler = Some(t);
+            if let Some(slot) = per_end.get_mut(i) {
+                *slot = Some((t, at_one_end));
             }
             out.line(Line {
                 entry: t,
@@ -438,24 +440,59 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
     }
     // A switch with an odd number of ports in use (a spine of 33 links, a leaf of 31 node
     // links and 32 uplinks) has a cage with one link end, and that cage still takes a whole
-    // module, which a count per link end and tier leaves out: 1,056 H100 on InfiniBand uses
-    // 1,600 cages where link ends ÷ 2 gave 1,584. Those modules are one line, of the
-    // switch–switch tier's module (a cage may hold one port of each tier; the longer reach
-    // serves both). At 4 SU of the DGX SuperPOD this gives NVIDIA's 1,536 (RA-11333-001).
-    let cages = topo.ports.switch_cages_used;
-    if let (true, Some(t)) = (one_per_cage, filler)
-        && cages > counted
-    {
-        out.line(Line {
-            entry: t,
-            category: Category::Optic,
-            quantity: cages - counted,
-            ending: " — switch side, cages with one link end in use",
-            unit: Unit::SwitchModule {
-                link_ends: t.links_per_module,
-            },
-            derivation: Derivation::SharedCages { cages, counted },
-        })?;
+    // module, which a count per link end leaves out: 1,056 H100 on InfiniBand uses 1,600
+    // cages where link ends ÷ 2 gave 1,584. Per switch role, the cages in use less the modules
+    // counted at its ends, of the module of the tier the role's cages mostly face: a leaf's
+    // uplink tier (its node tier on a one-tier fabric), a spine's leaf tier, a core's spine
+    // tier. At 4 SU of the DGX SuperPOD this gives NVIDIA's 1,536 (RA-11333-001). (A leaf
+    // cage holding one node link and one uplink is counted as one module; where the two tiers
+    // use different media a build puts them in two cages: not modelled.)
+    if !one_per_cage {
+        return Ok(());
+    }
+    let [node_leaf, leaf_spine, spine_core] = per_end;
+    let ends = |e: Option<(&Transceiver, u64)>| e.map_or(0, |(_, n)| n);
+    let dual = topo.spine_switches == 0 && leaf_spine.is_some();
+    let roles = [
+        (
+            "leaf",
+            topo.ports.leaf_cages_used,
+            ends(node_leaf) + ends(leaf_spine) * if dual { 2 } else { 1 },
+            leaf_spine.or(node_leaf),
+            " — leaf switch side, cages with one link end in use",
+        ),
+        (
+            "spine",
+            topo.ports.spine_cages_used,
+            if dual { 0 } else { ends(leaf_spine) } + ends(spine_core),
+            leaf_spine,
+            " — spine switch side, cages with one link end in use",
+        ),
+        (
+            "core",
+            topo.ports.core_cages_used,
+            ends(spine_core),
+            spine_core,
+            " — core switch side, cages with one link end in use",
+        ),
+    ];
+    for (role, cages, counted, module, ending) in roles {
+        if let (Some((t, _)), true) = (module, cages > counted) {
+            out.line(Line {
+                entry: t,
+                category: Category::Optic,
+                quantity: cages - counted,
+                ending,
+                unit: Unit::SwitchModule {
+                    link_ends: t.links_per_module,
+                },
+                derivation: Derivation::SharedCages {
+                    role,
+                    cages,
+                    counted,
+                },
+            })?;
+        }
     }
     Ok(())
 }

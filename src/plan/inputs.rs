@@ -374,13 +374,11 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         && !domain.is_multiple_of(span)
         && !span.is_multiple_of(domain)
     {
-        // A block of EP·stride GPUs that divides a domain or that whole domains divide.
+        // A block of EP·stride GPUs that divides a domain: every expert group inside one
+        // (a block of whole domains keeps its groups' all-to-all on the network: EP 9 of
+        // TP 8 × CP 2 on NVL72 idles more than EP 2).
         let tiling: Vec<String> = (2..=dp)
-            .filter(|e| {
-                let block = e * stride;
-                dp.is_multiple_of(*e)
-                    && (domain.is_multiple_of(block) || block.is_multiple_of(domain))
-            })
+            .filter(|e| dp.is_multiple_of(*e) && domain.is_multiple_of(e * stride))
             .map(|e| e.to_string())
             .collect();
         // Each block of EP·stride GPUs holds `stride` expert groups (ranks `stride` apart).
@@ -887,17 +885,22 @@ pub fn unknown_vendor(catalog: &crate::catalog::Catalog, vendor: &str) -> String
 
 /// How many of the groups in the blocks of `span` GPUs that tile `used` GPUs from GPU 0 cross a
 /// boundary of the `domain`-GPU NVLink domains, in words ("7 of 64 groups straddle two
-/// domains"); a block holds `per_block` groups (the expert groups of a block of EP × TP GPUs
-/// are TP, interleaved), which straddle with it. A block smaller than a domain holds at most
-/// one boundary, so the blocks that straddle are the boundaries inside the job that are not
-/// also block edges (multiples of lcm(span, domain)); a larger block always straddles.
+/// domains"). A block holds `per_block` groups, interleaved (the expert groups of a block of
+/// EP × TP·CP GPUs: group j has the block's GPUs j, j + TP·CP, …). A group whose GPUs span more
+/// than a domain always straddles; otherwise it crosses at most one boundary, and a boundary
+/// `off` GPUs into a block is crossed by the groups that have GPUs on both sides of it. With
+/// one group a block (tensor parallelism) those are the boundaries inside the job that are not
+/// block edges (multiples of lcm(span, domain)).
 pub fn straddle_words(span: u64, per_block: u64, domain: u64, used: u64) -> String {
     let per_block = per_block.max(1);
     let blocks = used.checked_div(span).unwrap_or(0);
-    let straddling = if span > domain {
-        blocks
-    } else {
-        let last = used.saturating_sub(1);
+    let groups = blocks.saturating_mul(per_block);
+    // GPUs from a group's first to its last.
+    let extent = span.saturating_sub(per_block).saturating_add(1);
+    let last = used.saturating_sub(1);
+    let straddling = if extent > domain {
+        groups
+    } else if per_block == 1 {
         let g = u64::try_from(crate::arith::gcd(u128::from(span), u128::from(domain))).unwrap_or(1);
         let lcm = span
             .checked_div(g)
@@ -906,13 +909,21 @@ pub fn straddle_words(span: u64, per_block: u64, domain: u64, used: u64) -> Stri
         (last.checked_div(domain).unwrap_or(0))
             .saturating_sub(last.checked_div(lcm).unwrap_or(0))
             .min(blocks)
+    } else {
+        // At most one boundary a group: count the groups each boundary inside the job cuts
+        // (a boundary `off` GPUs into its block cuts groups j with j < off ≤ j + extent − 1).
+        let boundaries = last.checked_div(domain).unwrap_or(0);
+        (1..=boundaries)
+            .map(|m| {
+                let off = (m * domain) % span.max(1);
+                off.min(per_block)
+                    .saturating_sub(off.saturating_sub(extent.saturating_sub(1)))
+            })
+            .sum::<u64>()
+            .min(groups)
     };
-    let (straddling, groups) = (
-        straddling.saturating_mul(per_block),
-        blocks.saturating_mul(per_block),
-    );
-    let domains = if span > domain {
-        format!("{} or more domains", span.div_ceil(domain))
+    let domains = if extent > domain {
+        format!("{} or more domains", extent.div_ceil(domain))
     } else {
         "two domains".to_string()
     };
@@ -953,5 +964,47 @@ pub fn default_planes(
             nic_speed_gbps / max
         }
         _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::straddle_words;
+
+    /// The straddle count against a brute force: every group of every block, its GPUs listed,
+    /// straddling when they lie in more than one domain.
+    #[test]
+    fn straddling_groups_are_counted_one_by_one() {
+        for domain in [8u64, 36, 72] {
+            for stride in [1u64, 2, 3, 4, 8, 16] {
+                for ep in [2u64, 3, 4, 5, 9, 16] {
+                    let span = ep * stride;
+                    for used in [span * 4, span * 37, span * 64] {
+                        let mut straddling = 0;
+                        for b in 0..used / span {
+                            for j in 0..stride {
+                                let gpus = (0..ep).map(|k| b * span + j + k * stride);
+                                let first = gpus.clone().min().unwrap_or(0) / domain;
+                                if gpus.map(|g| g / domain).any(|d| d != first) {
+                                    straddling += 1;
+                                }
+                            }
+                        }
+                        let groups = used / span * stride;
+                        let words = straddle_words(span, stride, domain, used);
+                        let want_all = straddling == groups;
+                        let said = if want_all {
+                            words.starts_with(&format!("all {groups} groups"))
+                        } else {
+                            words.starts_with(&format!("{straddling} of {groups} group"))
+                        };
+                        assert!(
+                            said,
+                            "EP {ep} × stride {stride} on {used} GPUs, domain {domain}: {straddling} of {groups}, said {words}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -232,7 +232,8 @@ fn single_layer(at: &Attempt<'_>) -> Result<Topology, SizingError> {
             leaf_spine: 0,
             leaf_ports: b.endpoints,
             spine_ports: 0,
-            cages,
+            leaf_cages: cages,
+            spine_cages: 0,
         },
     )
 }
@@ -440,11 +441,12 @@ fn dual_switch(at: &Attempt<'_>) -> Result<Topology, SizingError> {
             // Each inter-switch link takes a port on both switches.
             leaf_ports: add(b.endpoints, mul(2, isl, "ports")?, "ports")?,
             spine_ports: 0,
-            cages: add(
+            leaf_cages: add(
                 ceil_div(used, b.per_cage, "cages")?,
                 ceil_div(add(other, isl, "cages")?, b.per_cage, "cages")?,
                 "cages",
             )?,
+            spine_cages: 0,
         },
     )
 }
@@ -595,7 +597,8 @@ fn two_tier(at: &Attempt<'_>, split: LeafSplit, l: Leaves) -> Result<Topology, S
             leaf_spine,
             leaf_ports: add(b.endpoints, leaf_spine, "ports")?,
             spine_ports: leaf_spine,
-            cages: add(l.cages, spine_cages, "cages")?,
+            leaf_cages: l.cages,
+            spine_cages,
         },
     )
 }
@@ -616,7 +619,8 @@ struct PerPlane {
     leaf_spine: u64,
     leaf_ports: u64,
     spine_ports: u64,
-    cages: u64,
+    leaf_cages: u64,
+    spine_cages: u64,
 }
 
 /// The topology of a one- or two-tier design: per-plane counts times the planes.
@@ -656,8 +660,11 @@ fn assemble(at: &Attempt<'_>, s: PerPlane) -> Result<Topology, SizingError> {
             spine_ports_used: total(s.spine_ports, "ports")?,
             core_ports_used: 0,
             switch_ports_total: total(mul(switches, b.k, "ports")?, "ports")?,
-            switch_cages_used: total(s.cages, "cages")?,
+            switch_cages_used: total(add(s.leaf_cages, s.spine_cages, "cages")?, "cages")?,
             switch_cages_total: total(mul(switches, b.cages_per_switch, "cages")?, "cages")?,
+            leaf_cages_used: total(s.leaf_cages, "cages")?,
+            spine_cages_used: total(s.spine_cages, "cages")?,
+            core_cages_used: 0,
         },
         two_tier_max_endpoints_per_plane: two_max,
         three_tier_max_endpoints_per_plane: three_max,

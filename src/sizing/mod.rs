@@ -180,6 +180,12 @@ pub struct PortUsage {
     pub switch_cages_used: u64,
     /// Cages on all switches = switches × cages per switch.
     pub switch_cages_total: u64,
+    /// The part of `switch_cages_used` on leaves.
+    pub leaf_cages_used: u64,
+    /// The part of `switch_cages_used` on spines.
+    pub spine_cages_used: u64,
+    /// The part of `switch_cages_used` on core switches.
+    pub core_cages_used: u64,
 }
 
 /// Why a fabric cannot be sized. `Display` gives a sentence naming the limit.
@@ -919,6 +925,9 @@ fn size_split(
             switch_ports_total: total(mul(switches, k, "ports")?, "ports")?,
             switch_cages_used: total(cages_used, "cages")?,
             switch_cages_total: total(mul(switches, cages_per_switch, "cages")?, "cages")?,
+            leaf_cages_used: total(leaf_cages, "cages")?,
+            spine_cages_used: total(spine_cages, "cages")?,
+            core_cages_used: total(core_cages, "cages")?,
         },
         two_tier_max_endpoints_per_plane: two_max,
         three_tier_max_endpoints_per_plane: three_max,

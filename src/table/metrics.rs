@@ -286,6 +286,14 @@ pub fn value(
             .and_then(|mut v| v.pop())
             .flatten()
     };
+    // A documented metric a plan has no part for (`topology.partial_leaf.*` without a partly
+    // filled unit) is there but empty, as a null figure is.
+    let found = found.or_else(|| {
+        value_metrics()
+            .iter()
+            .any(|m| m == metric)
+            .then_some(Value::Null)
+    });
     let Some(found) = found else {
         return Err(listing(
             ErrorCode::UnknownMetric,

@@ -627,4 +627,8 @@ async fn price_and_discount_chart_labels_differ_and_name_the_crossover_exactly()
         texts("gpus=1024&fabrics=roce,roce_adaptive&vary=prices.discounts.vendor.NVIDIA&from=0&to=0.9&steps=4")
             .await;
     assert!(discount.contains("at 0.47931"), "{discount}");
+    // Whole swept values do not make a decimal crossover whole (audit 15: "$148" for 148.4).
+    let hour =
+        texts("gpus=1024&fabrics=infiniband,roce&vary=economics.gpu_hour_usd&values=0,500").await;
+    assert!(hour.contains("at $148.4 per GPU-hour"), "{hour}");
 }

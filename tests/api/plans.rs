@@ -86,16 +86,19 @@ async fn published_sizing_rows_come_out_switch_for_switch() {
 /// module per cage in use (`topology.ports.switch_cages_used`, counted switch by switch)
 /// wherever every tier is optical, in one line for the cages a count per link end leaves out
 /// (audit 14 F2: 1,056 H100 on InfiniBand, 32 spines of 33 links, bought 1,584 modules for
-/// 1,600 cages). Copper tiers take cages without modules, so a dual-switch pair's bundle of
-/// DACs is not filled.
+/// 1,600 cages), one line per switch role of the module of the tier its cages face (audit 15:
+/// a three-tier fabric's leaves were given the spine–core module). Copper tiers take cages
+/// without modules, so a dual-switch pair's bundle of DACs is not filled.
 #[tokio::test]
 async fn every_switch_cage_in_use_gets_a_module() {
     let app = spawn_app().await;
     for (query, extra) in [
         ("gpus=1056&fabrics=infiniband", 16),
+        // 259 leaf-spine links: 130 modules at each end (one end's modules are on its own
+        // switches), then 18 leaf and 3 spine cages with one link end.
         (
             "gpus=2040&fabrics=infiniband&topology.oversubscription=8",
-            22,
+            21,
         ),
         ("gpus=1056&fabrics=roce&topology.oversubscription=2", 3),
         (
@@ -104,6 +107,15 @@ async fn every_switch_cage_in_use_gets_a_module() {
         ),
         // DGX SuperPOD 4 SU as the RA builds it: 1,532 by link end + 4 = NVIDIA's 1,536.
         ("gpus=1016&fabrics=infiniband&topology.design=su_clos", 4),
+        // Three tiers: 32 leaf and 12 spine cages, of the leaf–spine module.
+        (
+            "gpus=3000&fabrics=infiniband&topology.oversubscription=2",
+            44,
+        ),
+        (
+            "gpus=6000&fabrics=infiniband&topology.oversubscription=8",
+            67,
+        ),
     ] {
         let v = app.ok_json(&format!("/v1/plans?{query}")).await;
         let f = &v["fabrics"][0];
@@ -133,6 +145,34 @@ async fn every_switch_cage_in_use_gets_a_module() {
             .filter_map(|l| l["quantity"].as_u64())
             .sum();
         assert_eq!(filled, extra, "{query}");
+        // A leaf's or a spine's cages take the leaf–spine module, a core's the spine–core one.
+        let module_of = |tier: &str| {
+            lines
+                .iter()
+                .find(|l| {
+                    l["description"]
+                        .as_str()
+                        .unwrap_or("")
+                        .ends_with(&format!("{tier} switch side"))
+                })
+                .map(|l| l["sku"].clone())
+        };
+        for l in lines.iter().filter(|l| {
+            l["description"]
+                .as_str()
+                .unwrap_or("")
+                .contains("one link end")
+        }) {
+            let d = l["description"].as_str().unwrap_or("");
+            let tier = if d.contains("core switch side") {
+                "spine_core"
+            } else if f["topology"]["tiers"] == 1 {
+                "node_leaf"
+            } else {
+                "leaf_spine"
+            };
+            assert_eq!(Some(l["sku"].clone()), module_of(tier), "{query}: {d}");
+        }
     }
 }
 
@@ -641,6 +681,17 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
             "expert groups of 16 ranks, 4 GPUs apart (blocks of 64 GPUs), do not tile the 72-GPU NVLink domains of gb200-nvl72: 52 of 64 groups straddle two domains, and the step waits for their all-to-all across the network; degrees that tile a domain: 2",
             "interleaved expert groups, counted as groups",
         ),
+        // TP 8 × CP 2, EP 2: blocks of 32 GPUs hold 16 groups of 2 ranks 16 apart; a rack
+        // boundary 8 GPUs into a block cuts 8 of them, 24 into one, 16 (audit 15: "192 of 576"
+        // took every group of a cut block). EP 9 (blocks of two racks) keeps its groups on the
+        // network and is not offered.
+        (
+            json!({"gpus": 1152, "gpu_model": "gb200-nvl72", "fabrics": ["roce"],
+                "workload": {"tensor_parallel": 8, "context_parallel": 2, "pipeline_parallel": 1,
+                    "expert_parallel": 2}}),
+            "expert groups of 2 ranks, 16 GPUs apart (blocks of 32 GPUs), do not tile the 72-GPU NVLink domains of gb200-nvl72: 128 of 576 groups straddle two domains, and the step waits for their all-to-all across the network",
+            "interleaved expert groups cut by a boundary, counted one by one",
+        ),
         (
             json!({"gpus": 1152, "gpu_model": "gb200-nvl72", "fabrics": ["infiniband"],
                 "workload": {"tensor_parallel": 16, "pipeline_parallel": 1}}),
@@ -1040,21 +1091,25 @@ async fn an_overridden_placeholder_is_no_longer_flagged_and_a_given_gpu_hour_has
 #[tokio::test]
 async fn bytes_per_step_past_two_to_the_64_is_not_saturated() {
     let app = spawn_app().await;
-    let res = app
-        .post_json(
-            "/v1/plans",
-            &json!({"gpus": 16, "fabrics": ["roce"], "workload": {
-                "tensor_parallel": 8, "pipeline_parallel": 1, "sequence_length": 10_000_000_u64,
-                "global_batch_tokens": 1_000_000_000_000_u64, "hidden_size": 1_000_000,
-                "model_params_billion": 100_000}}),
-        )
+    let workload = "workload.tensor_parallel=8&workload.pipeline_parallel=1\
+        &workload.sequence_length=10000000&workload.global_batch_tokens=1000000000000\
+        &workload.hidden_size=1000000&workload.model_params_billion=100000";
+    let plan = app
+        .ok_json(&format!("/v1/plans?gpus=16&fabrics=roce&{workload}"))
         .await;
-    assert_eq!(res.status(), 200);
-    let text = res.text().await.unwrap_or_default();
-    assert!(
-        text.contains(r#""parallelism":"tensor","group_size":8,"placement":"nvlink","bytes_per_step":32000000000000000000,"#),
-        "{}",
-        text.split("\"collectives\"").nth(1).unwrap_or(&text)
-    );
-    assert!(!text.contains("18446744073709551615"));
+    let tensor = plan["fabrics"][0]["performance"]["collectives"]
+        .as_array()
+        .expect("collectives")
+        .iter()
+        .find(|c| c["parallelism"] == "tensor")
+        .map(|c| c["bytes_per_step"].clone())
+        .expect("a tensor collective");
+    assert_eq!(tensor.as_f64(), Some(3.2e19), "{tensor}");
+    // `/v1/value` reads it too (a 128-bit integer had no serde_json value: "unknown metric").
+    let value = app
+        .text(&format!(
+            "/v1/value?gpus=16&fabric=roce&{workload}&metric=performance.collectives.1.bytes_per_step"
+        ))
+        .await;
+    assert_eq!(value.parse::<f64>().ok(), Some(3.2e19), "{value}");
 }

@@ -1155,3 +1155,53 @@ async fn a_sweep_point_keeps_the_warnings_of_a_fabric_without_a_row() {
         );
     }
 }
+
+/// A grid's bisections leave the plan budget its later slices' grid points need: past it a
+/// crossover is reported at the upper value, `"exact": false`, and the sweep answers (audit 15:
+/// with five-figure crossovers costing up to 31 plans, this grid of 2 × 700 values ran out at
+/// a later slice and answered 422).
+#[tokio::test]
+async fn a_grid_whose_bisections_run_out_reports_inexact_crossovers_not_an_error() {
+    let app = spawn_app().await;
+    let sw = app
+        .ok_json(
+            "/v1/sweeps?vary=economics.gpu_hour_usd&from=0&to=1000&steps=2\
+             &vary2=gpus&from2=1024&to2=20000&steps2=700&fabrics=infiniband,roce",
+        )
+        .await;
+    let plans = sw["plans_computed"].as_u64().unwrap_or(u64::MAX);
+    assert!((1400..=10_000).contains(&plans), "{plans}");
+    let crossovers = sw["crossovers"].as_array().expect("crossovers");
+    let exact = crossovers.iter().filter(|c| c["exact"] == true).count();
+    assert!(
+        exact > 0 && exact < crossovers.len(),
+        "{exact} of {}",
+        crossovers.len()
+    );
+    for c in crossovers.iter().filter(|c| c["exact"] == false) {
+        assert_eq!(c["value"], c["between"][1], "{c}");
+    }
+    assert_eq!(sw["rows"].as_array().map(Vec::len), Some(2 * 700 * 2));
+}
+
+/// A documented metric a plan has no part for is there but empty: `topology.partial_leaf.*`
+/// on a cluster of whole scalable units "has no value in this plan", as a null figure, not
+/// "unknown metric" (audit 15); on a partly filled one it is a number.
+#[tokio::test]
+async fn a_partial_leaf_metric_without_a_partial_unit_has_no_value() {
+    let app = spawn_app().await;
+    let metric = "metric=topology.partial_leaf.uplinks&fabric=infiniband";
+    let p = app
+        .problem(&format!("/v1/value?gpus=2048&{metric}"), 422)
+        .await;
+    assert_eq!(p["errors"][0]["code"], "not_numeric", "{p}");
+    assert!(
+        p["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("has no value in this plan"),
+        "{p}"
+    );
+    let v = app.text(&format!("/v1/value?gpus=1056&{metric}")).await;
+    assert!(v.parse::<u32>().is_ok(), "{v}");
+}

@@ -52,8 +52,13 @@ pub enum Derivation {
         ports: u64,
         per_module: u32,
     },
-    /// `1600 switch cages in use − 1584 modules counted by link end: 16 cages with one link end`.
-    SharedCages { cages: u64, counted: u64 },
+    /// `1056 spine cages in use − 1040 modules counted by link end: 16 cage(s) whose module
+    /// carries one link end`.
+    SharedCages {
+        role: &'static str,
+        cages: u64,
+        counted: u64,
+    },
     /// `1024 NICs × 1 module(s) per NIC (1 plane link(s) per NIC)`.
     NicModules {
         nics: u64,
@@ -86,13 +91,28 @@ impl fmt::Display for Derivation {
                 ends_per_link,
                 ports,
                 per_module,
-            } => write!(
+            } if ends_per_link == 1 || links % u64::from(per_module.max(1)) == 0 => write!(
                 f,
                 "{links} {tier} links × {ends_per_link} switch end(s) = {ports} ports ÷ {per_module} per module"
             ),
-            Derivation::SharedCages { cages, counted } => write!(
+            // Each end's modules sit on its own switches: rounded up at each end.
+            Derivation::SwitchModules {
+                links,
+                tier,
+                ends_per_link,
+                per_module,
+                ..
+            } => write!(
                 f,
-                "{cages} switch cages in use − {counted} modules counted by link end: {} cage(s) \
+                "{links} {tier} links ÷ {per_module} per module, rounded up, at each of {ends_per_link} switch ends"
+            ),
+            Derivation::SharedCages {
+                role,
+                cages,
+                counted,
+            } => write!(
+                f,
+                "{cages} {role} cages in use − {counted} modules counted by link end: {} cage(s) \
                  whose module carries one link end",
                 cages.saturating_sub(counted)
             ),
