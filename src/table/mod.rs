@@ -364,7 +364,10 @@ fn write_sweep_rows(out: &mut Vec<u8>, rows: &[NamedSweepRow]) -> serde_json::Re
             member(out, "value2", &v2)?;
         }
         member(out, "fabric", &r.fabric)?;
-        member(out, "design", &r.design)?;
+        // A design id is a fixed snake_case name: written as it is, no escaping to look for.
+        out.extend_from_slice(b",\"design\":\"");
+        out.extend_from_slice(r.design.as_str().as_bytes());
+        out.push(b'"');
         money_member(out, "total_cost_usd", &r.total_cost_usd);
         money_member(out, "capex_usd", &r.capex_usd);
         money_member(out, "tco_usd", &r.tco_usd);
