@@ -564,6 +564,18 @@ async fn a_sweep_notes_a_replaced_value_and_an_input_that_moves_nothing() {
         svg.contains("flat lines: no fabric&apos;s bill of materials buys nvidia-q3400-ra"),
         "{svg}"
     );
+    // A vendor discount no line takes (the default fabrics buy no Broadcom part here).
+    let vendor = app
+        .ok_json("/v1/sweeps?gpus=1024&vary=prices.discounts.vendor.Broadcom&values=0,0.5")
+        .await;
+    assert!(
+        vendor["rows"][0]["warnings"][0]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("no fabric's bill of materials has a line from Broadcom"),
+        "{}",
+        vendor["rows"][0]
+    );
     // A price that moves a total says nothing of the kind.
     let moving = app
         .ok_json("/v1/sweeps?gpus=1024&vary=prices.overrides.nvidia-sn5600&values=10000,400000")

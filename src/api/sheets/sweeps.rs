@@ -473,8 +473,11 @@ fn sweep_notes(base: &Base, c: &Checked, rows: &[sweep::SweepRow]) -> (Vec<Strin
             Some((spec, key)) if spec.name == "prices.overrides" => {
                 format!("no fabric's bill of materials buys {key}")
             }
-            Some((spec, key)) if spec.name.starts_with("prices.discounts.") => {
-                format!("no line of any fabric's bill of materials is {key}'s")
+            Some((spec, key)) if spec.name == "prices.discounts.vendor" => {
+                format!("no fabric's bill of materials has a line from {key}")
+            }
+            Some((spec, key)) if spec.name == "prices.discounts.category" => {
+                format!("no fabric's bill of materials has a line in category {key}")
             }
             _ => "these plans do not depend on it".to_string(),
         };
