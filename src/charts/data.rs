@@ -428,7 +428,7 @@ fn describes(unit: &str) -> bool {
 
 /// A value of the input with its unit: "$253.73 per GPU-hour", "4,352 GPUs", "400 Gb/s",
 /// "0.900 (fraction)" (a crossover's label said a bare "253.730").
-fn with_unit(name: &str, v: f64, whole: bool) -> String {
+fn with_unit(name: &str, v: f64, whole: bool, exact: bool) -> String {
     let unit = input_words(name).1;
     let usd = unit.is_some_and(|u| u.starts_with("USD"));
     // A crossover is a short decimal already (five significant figures, `plan::sweep`): shown
@@ -437,7 +437,17 @@ fn with_unit(name: &str, v: f64, whole: bool) -> String {
     let value = if whole {
         group_thousands(v.round() as i128)
     } else {
-        let text = v.to_string();
+        // A bisected crossover is a short decimal on its grid, shown whole; an inexact one is
+        // a sweep value, any float (148.4148414841484): six significant figures.
+        let text = if exact {
+            v.to_string()
+        } else {
+            let places = (5 - v.abs().log10().floor() as i32).clamp(0, 12) as usize;
+            format!("{v:.places$}")
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string()
+        };
         match text.split_once('.') {
             Some((w, frac)) => format!("{}.{frac}", crate::cost::money::group_digits(w)),
             None => crate::cost::money::group_digits(&text),
@@ -509,7 +519,7 @@ pub fn sweep(plan: &Plan, s: &SweepInput<'_>) -> Chart {
                 c.to_fabric.display_name(),
                 // Whole when the crossover is (whole swept values do not make a decimal
                 // input's crossover whole: 148.4, not "$148").
-                with_unit(s.vary, c.value, c.value.fract() == 0.0)
+                with_unit(s.vary, c.value, c.value.fract() == 0.0, c.exact)
             ),
         })
         .collect();
@@ -567,6 +577,22 @@ pub fn f(d: Decimal) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A crossover's label: a bisected one as found (its grid keeps it short), grouped; an
+    /// inexact one (a sweep value, any float) at six significant figures (audit 16: it printed
+    /// "$148.4148414841484").
+    #[test]
+    fn crossover_labels() {
+        let hour = "economics.gpu_hour_usd";
+        assert_eq!(with_unit(hour, 148.4, false, true), "$148.4 per GPU-hour");
+        assert_eq!(
+            with_unit(hour, 148.414_841_484_148_4, false, false),
+            "$148.415 per GPU-hour"
+        );
+        let price = "prices.overrides.nvidia-sn5600";
+        assert!(with_unit(price, 45_934.92, false, true).starts_with("$45,934.92"));
+        assert!(with_unit(price, 45_935.0, true, true).starts_with("$45,935"));
+    }
 
     #[test]
     fn thousands_are_grouped() {

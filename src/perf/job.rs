@@ -36,7 +36,7 @@ pub struct CollectiveResult {
     // 1e6-wide model); a `u64` saturated at 18446744073709551615. Written as an integer up to
     // 2^64 and past it as the float it was computed as (3.2e19: serde_json's values, which
     // `/v1/value` reads through, hold no wider integer).
-    #[schema(minimum = 0, value_type = u64)]
+    #[schema(minimum = 0, value_type = f64)]
     #[serde(serialize_with = "whole_bytes")]
     pub bytes_per_step: u128,
     /// Time of all calls per step, ms.

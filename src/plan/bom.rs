@@ -333,10 +333,9 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
     // (then a cage in use holds exactly one module, and the cages counted per switch say how
     // many modules are needed in all).
     let per_cage = links_per_cage(ctx.switch, topo);
-    let mut one_per_cage = true;
-    // Each tier's switch-side module and modules at one end (an end's modules are on its own
-    // switches: the two ends of a tier are rounded apart).
-    let mut per_end: [Option<(&Transceiver, u64)>; 3] = [None; 3];
+    // Each tier's switch-side module when it fills a cage (one module a cage in use): the
+    // module, the tier's modules and those of one end.
+    let mut filling: [Option<Filling<'_>>; 3] = [None; 3];
     for (i, &tier) in TIERS.iter().enumerate() {
         let (Some(&l), Some(cab), Some(&tier_ending), Some(&switch_side)) = (
             links.get(i),
@@ -364,13 +363,16 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         })?;
         if let Some(m) = &cab.switch_module {
             let t = module(ctx, m, tier, "switch_module", topo.link_speed_gbps)?;
-            let at_one_end = ceil_div(l, u64::from(t.links_per_module));
-            let quantity = at_one_end
-                .checked_mul(u64::from(ends_per_link))
-                .ok_or_else(|| overflow("modules"))?;
-            one_per_cage &= u64::from(t.links_per_module) == per_cage;
-            if let Some(slot) = per_end.get_mut(i) {
-                *slot = Some((t, at_one_end));
+            let quantity = ceil_div(switch_ends, u64::from(t.links_per_module));
+            if let (Some(slot), true) = (
+                filling.get_mut(i),
+                u64::from(t.links_per_module) == per_cage,
+            ) {
+                *slot = Some(Filling {
+                    module: t,
+                    tier: quantity,
+                    one_end: ceil_div(l, u64::from(t.links_per_module)),
+                });
             }
             out.line(Line {
                 entry: t,
@@ -412,9 +414,6 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
                 },
             })?;
         }
-        // A copper tier's ports take cages without modules: the cages in use then say nothing
-        // about modules.
-        one_per_cage &= cab.switch_module.is_some();
         // A multi-link cable (twin DAC) cannot span two planes: round up per plane.
         let planes = u64::from(topo.planes.max(1));
         let q = ceil_div(
@@ -438,50 +437,105 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
             },
         })?;
     }
-    // A switch with an odd number of ports in use (a spine of 33 links, a leaf of 31 node
-    // links and 32 uplinks) has a cage with one link end, and that cage still takes a whole
-    // module, which a count per link end leaves out: 1,056 H100 on InfiniBand uses 1,600
-    // cages where link ends ÷ 2 gave 1,584. Per switch role, the cages in use less the modules
-    // counted at its ends, of the module of the tier the role's cages mostly face: a leaf's
-    // uplink tier (its node tier on a one-tier fabric), a spine's leaf tier, a core's spine
-    // tier. At 4 SU of the DGX SuperPOD this gives NVIDIA's 1,536 (RA-11333-001). (A leaf
-    // cage holding one node link and one uplink is counted as one module; where the two tiers
-    // use different media a build puts them in two cages: not modelled.)
-    if !one_per_cage {
-        return Ok(());
-    }
-    let [node_leaf, leaf_spine, spine_core] = per_end;
-    let ends = |e: Option<(&Transceiver, u64)>| e.map_or(0, |(_, n)| n);
-    let dual = topo.spine_switches == 0 && leaf_spine.is_some();
+    shared_cages(topo, links, filling, out)
+}
+
+/// A tier's switch-side module where it fills a cage: the module, the tier's modules counted
+/// per link end, and those of one of its ends.
+#[derive(Clone, Copy)]
+struct Filling<'e> {
+    module: &'e Transceiver,
+    tier: u64,
+    one_end: u64,
+}
+
+/// A switch with an odd number of ports in use (a spine of 33 links, a leaf of 31 node links
+/// and 32 uplinks) has a cage with one link end, and that cage still takes a whole module,
+/// which a count per link end leaves out: 1,056 H100 on InfiniBand uses 1,600 cages where link
+/// ends ÷ 2 gave 1,584. One module a cage in use, the sizing's count (`switch_cages_used`,
+/// ports of two tiers sharing a cage): the cages not counted are a line per switch role, of the
+/// role's cages in use less the modules of its ends, of the module of the tier with the odd
+/// count — a leaf's uplinks when a leaf has an odd number of them, else its node links; a
+/// spine's leaf tier; a core's spine tier. A role any of whose tiers is copper or has a module
+/// that does not fill a cage (copper takes cages without modules) is left as counted. At 4 SU
+/// of the DGX SuperPOD this gives NVIDIA's 1,536 (RA-11333-001).
+fn shared_cages<'e>(
+    topo: &Topology,
+    links: [u64; 3],
+    filling: [Option<Filling<'e>>; 3],
+    out: &mut impl LineSink,
+) -> Result<(), PlanError> {
+    // Each tier with links, if it fills cages (`None` inside: it does not, or is copper).
+    let tier = |i: usize| {
+        (links.get(i).copied().unwrap_or(0) > 0).then(|| filling.get(i).copied().flatten())
+    };
+    let (node, up, top) = (tier(0), tier(1), tier(2));
+    let dual = topo.spine_switches == 0 && up.is_some();
+    // Modules of a tier at one end, and at the other (its tier count less the first end's).
+    let one = |t: Option<Option<Filling<'e>>>| t.flatten().map_or(0, |f| f.one_end);
+    let other = |t: Option<Option<Filling<'e>>>| {
+        t.flatten().map_or(0, |f| f.tier.saturating_sub(f.one_end))
+    };
+    let all = |ts: &[Option<Option<Filling<'e>>>]| ts.iter().all(|t| !matches!(t, Some(None)));
+    let module = |t: Option<Option<Filling<'e>>>| t.flatten().map(|f| f.module);
+    let odd_uplinks = topo.leaf_uplinks % 2 == 1;
+    let leaf_module = if node.is_none() || (odd_uplinks && up.is_some()) {
+        module(up)
+    } else {
+        module(node)
+    };
     let roles = [
         (
             "leaf",
             topo.ports.leaf_cages_used,
-            ends(node_leaf) + ends(leaf_spine) * if dual { 2 } else { 1 },
-            leaf_spine.or(node_leaf),
+            one(node) + one(up) + if dual { other(up) } else { 0 },
+            leaf_module.or(module(up)),
+            all(&[node, up]),
             " — leaf switch side, cages with one link end in use",
         ),
         (
             "spine",
             topo.ports.spine_cages_used,
-            if dual { 0 } else { ends(leaf_spine) } + ends(spine_core),
-            leaf_spine,
+            if dual { 0 } else { other(up) } + one(top),
+            module(up),
+            all(&[up, top]),
             " — spine switch side, cages with one link end in use",
         ),
         (
             "core",
             topo.ports.core_cages_used,
-            ends(spine_core),
-            spine_core,
+            other(top),
+            module(top),
+            all(&[top]),
             " — core switch side, cages with one link end in use",
         ),
     ];
-    for (role, cages, counted, module, ending) in roles {
-        if let (Some((t, _)), true) = (module, cages > counted) {
+    // Where every role fills its cages, the lines make the total exactly the cages in use
+    // (a cage two tiers share is one module; the per-role shortfalls, rounded apart, can add
+    // up to more).
+    let counted: u64 = [node, up, top]
+        .iter()
+        .map(|t| t.flatten().map_or(0, |f| f.tier))
+        .sum();
+    let mut left = roles
+        .iter()
+        .all(|r| r.4)
+        .then(|| topo.ports.switch_cages_used.saturating_sub(counted));
+    for (role, cages, counted, module, fills, ending) in roles {
+        let short = cages.saturating_sub(counted);
+        let quantity = match &mut left {
+            Some(left) => {
+                let q = short.min(*left);
+                *left -= q;
+                q
+            }
+            None => short,
+        };
+        if let (Some(t), true, true) = (module, fills, quantity > 0) {
             out.line(Line {
                 entry: t,
                 category: Category::Optic,
-                quantity: cages - counted,
+                quantity,
                 ending,
                 unit: Unit::SwitchModule {
                     link_ends: t.links_per_module,
@@ -490,6 +544,7 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
                     role,
                     cages,
                     counted,
+                    shared: short - quantity,
                 },
             })?;
         }

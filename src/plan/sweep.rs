@@ -216,8 +216,14 @@ impl Spec {
             }
             let points = first.values.len().saturating_mul(b.values.len());
             if points > MAX_PLANS {
+                // The axis with more values is the one to cut.
+                let field = if b.values.len() > first.values.len() {
+                    "steps2"
+                } else {
+                    "steps"
+                };
                 return Err(SweepError {
-                    field: "steps".into(),
+                    field: field.into(),
                     code: ErrorCode::TooManyPlans,
                     detail: format!(
                         "a {} × {} grid is {points} plans; at most {MAX_PLANS} per sweep",

@@ -94,11 +94,16 @@ async fn every_switch_cage_in_use_gets_a_module() {
     let app = spawn_app().await;
     for (query, extra) in [
         ("gpus=1056&fabrics=infiniband", 16),
-        // 259 leaf-spine links: 130 modules at each end (one end's modules are on its own
-        // switches), then 18 leaf and 3 spine cages with one link end.
+        // 18 leaf and 4 spine cages with one link end.
         (
             "gpus=2040&fabrics=infiniband&topology.oversubscription=8",
-            21,
+            22,
+        ),
+        // Leaves of an odd number of node links and of uplinks: a cage holds one of each,
+        // one module (audit 16: 171 modules for 170 cages when each tier was rounded apart).
+        (
+            "gpus=1001&gpus_per_node=5&nics_per_node=1&topology.oversubscription=3&fabrics=roce",
+            0,
         ),
         ("gpus=1056&fabrics=roce&topology.oversubscription=2", 3),
         (
@@ -163,13 +168,18 @@ async fn every_switch_cage_in_use_gets_a_module() {
                 .unwrap_or("")
                 .contains("one link end")
         }) {
+            // A leaf's: its uplinks' module when a leaf has an odd number of them, else its
+            // node links' (audit 16: a cage holding one node link is multimode, not DR4).
             let d = l["description"].as_str().unwrap_or("");
+            let odd_uplinks = f["topology"]["leaf_uplinks"].as_u64().unwrap_or(0) % 2 == 1;
             let tier = if d.contains("core switch side") {
                 "spine_core"
-            } else if f["topology"]["tiers"] == 1 {
-                "node_leaf"
-            } else {
+            } else if d.contains("spine switch side")
+                || (f["topology"]["tiers"] != 1 && odd_uplinks)
+            {
                 "leaf_spine"
+            } else {
+                "node_leaf"
             };
             assert_eq!(Some(l["sku"].clone()), module_of(tier), "{query}: {d}");
         }

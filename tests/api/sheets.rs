@@ -680,6 +680,15 @@ async fn sweep_limits_and_bad_points_are_422_problems() {
             .await,
         "/steps"
     );
+    // A grid too large for its second axis names that axis (audit 16).
+    assert_eq!(
+        app.pointer(
+            "/v1/sweeps?vary=gpus&values=8,16&vary2=economics.gpu_hour_usd&from2=1&to2=10&steps2=6000",
+            422
+        )
+        .await,
+        "/steps2"
+    );
     // A value beyond the tier ceiling fails the sweep with a 422 naming the value.
     let res = app
         .get("/v1/sweeps?vary=gpus&from=100000&to=1000000&steps=50&fabrics=infiniband")

@@ -58,6 +58,8 @@ pub enum Derivation {
         role: &'static str,
         cages: u64,
         counted: u64,
+        /// Of the cages not counted, those two tiers' ports share (one module).
+        shared: u64,
     },
     /// `1024 NICs × 1 module(s) per NIC (1 plane link(s) per NIC)`.
     NicModules {
@@ -91,31 +93,30 @@ impl fmt::Display for Derivation {
                 ends_per_link,
                 ports,
                 per_module,
-            } if ends_per_link == 1 || links % u64::from(per_module.max(1)) == 0 => write!(
-                f,
-                "{links} {tier} links × {ends_per_link} switch end(s) = {ports} ports ÷ {per_module} per module"
-            ),
-            // Each end's modules sit on its own switches: rounded up at each end.
-            Derivation::SwitchModules {
-                links,
-                tier,
-                ends_per_link,
-                per_module,
-                ..
             } => write!(
                 f,
-                "{links} {tier} links ÷ {per_module} per module, rounded up, at each of {ends_per_link} switch ends"
+                "{links} {tier} links × {ends_per_link} switch end(s) = {ports} ports ÷ {per_module} per module"
             ),
             Derivation::SharedCages {
                 role,
                 cages,
                 counted,
-            } => write!(
-                f,
-                "{cages} {role} cages in use − {counted} modules counted by link end: {} cage(s) \
-                 whose module carries one link end",
-                cages.saturating_sub(counted)
-            ),
+                shared,
+            } => {
+                write!(
+                    f,
+                    "{cages} {role} cages in use − {counted} modules counted by link end: {} \
+                     cage(s) whose module carries one link end",
+                    cages.saturating_sub(counted).saturating_sub(shared)
+                )?;
+                if shared > 0 {
+                    write!(
+                        f,
+                        " ({shared} more hold a port of two tiers, counted already)"
+                    )?;
+                }
+                Ok(())
+            }
             Derivation::NicModules {
                 nics,
                 per_nic,
