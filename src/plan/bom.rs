@@ -363,15 +363,17 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
         })?;
         if let Some(m) = &cab.switch_module {
             let t = module(ctx, m, tier, "switch_module", topo.link_speed_gbps)?;
-            let quantity = ceil_div(switch_ends, u64::from(t.links_per_module));
-            if let (Some(slot), true) = (
-                filling.get_mut(i),
-                u64::from(t.links_per_module) == per_cage,
-            ) {
+            // A module serves at most the links of the cage it sits in (one carrying more
+            // links than the cage is one a cage, its other links unused; the plan warns).
+            let per_module = u64::from(t.links_per_module).min(per_cage).max(1);
+            let quantity = ceil_div(switch_ends, per_module);
+            let link_ends = u32::try_from(per_module).unwrap_or(t.links_per_module);
+            if let (Some(slot), true) = (filling.get_mut(i), per_module == per_cage) {
                 *slot = Some(Filling {
                     module: t,
                     tier: quantity,
-                    one_end: ceil_div(l, u64::from(t.links_per_module)),
+                    one_end: ceil_div(l, per_module),
+                    link_ends,
                 });
             }
             out.line(Line {
@@ -379,15 +381,13 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
                 category: Category::Optic,
                 quantity,
                 ending: switch_side,
-                unit: Unit::SwitchModule {
-                    link_ends: t.links_per_module,
-                },
+                unit: Unit::SwitchModule { link_ends },
                 derivation: Derivation::SwitchModules {
                     links: l,
                     tier,
                     ends_per_link,
                     ports: switch_ends,
-                    per_module: t.links_per_module,
+                    per_module: link_ends,
                 },
             })?;
         }
@@ -447,6 +447,8 @@ struct Filling<'e> {
     module: &'e Transceiver,
     tier: u64,
     one_end: u64,
+    /// Link ends one module serves (the cage's links).
+    link_ends: u32,
 }
 
 /// A switch with an odd number of ports in use (a spine of 33 links, a leaf of 31 node links
@@ -477,7 +479,7 @@ fn shared_cages<'e>(
         t.flatten().map_or(0, |f| f.tier.saturating_sub(f.one_end))
     };
     let all = |ts: &[Option<Option<Filling<'e>>>]| ts.iter().all(|t| !matches!(t, Some(None)));
-    let module = |t: Option<Option<Filling<'e>>>| t.flatten().map(|f| f.module);
+    let module = |t: Option<Option<Filling<'e>>>| t.flatten().map(|f| (f.module, f.link_ends));
     let odd_uplinks = topo.leaf_uplinks % 2 == 1;
     let leaf_module = if node.is_none() || (odd_uplinks && up.is_some()) {
         module(up)
@@ -531,15 +533,13 @@ fn shared_cages<'e>(
             }
             None => short,
         };
-        if let (Some(t), true, true) = (module, fills, quantity > 0) {
+        if let (Some((t, link_ends)), true, true) = (module, fills, quantity > 0) {
             out.line(Line {
                 entry: t,
                 category: Category::Optic,
                 quantity,
                 ending,
-                unit: Unit::SwitchModule {
-                    link_ends: t.links_per_module,
-                },
+                unit: Unit::SwitchModule { link_ends },
                 derivation: Derivation::SharedCages {
                     role,
                     cages,

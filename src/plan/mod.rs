@@ -1033,33 +1033,54 @@ fn size_fabric<'a>(
     let items = bom::bill_of_materials(&topology, chosen_ctx, detail)?;
     // A switch cage takes one module carrying all its links: a module that serves fewer (a
     // twin-port 2 x 400G in a 1.6T cage run as 4 x 400G) is counted per link end, two in one
-    // cage, and the plan says so.
+    // cage; one that carries more (a 4-link module named for a 2-link cage) serves only the
+    // cage's links, one a cage; either way the plan says so.
     let per_cage = bom::links_per_cage(switch, &topology);
     let links = [
         topology.links.node_leaf,
         topology.links.leaf_spine,
         topology.links.spine_core,
     ];
-    let short: Vec<String> = bom::TIERS
-        .iter()
-        .zip(chosen_ctx.cabling)
-        .zip(links)
-        .filter(|(_, l)| *l > 0)
-        .filter_map(|((tier, cab), _)| {
-            let m = catalog.transceiver(cab.switch_module.as_deref()?)?;
-            (u64::from(m.links_per_module) < per_cage)
-                .then(|| format!("{tier} ({}, {} link(s))", m.part.sku, m.links_per_module))
-        })
-        .collect();
+    let misfit = |fewer: bool| -> Vec<String> {
+        bom::TIERS
+            .iter()
+            .zip(chosen_ctx.cabling)
+            .zip(links)
+            .filter(|(_, l)| *l > 0)
+            .filter_map(|((tier, cab), _)| {
+                let m = catalog.transceiver(cab.switch_module.as_deref()?)?;
+                let links = u64::from(m.links_per_module);
+                (if fewer {
+                    links < per_cage
+                } else {
+                    links > per_cage
+                })
+                .then(|| format!("{tier} ({}, {links} link(s))", m.part.sku))
+            })
+            .collect()
+    };
+    let (short, long) = (misfit(true), misfit(false));
+    let cage = format!(
+        "{}: a {} cage carries {per_cage} links at {} Gb/s",
+        fabric.as_str(),
+        switch.part.sku,
+        topology.link_speed_gbps
+    );
     if !short.is_empty() {
         push_unique(
             warnings,
             format!(
-                "{}: a {} cage carries {per_cage} links at {} Gb/s and the catalog names no module for that; the switch side of {} is counted per link end, more than one module per cage — get the module from the switch vendor",
-                fabric.as_str(),
-                switch.part.sku,
-                topology.link_speed_gbps,
+                "{cage} and the switch-side module named for {} carries fewer; it is counted per link end, more than one module per cage — get a module that fills the cage from the switch vendor or name one in topology.cabling",
                 short.join(", "),
+            ),
+        );
+    }
+    if !long.is_empty() {
+        push_unique(
+            warnings,
+            format!(
+                "{cage} and the switch-side module named for {} carries more; it is counted one per cage in use, its other links unused — check that it fits the cage",
+                long.join(", "),
             ),
         );
     }

@@ -1123,3 +1123,57 @@ async fn bytes_per_step_past_two_to_the_64_is_not_saturated() {
         .await;
     assert_eq!(value.parse::<f64>().ok(), Some(3.2e19), "{value}");
 }
+
+/// A switch-side module carrying more links than a cage (a 4-link module named for the
+/// QM9700's 2-link cages, in a catalog that allows it) serves only the cage's links: one a cage
+/// in use, and the plan says so (audit 17: 2,176 such modules were bought for 4,352 cages, with
+/// no warning, dividing link ends by the module's 4).
+#[tokio::test]
+async fn a_module_with_more_links_than_a_cage_is_one_a_cage_and_warned() {
+    let mut v: Value =
+        serde_json::from_slice(&std::fs::read("pricing/default.json").expect("catalog"))
+            .expect("json");
+    let mut quad = v["transceivers"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["sku"] == "osfp-800g-2xdr4-100m"))
+        .cloned()
+        .expect("a twin-port module");
+    quad["sku"] = "test-quad-400g".into();
+    quad["links_per_module"] = 4.into();
+    if let Some(t) = v["transceivers"].as_array_mut() {
+        t.push(quad);
+    }
+    let catalog =
+        fabric_tco::catalog::Catalog::parse("test", &serde_json::to_vec(&v).expect("bytes"))
+            .expect("catalog loads");
+    let app =
+        crate::spawn_with(fabric_tco::catalog::CatalogSet::new(vec![catalog]).expect("set")).await;
+    let p = app
+        .ok_json("/v1/plans?gpus=1056&fabrics=infiniband&topology.cabling.leaf_spine.switch_module=test-quad-400g&topology.cabling.leaf_spine.cable=fiber-mpo12-os2-30m")
+        .await;
+    let f = &p["fabrics"][0];
+    let modules: u64 = f["bom"]
+        .as_array()
+        .expect("bom")
+        .iter()
+        .filter(|l| {
+            l["description"]
+                .as_str()
+                .unwrap_or("")
+                .contains("switch side")
+        })
+        .filter_map(|l| l["quantity"].as_u64())
+        .sum();
+    assert_eq!(
+        modules, f["topology"]["ports"]["switch_cages_used"],
+        "{}",
+        f["bom"]
+    );
+    assert!(
+        p["warnings"]
+            .to_string()
+            .contains("carries more; it is counted one per cage in use"),
+        "{}",
+        p["warnings"]
+    );
+}
