@@ -74,6 +74,20 @@ fn duplicate_sku_is_named() {
     );
 }
 
+/// A SKU is an identifier requests can name (audit 17: a spaced or 70-character SKU could be
+/// priced but not swept or chosen as `topology.switch_sku`).
+#[test]
+fn a_sku_is_an_identifier() {
+    assert_broken(
+        |v| v["cables"][0]["sku"] = "fiber mpo12".into(),
+        &["cables[0] (fiber mpo12)", "sku", "is not 1–64 of A–Z"],
+    );
+    assert_broken(
+        |v| v["cables"][0]["sku"] = "x".repeat(65).into(),
+        &["cables[0]", "sku", "is not 1–64"],
+    );
+}
+
 #[test]
 fn unknown_sku_reference_is_named() {
     assert_broken(

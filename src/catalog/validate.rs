@@ -100,6 +100,16 @@ impl Checker {
         let (sku, vendor, description) = (&*part.sku, &*part.vendor, &*part.description);
         let entry = format!("{kind}[{i}] ({sku})");
         self.text(&entry, "sku", sku);
+        // A SKU is an identifier requests name in query names, paths and CSV headers: the
+        // characters and length `topology.switch_sku` takes (a 70-character or spaced SKU could
+        // be priced but not swept or chosen).
+        if !sku.is_empty() && !is_identifier(sku) {
+            self.fail(
+                &entry,
+                "sku",
+                format!("'{sku}' is not 1–{MAX_SKU_CHARS} of A–Z, a–z, 0–9, '.', '_' and '-'"),
+            );
+        }
         if !skus.insert(sku) {
             self.fail(&entry, "sku", format!("duplicate SKU '{sku}'"));
         }
@@ -177,6 +187,16 @@ impl Checker {
         self.text(&entry, "unit", &f.unit);
         self.provenance(&entry, &f.provenance);
     }
+}
+
+/// Longest SKU, characters (as `topology.switch_sku` and `catalog`).
+pub const MAX_SKU_CHARS: usize = 64;
+
+/// 1–[`MAX_SKU_CHARS`] of A–Z, a–z, 0–9, `.`, `_`, `-`.
+fn is_identifier(s: &str) -> bool {
+    (1..=MAX_SKU_CHARS).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
 /// A real calendar date, `YYYY-MM` or `YYYY-MM-DD`, in the years 1990–2100 (a catalog entry's

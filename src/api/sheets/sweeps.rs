@@ -55,8 +55,9 @@ pub struct SweepRequest {
     /// `economics.years`, `economics.gpu_hour_usd`, `topology.oversubscription`, …), or a keyed
     /// price input (`prices.overrides.<sku>`, `prices.discounts.vendor.<vendor>`,
     /// `prices.discounts.category.<category>`).
-    #[validate(length(min = 1, max = 64))]
-    #[schema(min_length = 1, max_length = 64, example = "gpus")]
+    // A keyed name: `prices.discounts.category.` and a 64-character key.
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128, example = "gpus")]
     pub vary: String,
     /// First value of the range (with `to` and `steps`; ignored when `values` is given).
     pub from: Option<f64>,
@@ -74,8 +75,8 @@ pub struct SweepRequest {
     pub values: Option<Vec<f64>>,
     /// A second numeric input, for a grid (every value of `vary` at every value of `vary2`);
     /// crossovers are found along `vary` at each value of `vary2`. At most 10,000 grid points.
-    #[validate(length(min = 1, max = 64))]
-    #[schema(min_length = 1, max_length = 64, example = "economics.gpu_hour_usd")]
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128, example = "economics.gpu_hour_usd")]
     pub vary2: Option<String>,
     /// First value of the second input's range.
     pub from2: Option<f64>,
