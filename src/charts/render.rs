@@ -305,6 +305,20 @@ where
 
 /// The name at a segment's centre, `names[index(i)]` for segment `i` (blank elsewhere and
 /// beyond the names).
+/// `label` in at most `max` characters: its first and last characters around a "…".
+pub(super) fn fit_label(label: &str, max: usize) -> String {
+    let chars: Vec<char> = label.chars().collect();
+    if chars.len() <= max || max < 3 {
+        return label.to_string();
+    }
+    let tail = (max - 1) / 2;
+    let head = max - 1 - tail;
+    let mut out: String = chars.iter().take(head).collect();
+    out.push('…');
+    out.extend(chars.iter().skip(chars.len() - tail));
+    out
+}
+
 fn centre_name(v: &SegmentValue<i32>, names: &[&str], index: impl Fn(i32) -> i32) -> String {
     match v {
         SegmentValue::CenterOf(i) => usize::try_from(index(*i))
@@ -413,8 +427,10 @@ fn draw_tornado<DB: DrawingBackend>(
     let mut c = chart_builder(area, chart, 56, 48, 236)
         .build_cartesian_2d(lo..hi, (0..n - 1).into_segmented())
         .map_err(err)?;
-    // Row k from the top is segment n − 1 − k.
-    let names: Vec<&str> = bars.iter().map(|b| b.label.as_str()).collect();
+    // Row k from the top is segment n − 1 − k. A name wider than the 236 px label area (a
+    // long SKU's price) keeps its start and its end ("…-1600g-2xdr4 price (USD)").
+    let fitted: Vec<String> = bars.iter().map(|b| fit_label(&b.label, 34)).collect();
+    let names: Vec<&str> = fitted.iter().map(String::as_str).collect();
     let y_fmt = |v: &SegmentValue<i32>| centre_name(v, &names, |i| n - 1 - i);
     let x_fmt = |v: &f64| usd_tick(*v);
     draw_mesh(

@@ -576,3 +576,21 @@ fn a_log_axis_of_fractions_keeps_its_digits() {
     let labels: Vec<String> = x_tick_labels(&svg).into_iter().map(|t| t.1).collect();
     assert_eq!(labels, ["0.05", "0.1", "0.2", "0.4", "0.8"], "{labels:?}");
 }
+
+/// A tornado bar's name fits the label area: a long SKU's keeps its start and its end, so
+/// "list price" and "price" bars of one SKU still differ (audit 17: names ran off the image).
+#[test]
+fn long_tornado_names_keep_their_start_and_end() {
+    use super::render::fit_label;
+    assert_eq!(
+        fit_label("nvidia-sn5600 price (USD)", 34),
+        "nvidia-sn5600 price (USD)"
+    );
+    let long = "vendor-x-1600g-osfp-2xdr4-500m-extended-temp list price (USD)";
+    let fitted = fit_label(long, 34);
+    assert_eq!(fitted.chars().count(), 34);
+    assert!(
+        fitted.starts_with("vendor-x-1600g-os") && fitted.ends_with("list price (USD)"),
+        "{fitted}"
+    );
+}
