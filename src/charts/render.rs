@@ -429,7 +429,7 @@ fn draw_tornado<DB: DrawingBackend>(
         .map_err(err)?;
     // Row k from the top is segment n − 1 − k. A name wider than the 236 px label area (a
     // long SKU's price) keeps its start and its end ("…-1600g-2xdr4 price (USD)").
-    let fitted: Vec<String> = bars.iter().map(|b| fit_label(&b.label, 34)).collect();
+    let fitted: Vec<String> = bars.iter().map(|b| fit_label(&b.label, 38)).collect();
     let names: Vec<&str> = fitted.iter().map(String::as_str).collect();
     let y_fmt = |v: &SegmentValue<i32>| centre_name(v, &names, |i| n - 1 - i);
     let x_fmt = |v: &f64| usd_tick(*v);
