@@ -440,7 +440,8 @@ fn draw_tornado<DB: DrawingBackend>(
             .y_labels(n as usize + 1)
             .y_label_formatter(&y_fmt)
             .x_label_formatter(&x_fmt)
-            .x_labels(7),
+            // Five: "$1,000,000" labels 100 px apart ran into each other at seven.
+            .x_labels(5),
         12,
         14,
     )?;
