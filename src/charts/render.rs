@@ -319,6 +319,51 @@ pub(super) fn fit_label(label: &str, max: usize) -> String {
     out
 }
 
+/// Each label in at most `max` characters ([`fit_label`]), and labels that would read alike
+/// (long SKUs of one vendor prefix and one revision suffix) shown instead around where they
+/// first differ: "…ys-sn5600-64x800g-rev-a1 list price".
+pub(super) fn fit_labels(labels: &[&str], max: usize) -> Vec<String> {
+    let fitted: Vec<String> = labels.iter().map(|l| fit_label(l, max)).collect();
+    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| {
+            let at = (0..labels.len())
+                .filter(|&j| j != i && fitted.get(j) == fitted.get(i))
+                .filter_map(|j| labels.get(j).map(|other| common(label, other)))
+                .max();
+            match at {
+                Some(at) => window(label, at, max),
+                None => fitted.get(i).cloned().unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+/// `max` characters of `label` from a little before character `at`, with "…" where text is
+/// left out.
+fn window(label: &str, at: usize, max: usize) -> String {
+    let chars: Vec<char> = label.chars().collect();
+    if chars.len() <= max || max < 3 {
+        return label.to_string();
+    }
+    // Start so that the window ends at the label's end if it can, and shows `at`.
+    let start = at.saturating_sub(4).min(chars.len() - (max - 1));
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    let room = max - usize::from(start > 0);
+    if start + room >= chars.len() {
+        out.extend(chars.iter().skip(start));
+    } else {
+        out.extend(chars.iter().skip(start).take(room - 1));
+        out.push('…');
+    }
+    out
+}
+
 fn centre_name(v: &SegmentValue<i32>, names: &[&str], index: impl Fn(i32) -> i32) -> String {
     match v {
         SegmentValue::CenterOf(i) => usize::try_from(index(*i))
@@ -429,7 +474,8 @@ fn draw_tornado<DB: DrawingBackend>(
         .map_err(err)?;
     // Row k from the top is segment n − 1 − k. A name wider than the 236 px label area (a
     // long SKU's price) keeps its start and its end ("…-1600g-2xdr4 price (USD)").
-    let fitted: Vec<String> = bars.iter().map(|b| fit_label(&b.label, 38)).collect();
+    let labels: Vec<&str> = bars.iter().map(|b| b.label.as_str()).collect();
+    let fitted = fit_labels(&labels, 38);
     let names: Vec<&str> = fitted.iter().map(String::as_str).collect();
     let y_fmt = |v: &SegmentValue<i32>| centre_name(v, &names, |i| n - 1 - i);
     let x_fmt = |v: &f64| usd_tick(*v);

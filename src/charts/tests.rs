@@ -610,19 +610,30 @@ fn a_log_axis_of_fractions_keeps_its_digits() {
 }
 
 /// A tornado bar's name fits the label area: a long SKU's keeps its start and its end, so
-/// "list price" and "price" bars of one SKU still differ (audit 17: names ran off the image).
+/// "list price" and "price" bars of one SKU still differ (audit 17: names ran off the image);
+/// names that would then read alike — long SKUs of one vendor prefix and one revision suffix —
+/// are shown around where they differ (audit 18: two switches' bars both read
+/// "vendor-whitebox-sys…-rev-a1 list price").
 #[test]
-fn long_tornado_names_keep_their_start_and_end() {
-    use super::render::fit_label;
-    assert_eq!(
-        fit_label("nvidia-sn5600 price (USD)", 34),
-        "nvidia-sn5600 price (USD)"
-    );
-    let long = "vendor-x-1600g-osfp-2xdr4-500m-extended-temp list price (USD)";
-    let fitted = fit_label(long, 34);
-    assert_eq!(fitted.chars().count(), 34);
+fn long_tornado_names_fit_and_stay_apart() {
+    use super::render::fit_labels;
+    let short = "nvidia-sn5600 list price";
+    let a = "vendor-whitebox-system-switch-sn5600-64x800g-rev-a1 list price";
+    let b = "vendor-whitebox-system-switch-7060x6-64pe-rev-a1 list price";
+    let c = "vendor-whitebox-system-switch-7060x6-64pe-rev-a1 price (USD)";
+    let fitted = fit_labels(&[short, a, b, c], 38);
+    assert_eq!(fitted[0], short);
+    for f in &fitted {
+        assert!(f.chars().count() <= 38, "{f}");
+    }
+    for (i, x) in fitted.iter().enumerate() {
+        for y in fitted.iter().skip(i + 1) {
+            assert_ne!(x, y, "{fitted:?}");
+        }
+    }
     assert!(
-        fitted.starts_with("vendor-x-1600g-os") && fitted.ends_with("list price (USD)"),
-        "{fitted}"
+        fitted[1].contains("sn5600") && fitted[2].contains("7060x6"),
+        "{fitted:?}"
     );
+    assert!(fitted[3].ends_with("price (USD)"), "{fitted:?}");
 }

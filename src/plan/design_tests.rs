@@ -446,7 +446,7 @@ fn a_switch_cage_its_module_does_not_fill_is_warned() {
         "topology": {"switch_sku": "nvidia-q3400-ra"}});
     let w = warnings(q3400);
     assert!(
-        w.contains("a nvidia-q3400-ra cage carries 4 links at 400 Gb/s"),
+        w.contains("every nvidia-q3400-ra cage carries 4 links at 400 Gb/s"),
         "{w}"
     );
     assert!(w.contains("node_leaf (osfp-800g-2xsr4, 2 link(s))"), "{w}");

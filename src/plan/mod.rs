@@ -1061,7 +1061,7 @@ fn size_fabric<'a>(
     };
     let (short, long) = (misfit(true), misfit(false));
     let cage = format!(
-        "{}: a {} cage carries {per_cage} links at {} Gb/s",
+        "{}: every {} cage carries {per_cage} links at {} Gb/s",
         fabric.as_str(),
         switch.part.sku,
         topology.link_speed_gbps
@@ -1070,8 +1070,10 @@ fn size_fabric<'a>(
         push_unique(
             warnings,
             format!(
-                "{cage} and the switch-side module named for {} carries fewer; it is counted per link end, more than one module per cage — get a module that fills the cage from the switch vendor or name one in topology.cabling",
+                "{cage} and the switch-side {} named for {} {} fewer; counted per link end, more than one module per cage — get a module that fills the cage from the switch vendor or name one in topology.cabling",
+                if short.len() > 1 { "modules" } else { "module" },
                 short.join(", "),
+                if short.len() > 1 { "carry" } else { "carries" },
             ),
         );
     }
@@ -1079,8 +1081,10 @@ fn size_fabric<'a>(
         push_unique(
             warnings,
             format!(
-                "{cage} and the switch-side module named for {} carries more; it is counted one per cage in use, its other links unused — check that it fits the cage",
+                "{cage} and the switch-side {} named for {} {} more; counted one per cage in use, the other links unused — check that it fits the cage",
+                if long.len() > 1 { "modules" } else { "module" },
                 long.join(", "),
+                if long.len() > 1 { "carry" } else { "carries" },
             ),
         );
     }

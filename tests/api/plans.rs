@@ -1172,7 +1172,7 @@ async fn a_module_with_more_links_than_a_cage_is_one_a_cage_and_warned() {
     assert!(
         p["warnings"]
             .to_string()
-            .contains("carries more; it is counted one per cage in use"),
+            .contains("carries more; counted one per cage in use"),
         "{}",
         p["warnings"]
     );
