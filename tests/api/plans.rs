@@ -125,18 +125,9 @@ async fn every_switch_cage_in_use_gets_a_module() {
         let v = app.ok_json(&format!("/v1/plans?{query}")).await;
         let f = &v["fabrics"][0];
         let lines = f["bom"].as_array().expect("bom");
-        let modules: u64 = lines
-            .iter()
-            .filter(|l| {
-                l["description"]
-                    .as_str()
-                    .unwrap_or("")
-                    .contains("switch side")
-            })
-            .filter_map(|l| l["quantity"].as_u64())
-            .sum();
         assert_eq!(
-            modules, f["topology"]["ports"]["switch_cages_used"],
+            switch_side_modules(f),
+            f["topology"]["ports"]["switch_cages_used"],
             "{query}"
         );
         let filled: u64 = lines
@@ -1152,20 +1143,9 @@ async fn a_module_with_more_links_than_a_cage_is_one_a_cage_and_warned() {
         .ok_json("/v1/plans?gpus=1056&fabrics=infiniband&topology.cabling.leaf_spine.switch_module=test-quad-400g&topology.cabling.leaf_spine.cable=fiber-mpo12-os2-30m")
         .await;
     let f = &p["fabrics"][0];
-    let modules: u64 = f["bom"]
-        .as_array()
-        .expect("bom")
-        .iter()
-        .filter(|l| {
-            l["description"]
-                .as_str()
-                .unwrap_or("")
-                .contains("switch side")
-        })
-        .filter_map(|l| l["quantity"].as_u64())
-        .sum();
     assert_eq!(
-        modules, f["topology"]["ports"]["switch_cages_used"],
+        switch_side_modules(f),
+        f["topology"]["ports"]["switch_cages_used"],
         "{}",
         f["bom"]
     );
@@ -1176,4 +1156,20 @@ async fn a_module_with_more_links_than_a_cage_is_one_a_cage_and_warned() {
         "{}",
         p["warnings"]
     );
+}
+
+/// A fabric's switch-side modules: the quantities of its BOM lines on the switch side.
+fn switch_side_modules(f: &Value) -> u64 {
+    f["bom"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|l| {
+            l["description"]
+                .as_str()
+                .unwrap_or("")
+                .contains("switch side")
+        })
+        .filter_map(|l| l["quantity"].as_u64())
+        .sum()
 }
