@@ -1066,27 +1066,30 @@ fn size_fabric<'a>(
         switch.part.sku,
         topology.link_speed_gbps
     );
-    if !short.is_empty() {
-        push_unique(
-            warnings,
-            format!(
-                "{cage} and the switch-side {} named for {} {} fewer; counted per link end, more than one module per cage — get a module that fills the cage from the switch vendor or name one in topology.cabling",
-                if short.len() > 1 { "modules" } else { "module" },
-                short.join(", "),
-                if short.len() > 1 { "carry" } else { "carries" },
-            ),
-        );
-    }
-    if !long.is_empty() {
-        push_unique(
-            warnings,
-            format!(
-                "{cage} and the switch-side {} named for {} {} more; counted one per cage in use, the other links unused — check that it fits the cage",
-                if long.len() > 1 { "modules" } else { "module" },
-                long.join(", "),
-                if long.len() > 1 { "carry" } else { "carries" },
-            ),
-        );
+    for (named, says) in [
+        (
+            short,
+            "fewer; counted per link end, more than one module per cage — get a module that fills the cage from the switch vendor or name one in topology.cabling",
+        ),
+        (
+            long,
+            "more; counted one per cage in use, the other links unused — check that it fits the cage",
+        ),
+    ] {
+        if !named.is_empty() {
+            let (noun, verb) = if named.len() > 1 {
+                ("modules", "carry")
+            } else {
+                ("module", "carries")
+            };
+            push_unique(
+                warnings,
+                format!(
+                    "{cage} and the switch-side {noun} named for {} {verb} {says}",
+                    named.join(", ")
+                ),
+            );
+        }
     }
     if let Some(m) = chosen_ctx.cabling[0]
         .nic_module
