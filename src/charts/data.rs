@@ -448,10 +448,7 @@ fn with_unit(name: &str, v: f64, whole: bool, exact: bool) -> String {
                 .trim_end_matches('.')
                 .to_string()
         };
-        match text.split_once('.') {
-            Some((w, frac)) => format!("{}.{frac}", crate::cost::money::group_digits(w)),
-            None => crate::cost::money::group_digits(&text),
-        }
+        group_decimal_text(&text)
     };
     match unit {
         // "USD per kWh" → "$0.085 per kWh".
@@ -540,6 +537,14 @@ pub fn sweep(plan: &Plan, s: &SweepInput<'_>) -> Chart {
 }
 
 use crate::words::lower_first;
+
+/// A decimal's text with its whole part grouped in thousands: `-45934.92` → `-45,934.92`.
+pub fn group_decimal_text(text: &str) -> String {
+    match text.split_once('.') {
+        Some((whole, frac)) => format!("{}.{frac}", crate::cost::money::group_digits(whole)),
+        None => crate::cost::money::group_digits(text),
+    }
+}
 
 /// `1234567` → `1,234,567`.
 pub fn group_thousands(n: i128) -> String {

@@ -637,18 +637,13 @@ fn x_tick_label(v: f64, axes: &LineAxes<'_>) -> String {
 /// `x` with `decimals` places and its whole part grouped in thousands: `45,934.92`.
 pub fn grouped_decimal(x: f64, decimals: usize) -> String {
     let text = format!("{:.decimals$}", x.abs());
-    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
+    // No "-0.00": a sign only where a digit is not zero.
     let sign = if x < 0.0 && text.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
         "-"
     } else {
         ""
     };
-    let whole = crate::cost::money::group_digits(whole);
-    if frac.is_empty() {
-        format!("{sign}{whole}")
-    } else {
-        format!("{sign}{whole}.{frac}")
-    }
+    format!("{sign}{}", super::data::group_decimal_text(&text))
 }
 
 /// How wide a tick label is drawn, px: plotters sets a size-14 font at 14 / 1.24 ≈ 11.3 px, in
