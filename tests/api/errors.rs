@@ -385,6 +385,14 @@ async fn raw_exchange(base: &str, request: &[u8]) -> (String, serde_json::Value)
     )
 }
 
+/// Sends `request` raw; its status line must be `status` and its problem's code `code`. The head.
+async fn assert_raw_problem(base: &str, request: &[u8], status: u16, code: &str) -> String {
+    let (head, p) = raw_exchange(base, request).await;
+    assert!(head.starts_with(&format!("HTTP/1.1 {status}")), "{head}");
+    assert_eq!(p["code"], code, "{head}");
+    head
+}
+
 #[tokio::test]
 async fn the_http_layers_own_errors_are_problem_documents() {
     let store = std::sync::Arc::new(fabric_tco::catalog::store::CatalogStore::new(
@@ -399,41 +407,36 @@ async fn the_http_layers_own_errors_are_problem_documents() {
         },
     )
     .await;
+    let base = &app.base;
     // A request line that is not HTTP.
-    let (head, p) = raw_exchange(&app.base, b"GARBAGE\r\n\r\n").await;
-    assert!(head.starts_with("HTTP/1.1 400"), "{head}");
+    let head = assert_raw_problem(base, b"GARBAGE\r\n\r\n", 400, "malformed_request").await;
     assert!(
         head.contains("content-type: application/problem+json"),
         "{head}"
     );
-    assert_eq!(p["code"], "malformed_request");
     // A request line past the 65,534 bytes a URI may have: the HTTP layer's bare 400 is the
     // 414 a 9 KB query gets (it was a 400 "cannot be parsed"; a buyer audit, 2026-11-27).
-    let mut long = b"GET /v1/plans?gpus=1024&_=".to_vec();
-    long.extend(std::iter::repeat_n(b'a', 70_000));
-    long.extend_from_slice(b" HTTP/1.1\r\nHost: x\r\n\r\n");
-    let (head, p) = raw_exchange(&app.base, &long).await;
-    assert!(head.starts_with("HTTP/1.1 414"), "{head}");
-    assert_eq!(p["code"], "uri_too_long");
+    let long = format!(
+        "GET /v1/plans?gpus=1024&_={} HTTP/1.1\r\nHost: x\r\n\r\n",
+        "a".repeat(70_000)
+    );
+    assert_raw_problem(base, long.as_bytes(), 414, "uri_too_long").await;
     // A header line without a colon.
     let (head, p) = raw_exchange(
-        &app.base,
+        base,
         b"GET /healthz HTTP/1.1\r\nHost: x\r\nbroken header\r\n\r\n",
     )
     .await;
     assert!(head.starts_with("HTTP/1.1 400"), "{head}");
     assert_eq!(p["status"], 400);
     // A request head larger than the HTTP layer's buffer.
-    let mut big = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ".to_vec();
-    big.extend(std::iter::repeat_n(b'a', 200_000));
-    big.extend_from_slice(b"\r\n\r\n");
-    let (head, p) = raw_exchange(&app.base, &big).await;
-    assert!(head.starts_with("HTTP/1.1 431"), "{head}");
-    assert_eq!(p["code"], "headers_too_large");
+    let big = format!(
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(200_000)
+    );
+    assert_raw_problem(base, big.as_bytes(), 431, "headers_too_large").await;
     // A client that connects and sends nothing within the head timeout.
-    let (head, p) = raw_exchange(&app.base, b"GET /healthz HTTP/1.1\r\n").await;
-    assert!(head.starts_with("HTTP/1.1 408"), "{head}");
-    assert_eq!(p["code"], "request_timeout");
+    assert_raw_problem(base, b"GET /healthz HTTP/1.1\r\n", 408, "request_timeout").await;
 }
 
 /// A query string that cannot be decoded is a 400 saying where, not a value read as its
