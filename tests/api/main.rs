@@ -88,6 +88,11 @@ impl TestApp {
         ok_json(self.post_json(path, body).await).await
     }
 
+    /// POST `body` to `/v1/plans`, which must answer 200; the plan.
+    pub async fn post_plan(&self, body: &serde_json::Value) -> serde_json::Value {
+        self.post_ok("/v1/plans", body).await
+    }
+
     pub async fn post_json(&self, path: &str, body: &serde_json::Value) -> reqwest::Response {
         self.client
             .post(self.url(path))

@@ -156,10 +156,7 @@ async fn ib_plan(app: &TestApp) -> (Value, String) {
 /// The same, and the plan's warnings joined.
 async fn ib_plan_warned(app: &TestApp) -> (Value, String, String) {
     let v = app
-        .post_ok(
-            "/v1/plans",
-            &json!({"gpus": 1024, "fabrics": ["infiniband"]}),
-        )
+        .post_plan(&json!({"gpus": 1024, "fabrics": ["infiniband"]}))
         .await;
     let warnings = v["warnings"]
         .as_array()

@@ -8,10 +8,7 @@ use crate::{assert_problem, spawn_app};
 async fn a_1024_gpu_plan_with_catalog_ranges_carries_the_analysis() {
     let app = spawn_app().await;
     let p = app
-        .post_ok(
-            "/v1/plans",
-            &json!({"gpus": 1024, "uncertainty": {"samples": 500, "seed": 7, "inputs": {}}}),
-        )
+        .post_plan(&json!({"gpus": 1024, "uncertainty": {"samples": 500, "seed": 7, "inputs": {}}}))
         .await;
     let u = &p["uncertainty"];
     assert_eq!(u["samples"], 500);
@@ -115,8 +112,7 @@ async fn bad_ranges_are_422s_naming_the_input() {
     }
     // The highest a range may reach below that bound is accepted and every sample plans.
     let ok = app
-        .post_ok(
-            "/v1/plans",
+        .post_plan(
             &json!({"gpus": 64, "fabrics": ["roce", "roce_adaptive"], "uncertainty": {
                 "samples": 50, "inputs": {"prices.discounts.vendor.NVIDIA": "0.99,0.999999"}}}),
         )
@@ -296,8 +292,7 @@ async fn a_plan_priced_outside_an_analysed_range_warns() {
             .collect()
     };
     let p = app
-        .post_ok(
-            "/v1/plans",
+        .post_plan(
             &json!({"gpus": 1024, "uncertainty": {"samples": 50, "catalog_price_ranges": false,
                 "inputs": {"economics.gpu_hour_usd": "300,400,500",
                            "prices.discounts.vendor.NVIDIA": "0.1,0.2",
@@ -315,12 +310,9 @@ async fn a_plan_priced_outside_an_analysed_range_warns() {
         "{w:?}"
     );
     let p = app
-        .post_ok(
-            "/v1/plans",
-            &json!({"gpus": 1024, "economics": {"gpu_hour_usd": "400"},
+        .post_plan(&json!({"gpus": 1024, "economics": {"gpu_hour_usd": "400"},
                 "uncertainty": {"samples": 50, "catalog_price_ranges": false,
-                "inputs": {"economics.gpu_hour_usd": "300,400,500"}}}),
-        )
+                "inputs": {"economics.gpu_hour_usd": "300,400,500"}}}))
         .await;
     assert!(warnings(&p).is_empty(), "{:?}", warnings(&p));
     // Prices too: a list-price range and an override range both below the $100,000 the plan
@@ -336,8 +328,7 @@ async fn a_plan_priced_outside_an_analysed_range_warns() {
         ),
     ] {
         let p = app
-            .post_ok(
-                "/v1/plans",
+            .post_plan(
                 &json!({"gpus": 1024, "uncertainty": {"samples": 50, "catalog_price_ranges": false,
                     "inputs": {name: "20000,30000,40000",
                                "utilization.busy_fraction": "0.5,0.7"}}}),
@@ -359,8 +350,7 @@ async fn a_plan_priced_outside_an_analysed_range_warns() {
     }
     // A discount lowers what the plan pays: the override range is compared with the net price.
     let p = app
-        .post_ok(
-            "/v1/plans",
+        .post_plan(
             &json!({"gpus": 1024, "prices": {"discounts": {"vendor": {"NVIDIA": "0.5"}}},
                 "uncertainty": {"samples": 50, "catalog_price_ranges": false,
                 "inputs": {"prices.overrides.nvidia-sn5600": "40000,50000,60000"}}}),
@@ -377,12 +367,9 @@ async fn a_plan_priced_outside_an_analysed_range_warns() {
 async fn a_discount_flip_is_searched_beyond_its_range_up_to_the_open_bound() {
     let app = spawn_app().await;
     let p = app
-        .post_ok(
-            "/v1/plans",
-            &json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
+        .post_plan(&json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
                 "uncertainty": {"samples": 50, "catalog_price_ranges": false,
-                "inputs": {"prices.discounts.vendor.NVIDIA": "0,0.2"}}}),
-        )
+                "inputs": {"prices.discounts.vendor.NVIDIA": "0,0.2"}}}))
         .await;
     let bar = &p["uncertainty"]["tornado"][0];
     let flip: f64 = bar["flips_at"][0].as_str().unwrap().parse().unwrap();
@@ -395,11 +382,8 @@ async fn a_discount_flip_is_searched_beyond_its_range_up_to_the_open_bound() {
     // Either side of the flip, single plans agree.
     for (discount, cheapest) in [(flip - 0.01, "roce"), (flip + 0.01, "infiniband")] {
         let q = app
-            .post_ok(
-                "/v1/plans",
-                &json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
-                    "prices": {"discounts": {"vendor": {"NVIDIA": format!("{discount:.4}")}}}}),
-            )
+            .post_plan(&json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
+                    "prices": {"discounts": {"vendor": {"NVIDIA": format!("{discount:.4}")}}}}))
             .await;
         assert_eq!(q["comparison"]["cheapest_fabric"], cheapest, "{discount}");
     }
@@ -422,7 +406,7 @@ async fn a_value_the_plan_does_not_echo_is_compared_with_the_range_too() {
             "economics.ufm_usd_per_endpoint_per_year is 0 ",
         ),
     ] {
-        let p = app.post_ok("/v1/plans", &body).await;
+        let p = app.post_plan(&body).await;
         let warnings = &p["warnings"];
         assert!(
             warnings
