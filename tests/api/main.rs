@@ -47,6 +47,14 @@ impl TestApp {
         assert_problem(self.get(path).await, status).await
     }
 
+    /// GET `path`, which must answer a `status` problem whose first error points at `pointer`;
+    /// the problem document.
+    pub async fn problem_at(&self, path: &str, status: u16, pointer: &str) -> serde_json::Value {
+        let p = self.problem(path, status).await;
+        assert_eq!(p["errors"][0]["pointer"], pointer, "{path}: {p}");
+        p
+    }
+
     /// GET `path`, which must answer a `status` problem; the pointer of its first error.
     pub async fn pointer(&self, path: &str, status: u16) -> serde_json::Value {
         self.problem(path, status).await["errors"][0]["pointer"].take()

@@ -342,8 +342,7 @@ async fn value_errors_are_problems_that_help() {
     let app = spawn_app().await;
     // An infeasible fabric's figure: the answer says why it has none, not "unknown metric".
     const INFEASIBLE: &str = "/v1/value?metric=capex.total_usd&fabric=infiniband&gpus=100000";
-    let p = app.problem(INFEASIBLE, 422).await;
-    assert_eq!(p["errors"][0]["pointer"], "/fabric", "{p}");
+    let p = app.problem_at(INFEASIBLE, 422, "/fabric").await;
     let detail = p["errors"][0]["detail"].as_str().unwrap();
     assert!(
         detail.contains(
@@ -353,12 +352,12 @@ async fn value_errors_are_problems_that_help() {
     );
     // Its delta too (it was "unknown metric", though the metric is listed as valid).
     let p = app
-        .problem(
+        .problem_at(
             "/v1/value?metric=comparison.deltas.total_usd&fabric=infiniband&gpus=100000",
             422,
+            "/fabric",
         )
         .await;
-    assert_eq!(p["errors"][0]["pointer"], "/fabric", "{p}");
     assert!(
         p["errors"][0]["detail"]
             .as_str()
@@ -502,9 +501,12 @@ async fn head_etag_and_304() {
 async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() {
     let app = spawn_app().await;
     let p = app
-        .problem("/v1/plans?gpus=1024&economics.years=abc", 422)
+        .problem_at(
+            "/v1/plans?gpus=1024&economics.years=abc",
+            422,
+            "/economics/years",
+        )
         .await;
-    assert_eq!(p["errors"][0]["pointer"], "/economics/years");
     assert!(first_error(&p, "detail").contains("economics.years"));
     for (query, pointer) in [
         (
@@ -550,8 +552,7 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
         "/v1/value?metric=tco.total_usd&fabric=roce&gpus=64&economics.yeras=3",
         "/v1/sweeps?vary=gpus&values=64,128&economics.yeras=3",
     ] {
-        let p = app.problem(path, 422).await;
-        assert_eq!(p["errors"][0]["pointer"], "/economics/yeras", "{path}");
+        let p = app.problem_at(path, 422, "/economics/yeras").await;
         assert_eq!(p["errors"][0]["code"], "unknown_field", "{path}");
         assert!(p["detail"].as_str().unwrap().contains("economics.yeras"));
     }
@@ -671,9 +672,8 @@ async fn sweep_rows_and_crossovers_agree_with_single_plans() {
 async fn sweep_limits_and_bad_points_are_422_problems() {
     let app = spawn_app().await;
     let p = app
-        .problem("/v1/sweeps?vary=gpu_model&values=1,2", 422)
+        .problem_at("/v1/sweeps?vary=gpu_model&values=1,2", 422, "/vary")
         .await;
-    assert_eq!(p["errors"][0]["pointer"], "/vary");
     assert!(p["extra"]["valid_inputs"].as_array().unwrap().len() > 5);
     assert_eq!(
         app.pointer("/v1/sweeps?vary=gpus&from=1&to=1000&steps=20000", 422)
