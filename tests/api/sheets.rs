@@ -121,6 +121,11 @@ fn first_error<'a>(p: &'a Value, field: &str) -> &'a str {
 const Q: &str = "gpus=2048&gpu_model=h100&fabrics=infiniband,roce&economics.years=4\
 &topology.oversubscription=1&prices.discounts.category.optic=0.3&prices.overrides.nvidia-qm9700=42000";
 
+/// The plan `POST /v1/plans` answers for [`q_body`].
+async fn q_plan(app: &TestApp) -> Value {
+    app.post_value("/v1/plans", &q_body()).await
+}
+
 fn q_body() -> Value {
     json!({
         "gpus": 2048, "gpu_model": "h100", "fabrics": ["infiniband", "roce"], "economics": {"years": 4},
@@ -131,10 +136,10 @@ fn q_body() -> Value {
 #[tokio::test]
 async fn get_plan_equals_post_plan_for_the_same_inputs() {
     let app = spawn_app().await;
-    let post: Value = app.post_value("/v1/plans", &q_body()).await;
     let (h, body) = get_ok(&app, &format!("/v1/plans?{Q}&_=12345")).await;
     assert_eq!(h["cache-control"], "no-store");
     let got: Value = serde_json::from_str(&body).unwrap();
+    let post = q_plan(&app).await;
     assert_eq!(got["plan_id"], post["plan_id"]);
     assert_eq!(got, post);
     assert_plan_etag(&h, &post, "");
@@ -154,7 +159,7 @@ async fn get_plan_equals_post_plan_for_the_same_inputs() {
 #[tokio::test]
 async fn plan_csv_parses_and_matches_the_json_figures() {
     let app = spawn_app().await;
-    let plan: Value = app.post_value("/v1/plans", &q_body()).await;
+    let plan = q_plan(&app).await;
     let (h, text) = get_ok(&app, &format!("/v1/plans?{Q}&format=csv")).await;
     assert_eq!(h["content-type"], "text/csv; charset=utf-8");
     assert_plan_etag(&h, &plan, "-csv");
@@ -217,7 +222,7 @@ async fn plan_csv_parses_and_matches_the_json_figures() {
 #[tokio::test]
 async fn bom_rows_match_the_plan() {
     let app = spawn_app().await;
-    let plan: Value = app.post_value("/v1/plans", &q_body()).await;
+    let plan = q_plan(&app).await;
     let bom: Value = app.json(&format!("/v1/plans/bom?{Q}")).await;
     let rows = bom["rows"].as_array().unwrap();
     let lines: usize = plan["fabrics"]
@@ -298,7 +303,7 @@ async fn the_bom_carries_the_warnings_and_the_fabrics_not_built() {
 #[tokio::test]
 async fn value_is_the_bare_json_number() {
     let app = spawn_app().await;
-    let plan: Value = app.post_value("/v1/plans", &q_body()).await;
+    let plan = q_plan(&app).await;
     for fabric in ["infiniband", "roce"] {
         let f = plan["fabrics"]
             .as_array()
@@ -500,13 +505,8 @@ async fn head_etag_and_304() {
 #[tokio::test]
 async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() {
     let app = spawn_app().await;
-    let p = app
-        .problem_at(
-            "/v1/plans?gpus=1024&economics.years=abc",
-            422,
-            "/economics/years",
-        )
-        .await;
+    let bad_years = "/v1/plans?gpus=1024&economics.years=abc";
+    let p = app.problem_at(bad_years, 422, "/economics/years").await;
     assert!(first_error(&p, "detail").contains("economics.years"));
     for (query, pointer) in [
         (
