@@ -12,7 +12,7 @@ use crate::catalog::CatalogSet;
 use crate::fabric::Fabric;
 use crate::plan::sweep::Crossover;
 use crate::plan::{Plan, PlanRequest, build_plan};
-use svg::{assert_ticks_apart, svg_texts, x_tick_labels};
+use svg::{assert_ticks_apart, svg_texts, x_tick_texts};
 
 fn plan(v: serde_json::Value) -> Plan {
     let req: PlanRequest = serde_json::from_value(v).expect("request");
@@ -108,6 +108,50 @@ fn sweep_row(
     }
 }
 
+/// A RoCE row of `vary` at each of `values`, each costing $1.
+fn roce_rows(vary: &str, values: &[f64]) -> Vec<crate::table::NamedSweepRow> {
+    let row = |v: &f64| sweep_row(vary, *v, Fabric::Roce, Decimal::ONE);
+    values.iter().map(row).collect()
+}
+
+/// An exact crossover of the one input `input` from `from` to `to` at `value`.
+fn exact_crossover(
+    input: &str,
+    between: [f64; 2],
+    value: f64,
+    from: Fabric,
+    to: Fabric,
+) -> Crossover {
+    Crossover {
+        input: input.into(),
+        between,
+        value,
+        exact: true,
+        from_fabric: from,
+        to_fabric: to,
+        input2: None,
+        value2: None,
+    }
+}
+
+/// The sweep chart of `rows` of `vary` with `crossovers`, no notes.
+fn sweep_chart(
+    p: &Plan,
+    vary: &str,
+    rows: &[crate::table::NamedSweepRow],
+    crossovers: &[Crossover],
+    geometric: bool,
+) -> data::Chart {
+    let input = SweepInput {
+        vary,
+        rows,
+        crossovers,
+        geometric,
+        notes: &[],
+    };
+    data::sweep(p, &input)
+}
+
 #[test]
 fn sweep_lines_and_markers_come_from_the_rows_and_crossovers() {
     let p = plan(json!({"gpus": 1024}));
@@ -118,26 +162,14 @@ fn sweep_lines_and_markers_come_from_the_rows_and_crossovers() {
         row(512.0, Fabric::Infiniband, Decimal::from(300)),
         row(512.0, Fabric::Roce, Decimal::new(25025, 2)),
     ];
-    let cross = vec![Crossover {
-        input: "gpus".into(),
-        between: [256.0, 512.0],
-        value: 400.0,
-        exact: true,
-        from_fabric: Fabric::Infiniband,
-        to_fabric: Fabric::Roce,
-        input2: None,
-        value2: None,
-    }];
-    let c = data::sweep(
-        &p,
-        &SweepInput {
-            vary: "gpus",
-            rows: &rows,
-            crossovers: &cross,
-            geometric: true,
-            notes: &[],
-        },
-    );
+    let cross = [exact_crossover(
+        "gpus",
+        [256.0, 512.0],
+        400.0,
+        Fabric::Infiniband,
+        Fabric::Roce,
+    )];
+    let c = sweep_chart(&p, "gpus", &rows, &cross, true);
     let Series::Lines {
         lines,
         markers,
@@ -466,30 +498,19 @@ fn the_sweep_axis_says_the_inputs_words_and_unit() {
         assert_eq!(data::input_label(name), label, "{name}");
     }
     let p = plan(json!({"gpus": 1024}));
+    let vary = "economics.gpu_hour_usd";
     let rows = vec![
-        sweep_row("economics.gpu_hour_usd", 0.5, Fabric::Roce, Decimal::ONE),
-        sweep_row("economics.gpu_hour_usd", 400.5, Fabric::Roce, Decimal::TWO),
+        sweep_row(vary, 0.5, Fabric::Roce, Decimal::ONE),
+        sweep_row(vary, 400.5, Fabric::Roce, Decimal::TWO),
     ];
-    let cross = vec![Crossover {
-        input: "economics.gpu_hour_usd".into(),
-        between: [0.5, 400.5],
-        value: 253.73,
-        exact: true,
-        from_fabric: Fabric::Roce,
-        to_fabric: Fabric::RoceAdaptive,
-        input2: None,
-        value2: None,
-    }];
-    let c = data::sweep(
-        &p,
-        &SweepInput {
-            vary: "economics.gpu_hour_usd",
-            rows: &rows,
-            crossovers: &cross,
-            geometric: false,
-            notes: &[],
-        },
-    );
+    let cross = [exact_crossover(
+        vary,
+        [0.5, 400.5],
+        253.73,
+        Fabric::Roce,
+        Fabric::RoceAdaptive,
+    )];
+    let c = sweep_chart(&p, vary, &rows, &cross, false);
     assert_eq!(c.title, "Total cost vs. GPU-hour value (USD per GPU-hour)");
     let Series::Lines { markers, .. } = &c.series else {
         panic!("lines expected")
@@ -544,43 +565,26 @@ fn sweep_tick_labels_never_collide() {
                     .map(|f| sweep_row(vary, *v, f, Decimal::from(1000 + i as i64)))
             })
             .collect();
-        let c = data::sweep(
-            &p,
-            &SweepInput {
-                vary,
-                rows: &rows,
-                crossovers: &[],
-                geometric: false,
-                notes: &[],
-            },
-        );
+        let c = sweep_chart(&p, vary, &rows, &[], false);
         let svg = render::svg(&c).expect("svg");
         assert_ticks_apart(&svg, f64::from(render::WIDTH), vary);
         assert!(svg.contains(&data::input_label(vary)), "{vary}: axis title");
         assert!(!svg.contains(&format!(">{vary}<")), "{vary}: raw name");
     }
     // The message sizes are on a log axis: the first three points are not in the first tenth.
-    let rows: Vec<_> = [1e3, 1e6, 1e9, 1e10]
-        .map(|v| sweep_row("workload.message_bytes", v, Fabric::Roce, Decimal::ONE))
-        .to_vec();
-    let c = data::sweep(
+    let vary = "workload.message_bytes";
+    let c = sweep_chart(
         &p,
-        &SweepInput {
-            vary: "workload.message_bytes",
-            rows: &rows,
-            crossovers: &[],
-            geometric: false,
-            notes: &[],
-        },
+        vary,
+        &roce_rows(vary, &[1e3, 1e6, 1e9, 1e10]),
+        &[],
+        false,
     );
     let Series::Lines { x_log, .. } = &c.series else {
         panic!("lines expected")
     };
     assert!(*x_log);
-    let labels: Vec<String> = x_tick_labels(&render::svg(&c).expect("svg"))
-        .into_iter()
-        .map(|t| t.1)
-        .collect();
+    let labels = x_tick_texts(&render::svg(&c).expect("svg"));
     for l in ["1,000", "1,000,000", "10,000,000,000"] {
         assert!(labels.iter().any(|t| t == l), "{l} in {labels:?}");
     }
@@ -591,21 +595,10 @@ fn sweep_tick_labels_never_collide() {
 #[test]
 fn a_log_axis_of_fractions_keeps_its_digits() {
     let p = plan(json!({"gpus": 1024}));
-    let rows: Vec<_> = [0.05, 0.1, 0.2, 0.4, 0.8]
-        .map(|v| sweep_row("utilization.busy_fraction", v, Fabric::Roce, Decimal::ONE))
-        .to_vec();
-    let c = data::sweep(
-        &p,
-        &SweepInput {
-            vary: "utilization.busy_fraction",
-            rows: &rows,
-            crossovers: &[],
-            geometric: true,
-            notes: &[],
-        },
-    );
-    let svg = render::svg(&c).expect("svg");
-    let labels: Vec<String> = x_tick_labels(&svg).into_iter().map(|t| t.1).collect();
+    let vary = "utilization.busy_fraction";
+    let rows = roce_rows(vary, &[0.05, 0.1, 0.2, 0.4, 0.8]);
+    let c = sweep_chart(&p, vary, &rows, &[], true);
+    let labels = x_tick_texts(&render::svg(&c).expect("svg"));
     assert_eq!(labels, ["0.05", "0.1", "0.2", "0.4", "0.8"], "{labels:?}");
 }
 

@@ -500,10 +500,7 @@ async fn a_price_sweeps_to_the_point_where_the_cheapest_fabric_changes() {
     );
     let svg = app.text(&format!("/v1/charts/sweep?{q}")).await;
     assert!(svg.contains("nvidia-sn5600 price (USD)"), "axis in words");
-    let ticks: Vec<String> = crate::svg::x_tick_labels(&svg)
-        .into_iter()
-        .map(|(_, t)| t)
-        .collect();
+    let ticks = crate::svg::x_tick_texts(&svg);
     assert!(
         ticks.iter().any(|t| t == "100,000") && !ticks.iter().any(|t| t.contains('.')),
         "ticks in whole dollars: {ticks:?}"
@@ -618,10 +615,7 @@ async fn price_and_discount_chart_labels_differ_and_name_the_crossover_exactly()
         "gpus=1024&vary=prices.overrides.nvidia-sn5600&values=45934.4,45934.6,45934.8,45935.0,45935.2",
     ] {
         let svg = app.text(&format!("/v1/charts/sweep?{q}")).await;
-        let ticks: Vec<String> = crate::svg::x_tick_labels(&svg)
-            .into_iter()
-            .map(|(_, t)| t)
-            .collect();
+        let ticks = crate::svg::x_tick_texts(&svg);
         let mut distinct = ticks.clone();
         distinct.dedup();
         assert_eq!(distinct, ticks, "{q}");

@@ -45,6 +45,11 @@ pub fn x_tick_labels(svg: &str) -> Vec<(f64, String)> {
     out
 }
 
+/// The texts of [`x_tick_labels`], left to right.
+pub fn x_tick_texts(svg: &str) -> Vec<String> {
+    x_tick_labels(svg).into_iter().map(|(_, t)| t).collect()
+}
+
 /// At least two x tick labels, none overlapping its neighbour (centres closer than half their
 /// widths: DejaVu Sans at 11.29 px, digits 7.2 px, `,` and `.` 3.6 px) and every one inside
 /// an image `width` px wide.
