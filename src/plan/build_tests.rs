@@ -97,7 +97,6 @@ fn comparison_reasons_read_like_sentences_with_separators_and_bounds() {
 fn a_figures_plan_has_every_figure_of_the_full_plan_and_no_text() {
     // Sweeps build `Detail::Figures` plans: they must cost, compare and warn exactly as the full
     // plan does, at every size and with the buyer's prices, and leave out only the text.
-    let cats = CatalogSet::embedded().expect("catalog");
     let reqs = [
         json!({"gpus": 16}),
         json!({"gpus": 1024, "workload": {"preset": "moe-deepseek-v3"}}),
@@ -105,6 +104,7 @@ fn a_figures_plan_has_every_figure_of_the_full_plan_and_no_text() {
         json!({"gpus": 2048, "topology": {"rail_optimized": false, "nodes_per_rack": 4},
                "prices": {"overrides": {"nvidia-qm9700": "1000"}, "discounts": {"category": {"optic": "0.3"}}}}),
     ];
+    let cats = CatalogSet::embedded().expect("catalog");
     let mut advised = 0;
     for v in &reqs {
         let req: PlanRequest = serde_json::from_value(v.clone()).expect("request");
