@@ -151,7 +151,7 @@ async fn the_sweep_chart_ticks_apart_and_titles_with_words_and_unit() {
 async fn every_sweepable_input_has_chart_words() {
     let app = spawn_app().await;
     let res = app
-        .json("/v1/sweeps?gpus=64&vary=no.such_input&values=1")
+        .problem("/v1/sweeps?gpus=64&vary=no.such_input&values=1", 422)
         .await;
     let names = res["extra"]["valid_inputs"]
         .as_array()
@@ -264,15 +264,14 @@ async fn an_invalid_query_gives_an_html_page_naming_the_problem() {
 #[tokio::test]
 async fn the_report_form_offers_the_workload_presets() {
     let app = spawn_app().await;
-    let html = app
-        .text("/?gpus=1024&workload.preset=moe-deepseek-v3")
-        .await;
+    let qs = "gpus=1024&workload.preset=moe-deepseek-v3";
+    let html = app.text(&format!("/?{qs}")).await;
     assert!(html.contains("name=\"workload.preset\""), "preset select");
     assert!(
         html.contains("value=\"moe-deepseek-v3\" selected"),
         "selected preset"
     );
-    let plan = plan_json(&app, "gpus=1024&workload.preset=moe-deepseek-v3").await;
+    let plan = plan_json(&app, qs).await;
     assert!(html.contains(plan["plan_id"].as_str().expect("id")));
 }
 
@@ -597,10 +596,10 @@ async fn sweep_rows_name_the_design_a_point_builds() {
         .collect();
     assert_eq!(designs, ["tor_copper", "su_clos"]);
     let csv = app.text(&format!("/v1/sweeps?{q}&format=csv")).await;
-    assert!(
-        csv.contains(",infiniband,tor_copper,") && csv.contains(",infiniband,su_clos,"),
-        "{csv}"
-    );
+    for design in designs {
+        let row = format!(",infiniband,{design},");
+        assert!(csv.contains(&row), "{design}: {csv}");
+    }
 }
 
 /// A price or discount sweep's chart labels (audit 14 F6): ticks that differ print differently
