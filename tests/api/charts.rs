@@ -281,9 +281,8 @@ async fn the_report_form_offers_the_workload_presets() {
 #[tokio::test]
 async fn the_report_form_keeps_the_inputs_it_has_no_field_for() {
     let app = spawn_app().await;
-    let html = app
-        .text("/report?gpus=64&prices.overrides.nvidia-sn5600=50000&uncertainty.samples=500&_t=1")
-        .await;
+    let qs = "gpus=64&prices.overrides.nvidia-sn5600=50000&uncertainty.samples=500&_t=1";
+    let html = app.html(&format!("/report?{qs}"), 200).await;
     assert!(
         html.contains(
             "<input type=\"hidden\" name=\"prices.overrides.nvidia-sn5600\" value=\"50000\">"
@@ -519,9 +518,9 @@ async fn a_price_sweeps_to_the_point_where_the_cheapest_fabric_changes() {
 #[tokio::test]
 async fn a_sweep_notes_a_replaced_value_and_an_input_that_moves_nothing() {
     let app = spawn_app().await;
-    let sw = app
-        .ok_json("/v1/sweeps?gpus=1024&fabrics=roce_adaptive&vary=prices.overrides.nvidia-sn5600&values=1000,2000&prices.overrides.nvidia-sn5600=5000")
-        .await;
+    let q = "gpus=1024&fabrics=roce_adaptive&vary=prices.overrides.nvidia-sn5600&values=1000,2000\
+             &prices.overrides.nvidia-sn5600=5000";
+    let sw = app.ok_json(&format!("/v1/sweeps?{q}")).await;
     let first = sw["rows"][0]["warnings"][0].as_str().unwrap_or_default();
     assert!(
         first.contains("prices.overrides.nvidia-sn5600=5000 in the request is replaced"),
