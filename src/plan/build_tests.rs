@@ -321,3 +321,52 @@ fn a_figures_plan_fails_as_the_full_plan_fails() {
     }
     assert!(failed >= 3, "{failed} of the requests failed");
 }
+
+#[test]
+fn a_price_adjustment_no_fabric_buys_is_warned() {
+    // An override, a vendor discount and a category discount that price nothing in the plan
+    // are named (audit 19 F1: a quote entered under the XDR switch's SKU for an NDR cluster
+    // left catalog prices without a word); those the BOM uses are not; full and figures plans
+    // (a sweep point's) say the same.
+    let cats = CatalogSet::embedded().expect("catalog");
+    let req: PlanRequest = serde_json::from_value(json!({
+        "gpus": 1024, "fabrics": ["infiniband", "roce"],
+        "prices": {
+            "overrides": {"nvidia-q3400-ra": "1", "nvidia-qm9700": "5"},
+            "discounts": {"vendor": {"Broadcom": "0.4", "NVIDIA": "0.1"},
+                          "category": {"license": "0.5", "optic": "0.1"}}}
+    }))
+    .expect("request");
+    let unused = |w: &str| w.ends_with("changes nothing");
+    for detail in [Detail::Full, Detail::Figures] {
+        let plan = build_with(&req, &cats, Effort::default(), None, detail).expect("plan");
+        let said: Vec<&str> = plan
+            .warnings
+            .iter()
+            .map(String::as_str)
+            .filter(|w| unused(w))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "prices.overrides.nvidia-q3400-ra: no fabric in this plan buys nvidia-q3400-ra; the override changes nothing",
+                "prices.discounts.vendor.Broadcom: no fabric in this plan buys from Broadcom; the discount changes nothing",
+                "prices.discounts.category.license: no fabric in this plan buys a part of category license; the discount changes nothing",
+            ],
+            "{detail:?}"
+        );
+    }
+    // InfiniBand alone buys no Arista switch: a vendor the other fabric used is now unused.
+    let ib: PlanRequest = serde_json::from_value(json!({
+        "gpus": 1024, "fabrics": ["infiniband"],
+        "prices": {"discounts": {"vendor": {"Arista": "0.2", "NVIDIA": "0.1"}}}
+    }))
+    .expect("request");
+    let plan = build_plan(&ib, &cats).expect("plan");
+    let said: Vec<&String> = plan.warnings.iter().filter(|w| unused(w)).collect();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("prices.discounts.vendor.Arista:"),
+        "{said:?}"
+    );
+}

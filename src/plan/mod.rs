@@ -340,6 +340,40 @@ fn warning_concerns(w: &str, fabric: Fabric) -> bool {
     true
 }
 
+/// A price adjustment that prices nothing: an override of a SKU, a discount of a vendor or of
+/// a category that no fabric built in the plan buys (a quote entered under the wrong SKU would
+/// otherwise leave the plan at catalog prices without a word; audit 19 F1).
+fn unused_price_adjustments(
+    adj: &cost::PriceAdjustments,
+    sized: &[std::sync::Arc<SizedFabric>],
+) -> Vec<String> {
+    let lines = || sized.iter().flat_map(|s| s.lines.iter());
+    let mut out = Vec::new();
+    for sku in adj.overrides.keys() {
+        if !lines().any(|l| l.sku.as_str() == sku) {
+            out.push(format!(
+                "prices.overrides.{sku}: no fabric in this plan buys {sku}; the override changes nothing"
+            ));
+        }
+    }
+    for vendor in adj.vendor_discounts.keys() {
+        if !lines().any(|l| l.vendor.as_str() == vendor) {
+            out.push(format!(
+                "prices.discounts.vendor.{vendor}: no fabric in this plan buys from {vendor}; the discount changes nothing"
+            ));
+        }
+    }
+    for category in adj.category_discounts.keys() {
+        if !lines().any(|l| l.category == *category) {
+            let c = category.as_str();
+            out.push(format!(
+                "prices.discounts.category.{c}: no fabric in this plan buys a part of category {c}; the discount changes nothing"
+            ));
+        }
+    }
+    out
+}
+
 fn push_unique(warnings: &mut Vec<String>, w: String) {
     if !warnings.contains(&w) {
         warnings.push(w);
@@ -552,6 +586,7 @@ pub fn build_with(
             }
         }
     }
+    warnings.extend(unused_price_adjustments(&r.adjustments, &sized_all));
     if costs.is_empty()
         && let Some(mut e) = first_error
     {
