@@ -133,8 +133,26 @@ fn more_less(
 /// A per-hour rate in dollars and cents for sentences, with thousands separators: `$2.50`,
 /// `$1,234.50`.
 pub(super) fn format_usd_rate(v: Decimal) -> String {
-    let mut r = v.round_dp_with_strategy(2, ROUNDING);
-    r.rescale(2);
+    format_usd_rate_places(v, 2)
+}
+
+/// Two rates that a sentence compares ("above $121.0077 per GPU-hour (now $121.0076)"), in cents
+/// or, where cents would show them equal, with as many more places (up to 6) as tell them apart
+/// (audit 19 F3: "Above $121.01 (now $121.01)" for 121.0077 and 121.0076). Rounding keeps their
+/// order, so the first is still written above or below the second.
+pub(super) fn format_usd_rates(a: Decimal, b: Decimal) -> (String, String) {
+    let places = (2..=6u32)
+        .find(|&p| a.round_dp_with_strategy(p, ROUNDING) != b.round_dp_with_strategy(p, ROUNDING))
+        .unwrap_or(2);
+    (
+        format_usd_rate_places(a, places),
+        format_usd_rate_places(b, places),
+    )
+}
+
+fn format_usd_rate_places(v: Decimal, places: u32) -> String {
+    let mut r = v.round_dp_with_strategy(places, ROUNDING);
+    r.rescale(places);
     let sign = if r.is_sign_negative() && !r.is_zero() {
         "-"
     } else {
@@ -297,25 +315,29 @@ impl fmt::Display for Reason {
                 at,
             } => {
                 let (a, runner) = (a.display_name(), runner_up.display_name());
-                let now = format_usd_rate(*now_usd);
                 match at {
                     BreakEvenAt::BeyondAccepted { at_usd, max_usd } => write!(
                         out,
-                        "Only above {} per GPU-hour (now {now}), beyond the {} a plan accepts, \
+                        "Only above {} per GPU-hour (now {}), beyond the {} a plan accepts, \
                          would {runner} become cheaper than {a}.",
                         format_usd_rate(*at_usd),
+                        format_usd_rate(*now_usd),
                         format_usd_rate(*max_usd),
                     ),
-                    BreakEvenAt::Above(star) => write!(
-                        out,
-                        "Above {} per GPU-hour (now {now}), {runner} becomes cheaper than {a}.",
-                        format_usd_rate(*star),
-                    ),
-                    BreakEvenAt::Below(star) => write!(
-                        out,
-                        "Below {} per GPU-hour (now {now}), {runner} becomes cheaper than {a}.",
-                        format_usd_rate(*star),
-                    ),
+                    BreakEvenAt::Above(star) => {
+                        let (star, now) = format_usd_rates(*star, *now_usd);
+                        write!(
+                            out,
+                            "Above {star} per GPU-hour (now {now}), {runner} becomes cheaper than {a}."
+                        )
+                    }
+                    BreakEvenAt::Below(star) => {
+                        let (star, now) = format_usd_rates(*star, *now_usd);
+                        write!(
+                            out,
+                            "Below {star} per GPU-hour (now {now}), {runner} becomes cheaper than {a}."
+                        )
+                    }
                     BreakEvenAt::Never => {
                         write!(out, "No GPU-hour value makes {runner} cheaper than {a}.")
                     }
@@ -355,5 +377,34 @@ mod tests {
         );
         assert!(up_front(0, true).contains("and loses the same GPU time over 5 years"));
         assert!(up_front(0, false).contains("with GPU time valued at $0, the same idle cost"));
+    }
+
+    /// A break-even that cents would show equal to the current value gets the places that tell
+    /// them apart, and stays on its side (audit 19 F3: "Above $121.01 (now $121.01)").
+    #[test]
+    fn a_break_even_is_written_apart_from_the_current_value() {
+        let d = |s: &str| s.parse::<Decimal>().expect("decimal");
+        let sentence = |star: &str, now: &str| {
+            Reason::BreakEven {
+                a: Fabric::Roce,
+                runner_up: Fabric::RoceAdaptive,
+                now_usd: d(now),
+                at: BreakEvenAt::Above(d(star)),
+            }
+            .to_string()
+        };
+        assert!(
+            sentence("121.0077", "121.0076")
+                .starts_with("Above $121.0077 per GPU-hour (now $121.0076)"),
+            "{}",
+            sentence("121.0077", "121.0076")
+        );
+        assert!(sentence("148.397", "2.5").starts_with("Above $148.40 per GPU-hour (now $2.50)"));
+        assert!(
+            sentence("1234.5", "1234.4951")
+                .starts_with("Above $1,234.500 per GPU-hour (now $1,234.495)")
+        );
+        // Equal to six places: cents, as before.
+        assert!(sentence("2.5000001", "2.5").starts_with("Above $2.50 per GPU-hour (now $2.50)"));
     }
 }
