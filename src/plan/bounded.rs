@@ -141,7 +141,7 @@ pub fn out_of_range<E: serde::de::Error>(range: String, got: impl std::fmt::Disp
 /// `echo` and the schema with its default (`integer`: the schema's type).
 #[doc(hidden)]
 macro_rules! bounded_number {
-    ($name:ident: $t:ty, $integer:literal, $min:literal, $max:literal, $unit:literal, [$($doc:literal)*] $(, $def:literal)?) => {
+    ($name:ident: $t:ty, $integer:literal, $min:literal, $max:literal, $unit:literal, [$($doc:literal)*] $(, $def:literal, $in_schema:literal)?) => {
         impl $name {
             pub const MIN: $t = $min;
             pub const MAX: $t = $max;
@@ -163,7 +163,10 @@ macro_rules! bounded_number {
         $crate::plan::bounded::bounded_schema!($name, {
                 #[allow(unused_mut, unused_assignments)]
                 let mut default: Option<f64> = None;
-                $(default = Some($def as f64);)?
+                // A default that depends on other inputs (a workload preset) is the model's
+                // alone: written in the field's description, not as the schema's `default`,
+                // which Swagger UI would send as if the user had chosen it (audit 20).
+                $(if $in_schema { default = Some($def as f64); })?
                 #[allow(clippy::unnecessary_cast)]
                 let (min, max) = ($name::MIN as f64, $name::MAX as f64);
                 $crate::plan::bounded::number_schema(
@@ -176,19 +179,27 @@ macro_rules! bounded_number {
 
 /// Declares a bounded integer input: `bounded_int!(/// doc \n Years: u32, 1..=15, "years", default 5);`
 macro_rules! bounded_int {
-    ($(#[doc = $doc:literal])* $name:ident: $t:ty, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)?) => {
+    ($(#[doc = $doc:literal])* $name:ident: $t:ty, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)? $(, model_default $mdef:literal)?) => {
         $(#[doc = $doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
         #[serde(transparent)]
         pub struct $name($t);
 
-        $crate::plan::bounded::bounded_number!($name: $t, true, $min, $max, $unit, [$($doc)*] $(, $def)?);
+        $crate::plan::bounded::bounded_number!($name: $t, true, $min, $max, $unit, [$($doc)*] $(, $def, true)? $(, $mdef, false)?);
 
         $(
             impl Default for $name {
                 /// The declared default.
                 fn default() -> $name {
                     $name($def)
+                }
+            }
+        )?
+        $(
+            impl Default for $name {
+                /// The model's default (a preset may set another).
+                fn default() -> $name {
+                    $name($mdef)
                 }
             }
         )?
@@ -230,13 +241,13 @@ macro_rules! bounded_int {
 
 /// Declares a bounded floating-point input (`f64`).
 macro_rules! bounded_float {
-    ($(#[doc = $doc:literal])* $name:ident, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)?) => {
+    ($(#[doc = $doc:literal])* $name:ident, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)? $(, model_default $mdef:literal)?) => {
         $(#[doc = $doc])*
         #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, serde::Serialize)]
         #[serde(transparent)]
         pub struct $name(f64);
 
-        $crate::plan::bounded::bounded_number!($name: f64, false, $min, $max, $unit, [$($doc)*] $(, $def)?);
+        $crate::plan::bounded::bounded_number!($name: f64, false, $min, $max, $unit, [$($doc)*] $(, $def, true)? $(, $mdef, false)?);
 
         impl $name {
             /// The value if it is finite and within bounds; `-0.0` is `0.0` (`bounded::plain_zero`).
@@ -360,12 +371,12 @@ macro_rules! bounded_decimal {
 /// `bounded_inputs! { /// TCO horizon. \n int Years: u32, 1..=15, "years", default 5; }`.
 macro_rules! bounded_inputs {
     () => {};
-    ($(#[doc = $doc:literal])* int $name:ident: $t:ty, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)?; $($rest:tt)*) => {
-        $crate::plan::bounded::bounded_int!($(#[doc = $doc])* $name: $t, $min..=$max, $unit $(, default $def)?);
+    ($(#[doc = $doc:literal])* int $name:ident: $t:ty, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)? $(, model_default $mdef:literal)?; $($rest:tt)*) => {
+        $crate::plan::bounded::bounded_int!($(#[doc = $doc])* $name: $t, $min..=$max, $unit $(, default $def)? $(, model_default $mdef)?);
         $crate::plan::bounded::bounded_inputs!($($rest)*);
     };
-    ($(#[doc = $doc:literal])* float $name:ident, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)?; $($rest:tt)*) => {
-        $crate::plan::bounded::bounded_float!($(#[doc = $doc])* $name, $min..=$max, $unit $(, default $def)?);
+    ($(#[doc = $doc:literal])* float $name:ident, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)? $(, model_default $mdef:literal)?; $($rest:tt)*) => {
+        $crate::plan::bounded::bounded_float!($(#[doc = $doc])* $name, $min..=$max, $unit $(, default $def)? $(, model_default $mdef)?);
         $crate::plan::bounded::bounded_inputs!($($rest)*);
     };
     ($(#[doc = $doc:literal])* decimal $name:ident, $min:literal ..= $max:literal, $unit:literal; $($rest:tt)*) => {

@@ -36,9 +36,9 @@ crate::plan::bounded::bounded_inputs! {
     /// One all-reduce of this many bytes over all GPUs (nccl-tests style).
     int MessageBytes: u64, 1..=1_099_511_627_776, "bytes";
     /// Model parameters.
-    float ModelParamsBillion, 0.001..=100000.0, "billion parameters", default 70;
+    float ModelParamsBillion, 0.001..=100000.0, "billion parameters", model_default 70;
     /// Bytes per gradient element in the all-reduce (2 = bf16, 4 = fp32).
-    int BytesPerGradient: u32, 1..=8, "bytes per element", default 2;
+    int BytesPerGradient: u32, 1..=8, "bytes per element", model_default 2;
     /// A parallelism degree (GPUs per group).
     int ParallelDegree: u32, 1..=4096, "GPUs per group";
     /// Compute time of one training step (forward + backward).
@@ -46,19 +46,19 @@ crate::plan::bounded::bounded_inputs! {
     /// DDP gradient bucket size (PyTorch `bucket_cap_mb`).
     float BucketMb, 0.001..=1000000.0, "MB (10^6 bytes)", default 25;
     /// Experts each token is routed to (mixture of experts).
-    int MoeTopK: u32, 1..=64, "experts per token", default 2;
+    int MoeTopK: u32, 1..=64, "experts per token", model_default 2;
     /// Key/value attention heads of 128 (grouped-query attention).
     int KvHeads: u32, 1..=1024, "heads", default 8;
     /// Data-parallel degree (model replicas).
     int DataParallelDegree: u32, 1..=1_000_000, "replicas";
     /// Tokens per training sequence.
-    int SequenceLength: u32, 1..=10_000_000, "tokens", default 4096;
+    int SequenceLength: u32, 1..=10_000_000, "tokens", model_default 4096;
     /// Tokens per optimizer step over the whole job.
     int GlobalBatchTokens: u64, 1..=1_000_000_000_000, "tokens";
     /// Model hidden size.
     int HiddenSize: u32, 64..=1_000_000, "model dimension";
     /// Model FLOPs utilization against the GPU's dense BF16 peak.
-    float Mfu, 0.01..=1.0, "fraction of peak", default 0.4;
+    float Mfu, 0.01..=1.0, "fraction of peak", model_default 0.4;
     /// Share of every scale-out link's bandwidth other jobs use.
     float BackgroundLoad, 0.0..=0.95, "fraction of link bandwidth", default 0;
     /// Job-interrupting failures per part and year.
@@ -184,7 +184,6 @@ impl utoipa::PartialSchema for NicSpeedGbps {
         ObjectBuilder::new()
             .schema_type(SchemaType::new(Type::Integer))
             .enum_values(Some(NIC_SPEEDS_GBPS))
-            .default(Some(400.into()))
             .description(Some(
                 "Speed of each scale-out NIC port. Unit: Gb/s. One of 100, 200, 400, 800.",
             ))
@@ -251,7 +250,9 @@ pub struct PlanRequest {
     pub gpus_per_node: Option<GpusPerNode>,
     /// Scale-out NIC ports per server. Default: one per GPU.
     pub nics_per_node: Option<NicsPerNode>,
-    /// Speed of each scale-out NIC, Gb/s: 100, 200, 400 or 800. Default 400.
+    /// Speed of each scale-out NIC, Gb/s: 100, 200, 400 or 800. Default: the GPU model's (the
+    /// catalog's `gpus[].nic_speed_gbps`: 400 for H100, H200, B200 and GB200, 800 for B300 and
+    /// GB300, 200 for A100).
     pub nic_speed_gbps: Option<NicSpeedGbps>,
     /// Fabrics to plan and compare. Default: all three.
     #[validate(length(min = 1, max = 3), custom(function = "distinct_fabrics"))]
@@ -356,9 +357,10 @@ pub struct WorkloadRequest {
     /// job's gradient buckets, fully exposed on the step's compute (`step_compute_ms`, else
     /// the job's compute on this GPU at `mfu`).
     pub message_bytes: Option<MessageBytes>,
-    /// Model parameters, billions. Default 70.
+    /// Model parameters, billions. Default 70, or the preset's.
     pub model_params_billion: Option<ModelParamsBillion>,
-    /// Bytes per gradient element in the all-reduce (2 = bf16, 4 = fp32). Default 2.
+    /// Bytes per gradient element in the all-reduce (2 = bf16, 4 = fp32). Default 2, or the
+    /// preset's.
     pub bytes_per_gradient: Option<BytesPerGradient>,
     /// Tensor-parallel degree. Default min(8, GPUs per node, GPUs ÷ context_parallel).
     pub tensor_parallel: Option<ParallelDegree>,
@@ -382,7 +384,7 @@ pub struct WorkloadRequest {
     pub context_parallel: Option<ParallelDegree>,
     /// Expert-parallel degree (1 = dense), carved out of data parallelism. Default 1.
     pub expert_parallel: Option<ParallelDegree>,
-    /// Experts per token (MoE top-k). Default 2.
+    /// Experts per token (MoE top-k). Default 2, or the preset's.
     pub moe_top_k: Option<MoeTopK>,
     /// Key/value attention heads, each 128 wide (grouped-query attention): the width of the
     /// K and V a context-parallel all-gather moves (capped at the hidden size; as many as
@@ -394,7 +396,7 @@ pub struct WorkloadRequest {
     /// `ddp` (gradient all-reduce) or `fsdp` (ZeRO-3: parameter all-gathers and gradient
     /// reduce-scatter). Default `ddp`.
     pub data_parallel_mode: Option<DataParallelMode>,
-    /// Tokens per sequence. Default 4,096.
+    /// Tokens per sequence. Default 4,096, or the preset's.
     pub sequence_length: Option<SequenceLength>,
     /// Tokens per optimizer step over the whole job; at least one sequence per data-parallel
     /// replica (`sequence_length` × GPUs ÷ (TP · PP · CP)), else 422. Default: 16 sequences
@@ -406,8 +408,9 @@ pub struct WorkloadRequest {
     pub hidden_size: Option<HiddenSize>,
     /// Activation precision on the wire: `bf16` (2 bytes) or `fp8` (1 byte). Default `bf16`.
     pub precision: Option<Precision>,
-    /// Model FLOPs utilization against the GPU's dense BF16 peak. Default 0.40 (Llama 3
-    /// paper: 38–43% on H100). Sets the step compute when `step_compute_ms` is not given.
+    /// Model FLOPs utilization against the GPU's dense BF16 peak. Default 0.40 (Llama 3 paper:
+    /// 38–43% on H100), or the preset's. Sets the step compute when `step_compute_ms` is not
+    /// given.
     pub mfu: Option<Mfu>,
     /// Share of link bandwidth other jobs use. On a shared cluster; applies to every fabric.
     /// Default 0.

@@ -216,3 +216,53 @@ async fn the_200_examples_are_real_answers() {
         (Some("string"), Some("binary"))
     );
 }
+
+/// A parameter's schema `default` is what the service uses when the parameter is left out:
+/// Swagger UI's "Try it out" fills it in, so sending it must give the same plan (the same
+/// `plan_id`, which hashes the normalised request) — also beside a workload preset and on a GPU
+/// whose NIC is not 400G (audit 20: `active_params_billion` advertised 70, `nic_speed_gbps` 400,
+/// and the workload fields the model's defaults, each of which changed such a plan). The
+/// `uncertainty.*` defaults apply once an analysis is asked for (sending one asks for it).
+#[tokio::test]
+async fn every_advertised_default_is_the_default_used() {
+    let app = spawn_app().await;
+    let doc: serde_json::Value = app.json("/openapi.json").await;
+    let params = doc["paths"]["/v1/plans"]["get"]["parameters"]
+        .as_array()
+        .expect("parameters");
+    let defaults: Vec<(String, String)> = params
+        .iter()
+        .filter_map(|p| {
+            let name = p["name"].as_str()?;
+            let d = p["schema"].get("default")?;
+            let text = match d {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (!name.starts_with("uncertainty.")).then(|| (name.to_string(), text))
+        })
+        .collect();
+    assert!(defaults.len() >= 5, "{defaults:?}");
+    for base in [
+        "gpus=1024&gpu_model=b300&workload.preset=moe-deepseek-v3",
+        "gpus=2048&workload.preset=dense-llama3-405b",
+        "gpus=1024&gpu_model=a100&fabrics=infiniband,roce",
+    ] {
+        let plan_id = |q: String| {
+            let app = &app;
+            async move { app.ok_json(&format!("/v1/plans?{q}")).await["plan_id"].clone() }
+        };
+        let want = plan_id(base.to_string()).await;
+        let mut all = base.to_string();
+        for (name, value) in &defaults {
+            let q = format!("{base}&{name}={value}");
+            assert_eq!(
+                plan_id(q).await,
+                want,
+                "{base}: {name}={value} changed the plan"
+            );
+            all.push_str(&format!("&{name}={value}"));
+        }
+        assert_eq!(plan_id(all).await, want, "{base} with every default");
+    }
+}
