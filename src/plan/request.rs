@@ -569,15 +569,42 @@ pub struct InputRange {
     #[schema(required = false)]
     pub distribution: DistributionKind,
     /// Lowest value.
-    #[schema(value_type = String, example = "1.5")]
+    #[schema(schema_with = range_low_schema)]
     pub low: rust_decimal::Decimal,
     /// Most likely value (triangular only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>, example = "2.5")]
+    #[schema(schema_with = range_mode_schema, required = false)]
     pub mode: Option<rust_decimal::Decimal>,
     /// Highest value.
-    #[schema(value_type = String, example = "4")]
+    #[schema(schema_with = range_high_schema)]
     pub high: rust_decimal::Decimal,
+}
+
+/// An end (or the mode) of a range: a decimal string or a JSON number, as the service reads it
+/// (`strict_decimal`; a number by its shortest text). Typed `string` alone until audit 20, so a
+/// client validating against the schema refused `{"low": 1.5}`.
+fn range_value_schema(what: &str, example: &str) -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Number]))
+        .pattern(Some(r"^-?[0-9]+(\.[0-9]+)?$"))
+        .description(Some(format!(
+            "{what}, in the input's unit: a decimal string (\"{example}\") or a number."
+        )))
+        .examples([example])
+        .build()
+}
+
+fn range_low_schema() -> utoipa::openapi::schema::Object {
+    range_value_schema("Lowest value", "1.5")
+}
+
+fn range_mode_schema() -> utoipa::openapi::schema::Object {
+    range_value_schema("Most likely value (triangular only)", "2.5")
+}
+
+fn range_high_schema() -> utoipa::openapi::schema::Object {
+    range_value_schema("Highest value", "4")
 }
 
 /// Uncertain inputs by dotted name (nested objects are read as dotted names too, which is

@@ -266,3 +266,20 @@ async fn every_advertised_default_is_the_default_used() {
         assert_eq!(plan_id(all).await, want, "{base} with every default");
     }
 }
+
+/// An uncertainty range's ends are read as decimal strings or numbers
+/// (`uncertainty::the_query_form_reads_ranges_as_text` posts `{"low": 1.5, …}`): the schema
+/// must allow both, or a client validating against it refuses a valid request (audit 20).
+#[tokio::test]
+async fn a_range_end_is_a_string_or_a_number_in_the_schema() {
+    let app = spawn_app().await;
+    let doc: serde_json::Value = app.json("/openapi.json").await;
+    let props = &doc["components"]["schemas"]["InputRange"]["properties"];
+    for end in ["low", "mode", "high"] {
+        assert_eq!(
+            props[end]["type"],
+            serde_json::json!(["string", "number"]),
+            "InputRange.{end}"
+        );
+    }
+}
