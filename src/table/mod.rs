@@ -62,6 +62,10 @@ pub const PLAN_COLUMNS: &[&str] = &[
     "gpu_idle.cost_per_year_usd",
     "gpu_idle.cost_total_usd",
     "total_cost_usd",
+    // After the columns spreadsheets already read by position (audit 19 F2: the NPV and the
+    // cost per useful GPU-hour were in the JSON and the report page only).
+    "tco.npv_usd",
+    "cost_per_useful_gpu_hour_usd",
 ];
 
 /// The uncertainty analysis' per-fabric columns (present when the plan carries an analysis):

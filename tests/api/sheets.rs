@@ -183,6 +183,8 @@ async fn plan_csv_parses_and_matches_the_json_figures() {
             "performance.gpu_idle_fraction",
             "gpu_idle.cost_total_usd",
             "total_cost_usd",
+            "tco.npv_usd",
+            "cost_per_useful_gpu_hour_usd",
         ] {
             let cell = &rec[col];
             assert!(
