@@ -757,22 +757,25 @@ mod tests {
     /// A one-input sweep over `gpus`.
     fn gpus_only(values: Vec<f64>, bisect: bool) -> Spec {
         let axis = Axis {
-            name: "gpus".into(),
             bisect,
-            integer: true,
-            values,
+            ..bisected("gpus", true, values)
         };
         Spec::new(axis, None).expect("spec")
     }
 
-    #[test]
-    fn grids_are_bounded_and_need_two_inputs() {
-        let ax = |name: &str, n: usize| Axis {
+    /// An axis whose crossovers are bisected (`integer`: a whole-number input such as `gpus`).
+    fn bisected(name: &str, integer: bool, values: Vec<f64>) -> Axis {
+        Axis {
             name: name.into(),
             bisect: true,
-            integer: true,
-            values: (0..n).map(|i| i as f64).collect(),
-        };
+            integer,
+            values,
+        }
+    }
+
+    #[test]
+    fn grids_are_bounded_and_need_two_inputs() {
+        let ax = |name: &str, n: usize| bisected(name, true, (0..n).map(|i| i as f64).collect());
         assert!(Spec::new(ax("gpus", 100), Some(ax("economics.years", 100))).is_ok());
         let e = Spec::new(ax("gpus", 101), Some(ax("economics.years", 100))).expect_err("cap");
         assert_eq!(e.code, ErrorCode::TooManyPlans);
@@ -833,12 +836,7 @@ mod tests {
     fn decimal_crossovers_are_bisected_on_a_short_decimal_grid() {
         use Fabric::{Infiniband as Ib, Roce};
         let spec = Spec::new(
-            Axis {
-                name: "economics.gpu_hour_usd".into(),
-                bisect: true,
-                integer: false,
-                values: vec![0.0, 0.25],
-            },
+            bisected("economics.gpu_hour_usd", false, vec![0.0, 0.25]),
             None,
         )
         .expect("spec");
@@ -907,12 +905,7 @@ mod tests {
             build_plan(&req, &cats)
         };
         let spec = Spec::new(
-            Axis {
-                name: "economics.gpu_hour_usd".into(),
-                bisect: true,
-                integer: false,
-                values: vec![0.0, 500.0],
-            },
+            bisected("economics.gpu_hour_usd", false, vec![0.0, 500.0]),
             None,
         )
         .expect("spec");
@@ -1014,18 +1007,8 @@ mod tests {
                 "rows": o.rows, "crossovers": o.crossovers, "plans": o.plans_computed
             })
         };
-        let gpus = Axis {
-            name: "gpus".into(),
-            bisect: true,
-            integer: true,
-            values: (2..=64).map(|n| f64::from(n * 8)).collect(),
-        };
-        let years = Axis {
-            name: "economics.years".into(),
-            bisect: true,
-            integer: true,
-            values: vec![1.0, 3.0, 7.0],
-        };
+        let gpus = bisected("gpus", true, (2..=64).map(|n| f64::from(n * 8)).collect());
+        let years = bisected("economics.years", true, vec![1.0, 3.0, 7.0]);
         for spec in [
             Spec::new(gpus.clone(), None).expect("spec"),
             Spec::new(gpus, Some(years)).expect("spec"),
@@ -1162,12 +1145,7 @@ mod tests {
             Err(RunError::Sweep(e)) => format!("sweep error {e:?}"),
             Err(RunError::Plan(e)) => format!("plan error {e}"),
         };
-        let axis = |name: &str, values: Vec<f64>| Axis {
-            name: name.into(),
-            bisect: true,
-            integer: true,
-            values,
-        };
+        let axis = |name: &str, values: Vec<f64>| bisected(name, true, values);
         let hundreds: Vec<f64> = (0..100).map(|i| f64::from(i) * 100.0).collect();
         let slices = |n: u32| (0..n).map(f64::from).collect::<Vec<f64>>();
         let cases = [
