@@ -350,8 +350,8 @@ fn a_price_adjustment_no_fabric_buys_is_warned() {
             said,
             [
                 "prices.overrides.nvidia-q3400-ra: no fabric in this plan buys nvidia-q3400-ra; the override changes nothing",
-                "prices.discounts.vendor.Broadcom: no fabric in this plan buys from Broadcom; the discount changes nothing",
-                "prices.discounts.category.license: no fabric in this plan buys a part of category license; the discount changes nothing",
+                "prices.discounts.vendor.Broadcom: no part of this plan is priced by this discount (none bought from Broadcom, or each overridden); the discount changes nothing",
+                "prices.discounts.category.license: no part of this plan is priced by this discount (no license bought, or each overridden); the discount changes nothing",
             ],
             "{detail:?}"
         );
@@ -368,5 +368,58 @@ fn a_price_adjustment_no_fabric_buys_is_warned() {
     assert!(
         said[0].starts_with("prices.discounts.vendor.Arista:"),
         "{said:?}"
+    );
+    // A discount whose every line is overridden prices nothing either (audit 21 F2).
+    let overridden: PlanRequest = serde_json::from_value(json!({
+        "gpus": 1024, "fabrics": ["roce"],
+        "prices": {"overrides": {"arista-7060x6-64pe": "60000"},
+                   "discounts": {"vendor": {"Arista": "0.2"}, "category": {"switch": "0.1"}}}
+    }))
+    .expect("request");
+    let plan = build_plan(&overridden, &cats).expect("plan");
+    let said: Vec<&String> = plan.warnings.iter().filter(|w| unused(w)).collect();
+    assert_eq!(said.len(), 2, "{said:?}");
+}
+
+/// An override of a part only a losing design buys is not "changing nothing" when it made that
+/// design lose: a $700 quote for the top-of-rack DAC ($300 list) moves 1,024 H100 on RoCE in
+/// racks of 4 from `tor_copper` to `su_clos` (+$336,685, audit 21 F1). Without racks no design
+/// uses the DAC and the quote is named; whenever it is named, the plan equals the plan without it.
+#[test]
+fn an_override_that_moves_the_design_is_not_called_unused() {
+    let cats = CatalogSet::embedded().expect("catalog");
+    let plan_at = |racks: bool, dac: Option<&str>| {
+        let mut v = json!({"gpus": 1024, "fabrics": ["roce"],
+            "topology": {"rail_optimized": false}});
+        if racks {
+            v["topology"]["nodes_per_rack"] = json!(4);
+        }
+        if let Some(p) = dac {
+            v["prices"] = json!({"overrides": {"dac-800g-osfp-2x400g-osfp-3m": p}});
+        }
+        let req: PlanRequest = serde_json::from_value(v).expect("request");
+        build_plan(&req, &cats).expect("plan")
+    };
+    let figures = |p: &crate::plan::Plan| {
+        let f = &p.fabrics[0];
+        (f.topology.as_ref().map(|t| t.design), f.total_cost_usd)
+    };
+    for (racks, price, named) in [
+        (true, "300", false),
+        (true, "700", false),
+        (true, "100000", false),
+        (false, "700", true),
+    ] {
+        let p = plan_at(racks, Some(price));
+        let warned = p.warnings.iter().any(|w| w.ends_with("changes nothing"));
+        assert_eq!(warned, named, "racks {racks}, ${price}: {:?}", p.warnings);
+        if warned {
+            assert_eq!(figures(&p), figures(&plan_at(racks, None)), "${price}");
+        }
+    }
+    assert_ne!(
+        figures(&plan_at(true, Some("700"))).0,
+        figures(&plan_at(true, None)).0,
+        "the $700 quote moves the design"
     );
 }

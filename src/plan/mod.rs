@@ -340,36 +340,154 @@ fn warning_concerns(w: &str, fabric: Fabric) -> bool {
     true
 }
 
-/// A price adjustment that prices nothing: an override of a SKU, a discount of a vendor or of
-/// a category that no fabric built in the plan buys (a quote entered under the wrong SKU would
-/// otherwise leave the plan at catalog prices without a word; audit 19 F1).
-fn unused_price_adjustments(
-    adj: &cost::PriceAdjustments,
-    sized: &[std::sync::Arc<SizedFabric>],
-) -> Vec<String> {
-    let lines = || sized.iter().flat_map(|s| s.lines.iter());
-    let mut out = Vec::new();
-    for sku in adj.overrides.keys() {
-        if !lines().any(|l| l.sku.as_str() == sku) {
+/// Price adjustments no line of the plan's chosen designs prices with: an override of a SKU
+/// none buys, a discount of a vendor or a category none of whose lines is priced by it (every
+/// such line overridden, or none bought). Candidates only: a design that lost may buy the part,
+/// and the adjustment may be what made it lose ([`confirm_unused`] decides).
+#[derive(Debug, Default, PartialEq)]
+struct UnusedAdjustments {
+    overrides: Vec<String>,
+    vendors: Vec<String>,
+    categories: Vec<cost::Category>,
+}
+
+impl UnusedAdjustments {
+    fn of(adj: &cost::PriceAdjustments, sized: &[std::sync::Arc<SizedFabric>]) -> Self {
+        let lines = || sized.iter().flat_map(|s| s.lines.iter());
+        let discounted = |l: &&cost::BomLine| !adj.overrides.contains_key(l.sku.as_str());
+        UnusedAdjustments {
+            overrides: adj
+                .overrides
+                .keys()
+                .filter(|sku| !lines().any(|l| l.sku.as_str() == sku.as_str()))
+                .cloned()
+                .collect(),
+            vendors: adj
+                .vendor_discounts
+                .keys()
+                .filter(|v| {
+                    !lines()
+                        .filter(discounted)
+                        .any(|l| l.vendor.as_str() == v.as_str())
+                })
+                .cloned()
+                .collect(),
+            categories: adj
+                .category_discounts
+                .keys()
+                .filter(|c| !lines().filter(discounted).any(|l| l.category == **c))
+                .copied()
+                .collect(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.overrides.is_empty() && self.vendors.is_empty() && self.categories.is_empty()
+    }
+
+    /// The request without these adjustments and without an analysis (its figures only).
+    fn removed_from(&self, req: &PlanRequest) -> PlanRequest {
+        let mut out = PlanRequest {
+            uncertainty: None,
+            ..req.clone()
+        };
+        if let Some(prices) = out.prices.as_mut() {
+            if let Some(o) = prices.overrides.as_mut() {
+                o.retain(|sku, _| !self.overrides.contains(sku));
+            }
+            if let Some(d) = prices.discounts.as_mut() {
+                if let Some(v) = d.vendor.as_mut() {
+                    v.retain(|vendor, _| !self.vendors.contains(vendor));
+                }
+                if let Some(c) = d.category.as_mut() {
+                    c.retain(|category, _| !self.categories.contains(category));
+                }
+            }
+        }
+        out
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for sku in &self.overrides {
             out.push(format!(
                 "prices.overrides.{sku}: no fabric in this plan buys {sku}; the override changes nothing"
             ));
         }
-    }
-    for vendor in adj.vendor_discounts.keys() {
-        if !lines().any(|l| l.vendor.as_str() == vendor) {
+        for v in &self.vendors {
             out.push(format!(
-                "prices.discounts.vendor.{vendor}: no fabric in this plan buys from {vendor}; the discount changes nothing"
+                "prices.discounts.vendor.{v}: no part of this plan is priced by this discount (none bought from {v}, or each overridden); the discount changes nothing"
             ));
         }
-    }
-    for category in adj.category_discounts.keys() {
-        if !lines().any(|l| l.category == *category) {
-            let c = category.as_str();
+        for c in &self.categories {
+            let c = c.as_str();
             out.push(format!(
-                "prices.discounts.category.{c}: no fabric in this plan buys a part of category {c}; the discount changes nothing"
+                "prices.discounts.category.{c}: no part of this plan is priced by this discount (no {c} bought, or each overridden); the discount changes nothing"
             ));
         }
+        out
+    }
+}
+
+/// The candidates that truly change nothing: the plan without them has the same design and
+/// total for every fabric (an override of a part only a losing design buys can be what made it
+/// lose: a $700 quote for a top-of-rack DAC moved RoCE from `tor_copper` to `su_clos`, audit 21
+/// F1). All at once, else one by one; a plan with no candidate (every plan without price
+/// adjustments, every sweep point of one) builds nothing more.
+fn confirm_unused(
+    candidates: UnusedAdjustments,
+    req: &PlanRequest,
+    plan: &Plan,
+    catalogs: &CatalogSet,
+    effort: Effort,
+) -> Vec<String> {
+    let same = |without: &UnusedAdjustments| {
+        let Ok(other) = build_checked(
+            &without.removed_from(req),
+            catalogs,
+            effort,
+            None,
+            Detail::Figures,
+            false,
+        ) else {
+            return false;
+        };
+        other.fabrics.len() == plan.fabrics.len()
+            && other.fabrics.iter().zip(&plan.fabrics).all(|(a, b)| {
+                a.fabric == b.fabric
+                    && a.total_cost_usd == b.total_cost_usd
+                    && a.topology.as_ref().map(|t| t.design)
+                        == b.topology.as_ref().map(|t| t.design)
+            })
+    };
+    if same(&candidates) {
+        return candidates.warnings();
+    }
+    let one = |o: UnusedAdjustments| {
+        if same(&o) {
+            o.warnings()
+        } else {
+            Vec::new()
+        }
+    };
+    let mut out = Vec::new();
+    for sku in &candidates.overrides {
+        out.extend(one(UnusedAdjustments {
+            overrides: vec![sku.clone()],
+            ..Default::default()
+        }));
+    }
+    for v in &candidates.vendors {
+        out.extend(one(UnusedAdjustments {
+            vendors: vec![v.clone()],
+            ..Default::default()
+        }));
+    }
+    for c in &candidates.categories {
+        out.extend(one(UnusedAdjustments {
+            categories: vec![*c],
+            ..Default::default()
+        }));
     }
     out
 }
@@ -553,6 +671,19 @@ pub fn build_with(
     memo: Option<&mut SizingMemo>,
     detail: Detail,
 ) -> Result<Plan, PlanError> {
+    build_checked(req, catalogs, effort, memo, detail, true)
+}
+
+/// [`build_with`]; `check_unused`: confirm price adjustments that no chosen design prices with
+/// by a plan without them ([`confirm_unused`]; that plan does not check again).
+fn build_checked(
+    req: &PlanRequest,
+    catalogs: &CatalogSet,
+    effort: Effort,
+    memo: Option<&mut SizingMemo>,
+    detail: Detail,
+    check_unused: bool,
+) -> Result<Plan, PlanError> {
     let r = inputs::resolve(req, catalogs)?;
     let mut warnings = r.warnings.clone();
     let mut fabrics = Vec::with_capacity(r.fabrics.len());
@@ -586,7 +717,7 @@ pub fn build_with(
             }
         }
     }
-    warnings.extend(unused_price_adjustments(&r.adjustments, &sized_all));
+    let unused = UnusedAdjustments::of(&r.adjustments, &sized_all);
     if costs.is_empty()
         && let Some(mut e) = first_error
     {
@@ -646,6 +777,11 @@ pub fn build_with(
         let spec = uncertainty::spec(u, prepared)?;
         plan.uncertainty = Some(uncertainty::analyse(&spec, prepared, catalogs, effort)?);
         for w in uncertainty::outside_ranges(&spec, prepared) {
+            push_unique(&mut plan.warnings, w);
+        }
+    }
+    if check_unused && !unused.is_empty() {
+        for w in confirm_unused(unused, req, &plan, catalogs, effort) {
             push_unique(&mut plan.warnings, w);
         }
     }
