@@ -351,31 +351,52 @@ struct UnusedAdjustments {
     categories: Vec<cost::Category>,
 }
 
+/// What a price adjustment names: a SKU (an override, a list price), a vendor or a category
+/// (a discount).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum PriceKey<'a> {
+    Sku(&'a str),
+    Vendor(&'a str),
+    Category(cost::Category),
+}
+
+/// Whether a line of the sized fabrics' chosen designs is priced by `key`: one of its SKU for
+/// a SKU; for a discount, one of its vendor or category that `adj` does not override (an
+/// override is a net price, no discount applies on top).
+pub(crate) fn priced_by(
+    sized: &[std::sync::Arc<SizedFabric>],
+    adj: &cost::PriceAdjustments,
+    key: PriceKey<'_>,
+) -> bool {
+    let mut lines = sized.iter().flat_map(|s| s.lines.iter());
+    let discounted = |l: &cost::BomLine| !adj.overrides.contains_key(l.sku.as_str());
+    match key {
+        PriceKey::Sku(sku) => lines.any(|l| l.sku.as_str() == sku),
+        PriceKey::Vendor(v) => lines.any(|l| l.vendor.as_str() == v && discounted(l)),
+        PriceKey::Category(c) => lines.any(|l| l.category == c && discounted(l)),
+    }
+}
+
 impl UnusedAdjustments {
     fn of(adj: &cost::PriceAdjustments, sized: &[std::sync::Arc<SizedFabric>]) -> Self {
-        let lines = || sized.iter().flat_map(|s| s.lines.iter());
-        let discounted = |l: &&cost::BomLine| !adj.overrides.contains_key(l.sku.as_str());
+        let unused = |key| !priced_by(sized, adj, key);
         UnusedAdjustments {
             overrides: adj
                 .overrides
                 .keys()
-                .filter(|sku| !lines().any(|l| l.sku.as_str() == sku.as_str()))
+                .filter(|sku| unused(PriceKey::Sku(sku)))
                 .cloned()
                 .collect(),
             vendors: adj
                 .vendor_discounts
                 .keys()
-                .filter(|v| {
-                    !lines()
-                        .filter(discounted)
-                        .any(|l| l.vendor.as_str() == v.as_str())
-                })
+                .filter(|v| unused(PriceKey::Vendor(v)))
                 .cloned()
                 .collect(),
             categories: adj
                 .category_discounts
                 .keys()
-                .filter(|c| !lines().filter(discounted).any(|l| l.category == **c))
+                .filter(|c| unused(PriceKey::Category(**c)))
                 .copied()
                 .collect(),
         }
@@ -464,11 +485,7 @@ fn confirm_unused(
         return candidates.warnings();
     }
     let one = |o: UnusedAdjustments| {
-        if same(&o) {
-            o.warnings()
-        } else {
-            Vec::new()
-        }
+        if same(&o) { o.warnings() } else { Vec::new() }
     };
     let mut out = Vec::new();
     for sku in &candidates.overrides {

@@ -439,3 +439,44 @@ async fn an_uncertain_inputs_errors_point_at_its_name() {
         );
     }
 }
+
+/// A range on a price no line of the plan's chosen designs is priced by — a part none buys, a
+/// vendor none is bought from — moves nothing in the analysis and is said so, in the words of
+/// the plan's warning for the fixed input (audit 21 F3: silently left out of the tornado, and
+/// the vendor's was told to set the discount in its range, which then "changes nothing").
+#[tokio::test]
+async fn a_range_on_a_price_no_design_buys_is_named() {
+    let app = spawn_app().await;
+    let p = app
+        .ok_json(
+            "/v1/plans?gpus=1024&fabrics=infiniband&uncertainty.samples=50\
+             &uncertainty.inputs.prices.list.nvidia-q3400-ra=1000,2000\
+             &uncertainty.inputs.prices.discounts.vendor.Arista=0.1,0.3\
+             &uncertainty.inputs.prices.list.nvidia-qm9700=20000,30000",
+        )
+        .await;
+    let warnings: Vec<&str> = p["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let said: Vec<&str> = warnings
+        .iter()
+        .copied()
+        .filter(|w| w.starts_with("the uncertainty range on"))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "the uncertainty range on prices.discounts.vendor.Arista: no part of this plan is priced by this discount (none bought from Arista, or each overridden); the range changes nothing in the analysis, which re-prices the plan's chosen designs",
+            "the uncertainty range on prices.list.nvidia-q3400-ra: no fabric in this plan buys nvidia-q3400-ra; the range changes nothing in the analysis, which re-prices the plan's chosen designs",
+        ]
+    );
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.contains("Arista to a value in the range")),
+        "no advice to set an unused discount"
+    );
+}

@@ -692,6 +692,10 @@ pub fn outside_ranges(spec: &Spec, prepared: &Prepared) -> Vec<String> {
     };
     let mut out = Vec::new();
     for t in &spec.targets {
+        if let Some(w) = prices_nothing(prepared, t) {
+            out.push(w);
+            continue;
+        }
         let path = match &t.kind {
             Kind::Input { path, .. } => path,
             // The list price the plan's lines carry (an override of it is refused).
@@ -741,6 +745,49 @@ pub fn outside_ranges(spec: &Spec, prepared: &Prepared) -> Vec<String> {
         }
     }
     out
+}
+
+/// A price range no line of the plan's chosen designs is priced by (the analysis re-prices
+/// those designs: a range on a part none buys moves nothing, and was silently left out of the
+/// tornado; audit 21 F3), said in the words of the plan's own warning for the fixed input.
+fn prices_nothing(prepared: &Prepared, t: &Target) -> Option<String> {
+    use crate::plan::PriceKey;
+    let (key, what) = match &t.kind {
+        Kind::ListPrice(sku) => (
+            PriceKey::Sku(sku),
+            format!("no fabric in this plan buys {sku}"),
+        ),
+        Kind::Input { path, .. } => match path.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            ["prices", "overrides", sku] => (
+                PriceKey::Sku(sku),
+                format!("no fabric in this plan buys {sku}"),
+            ),
+            ["prices", "discounts", "vendor", v] => (
+                PriceKey::Vendor(v),
+                format!(
+                    "no part of this plan is priced by this discount (none bought from {v}, or each overridden)"
+                ),
+            ),
+            ["prices", "discounts", "category", c] => {
+                let category = crate::cost::Category::ALL
+                    .into_iter()
+                    .find(|k| k.as_str() == c)?;
+                (
+                    PriceKey::Category(category),
+                    format!(
+                        "no part of this plan is priced by this discount (no {c} bought, or each overridden)"
+                    ),
+                )
+            }
+            _ => return None,
+        },
+    };
+    (!crate::plan::priced_by(&prepared.sized, &prepared.resolved.adjustments, key)).then(|| {
+        format!(
+            "the uncertainty range on {}: {what}; the range changes nothing in the analysis, which re-prices the plan's chosen designs",
+            t.name
+        )
+    })
 }
 
 /// The warning of [`outside_ranges`] when `value`, the plan's, lies outside `t`'s range.
