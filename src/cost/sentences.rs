@@ -136,18 +136,27 @@ pub(super) fn format_usd_rate(v: Decimal) -> String {
     format_usd_rate_places(v, 2)
 }
 
-/// Two rates that a sentence compares ("above $121.0077 per GPU-hour (now $121.0076)"), in cents
-/// or, where cents would show them equal, with as many more places (up to 6) as tell them apart
-/// (audit 19 F3: "Above $121.01 (now $121.01)" for 121.0077 and 121.0076). Rounding keeps their
-/// order, so the first is still written above or below the second.
-pub(super) fn format_usd_rates(a: Decimal, b: Decimal) -> (String, String) {
-    let places = (2..=6u32)
-        .find(|&p| a.round_dp_with_strategy(p, ROUNDING) != b.round_dp_with_strategy(p, ROUNDING))
-        .unwrap_or(2);
-    (
-        format_usd_rate_places(a, places),
-        format_usd_rate_places(b, places),
-    )
+/// A break-even and the current value, for a sentence that compares them ("above $121.0077 per
+/// GPU-hour (now $121.0076)"): in cents or, where cents would show them equal, with as many
+/// more places as tell them apart, up to the break-even's own (it is exact to its last place
+/// only: the current value between the true crossing and the break-even as written must not
+/// read as lying on the other side of it). `None` when they are equal to that precision: the
+/// current value is the break-even (audit 19 F3, audit 21 F4: "Above $121.01 (now $121.01)",
+/// "Below $148.40 (now $148.40)").
+pub(super) fn format_usd_rates(star: Decimal, now: Decimal) -> Option<(String, String)> {
+    let most = star.normalize().scale().clamp(2, 6);
+    let places = (2..=most).find(|&p| {
+        star.round_dp_with_strategy(p, ROUNDING) != now.round_dp_with_strategy(p, ROUNDING)
+    })?;
+    Some((
+        format_usd_rate_places(star, places),
+        format_usd_rate_places(now, places),
+    ))
+}
+
+/// A rate with the places of the break-even it is (cents at least, six at most).
+fn format_usd_rate_exact(v: Decimal) -> String {
+    format_usd_rate_places(v, v.normalize().scale().clamp(2, 6))
 }
 
 fn format_usd_rate_places(v: Decimal, places: u32) -> String {
@@ -316,27 +325,37 @@ impl fmt::Display for Reason {
             } => {
                 let (a, runner) = (a.display_name(), runner_up.display_name());
                 match at {
-                    BreakEvenAt::BeyondAccepted { at_usd, max_usd } => write!(
-                        out,
-                        "Only above {} per GPU-hour (now {}), beyond the {} a plan accepts, \
-                         would {runner} become cheaper than {a}.",
-                        format_usd_rate(*at_usd),
-                        format_usd_rate(*now_usd),
-                        format_usd_rate(*max_usd),
-                    ),
-                    BreakEvenAt::Above(star) => {
-                        let (star, now) = format_usd_rates(*star, *now_usd);
+                    BreakEvenAt::BeyondAccepted { at_usd, max_usd } => {
+                        let (at, max) = format_usd_rates(*at_usd, *max_usd).unwrap_or_else(|| {
+                            (format_usd_rate(*at_usd), format_usd_rate(*max_usd))
+                        });
                         write!(
                             out,
-                            "Above {star} per GPU-hour (now {now}), {runner} becomes cheaper than {a}."
+                            "Only above {at} per GPU-hour (now {}), beyond the {max} a plan \
+                             accepts, would {runner} become cheaper than {a}.",
+                            format_usd_rate(*now_usd),
                         )
                     }
-                    BreakEvenAt::Below(star) => {
-                        let (star, now) = format_usd_rates(*star, *now_usd);
-                        write!(
-                            out,
-                            "Below {star} per GPU-hour (now {now}), {runner} becomes cheaper than {a}."
-                        )
+                    BreakEvenAt::Above(star) | BreakEvenAt::Below(star) => {
+                        let side = if matches!(at, BreakEvenAt::Above(_)) {
+                            ("Above", "above")
+                        } else {
+                            ("Below", "below")
+                        };
+                        match format_usd_rates(*star, *now_usd) {
+                            Some((star, now)) => write!(
+                                out,
+                                "{} {star} per GPU-hour (now {now}), {runner} becomes cheaper than {a}.",
+                                side.0
+                            ),
+                            None => write!(
+                                out,
+                                "At {} per GPU-hour, the current value, {a} and {runner} cost about \
+                                 the same (the break-even); {} it {runner} becomes cheaper than {a}.",
+                                format_usd_rate_exact(*star),
+                                side.1
+                            ),
+                        }
                     }
                     BreakEvenAt::Never => {
                         write!(out, "No GPU-hour value makes {runner} cheaper than {a}.")
@@ -380,31 +399,74 @@ mod tests {
     }
 
     /// A break-even that cents would show equal to the current value gets the places that tell
-    /// them apart, and stays on its side (audit 19 F3: "Above $121.01 (now $121.01)").
+    /// them apart, up to its own, and stays on its side; equal to its own places, the current
+    /// value is the break-even (audit 19 F3: "Above $121.01 (now $121.01)"; audit 21 F4: "Above
+    /// $121.00770 (now $121.00769)" where the cent totals had already flipped at 121.00767).
     #[test]
     fn a_break_even_is_written_apart_from_the_current_value() {
         let d = |s: &str| s.parse::<Decimal>().expect("decimal");
-        let sentence = |star: &str, now: &str| {
+        let sentence = |star: &str, now: &str, above: bool| {
+            let star = d(star);
             Reason::BreakEven {
                 a: Fabric::Roce,
                 runner_up: Fabric::RoceAdaptive,
                 now_usd: d(now),
-                at: BreakEvenAt::Above(d(star)),
+                at: if above {
+                    BreakEvenAt::Above(star)
+                } else {
+                    BreakEvenAt::Below(star)
+                },
             }
             .to_string()
         };
+        for (star, now, above, want) in [
+            (
+                "121.0077",
+                "121.0076",
+                true,
+                "Above $121.0077 per GPU-hour (now $121.0076), ",
+            ),
+            (
+                "148.397",
+                "2.5",
+                true,
+                "Above $148.40 per GPU-hour (now $2.50), ",
+            ),
+            (
+                "1.4883",
+                "2.5",
+                false,
+                "Below $1.49 per GPU-hour (now $2.50), ",
+            ),
+            (
+                "1234.5",
+                "1234.4951",
+                true,
+                "At $1,234.50 per GPU-hour, the current value, ",
+            ),
+            (
+                "121.0077",
+                "121.00769",
+                true,
+                "At $121.0077 per GPU-hour, the current value, ",
+            ),
+            (
+                "148.397",
+                "148.397",
+                false,
+                "At $148.397 per GPU-hour, the current value, ",
+            ),
+        ] {
+            let s = sentence(star, now, above);
+            assert!(s.starts_with(want), "{star} vs {now}: {s}");
+        }
         assert!(
-            sentence("121.0077", "121.0076")
-                .starts_with("Above $121.0077 per GPU-hour (now $121.0076)"),
+            sentence("148.397", "148.397", false).ends_with(
+                "cost about the same (the break-even); below it adaptive-routing Ethernet becomes \
+                 cheaper than RoCE (ECMP)."
+            ),
             "{}",
-            sentence("121.0077", "121.0076")
+            sentence("148.397", "148.397", false)
         );
-        assert!(sentence("148.397", "2.5").starts_with("Above $148.40 per GPU-hour (now $2.50)"));
-        assert!(
-            sentence("1234.5", "1234.4951")
-                .starts_with("Above $1,234.500 per GPU-hour (now $1,234.495)")
-        );
-        // Equal to six places: cents, as before.
-        assert!(sentence("2.5000001", "2.5").starts_with("Above $2.50 per GPU-hour (now $2.50)"));
     }
 }
