@@ -62,11 +62,15 @@ pub const PLAN_COLUMNS: &[&str] = &[
     "gpu_idle.cost_per_year_usd",
     "gpu_idle.cost_total_usd",
     "total_cost_usd",
-    // After the columns spreadsheets already read by position (audit 19 F2: the NPV and the
-    // cost per useful GPU-hour were in the JSON and the report page only).
+    // The last [`LATER_COLUMNS`], added since (audit 19 F2: the NPV and the cost per useful
+    // GPU-hour were in the JSON and the report page only), are written after the plan-level
+    // columns: a sheet reading cells by position keeps them (audit 21 F5).
     "tco.npv_usd",
     "cost_per_useful_gpu_hour_usd",
 ];
+
+/// How many of [`PLAN_COLUMNS`], the last, the CSV writes after the plan-level columns.
+const LATER_COLUMNS: usize = 2;
 
 /// The uncertainty analysis' per-fabric columns (present when the plan carries an analysis):
 /// probability of being cheapest, expected regret, and mean and percentiles of each amount.
@@ -95,7 +99,9 @@ pub const UNCERTAINTY_COLUMNS: &[&str] = &[
 /// uncertainty analysis, its [`UNCERTAINTY_COLUMNS`] follow the plan's (empty for an
 /// infeasible fabric).
 pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
-    let mut header: Vec<&str> = PLAN_COLUMNS.to_vec();
+    let first = PLAN_COLUMNS.len().saturating_sub(LATER_COLUMNS);
+    let (figures, later) = PLAN_COLUMNS.split_at(first);
+    let mut header: Vec<&str> = figures.to_vec();
     let analysis = match &plan.uncertainty {
         Some(u) => Some(serde_json::to_value(&u.fabrics)?),
         None => None,
@@ -110,6 +116,7 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
         "plan_id",
         "warnings",
     ]);
+    header.extend(later);
     let mut out = Csv::new(&header);
     let cheapest = plan.cheapest_fabric();
     for f in &plan.fabrics {
@@ -118,6 +125,7 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
             .into_iter()
             .map(Option::unwrap_or_default)
             .collect();
+        let later_cells = row.split_off(first.min(row.len()));
         if let Some(entries) = analysis.as_ref().and_then(Value::as_array) {
             let entry = entries.iter().find(|e| e["fabric"] == f.fabric.as_str());
             row.extend(UNCERTAINTY_COLUMNS.iter().map(|c| {
@@ -135,6 +143,7 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
         // The plan's warnings and this fabric's, not the other fabrics'.
         let warnings: Vec<&str> = plan.warnings_for(f.fabric).collect();
         row.push(Value::String(warnings.join(csv::LIST_SEPARATOR)));
+        row.extend(later_cells);
         out.row(row);
     }
     Ok(out.finish())

@@ -1216,3 +1216,32 @@ async fn a_partial_leaf_metric_without_a_partial_unit_has_no_value() {
     let v = app.text(&format!("/v1/value?gpus=1056&{metric}")).await;
     assert!(v.parse::<u32>().is_ok(), "{v}");
 }
+
+/// A sheet reads the plan CSV's cells by position: the columns of earlier releases keep theirs,
+/// and columns added since come last (audit 21 F5: two figures inserted before `cheapest`
+/// moved it from column 41 to 43).
+#[tokio::test]
+async fn plan_csv_columns_keep_their_positions() {
+    let app = spawn_app().await;
+    let text = app.text("/v1/plans?gpus=1024&format=csv").await;
+    let header: Vec<&str> = text.lines().next().unwrap_or_default().split(',').collect();
+    let released = "fabric,feasible,infeasible_reason,nic_sku,topology.design,topology.tiers,\
+        topology.planes,topology.switch_sku,topology.leaf_switches,topology.spine_switches,\
+        topology.core_switches,topology.links.node_leaf,topology.links.leaf_spine,\
+        topology.links.spine_core,capex.nics_usd,capex.switches_usd,capex.optics_usd,\
+        capex.cables_usd,capex.licenses_usd,capex.total_usd,opex_per_year.power_usd,\
+        opex_per_year.support_usd,opex_per_year.staff_usd,opex_per_year.licenses_usd,\
+        opex_per_year.spares_usd,opex_per_year.total_usd,tco.years,tco.total_usd,\
+        performance.allreduce_time_us,performance.busbw_gbytes_per_s,\
+        performance.exposed_comm_ms,performance.network_exposed_ms,performance.step_time_ms,\
+        performance.gpu_idle_fraction,gpu_idle.gpu_hours_per_year,\
+        gpu_idle.failure_gpu_hours_per_year,gpu_idle.failure_cost_per_year_usd,\
+        gpu_idle.cost_per_year_usd,gpu_idle.cost_total_usd,total_cost_usd,cheapest,catalog.id,\
+        catalog.version,plan_id,warnings";
+    let released: Vec<&str> = released.split(',').collect();
+    assert_eq!(header[..released.len()], released[..]);
+    assert_eq!(
+        header[released.len()..],
+        ["tco.npv_usd", "cost_per_useful_gpu_hour_usd"]
+    );
+}
