@@ -89,10 +89,10 @@ crate::plan::bounded::bounded_inputs! {
     /// A discount off list price (0.15 = 15% off).
     decimal Discount, 0..<1, "fraction off list";
     /// Monte Carlo samples of an uncertainty analysis.
-    int Samples: u32, 1..=100_000, "samples", default 1000;
+    int Samples: u32, 1..=100_000, "samples", model_default 1000;
     /// Seed of the uncertainty analysis' random draws: the same seed gives the same answer on
     /// any machine (below 2^53, so every JSON client keeps it exact).
-    int Seed: u64, 0..=9_007_199_254_740_991, "seed", default 1;
+    int Seed: u64, 0..=9_007_199_254_740_991, "seed", model_default 1;
 }
 // ---- The bounded inputs: each declared once (type, unit, bounds, default, doc). ----
 
@@ -533,9 +533,10 @@ pub const MAX_UNCERTAIN_INPUTS: usize = 64;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UncertaintyRequest {
-    /// Monte Carlo samples. Default 1,000.
+    /// Monte Carlo samples. Default 1,000 (sending it asks for an analysis).
     pub samples: Option<Samples>,
-    /// Seed of the random draws (same seed, same answer). Default 1.
+    /// Seed of the random draws (same seed, same answer). Default 1 (sending it asks for an
+    /// analysis).
     pub seed: Option<Seed>,
     /// Give every BOM SKU without a range of its own (and without a price override) its
     /// catalog price range (`price_range_usd`: triangular, low / list price / high). Default
@@ -644,9 +645,13 @@ impl utoipa::PartialSchema for UncertainInputs {
         ))
         .additional_properties(Some(utoipa::openapi::RefOr::T(
             utoipa::openapi::schema::Schema::OneOf(
+                // A group of names (`{"economics": {"gpu_hour_usd": …}}`), read as dotted
+                // names: the same schema again (audit 21 F8: the nested form the docs show
+                // failed the schema). An object with `low` and `high` is a range.
                 OneOfBuilder::new()
                     .item(text)
                     .item(Ref::from_schema_name("InputRange"))
+                    .item(Ref::from_schema_name("UncertainInputs"))
                     .build(),
             ),
         )))

@@ -221,8 +221,8 @@ async fn the_200_examples_are_real_answers() {
 /// Swagger UI's "Try it out" fills it in, so sending it must give the same plan (the same
 /// `plan_id`, which hashes the normalised request) — also beside a workload preset and on a GPU
 /// whose NIC is not 400G (audit 20: `active_params_billion` advertised 70, `nic_speed_gbps` 400,
-/// and the workload fields the model's defaults, each of which changed such a plan). The
-/// `uncertainty.*` defaults apply once an analysis is asked for (sending one asks for it).
+/// and the workload fields the model's defaults, each of which changed such a plan; audit 21:
+/// `uncertainty.samples` 1000 and `uncertainty.seed` 1, each of which asks for an analysis).
 #[tokio::test]
 async fn every_advertised_default_is_the_default_used() {
     let app = spawn_app().await;
@@ -239,7 +239,7 @@ async fn every_advertised_default_is_the_default_used() {
                 serde_json::Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            (!name.starts_with("uncertainty.")).then(|| (name.to_string(), text))
+            Some((name.to_string(), text))
         })
         .collect();
     assert!(defaults.len() >= 5, "{defaults:?}");
@@ -282,4 +282,31 @@ async fn a_range_end_is_a_string_or_a_number_in_the_schema() {
             "InputRange.{end}"
         );
     }
+}
+
+/// The nested form of `uncertainty.inputs` the docs show (`{"economics": {"gpu_hour_usd": …}}`)
+/// is in the schema: a group of names is the same schema again (audit 21 F8).
+#[tokio::test]
+async fn nested_uncertain_inputs_are_in_the_schema() {
+    let app = spawn_app().await;
+    let doc: serde_json::Value = app.json("/openapi.json").await;
+    let items = &doc["components"]["schemas"]["UncertainInputs"]["additionalProperties"]["oneOf"];
+    let refs: Vec<&str> = items
+        .as_array()
+        .expect("oneOf")
+        .iter()
+        .filter_map(|i| i["$ref"].as_str())
+        .collect();
+    assert_eq!(
+        refs,
+        [
+            "#/components/schemas/InputRange",
+            "#/components/schemas/UncertainInputs"
+        ]
+    );
+    // And the service reads it.
+    let nested = serde_json::json!({"gpus": 256, "uncertainty": {"samples": 20, "inputs": {
+        "economics": {"gpu_hour_usd": {"low": 1.5, "high": 4}}}}});
+    let plan = app.post_plan(&nested).await;
+    assert!(plan["uncertainty"].is_object());
 }
