@@ -82,7 +82,8 @@ pub struct Marker {
     pub label: String,
 }
 
-/// One tornado bar: the gap (runner-up − leader, USD) with the input at its low and its high.
+/// One tornado bar: the gap (the cheapest other fabric − the leader, USD) with the input at its
+/// low and its high.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TornadoBar {
     /// The input's name.
@@ -160,19 +161,28 @@ fn footer(plan: &Plan) -> String {
 pub fn tornado(plan: &Plan) -> Option<Chart> {
     let u = plan.uncertainty.as_ref()?;
     let (leader, runner, gap) = (u.leader?, u.runner_up?, u.gap_at_modes_usd?);
+    // With three fabrics a bar is the gap to whichever other fabric is cheapest there.
+    let (vs, other) = if plan.built().count() > 2 {
+        (
+            format!("{}'s lead", leader.short_name()),
+            "cheapest other".to_string(),
+        )
+    } else {
+        (
+            format!("{} vs {}", runner.short_name(), leader.short_name()),
+            runner.short_name().to_string(),
+        )
+    };
     Some(Chart {
         id: ChartId::Tornado,
         title: format!(
-            "What drives {} vs {} ({} GPUs)",
-            runner.short_name(),
-            leader.short_name(),
+            "What drives {vs} ({} GPUs)",
             group_thousands(i128::from(plan.inputs.gpus.get()))
         ),
         y_label: String::new(),
         series: Series::Tornado {
             x_label: format!(
-                "{} − {} total cost, USD (> 0: {} cheaper)",
-                runner.short_name(),
+                "{other} − {} total cost, USD (> 0: {} cheaper)",
                 leader.short_name(),
                 leader.short_name()
             ),

@@ -148,8 +148,8 @@ pub struct TornadoEntry {
     pub low: Decimal,
     #[serde(serialize_with = "crate::json::decimal")]
     pub high: Decimal,
-    /// runner_up total − leader total with the input at `low`, USD (negative: the runner-up
-    /// is cheaper there).
+    /// The cheapest other fabric's total − the leader's with the input at `low`, USD
+    /// (negative: another fabric is cheaper there). With two fabrics, runner_up − leader.
     #[serde(serialize_with = "crate::json::decimal")]
     pub gap_at_low_usd: Decimal,
     /// The same with the input at `high`, USD.
@@ -159,8 +159,9 @@ pub struct TornadoEntry {
     /// first.
     #[serde(serialize_with = "crate::json::decimal")]
     pub swing_usd: Decimal,
-    /// The values of this input (others at their modes) at which the runner-up and the
-    /// leader cost the same, within the input's allowed range; empty when none.
+    /// The values of this input (others at their modes) at which another fabric becomes as
+    /// cheap as the leader (the gap closes), within the input's allowed range; empty when
+    /// none. The reason names the fabric that takes the lead.
     pub flips_at: Vec<Decimal>,
     /// What would have to be true for the ranking to flip, in words.
     pub reason: String,
@@ -185,7 +186,8 @@ pub struct Uncertainty {
     /// centre line; null with one feasible fabric).
     #[serde(serialize_with = "crate::json::opt_decimal")]
     pub gap_at_modes_usd: Option<Decimal>,
-    /// What drives the gap between leader and runner-up, largest swing first.
+    /// What drives the gap between the leader and the cheapest other fabric (the runner-up at
+    /// the modes), largest swing first.
     pub tornado: Vec<TornadoEntry>,
     /// Plain sentences: how sure the recommendation is and what would flip it.
     pub reasons: Vec<String>,

@@ -175,12 +175,25 @@ fn widening_one_price_changes_only_what_depends_on_it() {
     }
 }
 
+/// The gap a tornado bar measures: the cheapest other fabric's total less the leader's.
+fn gap_to_challenger(p: &Plan, leader: Fabric) -> Decimal {
+    let others = p
+        .built()
+        .filter(|b| b.fabric != leader)
+        .map(|b| b.total_cost_usd);
+    others.min().expect("another fabric") - total(p, leader)
+}
+
 #[test]
 fn tornado_bars_equal_full_plans_moved_one_input_at_a_time() {
     let u = analysis(json!({"gpus": 1024, "uncertainty": {"samples": 10}}));
     let (leader, runner) = (u.leader.expect("leader"), u.runner_up.expect("runner"));
     let point = plan(json!({"gpus": 1024}));
     assert!(total(&point, leader) <= total(&point, runner));
+    assert_eq!(
+        gap_to_challenger(&point, leader),
+        total(&point, runner) - total(&point, leader)
+    );
     for w in u.tornado.windows(2) {
         assert!(w[0].swing_usd >= w[1].swing_usd);
     }
@@ -192,12 +205,7 @@ fn tornado_bars_equal_full_plans_moved_one_input_at_a_time() {
             .expect("catalog ranges only");
         for (x, gap) in [(e.low, e.gap_at_low_usd), (e.high, e.gap_at_high_usd)] {
             let p = plan(json!({"gpus": 1024, "prices": {"overrides": {sku: x}}}));
-            assert_eq!(
-                total(&p, runner) - total(&p, leader),
-                gap,
-                "{} at {x}",
-                e.input
-            );
+            assert_eq!(gap_to_challenger(&p, leader), gap, "{} at {x}", e.input);
         }
         // At each flip value the two fabrics cost the same, to within the cents of rounding.
         for x in &e.flips_at {
@@ -209,7 +217,7 @@ fn tornado_bars_equal_full_plans_moved_one_input_at_a_time() {
                 .map(|l| l.priced.line.quantity)
                 .max()
                 .unwrap_or(1);
-            let gap = (total(&p, runner) - total(&p, leader)).abs();
+            let gap = gap_to_challenger(&p, leader).abs();
             // One cent of the unit price moves the total by quantity × (1 + opex share) cents.
             assert!(
                 gap <= Decimal::from(qty) * Decimal::new(3, 2) + Decimal::ONE,
@@ -481,4 +489,45 @@ fn the_means_add_up_to_the_cent() {
             );
         }
     }
+}
+
+/// An input that makes the third fabric the cheapest is a bar, with its flip and the fabric
+/// that takes the lead named (audit 22: the QM9700's range showed no swing and "no value …
+/// makes adaptive-routing Ethernet cheaper than RoCE (ECMP)" while InfiniBand was cheapest in
+/// 2.7 % of samples; InfiniBand equals RoCE at a QM9700 price of $16,219.96).
+#[test]
+fn a_bar_measures_the_gap_to_every_other_fabric() {
+    let u = analysis(json!({"gpus": 1024, "uncertainty": {"samples": 200,
+        "catalog_price_ranges": false, "inputs": {
+        "prices.list.nvidia-qm9700": "10000,40000,60000",
+        "prices.list.nvidia-sn5600": "40000,50000,120000"}}}));
+    assert_eq!(
+        (u.leader, u.runner_up),
+        (Some(Fabric::Roce), Some(Fabric::RoceAdaptive))
+    );
+    let bar = u
+        .tornado
+        .iter()
+        .find(|e| e.input == "prices.list.nvidia-qm9700")
+        .expect("a QM9700 bar");
+    assert!(bar.swing_usd > Decimal::ZERO, "{bar:?}");
+    let flip = bar.flips_at.first().expect("a flip below the mode");
+    assert!(
+        (Decimal::new(16_200, 0)..Decimal::new(16_240, 0)).contains(flip),
+        "{flip}"
+    );
+    assert!(
+        bar.reason
+            .starts_with("InfiniBand becomes cheaper than RoCE (ECMP) if the list price of nvidia-qm9700 is below $16,2"),
+        "{}",
+        bar.reason
+    );
+    // Either side of the flip, single plans agree (SN5600 at its mode, $50,000).
+    let cheapest = |qm: &str| {
+        let p = plan(json!({"gpus": 1024, "prices": {"overrides": {
+            "nvidia-qm9700": qm, "nvidia-sn5600": "50000"}}}));
+        p.comparison.as_ref().map(|c| c.cheapest_fabric)
+    };
+    assert_eq!(cheapest("16100"), Some(Fabric::Infiniband));
+    assert_eq!(cheapest("16400"), Some(Fabric::Roce));
 }

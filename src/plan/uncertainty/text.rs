@@ -76,29 +76,41 @@ fn name(f: Fabric) -> &'static str {
 pub fn flip_reason(
     t: &Target,
     leader: Fabric,
-    runner: Fabric,
-    below: Option<f64>,
-    above: Option<f64>,
+    others: &[Fabric],
+    below: Option<(f64, Fabric)>,
+    above: Option<(f64, Fabric)>,
     searched: (f64, f64),
 ) -> String {
-    let who = format!("{} becomes cheaper than {}", name(runner), name(leader));
+    let who = |f: Fabric| format!("{} becomes cheaper than {}", name(f), name(leader));
     let s = match (below, above) {
-        (Some(b), Some(a)) => format!(
-            "{who} if {} is below {} or above {}.",
+        (Some((b, fb)), Some((a, fa))) if fb == fa => format!(
+            "{} if {} is below {} or above {}.",
+            who(fb),
             t.label,
             value(t, b),
             value(t, a)
         ),
-        (Some(b), None) => format!("{who} if {} is below {}.", t.label, value(t, b)),
-        (None, Some(a)) => format!("{who} if {} is above {}.", t.label, value(t, a)),
-        (None, None) => format!(
-            "no value of {} from {} to {} makes {} cheaper than {}.",
+        (Some((b, fb)), Some((a, fa))) => format!(
+            "{} if {} is below {}, and {} if it is above {}.",
+            who(fb),
             t.label,
-            value(t, searched.0),
-            value(t, searched.1),
-            name(runner),
-            name(leader)
+            value(t, b),
+            who(fa),
+            value(t, a)
         ),
+        (Some((b, f)), None) => format!("{} if {} is below {}.", who(f), t.label, value(t, b)),
+        (None, Some((a, f))) => format!("{} if {} is above {}.", who(f), t.label, value(t, a)),
+        (None, None) => {
+            let names: Vec<&str> = others.iter().map(|f| name(*f)).collect();
+            format!(
+                "no value of {} from {} to {} makes {} cheaper than {}.",
+                t.label,
+                value(t, searched.0),
+                value(t, searched.1),
+                names.join(" or "),
+                name(leader)
+            )
+        }
     };
     capital(&s)
 }

@@ -1,6 +1,10 @@
-//! The tornado: for each uncertain input, the total-cost gap between the two leading fabrics
-//! (at the modes) with the input at its low and at its high, every other input at its mode;
-//! and, searching the input's whole allowed range, the values at which the gap closes.
+//! The tornado: for each uncertain input, the total-cost gap between the fabric that leads at
+//! the modes and the cheapest of the others (the runner-up at the modes, or another fabric
+//! the input brings closer) with the input at its low and at its high, every other input at
+//! its mode; and, searching the input's whole allowed range, the values at which the gap
+//! closes — where some other fabric becomes the cheapest, named in the reason. (Until
+//! 2026-11-27 the gap was the runner-up's alone: an input that made the third fabric cheapest
+//! showed no swing and "no value … makes the runner-up cheaper", audit 22.)
 
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
@@ -51,12 +55,24 @@ pub fn tornado(engine: &mut Engine<'_>) -> Result<Tornado, PlanError> {
     let mut order: Vec<usize> = (0..base.len()).collect();
     order.sort_by(|&i, &j| base[i].total.cmp(&base[j].total).then(i.cmp(&j)));
     let (li, ri) = (order[0], order[1]);
-    let gap_of = |t: &[Totals]| -> Result<Decimal, PlanError> {
-        t[ri]
-            .total
-            .checked_sub(t[li].total)
-            .ok_or_else(|| super::overflow("the gap between two totals"))
+    // The cheapest fabric other than the leader, and how much more it costs (ties: the first).
+    let challenger = |t: &[Totals]| -> Result<(Decimal, usize), PlanError> {
+        let mut best: Option<(Decimal, usize)> = None;
+        for (i, x) in t.iter().enumerate() {
+            if i == li {
+                continue;
+            }
+            let gap = x
+                .total
+                .checked_sub(t[li].total)
+                .ok_or_else(|| super::overflow("the gap between two totals"))?;
+            if best.is_none_or(|(g, _)| gap < g) {
+                best = Some((gap, i));
+            }
+        }
+        best.ok_or_else(|| super::overflow("a tornado of one fabric"))
     };
+    let gap_of = |t: &[Totals]| challenger(t).map(|(g, _)| g);
     let (leader, runner) = (fabrics[li], fabrics[ri]);
 
     let mut entries = Vec::with_capacity(engine.targets.len());
@@ -121,8 +137,18 @@ pub fn tornado(engine: &mut Engine<'_>) -> Result<Tornado, PlanError> {
         };
         let (below, lo_end) = side(engine, target.domain.0, target.dist.low)?;
         let (above, hi_end) = side(engine, target.domain.1, target.dist.high)?;
+        // Who takes the lead at each flip: the cheapest other fabric there.
+        let mut who = |engine: &mut Engine<'_>, x: Option<f64>| -> Result<_, PlanError> {
+            let Some(x) = x else { return Ok(None) };
+            values[k] = x;
+            let (_, i) = challenger(&engine.eval(&values)?)?;
+            Ok(Some((x, fabrics[i])))
+        };
+        let below = who(engine, below)?;
+        let above = who(engine, above)?;
         let money = target.unit.starts_with("USD");
-        let reason = text::flip_reason(&target, leader, runner, below, above, (lo_end, hi_end));
+        let others: Vec<Fabric> = fabrics.iter().copied().filter(|f| *f != leader).collect();
+        let reason = text::flip_reason(&target, leader, &others, below, above, (lo_end, hi_end));
         entries.push(TornadoEntry {
             input: target.name.clone(),
             unit: target.unit.clone(),
@@ -137,7 +163,7 @@ pub fn tornado(engine: &mut Engine<'_>) -> Result<Tornado, PlanError> {
             flips_at: below
                 .into_iter()
                 .chain(above)
-                .map(|x| round_value(money, x))
+                .map(|(x, _)| round_value(money, x))
                 .collect(),
             reason,
         });
