@@ -285,3 +285,18 @@ fn every_priced_entry_has_a_range_and_new_gpus_have_their_figures() {
         "QSFP112"
     );
 }
+
+/// A one-off licence per switch is refused at load: no bill of materials prices it, and a
+/// catalog with one used to load and leave it out of capex (audit 21 F7).
+#[test]
+fn a_one_off_licence_is_refused() {
+    assert_broken(
+        |v| v["licenses"][1]["basis"] = "per_switch".into(),
+        &[
+            "fixture.json",
+            "licenses[1] (ethernet-nos-support)",
+            "basis",
+            "per_switch_per_year",
+        ],
+    );
+}

@@ -364,6 +364,15 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
     }
     for (i, l) in c.licenses.iter().enumerate() {
         let e = k.entry(&mut skus, "licenses", i, &l.part);
+        // No bill of materials prices a one-off licence: a catalog with one would have its
+        // plans leave it out of capex without a word (audit 21 F7).
+        if l.basis == crate::catalog::LicenseBasis::PerSwitch {
+            k.fail(
+                &e,
+                "basis",
+                "per_switch (a one-off licence per switch) is not priced by plans yet: use per_switch_per_year, or include the licence in the switch's price",
+            );
+        }
         if let Some(p) = l.price_usd {
             k.non_negative(&e, "price_usd", p);
         }
