@@ -423,3 +423,41 @@ fn an_override_that_moves_the_design_is_not_called_unused() {
         "the $700 quote moves the design"
     );
 }
+
+/// Two quotes that each keep a design out alone are not both harmless: the plan names only a
+/// set whose removal, all together, changes nothing (audit 23 F1: a $700 DAC keeps RoCE in
+/// racks of 4 on `tor_copper` only while both optics are quoted high; both were named).
+#[test]
+fn unused_adjustments_are_named_only_as_a_set_that_changes_nothing() {
+    let cats = CatalogSet::embedded().expect("catalog");
+    let plan_with = |overrides: serde_json::Value| {
+        let req: PlanRequest = serde_json::from_value(json!({
+            "gpus": 1024, "fabrics": ["roce"],
+            "topology": {"nodes_per_rack": 4, "rail_optimized": false},
+            "prices": {"overrides": overrides}}))
+        .expect("request");
+        build_plan(&req, &cats).expect("plan")
+    };
+    let quoted = json!({"dac-800g-osfp-2x400g-osfp-3m": "700",
+        "osfp-800g-2xsr4": "970", "osfp-400g-sr4": "810"});
+    let p = plan_with(quoted.clone());
+    let named: Vec<String> = p
+        .warnings
+        .iter()
+        .filter(|w| w.ends_with("changes nothing"))
+        .filter_map(|w| w.split(':').next())
+        .map(|s| s.trim_start_matches("prices.overrides.").to_string())
+        .collect();
+    assert_eq!(named.len(), 1, "{named:?}");
+    // Removing what was named, all of it, gives the same plan.
+    let mut without = quoted.clone();
+    for sku in &named {
+        without.as_object_mut().expect("object").remove(sku);
+    }
+    let q = plan_with(without);
+    let figures = |p: &crate::plan::Plan| {
+        let f = &p.fabrics[0];
+        (f.topology.as_ref().map(|t| t.design), f.total_cost_usd)
+    };
+    assert_eq!(figures(&q), figures(&p));
+}

@@ -344,7 +344,7 @@ fn warning_concerns(w: &str, fabric: Fabric) -> bool {
 /// none buys, a discount of a vendor or a category none of whose lines is priced by it (every
 /// such line overridden, or none bought). Candidates only: a design that lost may buy the part,
 /// and the adjustment may be what made it lose ([`confirm_unused`] decides).
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct UnusedAdjustments {
     overrides: Vec<String>,
     vendors: Vec<String>,
@@ -450,11 +450,14 @@ impl UnusedAdjustments {
     }
 }
 
-/// The candidates that truly change nothing: the plan without them has the same design and
-/// total for every fabric (an override of a part only a losing design buys can be what made it
-/// lose: a $700 quote for a top-of-rack DAC moved RoCE from `tor_copper` to `su_clos`, audit 21
-/// F1). All at once, else one by one; a plan with no candidate (every plan without price
-/// adjustments, every sweep point of one) builds nothing more.
+/// The candidates that truly change nothing: a set whose removal, all together, leaves every
+/// fabric's design and total as they are (an override of a part only a losing design buys can
+/// be what made it lose: a $700 quote for a top-of-rack DAC moved RoCE from `tor_copper` to
+/// `su_clos`, audit 21 F1; two quotes can each keep a design out alone, so neither is harmless
+/// without the other, audit 23 F1). All at once; else one at a time, each kept only if removing
+/// it with those kept so far still changes nothing, up to [`MAX_UNUSED_CHECKS`] plans (past
+/// them the rest is not named). A plan with no candidate (every plan without price
+/// adjustments) builds nothing more.
 fn confirm_unused(
     candidates: UnusedAdjustments,
     req: &PlanRequest,
@@ -484,30 +487,33 @@ fn confirm_unused(
     if same(&candidates) {
         return candidates.warnings();
     }
-    let one = |o: UnusedAdjustments| {
-        if same(&o) { o.warnings() } else { Vec::new() }
+    let mut kept = UnusedAdjustments::default();
+    let mut checks = 1;
+    let mut try_with = |add: &dyn Fn(&mut UnusedAdjustments)| {
+        if checks >= MAX_UNUSED_CHECKS {
+            return;
+        }
+        checks += 1;
+        let mut with = kept.clone();
+        add(&mut with);
+        if same(&with) {
+            kept = with;
+        }
     };
-    let mut out = Vec::new();
     for sku in &candidates.overrides {
-        out.extend(one(UnusedAdjustments {
-            overrides: vec![sku.clone()],
-            ..Default::default()
-        }));
+        try_with(&|u| u.overrides.push(sku.clone()));
     }
     for v in &candidates.vendors {
-        out.extend(one(UnusedAdjustments {
-            vendors: vec![v.clone()],
-            ..Default::default()
-        }));
+        try_with(&|u| u.vendors.push(v.clone()));
     }
     for c in &candidates.categories {
-        out.extend(one(UnusedAdjustments {
-            categories: vec![*c],
-            ..Default::default()
-        }));
+        try_with(&|u| u.categories.push(*c));
     }
-    out
+    kept.warnings()
 }
+
+/// Plans [`confirm_unused`] builds at the most for one plan (a sweep point pays them too).
+const MAX_UNUSED_CHECKS: usize = 8;
 
 fn push_unique(warnings: &mut Vec<String>, w: String) {
     if !warnings.contains(&w) {
