@@ -221,6 +221,16 @@ pub fn compare_with(
         });
     }
     let max = Decimal::from(GPU_HOUR_USD_MAX);
+    // Which side of the break-even the runner-up is cheaper on: above it when it loses fewer
+    // GPU-hours (its total rises more slowly with their value). Not from the break-even against
+    // the current value: rounded to four places, the two can be equal, or the current value can
+    // lie between the true crossing and the rounded one (audit 23 F4: at 148.397 "below it
+    // InfiniBand becomes cheaper" where it is cheaper above).
+    let lost = |c: &FabricCost| {
+        rust_decimal::prelude::ToPrimitive::to_f64(&c.gpu_idle.gpu_hours_per_year).unwrap_or(0.0)
+            + c.gpu_idle.failure_gpu_hours_per_year
+    };
+    let runner_cheaper_above = lost(second) < lost(best);
     reasons.push(Reason::BreakEven {
         a,
         runner_up: runner,
@@ -228,11 +238,11 @@ pub fn compare_with(
         at: match break_even.gpu_hour_usd {
             // A break-even beyond the values a plan accepts is said with that bound: a value
             // nobody can enter to check it.
-            Some(star) if star > max => BreakEvenAt::BeyondAccepted {
+            Some(star) if runner_cheaper_above && star > max => BreakEvenAt::BeyondAccepted {
                 at_usd: star,
                 max_usd: max,
             },
-            Some(star) if star > econ.gpu_hour_usd => BreakEvenAt::Above(star),
+            Some(star) if runner_cheaper_above => BreakEvenAt::Above(star),
             Some(star) => BreakEvenAt::Below(star),
             None => BreakEvenAt::Never,
         },

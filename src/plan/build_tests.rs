@@ -461,3 +461,39 @@ fn unused_adjustments_are_named_only_as_a_set_that_changes_nothing() {
     };
     assert_eq!(figures(&q), figures(&p));
 }
+
+/// At the break-even as written (four places) the sentence says the two are level and which
+/// side the runner-up is cheaper on, from the GPU-hours each loses — not from the rounded
+/// break-even against the current value (audit 23 F4: "below it InfiniBand becomes cheaper"
+/// at 148.397, where it is cheaper above).
+#[test]
+fn the_break_even_sentence_points_the_way_the_runner_up_gets_cheaper() {
+    let cats = CatalogSet::embedded().expect("catalog");
+    let last_reason = |v: serde_json::Value| {
+        let req: PlanRequest = serde_json::from_value(v).expect("request");
+        let plan = build_plan(&req, &cats).expect("plan");
+        let c = plan.comparison.expect("comparison");
+        (
+            c.cheapest_fabric,
+            c.reasons
+                .last()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+        )
+    };
+    let (cheapest, s) = last_reason(json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
+        "economics": {"gpu_hour_usd": "148.397"}}));
+    assert_eq!(cheapest, crate::fabric::Fabric::Roce);
+    assert!(
+        s.ends_with("above it InfiniBand becomes cheaper than RoCE (ECMP)."),
+        "{s}"
+    );
+    // Just above: InfiniBand is cheapest, and RoCE is cheaper below.
+    let (cheapest, s) = last_reason(json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
+        "economics": {"gpu_hour_usd": "148.5"}}));
+    assert_eq!(cheapest, crate::fabric::Fabric::Infiniband);
+    assert!(
+        s.starts_with("Below $148.40 per GPU-hour (now $148.50), RoCE (ECMP) becomes cheaper"),
+        "{s}"
+    );
+}
