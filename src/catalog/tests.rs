@@ -300,3 +300,43 @@ fn a_one_off_licence_is_refused() {
         ],
     );
 }
+
+/// A catalog's yearly licences must be what plans charge: one of each kind, the per-switch one
+/// listed by every Ethernet profile and by no InfiniBand one, the per-endpoint one (UFM) by
+/// InfiniBand only and unpriced (its price is a request input). A second per-switch licence was
+/// never charged, and one listed by RoCE alone was charged to adaptive Ethernet too (audit 23 F3).
+#[test]
+fn yearly_licences_are_the_ones_plans_charge() {
+    assert_broken(
+        |v| {
+            let mut second = v["licenses"][1].clone();
+            second["sku"] = "nos-two".into();
+            v["licenses"].as_array_mut().expect("licences").push(second);
+        },
+        &["licenses[2] (nos-two)", "basis", "a second licence"],
+    );
+    assert_broken(
+        |v| v["fabric_profiles"][2]["licenses"] = serde_json::json!([]),
+        &[
+            "fabric_profiles[2] (roce_adaptive)",
+            "licenses",
+            "must list 'ethernet-nos-support'",
+        ],
+    );
+    assert_broken(
+        |v| v["fabric_profiles"][0]["licenses"] = serde_json::json!(["ethernet-nos-support"]),
+        &[
+            "fabric_profiles[0] (infiniband)",
+            "licenses[0]",
+            "Ethernet fabrics only",
+        ],
+    );
+    assert_broken(
+        |v| v["licenses"][0]["price_usd"] = "100".into(),
+        &[
+            "licenses[0] (nvidia-ufm-enterprise)",
+            "price_usd",
+            "must be null",
+        ],
+    );
+}

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use rust_decimal::Decimal;
 
 use super::schema::{
-    CatalogData, Figure, Listed, Part, PriceRange, Provenance, TierCabling, by_sku,
+    CatalogData, Figure, LicenseBasis, Listed, Part, PriceRange, Provenance, TierCabling, by_sku,
 };
 use crate::fabric::Fabric;
 
@@ -366,11 +366,31 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         let e = k.entry(&mut skus, "licenses", i, &l.part);
         // No bill of materials prices a one-off licence: a catalog with one would have its
         // plans leave it out of capex without a word (audit 21 F7).
-        if l.basis == crate::catalog::LicenseBasis::PerSwitch {
+        if l.basis == LicenseBasis::PerSwitch {
             k.fail(
                 &e,
                 "basis",
                 "per_switch (a one-off licence per switch) is not priced by plans yet: use per_switch_per_year, or include the licence in the switch's price",
+            );
+        }
+        // One licence of each yearly kind: plans price each kind by one economics input
+        // (a second one was never charged, audit 23 F3).
+        if l.basis != LicenseBasis::PerSwitch
+            && c.licenses[..i].iter().any(|other| other.basis == l.basis)
+        {
+            k.fail(
+                &e,
+                "basis",
+                "a second licence of this basis: plans charge one per switch per year (Ethernet NOS) and one per endpoint per year (UFM)",
+            );
+        }
+        // UFM is priced by `economics.ufm_usd_per_endpoint_per_year` alone: a catalog price
+        // would be left out without a word.
+        if l.basis == LicenseBasis::PerEndpointPerYear && l.price_usd.is_some() {
+            k.fail(
+                &e,
+                "price_usd",
+                "must be null: plans price a per-endpoint licence by economics.ufm_usd_per_endpoint_per_year (a quote), not by the catalog",
             );
         }
         if let Some(p) = l.price_usd {
@@ -524,13 +544,47 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             nics,
         );
         for (j, l) in p.licenses.iter().enumerate() {
-            if by_sku(&c.licenses, l).is_none() {
-                k.fail(
+            match by_sku(&c.licenses, l).map(|x| x.basis) {
+                None => k.fail(
                     &e,
                     &format!("licenses[{j}]"),
                     format!("unknown licence SKU '{l}'"),
-                );
+                ),
+                // Plans charge a yearly licence by its kind of fabric: the per-switch one on
+                // every Ethernet fabric, the per-endpoint one (UFM) on InfiniBand.
+                Some(LicenseBasis::PerSwitchPerYear) if !p.fabric.is_ethernet() => k.fail(
+                    &e,
+                    &format!("licenses[{j}]"),
+                    format!("'{l}' is per switch per year, which plans charge on Ethernet fabrics only"),
+                ),
+                Some(LicenseBasis::PerEndpointPerYear) if p.fabric.is_ethernet() => k.fail(
+                    &e,
+                    &format!("licenses[{j}]"),
+                    format!("'{l}' is per endpoint per year (UFM), which plans charge on InfiniBand only"),
+                ),
+                Some(_) => {}
             }
+        }
+        // …and every Ethernet profile pays the per-switch one: a profile that leaves it out
+        // would be charged it all the same (audit 23 F3).
+        if p.fabric.is_ethernet()
+            && let Some(nos) = c
+                .licenses
+                .iter()
+                .find(|l| l.basis == LicenseBasis::PerSwitchPerYear)
+            && !p
+                .licenses
+                .iter()
+                .any(|l| l.as_str() == nos.part.sku.as_str())
+        {
+            k.fail(
+                &e,
+                "licenses",
+                format!(
+                    "must list '{}': plans charge the per-switch-per-year licence on every Ethernet fabric",
+                    nos.part.sku
+                ),
+            );
         }
         if p.cabling.is_empty() {
             k.fail(
