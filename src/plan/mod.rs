@@ -512,6 +512,41 @@ fn confirm_unused(
     kept.warnings()
 }
 
+/// The first fabric (and its design) that a plan made with `sku` at `unit_price_usd` would
+/// build another design for than `prepared`'s: a price of a part the chosen designs do not buy
+/// can still make a design that buys it cheaper (an analysis keeps the chosen designs, so its
+/// range on such a price moves nothing in it, which alone would read as "the price does not
+/// matter"; audit 23 F2). One figures plan.
+pub(crate) fn design_moves_at(
+    prepared: &Prepared,
+    catalogs: &CatalogSet,
+    effort: Effort,
+    sku: &str,
+    unit_price_usd: Decimal,
+) -> Option<(Fabric, Design)> {
+    let mut req = PlanRequest {
+        uncertainty: None,
+        ..prepared.resolved.normalized.clone()
+    };
+    let price = request::UnitPriceUsd::new(unit_price_usd)?;
+    req.prices
+        .get_or_insert_with(Default::default)
+        .overrides
+        .get_or_insert_with(Default::default)
+        .insert(sku.to_string(), price);
+    let other = build_checked(&req, catalogs, effort, None, Detail::Figures, false).ok()?;
+    prepared.sized.iter().find_map(|s| {
+        let there = other
+            .fabrics
+            .iter()
+            .find(|f| f.fabric == s.fabric)?
+            .topology
+            .as_ref()?
+            .design;
+        (there != s.topology.design).then_some((s.fabric, there))
+    })
+}
+
 /// Plans [`confirm_unused`] builds at the most for one plan (a sweep point pays them too).
 const MAX_UNUSED_CHECKS: usize = 8;
 
@@ -799,7 +834,7 @@ fn build_checked(
     {
         let spec = uncertainty::spec(u, prepared)?;
         plan.uncertainty = Some(uncertainty::analyse(&spec, prepared, catalogs, effort)?);
-        for w in uncertainty::outside_ranges(&spec, prepared) {
+        for w in uncertainty::outside_ranges(&spec, prepared, catalogs, effort) {
             push_unique(&mut plan.warnings, w);
         }
     }

@@ -480,3 +480,41 @@ async fn a_range_on_a_price_no_design_buys_is_named() {
         "no advice to set an unused discount"
     );
 }
+
+/// A range on a part only a design the plan did not choose buys says that at an end of the
+/// range that design would be built (audit 23 F2: RoCE in racks of 4 builds `tor_copper`; an
+/// SR4 optic range of $300–900 was said to change nothing, while below ~$600 a plan builds
+/// `su_clos`, which buys it).
+#[tokio::test]
+async fn a_range_that_would_move_the_design_says_so() {
+    let app = spawn_app().await;
+    let p = app
+        .ok_json(
+            "/v1/plans?gpus=1024&fabrics=roce&topology.nodes_per_rack=4\
+             &topology.rail_optimized=false&uncertainty.samples=20\
+             &uncertainty.catalog_price_ranges=false\
+             &uncertainty.inputs.prices.overrides.osfp-400g-sr4=300,900",
+        )
+        .await;
+    let w: Vec<&str> = p["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|w| w.starts_with("the uncertainty range on"))
+        .collect();
+    assert_eq!(
+        w,
+        [
+            "the uncertainty range on prices.overrides.osfp-400g-sr4: no fabric in this plan buys osfp-400g-sr4, but at 300 a plan would build roce as su_clos, which does; the analysis keeps the plan's chosen designs, so the range moves nothing in it — compare designs with topology.design"
+        ]
+    );
+    // And so it would: a plan at $300 builds su_clos.
+    let at = app
+        .ok_json(
+            "/v1/plans?gpus=1024&fabrics=roce&topology.nodes_per_rack=4\
+             &topology.rail_optimized=false&prices.overrides.osfp-400g-sr4=300",
+        )
+        .await;
+    assert_eq!(at["fabrics"][0]["topology"]["design"], "su_clos");
+}

@@ -688,13 +688,18 @@ const SAMPLES_PER_BLOCK: u32 = 256;
 /// Warnings for the inputs whose value in the plan lies outside the range the analysis draws
 /// them from: the plan (its totals, the recommendation) is priced at that value, the analysis
 /// at the range, and the two can name different fabrics. A discount not given is 0.
-pub fn outside_ranges(spec: &Spec, prepared: &Prepared) -> Vec<String> {
+pub fn outside_ranges(
+    spec: &Spec,
+    prepared: &Prepared,
+    catalogs: &CatalogSet,
+    effort: super::Effort,
+) -> Vec<String> {
     let Ok(inputs) = serde_json::to_value(&prepared.resolved.normalized) else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for t in &spec.targets {
-        if let Some(w) = prices_nothing(prepared, t) {
+        if let Some(w) = prices_nothing(prepared, t, catalogs, effort) {
             out.push(w);
             continue;
         }
@@ -752,7 +757,12 @@ pub fn outside_ranges(spec: &Spec, prepared: &Prepared) -> Vec<String> {
 /// A price range no line of the plan's chosen designs is priced by (the analysis re-prices
 /// those designs: a range on a part none buys moves nothing, and was silently left out of the
 /// tornado; audit 21 F3), said in the words of the plan's own warning for the fixed input.
-fn prices_nothing(prepared: &Prepared, t: &Target) -> Option<String> {
+fn prices_nothing(
+    prepared: &Prepared,
+    t: &Target,
+    catalogs: &CatalogSet,
+    effort: super::Effort,
+) -> Option<String> {
     use crate::plan::PriceKey;
     let (key, what) = match &t.kind {
         Kind::ListPrice(sku) => (
@@ -784,12 +794,29 @@ fn prices_nothing(prepared: &Prepared, t: &Target) -> Option<String> {
             _ => return None,
         },
     };
-    (!crate::plan::priced_by(&prepared.sized, &prepared.resolved.adjustments, key)).then(|| {
-        format!(
-            "the uncertainty range on {}: {what}; the range changes nothing in the analysis, which re-prices the plan's chosen designs",
-            t.name
-        )
-    })
+    if crate::plan::priced_by(&prepared.sized, &prepared.resolved.adjustments, key) {
+        return None;
+    }
+    // A part only a design the plan did not choose buys: at an end of the range that design
+    // may be the cheaper one (the price is taken as the net unit price).
+    if let PriceKey::Sku(sku) = key {
+        for end in [t.range.low, t.range.high] {
+            if let Some((fabric, design)) =
+                crate::plan::design_moves_at(prepared, catalogs, effort, sku, end)
+            {
+                return Some(format!(
+                    "the uncertainty range on {}: {what}, but at {end} a plan would build {} as {}, which does; the analysis keeps the plan's chosen designs, so the range moves nothing in it — compare designs with topology.design",
+                    t.name,
+                    fabric.as_str(),
+                    design.as_str()
+                ));
+            }
+        }
+    }
+    Some(format!(
+        "the uncertainty range on {}: {what}; the range changes nothing in the analysis, which re-prices the plan's chosen designs",
+        t.name
+    ))
 }
 
 /// The warning of [`outside_ranges`] when `value`, the plan's, lies outside `t`'s range.
