@@ -469,8 +469,10 @@ fn unused_adjustments_are_named_only_as_a_set_that_changes_nothing() {
 #[test]
 fn the_break_even_sentence_points_the_way_the_runner_up_gets_cheaper() {
     let cats = CatalogSet::embedded().expect("catalog");
-    let last_reason = |v: serde_json::Value| {
-        let req: PlanRequest = serde_json::from_value(v).expect("request");
+    let last_reason = |gpu_hour_usd: &str| {
+        let req: PlanRequest = serde_json::from_value(json!({"gpus": 1024,
+            "fabrics": ["infiniband", "roce"], "economics": {"gpu_hour_usd": gpu_hour_usd}}))
+        .expect("request");
         let plan = build_plan(&req, &cats).expect("plan");
         let c = plan.comparison.expect("comparison");
         (
@@ -481,19 +483,23 @@ fn the_break_even_sentence_points_the_way_the_runner_up_gets_cheaper() {
                 .unwrap_or_default(),
         )
     };
-    let (cheapest, s) = last_reason(json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
-        "economics": {"gpu_hour_usd": "148.397"}}));
-    assert_eq!(cheapest, crate::fabric::Fabric::Roce);
-    assert!(
-        s.ends_with("above it InfiniBand becomes cheaper than RoCE (ECMP)."),
-        "{s}"
-    );
-    // Just above: InfiniBand is cheapest, and RoCE is cheaper below.
-    let (cheapest, s) = last_reason(json!({"gpus": 1024, "fabrics": ["infiniband", "roce"],
-        "economics": {"gpu_hour_usd": "148.5"}}));
-    assert_eq!(cheapest, crate::fabric::Fabric::Infiniband);
-    assert!(
-        s.starts_with("Below $148.40 per GPU-hour (now $148.50), RoCE (ECMP) becomes cheaper"),
-        "{s}"
-    );
+    use crate::fabric::Fabric::{Infiniband, Roce};
+    // At the break-even RoCE is still cheapest; just above it InfiniBand is, and RoCE is
+    // cheaper below.
+    for (value, cheapest, says) in [
+        (
+            "148.397",
+            Roce,
+            "above it InfiniBand becomes cheaper than RoCE (ECMP).",
+        ),
+        (
+            "148.5",
+            Infiniband,
+            "Below $148.40 per GPU-hour (now $148.50), RoCE (ECMP) becomes cheaper than InfiniBand.",
+        ),
+    ] {
+        let (c, s) = last_reason(value);
+        assert_eq!(c, cheapest, "{value}");
+        assert!(s.ends_with(says), "{value}: {s}");
+    }
 }

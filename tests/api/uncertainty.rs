@@ -455,17 +455,8 @@ async fn a_range_on_a_price_no_design_buys_is_named() {
              &uncertainty.inputs.prices.list.nvidia-qm9700=20000,30000",
         )
         .await;
-    let warnings: Vec<&str> = p["warnings"]
-        .as_array()
-        .expect("warnings")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    let said: Vec<&str> = warnings
-        .iter()
-        .copied()
-        .filter(|w| w.starts_with("the uncertainty range on"))
-        .collect();
+    let warnings = warning_texts(&p);
+    let said = range_warnings(&p);
     assert_eq!(
         said,
         [
@@ -496,15 +487,8 @@ async fn a_range_that_would_move_the_design_says_so() {
              &uncertainty.inputs.prices.overrides.osfp-400g-sr4=300,900",
         )
         .await;
-    let w: Vec<&str> = p["warnings"]
-        .as_array()
-        .expect("warnings")
-        .iter()
-        .filter_map(Value::as_str)
-        .filter(|w| w.starts_with("the uncertainty range on"))
-        .collect();
     assert_eq!(
-        w,
+        range_warnings(&p),
         [
             "the uncertainty range on prices.overrides.osfp-400g-sr4: no fabric in this plan buys osfp-400g-sr4, but at 300 a plan would build roce as su_clos, which does; the analysis keeps the plan's chosen designs, so the range moves nothing in it — compare designs with topology.design"
         ]
@@ -517,4 +501,22 @@ async fn a_range_that_would_move_the_design_says_so() {
         )
         .await;
     assert_eq!(at["fabrics"][0]["topology"]["design"], "su_clos");
+}
+
+/// A plan's warnings.
+fn warning_texts(plan: &Value) -> Vec<&str> {
+    plan["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// A plan's warnings about its uncertainty ranges that price nothing.
+fn range_warnings(plan: &Value) -> Vec<&str> {
+    warning_texts(plan)
+        .into_iter()
+        .filter(|w| w.starts_with("the uncertainty range on"))
+        .collect()
 }
