@@ -564,10 +564,7 @@ pub enum DistributionKind {
 }
 
 /// The range of one uncertain input, in the input's unit. Numbers or decimal strings.
-// `deny_unknown_fields` for the schema (`additionalProperties: false`): the hand-written
-// `Deserialize` below refuses other keys (audit 23 F7: the schema let them through).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct InputRange {
     /// `uniform` or `triangular`. Default: triangular when `mode` is given, else uniform.
     #[schema(required = false)]
