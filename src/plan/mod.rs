@@ -428,22 +428,40 @@ impl UnusedAdjustments {
         out
     }
 
+    /// One line an adjustment: why it prices nothing, and that it changes nothing — with
+    /// others named, together with them (removing them all gives the same plan, removing one
+    /// alone may not: a $300 quote for an optic only an unchosen design buys can be offset by
+    /// a $5,000 quote for another, audit 24 F3).
     fn warnings(&self) -> Vec<String> {
-        let mut out = Vec::new();
+        let n = self.overrides.len() + self.vendors.len() + self.categories.len();
+        let tail = |what: &str| {
+            if n == 1 {
+                format!("the {what} changes nothing")
+            } else {
+                format!(
+                    "together with the other {} adjustment(s) named so, the {what} changes nothing (removing them all gives the same plan; removing one alone may not)",
+                    n - 1
+                )
+            }
+        };
+        let mut out = Vec::with_capacity(n);
         for sku in &self.overrides {
             out.push(format!(
-                "prices.overrides.{sku}: no fabric in this plan buys {sku}; the override changes nothing"
+                "prices.overrides.{sku}: no fabric in this plan buys {sku}; {}",
+                tail("override")
             ));
         }
         for v in &self.vendors {
             out.push(format!(
-                "prices.discounts.vendor.{v}: no part of this plan is priced by this discount (none bought from {v}, or each overridden); the discount changes nothing"
+                "prices.discounts.vendor.{v}: no part of this plan is priced by this discount (none bought from {v}, or each overridden); {}",
+                tail("discount")
             ));
         }
         for c in &self.categories {
             let c = c.as_str();
             out.push(format!(
-                "prices.discounts.category.{c}: no part of this plan is priced by this discount (no {c} bought, or each overridden); the discount changes nothing"
+                "prices.discounts.category.{c}: no part of this plan is priced by this discount (no {c} bought, or each overridden); {}",
+                tail("discount")
             ));
         }
         out
