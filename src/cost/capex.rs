@@ -91,6 +91,18 @@ fn net_unit(line: &BomLine, adj: &PriceAdjustments) -> Result<(Decimal, bool, De
     )
 }
 
+/// The unit price a part of this SKU, vendor and category would be bought at with this list
+/// price under `adj`: its override, else the list price less the discounts, in cents.
+pub fn net_unit_price(
+    sku: &str,
+    vendor: &str,
+    category: Category,
+    list_unit_price_usd: Decimal,
+    adj: &PriceAdjustments,
+) -> Result<Decimal, CostError> {
+    net_unit_of(sku, vendor, category, list_unit_price_usd, adj).map(|(unit, _, _)| unit)
+}
+
 fn net_unit_of(
     sku: &str,
     vendor: &str,

@@ -24,7 +24,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-pub use capex::{Capex, CapexTotal, LinePrice, PricedLine, capex, line_prices};
+pub use capex::{Capex, CapexTotal, LinePrice, PricedLine, capex, line_prices, net_unit_price};
 pub use compare::{BreakEven, Comparison, FabricDelta, GPU_HOUR_USD_MAX, compare, compare_with};
 pub use error::CostError;
 pub(crate) use idle::busy_gpu_hours_per_year;

@@ -530,28 +530,70 @@ fn confirm_unused(
     kept.warnings()
 }
 
-/// The first fabric (and its design) that a plan made with `sku` at `unit_price_usd` would
-/// build another design for than `prepared`'s: a price of a part the chosen designs do not buy
-/// can still make a design that buys it cheaper (an analysis keeps the chosen designs, so its
+/// A price a plan is made at by [`design_moves_at`]: an override, a list price (bought at it
+/// less the plan's discounts), a vendor's or a category's discount.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum PriceSet<'a> {
+    Override(&'a str),
+    List(&'a str),
+    Vendor(&'a str),
+    Category(cost::Category),
+}
+
+/// The first fabric (and its design) that a plan made with `set` at `value` would build
+/// another design for than `prepared`'s: a price of a part the chosen designs do not buy can
+/// still make a design that buys it cheaper (an analysis keeps the chosen designs, so its
 /// range on such a price moves nothing in it, which alone would read as "the price does not
-/// matter"; audit 23 F2). One figures plan.
+/// matter"; audits 23 F2 and 24 F1–F2). One figures plan.
 pub(crate) fn design_moves_at(
     prepared: &Prepared,
     catalogs: &CatalogSet,
     effort: Effort,
-    sku: &str,
-    unit_price_usd: Decimal,
+    set: PriceSet<'_>,
+    value: Decimal,
 ) -> Option<(Fabric, Design)> {
     let mut req = PlanRequest {
         uncertainty: None,
         ..prepared.resolved.normalized.clone()
     };
-    let price = request::UnitPriceUsd::new(unit_price_usd)?;
-    req.prices
-        .get_or_insert_with(Default::default)
-        .overrides
-        .get_or_insert_with(Default::default)
-        .insert(sku.to_string(), price);
+    let prices = req.prices.get_or_insert_with(Default::default);
+    let mut price_of = |sku: &str, unit: Decimal| -> Option<()> {
+        prices
+            .overrides
+            .get_or_insert_with(Default::default)
+            .insert(sku.to_string(), request::UnitPriceUsd::new(unit)?);
+        Some(())
+    };
+    match set {
+        PriceSet::Override(sku) => price_of(sku, value)?,
+        PriceSet::List(sku) => {
+            let c = &prepared.resolved.catalog;
+            let (vendor, category) = (c.switch(sku).map(|x| (&x.part, cost::Category::Switch)))
+                .or_else(|| c.nic(sku).map(|x| (&x.part, cost::Category::Nic)))
+                .or_else(|| c.transceiver(sku).map(|x| (&x.part, cost::Category::Optic)))
+                .or_else(|| c.cable(sku).map(|x| (&x.part, cost::Category::Cable)))
+                .map(|(part, category)| (part.vendor.as_str(), category))?;
+            let adj = &prepared.resolved.adjustments;
+            let net = cost::net_unit_price(sku, vendor, category, value, adj).ok()?;
+            price_of(sku, net)?
+        }
+        PriceSet::Vendor(v) => {
+            let d = request::Discount::new(value)?;
+            let discounts = prices.discounts.get_or_insert_with(Default::default);
+            discounts
+                .vendor
+                .get_or_insert_with(Default::default)
+                .insert(v.to_string(), d);
+        }
+        PriceSet::Category(category) => {
+            let d = request::Discount::new(value)?;
+            let discounts = prices.discounts.get_or_insert_with(Default::default);
+            discounts
+                .category
+                .get_or_insert_with(Default::default)
+                .insert(category, d);
+        }
+    }
     let other = build_checked(&req, catalogs, effort, None, Detail::Figures, false).ok()?;
     prepared.sized.iter().find_map(|s| {
         let there = other

@@ -490,7 +490,7 @@ async fn a_range_that_would_move_the_design_says_so() {
     assert_eq!(
         range_warnings(&p),
         [
-            "the uncertainty range on prices.overrides.osfp-400g-sr4: no fabric in this plan buys osfp-400g-sr4, but at 300 a plan would build roce as su_clos, which does; the analysis keeps the plan's chosen designs, so the range moves nothing in it — compare designs with topology.design"
+            "the uncertainty range on prices.overrides.osfp-400g-sr4: no fabric in this plan buys osfp-400g-sr4, but at 300 a plan would build roce as su_clos instead; the analysis keeps the plan's chosen designs, so the range moves nothing in it — compare designs with topology.design"
         ]
     );
     // And so it would: a plan at $300 builds su_clos.
@@ -519,4 +519,26 @@ fn range_warnings(plan: &Value) -> Vec<&str> {
         .into_iter()
         .filter(|w| w.starts_with("the uncertainty range on"))
         .collect()
+}
+
+/// The same for a discount range and for a list-price range under a discount: the end's plan
+/// is made at the discount, or at the list price less the plan's discounts (audit 24 F1, F2).
+#[tokio::test]
+async fn a_discount_range_that_would_move_the_design_says_so() {
+    let app = spawn_app().await;
+    let p = app
+        .post_plan(
+            &serde_json::json!({"gpus": 1024, "fabrics": ["roce", "infiniband"],
+            "topology": {"nodes_per_rack": 4, "rail_optimized": false},
+            "prices": {"overrides": {"osfp-800g-2xdr4-100m": "1120"}},
+            "uncertainty": {"samples": 20, "catalog_price_ranges": false, "inputs": {
+                "prices.discounts.vendor.NVIDIA-compatible": {"low": "0.2", "high": "0.6"}}}}),
+        )
+        .await;
+    assert_eq!(
+        range_warnings(&p),
+        [
+            "the uncertainty range on prices.discounts.vendor.NVIDIA-compatible: no part of this plan is priced by this discount (none bought from NVIDIA-compatible, or each overridden), but at 0.2 a plan would build roce as su_clos instead; the analysis keeps the plan's chosen designs, so the range moves nothing in it — compare designs with topology.design"
+        ]
+    );
 }

@@ -763,19 +763,22 @@ fn prices_nothing(
     catalogs: &CatalogSet,
     effort: super::Effort,
 ) -> Option<String> {
-    use crate::plan::PriceKey;
-    let (key, what) = match &t.kind {
+    use crate::plan::{PriceKey, PriceSet};
+    let (key, set, what) = match &t.kind {
         Kind::ListPrice(sku) => (
             PriceKey::Sku(sku),
+            PriceSet::List(sku),
             format!("no fabric in this plan buys {sku}"),
         ),
         Kind::Input { path, .. } => match path.iter().map(String::as_str).collect::<Vec<_>>()[..] {
             ["prices", "overrides", sku] => (
                 PriceKey::Sku(sku),
+                PriceSet::Override(sku),
                 format!("no fabric in this plan buys {sku}"),
             ),
             ["prices", "discounts", "vendor", v] => (
                 PriceKey::Vendor(v),
+                PriceSet::Vendor(v),
                 format!(
                     "no part of this plan is priced by this discount (none bought from {v}, or each overridden)"
                 ),
@@ -786,6 +789,7 @@ fn prices_nothing(
                     .find(|k| k.as_str() == c)?;
                 (
                     PriceKey::Category(category),
+                    PriceSet::Category(category),
                     format!(
                         "no part of this plan is priced by this discount (no {c} bought, or each overridden)"
                     ),
@@ -797,20 +801,18 @@ fn prices_nothing(
     if crate::plan::priced_by(&prepared.sized, &prepared.resolved.adjustments, key) {
         return None;
     }
-    // A part only a design the plan did not choose buys: at an end of the range that design
-    // may be the cheaper one (the price is taken as the net unit price).
-    if let PriceKey::Sku(sku) = key {
-        for end in [t.range.low, t.range.high] {
-            if let Some((fabric, design)) =
-                crate::plan::design_moves_at(prepared, catalogs, effort, sku, end)
-            {
-                return Some(format!(
-                    "the uncertainty range on {}: {what}, but at {end} a plan would build {} as {}, which does; the analysis keeps the plan's chosen designs, so the range moves nothing in it — compare designs with topology.design",
-                    t.name,
-                    fabric.as_str(),
-                    design.as_str()
-                ));
-            }
+    // A part (or a vendor's, a category's) only a design the plan did not choose buys: at an end
+    // of the range that design may be the cheaper one.
+    for end in [t.range.low, t.range.high] {
+        if let Some((fabric, design)) =
+            crate::plan::design_moves_at(prepared, catalogs, effort, set, end)
+        {
+            return Some(format!(
+                "the uncertainty range on {}: {what}, but at {end} a plan would build {} as {} instead; the analysis keeps the plan's chosen designs, so the range moves nothing in it — compare designs with topology.design",
+                t.name,
+                fabric.as_str(),
+                design.as_str()
+            ));
         }
     }
     Some(format!(
