@@ -519,3 +519,32 @@ fn the_break_even_sentence_points_the_way_the_runner_up_gets_cheaper() {
 fn is_unused_warning(w: &str) -> bool {
     w.starts_with("prices.") && w.contains("changes nothing")
 }
+
+/// A catalog's NOS licence without a price (quote required) is said where Ethernet opex counts
+/// $0 for it, as a placeholder price is (audit 24 F4: a grade C licence with `price_usd: null`
+/// was charged $0 without a word).
+#[test]
+fn an_unpriced_nos_licence_is_said() {
+    let mut v: serde_json::Value =
+        serde_json::from_str(crate::catalog::EMBEDDED[0].1).expect("catalog JSON");
+    let nos = &mut v["licenses"][1];
+    nos["price_usd"] = serde_json::Value::Null;
+    nos.as_object_mut()
+        .expect("licence")
+        .remove("price_range_usd");
+    nos["grade"] = "C".into();
+    nos["source"] = "A vendor quote on request".into();
+    let bytes = serde_json::to_vec(&v).expect("bytes");
+    let catalog = crate::catalog::Catalog::parse("unpriced-nos.json", &bytes).expect("loads");
+    let cats = CatalogSet::new(vec![catalog]).expect("set");
+    let req: PlanRequest =
+        serde_json::from_value(json!({"gpus": 1024, "fabrics": ["roce"]})).expect("request");
+    let plan = build_plan(&req, &cats).expect("plan");
+    assert!(
+        plan.warnings.iter().any(|w| w.starts_with(
+            "Ethernet: the NOS licence (ethernet-nos-support) has no price in the catalog (quote required)"
+        )),
+        "{:?}",
+        plan.warnings
+    );
+}

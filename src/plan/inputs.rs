@@ -503,12 +503,22 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             // A placeholder licence price is a figure nobody published: say so wherever an
             // Ethernet fabric's opex counts it, as a placeholder BOM price is said.
             let ethernet = fabrics.iter().any(|f| f.is_ethernet());
-            let placeholder = licence.is_some_and(|l| l.provenance.is_placeholder());
+            // A licence without a price (quote required, as UFM) is no figure either: its $0
+            // is said, not charged silently (audit 24 F4).
+            let unpriced = licence.is_some_and(|l| l.price_usd.is_none());
+            let placeholder = licence.is_some_and(|l| l.provenance.is_placeholder()) || unpriced;
             if let Some(l) = licence.filter(|_| ethernet && placeholder) {
-                warnings.push(format!(
-                    "Ethernet: the NOS licence price ({}, ${} per switch per year) is a placeholder (grade P) — Ethernet opex counts it as given; set economics.ethernet_nos_usd_per_switch_per_year",
-                    l.part.sku, price
-                ));
+                warnings.push(if unpriced {
+                    format!(
+                        "Ethernet: the NOS licence ({}) has no price in the catalog (quote required) — Ethernet opex counts $0 for it; set economics.ethernet_nos_usd_per_switch_per_year",
+                        l.part.sku
+                    )
+                } else {
+                    format!(
+                        "Ethernet: the NOS licence price ({}, ${} per switch per year) is a placeholder (grade P) — Ethernet opex counts it as given; set economics.ethernet_nos_usd_per_switch_per_year",
+                        l.part.sku, price
+                    )
+                });
             }
             (price, placeholder)
         }
