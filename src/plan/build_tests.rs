@@ -540,11 +540,18 @@ fn an_unpriced_nos_licence_is_said() {
     let req: PlanRequest =
         serde_json::from_value(json!({"gpus": 1024, "fabrics": ["roce"]})).expect("request");
     let plan = build_plan(&req, &cats).expect("plan");
-    assert!(
-        plan.warnings.iter().any(|w| w.starts_with(
-            "Ethernet: the NOS licence (ethernet-nos-support) has no price in the catalog (quote required)"
-        )),
-        "{:?}",
-        plan.warnings
-    );
+    let says = |p: &crate::plan::Plan| {
+        p.warnings.iter().any(|w| {
+            w.starts_with("Ethernet: the NOS licence (ethernet-nos-support) has no price in the catalog (quote required)")
+        })
+    };
+    assert!(says(&plan), "{:?}", plan.warnings);
+    // Only where an Ethernet fabric is built: 12 A100 on adaptive Ethernet (no 200G NIC in its
+    // profile) and InfiniBand builds InfiniBand alone (audit 25 F1).
+    let req: PlanRequest = serde_json::from_value(json!({"gpus": 12, "gpu_model": "a100",
+        "fabrics": ["roce_adaptive", "infiniband"]}))
+    .expect("request");
+    let plan = build_plan(&req, &cats).expect("plan");
+    assert_eq!(plan.built().count(), 1);
+    assert!(!says(&plan), "{:?}", plan.warnings);
 }

@@ -51,6 +51,10 @@ pub struct Resolved {
     pub adjustments: PriceAdjustments,
     /// Assumption notes raised while resolving (e.g. no GPU price).
     pub warnings: Vec<String>,
+    /// Notes about Ethernet opex (the NOS licence's price): the plan says them only when it
+    /// builds an Ethernet fabric (audit 25 F1: said for an Ethernet fabric that could not be
+    /// built, beside an InfiniBand one).
+    pub ethernet_warnings: Vec<String>,
     /// The request with every default filled in.
     pub normalized: PlanRequest,
 }
@@ -491,6 +495,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     };
     let gpu_hour_usd = priced_gpu_hour.unwrap_or(Decimal::ZERO);
     // `placeholder`: the catalog's price was used and is grade P.
+    let mut ethernet_warnings = Vec::new();
     let (nos, nos_placeholder) = match e.ethernet_nos_usd_per_switch_per_year {
         Some(v) => (v.get(), false),
         None => {
@@ -508,7 +513,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             let unpriced = licence.is_some_and(|l| l.price_usd.is_none());
             let placeholder = licence.is_some_and(|l| l.provenance.is_placeholder()) || unpriced;
             if let Some(l) = licence.filter(|_| ethernet && placeholder) {
-                warnings.push(if unpriced {
+                ethernet_warnings.push(if unpriced {
                     format!(
                         "Ethernet: the NOS licence ({}) has no price in the catalog (quote required) — Ethernet opex counts $0 for it; set economics.ethernet_nos_usd_per_switch_per_year",
                         l.part.sku
@@ -806,6 +811,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         gpu_hour_basis,
         adjustments,
         warnings,
+        ethernet_warnings,
         normalized,
     })
 }

@@ -835,6 +835,11 @@ fn build_checked(
             }
         }
     }
+    if sized_all.iter().any(|s| s.fabric.is_ethernet()) {
+        for w in &r.ethernet_warnings {
+            push_unique(&mut warnings, w.clone());
+        }
+    }
     let unused = UnusedAdjustments::of(&r.adjustments, &sized_all);
     if costs.is_empty()
         && let Some(mut e) = first_error
