@@ -147,6 +147,17 @@ impl Catalog {
             fabric_profiles: d.fabric_profiles.len(),
         }
     }
+    /// A listed part by SKU (switch, NIC, transceiver or cable) and which kind it is.
+    pub fn listed(&self, sku: &str) -> Option<(&dyn Listed, PartKind)> {
+        fn listed<T: Listed>(kind: PartKind) -> impl Fn(&T) -> (&dyn Listed, PartKind) {
+            move |x| (x as &dyn Listed, kind)
+        }
+        (self.switch(sku).map(listed(PartKind::Switch)))
+            .or_else(|| self.nic(sku).map(listed(PartKind::Nic)))
+            .or_else(|| self.transceiver(sku).map(listed(PartKind::Transceiver)))
+            .or_else(|| self.cable(sku).map(listed(PartKind::Cable)))
+    }
+
     /// A priced entry by SKU (switch, NIC, transceiver, cable or licence): its price (`None`
     /// for a licence without a public price), its range and its provenance.
     pub fn priced(
@@ -157,14 +168,7 @@ impl Catalog {
         Option<&PriceRange>,
         &Provenance,
     )> {
-        fn listed<T: Listed>(x: &T) -> &dyn Listed {
-            x
-        }
-        let listed = (self.switch(sku).map(listed))
-            .or_else(|| self.nic(sku).map(listed))
-            .or_else(|| self.transceiver(sku).map(listed))
-            .or_else(|| self.cable(sku).map(listed));
-        if let Some(x) = listed {
+        if let Some((x, _)) = self.listed(sku) {
             let l = x.listing();
             return Some((Some(l.price_usd), Some(&l.price_range_usd), x.provenance()));
         }
@@ -177,6 +181,15 @@ impl Catalog {
         self.priced(sku)
             .is_some_and(|(_, _, prov)| prov.is_placeholder())
     }
+}
+
+/// The kinds of listed part ([`Catalog::listed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartKind {
+    Switch,
+    Nic,
+    Transceiver,
+    Cable,
 }
 
 /// Entries per kind in a catalog.

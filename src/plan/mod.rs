@@ -360,6 +360,22 @@ pub(crate) enum PriceKey<'a> {
     Category(cost::Category),
 }
 
+impl PriceKey<'_> {
+    /// Why nothing in a plan is priced by it, in the words of its warnings.
+    pub(crate) fn unpriced_words(self) -> String {
+        match self {
+            PriceKey::Sku(sku) => format!("no fabric in this plan buys {sku}"),
+            PriceKey::Vendor(v) => format!(
+                "no part of this plan is priced by this discount (none bought from {v}, or each overridden)"
+            ),
+            PriceKey::Category(c) => format!(
+                "no part of this plan is priced by this discount (no {} bought, or each overridden)",
+                c.as_str()
+            ),
+        }
+    }
+}
+
 /// Whether a line of the sized fabrics' chosen designs is priced by `key`: one of its SKU for
 /// a SKU; for a discount, one of its vendor or category that `adj` does not override (an
 /// override is a net price, no discount applies on top).
@@ -444,27 +460,27 @@ impl UnusedAdjustments {
                 )
             }
         };
-        let mut out = Vec::with_capacity(n);
-        for sku in &self.overrides {
-            out.push(format!(
-                "prices.overrides.{sku}: no fabric in this plan buys {sku}; {}",
-                tail("override")
-            ));
-        }
-        for v in &self.vendors {
-            out.push(format!(
-                "prices.discounts.vendor.{v}: no part of this plan is priced by this discount (none bought from {v}, or each overridden); {}",
-                tail("discount")
-            ));
-        }
-        for c in &self.categories {
-            let c = c.as_str();
-            out.push(format!(
-                "prices.discounts.category.{c}: no part of this plan is priced by this discount (no {c} bought, or each overridden); {}",
-                tail("discount")
-            ));
-        }
-        out
+        let overrides = self.overrides.iter().map(|sku| {
+            let key = PriceKey::Sku(sku);
+            (format!("prices.overrides.{sku}"), key, "override")
+        });
+        let vendors = self.vendors.iter().map(|v| {
+            let key = PriceKey::Vendor(v);
+            (format!("prices.discounts.vendor.{v}"), key, "discount")
+        });
+        let categories = self.categories.iter().map(|c| {
+            let key = PriceKey::Category(*c);
+            (
+                format!("prices.discounts.category.{}", c.as_str()),
+                key,
+                "discount",
+            )
+        });
+        overrides
+            .chain(vendors)
+            .chain(categories)
+            .map(|(name, key, what)| format!("{name}: {}; {}", key.unpriced_words(), tail(what)))
+            .collect()
     }
 }
 
@@ -484,14 +500,7 @@ fn confirm_unused(
     effort: Effort,
 ) -> Vec<String> {
     let same = |without: &UnusedAdjustments| {
-        let Ok(other) = build_checked(
-            &without.removed_from(req),
-            catalogs,
-            effort,
-            None,
-            Detail::Figures,
-            false,
-        ) else {
+        let Ok(other) = figures_unchecked(&without.removed_from(req), catalogs, effort) else {
             return false;
         };
         other.fabrics.len() == plan.fabrics.len()
@@ -540,6 +549,17 @@ pub(crate) enum PriceSet<'a> {
     Category(cost::Category),
 }
 
+impl<'a> PriceSet<'a> {
+    /// What it prices: a SKU, a vendor's lines or a category's.
+    pub(crate) fn key(self) -> PriceKey<'a> {
+        match self {
+            PriceSet::Override(sku) | PriceSet::List(sku) => PriceKey::Sku(sku),
+            PriceSet::Vendor(v) => PriceKey::Vendor(v),
+            PriceSet::Category(c) => PriceKey::Category(c),
+        }
+    }
+}
+
 /// The first fabric (and its design) that a plan made with `set` at `value` would build
 /// another design for than `prepared`'s: a price of a part the chosen designs do not buy can
 /// still make a design that buys it cheaper (an analysis keeps the chosen designs, so its
@@ -567,12 +587,15 @@ pub(crate) fn design_moves_at(
     match set {
         PriceSet::Override(sku) => price_of(sku, value)?,
         PriceSet::List(sku) => {
-            let c = &prepared.resolved.catalog;
-            let (vendor, category) = (c.switch(sku).map(|x| (&x.part, cost::Category::Switch)))
-                .or_else(|| c.nic(sku).map(|x| (&x.part, cost::Category::Nic)))
-                .or_else(|| c.transceiver(sku).map(|x| (&x.part, cost::Category::Optic)))
-                .or_else(|| c.cable(sku).map(|x| (&x.part, cost::Category::Cable)))
-                .map(|(part, category)| (part.vendor.as_str(), category))?;
+            use crate::catalog::PartKind;
+            let (part, kind) = prepared.resolved.catalog.listed(sku)?;
+            let category = match kind {
+                PartKind::Switch => cost::Category::Switch,
+                PartKind::Nic => cost::Category::Nic,
+                PartKind::Transceiver => cost::Category::Optic,
+                PartKind::Cable => cost::Category::Cable,
+            };
+            let vendor = part.part().vendor.as_str();
             let adj = &prepared.resolved.adjustments;
             let net = cost::net_unit_price(sku, vendor, category, value, adj).ok()?;
             price_of(sku, net)?
@@ -594,7 +617,7 @@ pub(crate) fn design_moves_at(
                 .insert(category, d);
         }
     }
-    let other = build_checked(&req, catalogs, effort, None, Detail::Figures, false).ok()?;
+    let other = figures_unchecked(&req, catalogs, effort).ok()?;
     prepared.sized.iter().find_map(|s| {
         let there = other
             .fabrics
@@ -605,6 +628,16 @@ pub(crate) fn design_moves_at(
             .design;
         (there != s.topology.design).then_some((s.fabric, there))
     })
+}
+
+/// The figures plan of a request made to check another plan's warnings: it checks none of its
+/// own ([`confirm_unused`]) and remembers no sizing.
+fn figures_unchecked(
+    req: &PlanRequest,
+    catalogs: &CatalogSet,
+    effort: Effort,
+) -> Result<Plan, PlanError> {
+    build_checked(req, catalogs, effort, None, Detail::Figures, false)
 }
 
 /// Plans [`confirm_unused`] builds at the most for one plan (a sweep point pays them too).
@@ -840,7 +873,8 @@ fn build_checked(
             push_unique(&mut warnings, w.clone());
         }
     }
-    let unused = UnusedAdjustments::of(&r.adjustments, &sized_all);
+    // Candidates only where they will be confirmed (not in the plans that confirm them).
+    let unused = check_unused.then(|| UnusedAdjustments::of(&r.adjustments, &sized_all));
     if costs.is_empty()
         && let Some(mut e) = first_error
     {
@@ -903,7 +937,7 @@ fn build_checked(
             push_unique(&mut plan.warnings, w);
         }
     }
-    if check_unused && !unused.is_empty() {
+    if let Some(unused) = unused.filter(|u| !u.is_empty()) {
         for w in confirm_unused(unused, req, &plan, catalogs, effort) {
             push_unique(&mut plan.warnings, w);
         }

@@ -763,44 +763,25 @@ fn prices_nothing(
     catalogs: &CatalogSet,
     effort: super::Effort,
 ) -> Option<String> {
-    use crate::plan::{PriceKey, PriceSet};
-    let (key, set, what) = match &t.kind {
-        Kind::ListPrice(sku) => (
-            PriceKey::Sku(sku),
-            PriceSet::List(sku),
-            format!("no fabric in this plan buys {sku}"),
-        ),
+    use crate::plan::PriceSet;
+    let set = match &t.kind {
+        Kind::ListPrice(sku) => PriceSet::List(sku),
         Kind::Input { path, .. } => match path.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-            ["prices", "overrides", sku] => (
-                PriceKey::Sku(sku),
-                PriceSet::Override(sku),
-                format!("no fabric in this plan buys {sku}"),
-            ),
-            ["prices", "discounts", "vendor", v] => (
-                PriceKey::Vendor(v),
-                PriceSet::Vendor(v),
-                format!(
-                    "no part of this plan is priced by this discount (none bought from {v}, or each overridden)"
-                ),
-            ),
-            ["prices", "discounts", "category", c] => {
-                let category = crate::cost::Category::ALL
+            ["prices", "overrides", sku] => PriceSet::Override(sku),
+            ["prices", "discounts", "vendor", v] => PriceSet::Vendor(v),
+            ["prices", "discounts", "category", c] => PriceSet::Category(
+                crate::cost::Category::ALL
                     .into_iter()
-                    .find(|k| k.as_str() == c)?;
-                (
-                    PriceKey::Category(category),
-                    PriceSet::Category(category),
-                    format!(
-                        "no part of this plan is priced by this discount (no {c} bought, or each overridden)"
-                    ),
-                )
-            }
+                    .find(|k| k.as_str() == c)?,
+            ),
             _ => return None,
         },
     };
+    let key = set.key();
     if crate::plan::priced_by(&prepared.sized, &prepared.resolved.adjustments, key) {
         return None;
     }
+    let what = key.unpriced_words();
     // A part (or a vendor's, a category's) only a design the plan did not choose buys: at an end
     // of the range that design may be the cheaper one.
     for end in [t.range.low, t.range.high] {
