@@ -144,7 +144,7 @@ pub(super) fn format_usd_rate(v: Decimal) -> String {
 /// current value is the break-even (audit 19 F3, audit 21 F4: "Above $121.01 (now $121.01)",
 /// "Below $148.40 (now $148.40)").
 pub(super) fn format_usd_rates(star: Decimal, now: Decimal) -> Option<(String, String)> {
-    let most = star.normalize().scale().clamp(2, 6);
+    let most = own_places(star);
     let places = (2..=most).find(|&p| {
         star.round_dp_with_strategy(p, ROUNDING) != now.round_dp_with_strategy(p, ROUNDING)
     })?;
@@ -154,9 +154,14 @@ pub(super) fn format_usd_rates(star: Decimal, now: Decimal) -> Option<(String, S
     ))
 }
 
-/// A rate with the places of the break-even it is (cents at least, six at most).
+/// A rate with the places of the break-even it is.
 fn format_usd_rate_exact(v: Decimal) -> String {
-    format_usd_rate_places(v, v.normalize().scale().clamp(2, 6))
+    format_usd_rate_places(v, own_places(v))
+}
+
+/// The places a break-even is written to: its own, cents at least, six at most.
+fn own_places(v: Decimal) -> u32 {
+    v.normalize().scale().clamp(2, 6)
 }
 
 fn format_usd_rate_places(v: Decimal, places: u32) -> String {

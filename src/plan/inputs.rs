@@ -506,13 +506,13 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
                 .find(|l| l.basis == crate::catalog::LicenseBasis::PerSwitchPerYear);
             let price = licence.and_then(|l| l.price_usd).unwrap_or(Decimal::ZERO);
             // A placeholder licence price is a figure nobody published: say so wherever an
-            // Ethernet fabric's opex counts it, as a placeholder BOM price is said.
-            let ethernet = fabrics.iter().any(|f| f.is_ethernet());
+            // Ethernet fabric's opex counts it (the plan says these notes only when it builds
+            // one), as a placeholder BOM price is said.
             // A licence without a price (quote required, as UFM) is no figure either: its $0
             // is said, not charged silently (audit 24 F4).
             let unpriced = licence.is_some_and(|l| l.price_usd.is_none());
             let placeholder = licence.is_some_and(|l| l.provenance.is_placeholder()) || unpriced;
-            if let Some(l) = licence.filter(|_| ethernet && placeholder) {
+            if let Some(l) = licence.filter(|_| placeholder) {
                 ethernet_warnings.push(if unpriced {
                     format!(
                         "Ethernet: the NOS licence ({}) has no price in the catalog (quote required) — Ethernet opex counts $0 for it; set economics.ethernet_nos_usd_per_switch_per_year",
