@@ -310,31 +310,11 @@ fn tornado_bars_are_the_analysis_largest_swings() {
     let svg = render::svg(&c).expect("svg");
     // Its dollar ticks do not run into each other (seven "$1,000,000" labels did): centred
     // texts beginning with "$", at most 6.2 px a character (DejaVu Sans digits at 9.7 px).
-    let mut ticks: Vec<(f64, String)> = svg
-        .split("<text")
-        .skip(1)
-        .filter(|t| t.contains("text-anchor=\"middle\""))
-        .filter_map(|t| {
-            let x = t
-                .split(" x=\"")
-                .nth(1)?
-                .split('"')
-                .next()?
-                .parse::<f64>()
-                .ok()?;
-            let text = t
-                .split_once('>')?
-                .1
-                .split("</text>")
-                .next()?
-                .trim()
-                .to_string();
-            text.trim_start_matches('-')
-                .starts_with('$')
-                .then_some((x, text))
-        })
+    let ticks: Vec<(f64, String)> = svg::centred_texts(&svg)
+        .into_iter()
+        .filter(|(_, _, text)| text.trim_start_matches('-').starts_with('$'))
+        .map(|(x, _, text)| (x, text))
         .collect();
-    ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
     assert!(ticks.len() >= 2, "{ticks:?}");
     for w in ticks.windows(2) {
         let room = (w[0].1.chars().count() + w[1].1.chars().count()) as f64 * 6.2 / 2.0;

@@ -18,10 +18,9 @@ pub fn svg_texts(svg: &str) -> Vec<String> {
         .collect()
 }
 
-/// The x-axis tick labels of a chart's SVG, left to right: (centre x, text). They are the
-/// centred texts at the tick-label size (plotters writes size 14 as 11.29 px).
-pub fn x_tick_labels(svg: &str) -> Vec<(f64, String)> {
-    let mut out: Vec<(f64, String)> = svg
+/// The centred texts of an SVG, left to right: (centre x, font size as written, text).
+pub fn centred_texts(svg: &str) -> Vec<(f64, String, String)> {
+    let mut out: Vec<(f64, String, String)> = svg
         .split("<text")
         .skip(1)
         .filter_map(|t| {
@@ -34,15 +33,25 @@ pub fn x_tick_labels(svg: &str) -> Vec<(f64, String)> {
                     .next()
                     .map(str::to_string)
             };
-            if attr("text-anchor")? != "middle" || !attr("font-size")?.starts_with("11.29") {
+            if attr("text-anchor")? != "middle" {
                 return None;
             }
             let text = rest.split("</text>").next()?.trim().to_string();
-            Some((attr("x")?.parse().ok()?, text))
+            Some((attr("x")?.parse().ok()?, attr("font-size")?, text))
         })
         .collect();
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
     out
+}
+
+/// The x-axis tick labels of a chart's SVG, left to right: (centre x, text). They are the
+/// centred texts at the tick-label size (plotters writes size 14 as 11.29 px).
+pub fn x_tick_labels(svg: &str) -> Vec<(f64, String)> {
+    centred_texts(svg)
+        .into_iter()
+        .filter(|(_, size, _)| size.starts_with("11.29"))
+        .map(|(x, _, text)| (x, text))
+        .collect()
 }
 
 /// The texts of [`x_tick_labels`], left to right.
