@@ -177,6 +177,20 @@ macro_rules! bounded_number {
     };
 }
 
+/// An integer input's `Default`: its declared default (`default N` or `model_default N`), if
+/// any.
+macro_rules! bounded_default {
+    ($name:ident) => {};
+    ($name:ident, $def:literal) => {
+        impl Default for $name {
+            /// The declared default.
+            fn default() -> $name {
+                $name($def)
+            }
+        }
+    };
+}
+
 /// Declares a bounded integer input: `bounded_int!(/// doc \n Years: u32, 1..=15, "years", default 5);`
 macro_rules! bounded_int {
     ($(#[doc = $doc:literal])* $name:ident: $t:ty, $min:literal ..= $max:literal, $unit:literal $(, default $def:literal)? $(, model_default $mdef:literal)?) => {
@@ -187,22 +201,7 @@ macro_rules! bounded_int {
 
         $crate::plan::bounded::bounded_number!($name: $t, true, $min, $max, $unit, [$($doc)*] $(, $def, true)? $(, $mdef, false)?);
 
-        $(
-            impl Default for $name {
-                /// The declared default.
-                fn default() -> $name {
-                    $name($def)
-                }
-            }
-        )?
-        $(
-            impl Default for $name {
-                /// The model's default (a preset may set another).
-                fn default() -> $name {
-                    $name($mdef)
-                }
-            }
-        )?
+        $crate::plan::bounded::bounded_default!($name $(, $def)? $(, $mdef)?);
 
         impl $name {
             /// The value if it is within bounds.
@@ -391,8 +390,8 @@ macro_rules! bounded_inputs {
 
 // The declaring macros, by path (`crate::plan::bounded::bounded_int!`), for this crate only.
 pub(crate) use {
-    bounded_decimal, bounded_deserialize, bounded_float, bounded_inputs, bounded_int,
-    bounded_number, bounded_schema,
+    bounded_decimal, bounded_default, bounded_deserialize, bounded_float, bounded_inputs,
+    bounded_int, bounded_number, bounded_schema,
 };
 
 #[cfg(test)]
