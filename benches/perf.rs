@@ -5,8 +5,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use fabric_tco::fabric::Fabric;
 use fabric_tco::perf::{
-    FabricPath, GpuSpec, NicSpec, PerfInput, RoceTuning, Workload, WorkloadPreset, evaluate,
-    gpu_default,
+    FabricPath, GpuSpec, NicSpec, PerfInput, Workload, WorkloadPreset, evaluate, gpu_default,
 };
 use std::hint::black_box;
 
@@ -21,20 +20,7 @@ fn input(gpus: u32, fabric: Fabric, gpu: GpuSpec) -> PerfInput {
             pcie_gen: 5,
             pcie_lanes: 16,
         },
-        path: FabricPath {
-            fabric,
-            tiers: 3,
-            planes: 1,
-            oversubscription: 1.0,
-            rail_optimized: true,
-            nodes_per_leaf: 32,
-            leaf_uplinks: 32,
-            partial_leaf: None,
-            uniform_leaves: true,
-            switch_latency_ns: 300.0,
-            roce_tuning: RoceTuning::Default,
-            in_network_reduction: false,
-        },
+        path: FabricPath::rail_optimized(fabric, 3, 32, 300.0),
         workload: Workload::default(),
     }
 }

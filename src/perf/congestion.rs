@@ -474,18 +474,9 @@ mod tests {
     #[test]
     fn the_slower_leaf_sets_the_pace() {
         let path = FabricPath {
-            fabric: Fabric::Infiniband,
-            tiers: 2,
-            planes: 1,
             oversubscription: 8.0,
-            rail_optimized: true,
-            nodes_per_leaf: 112,
             leaf_uplinks: 14,
-            partial_leaf: None,
-            uniform_leaves: true,
-            switch_latency_ns: 130.0,
-            roce_tuning: RoceTuning::Default,
-            in_network_reduction: false,
+            ..FabricPath::rail_optimized(Fabric::Infiniband, 2, 112, 130.0)
         };
         let whole = Span::of(&path, 128.0, 128.0);
         assert!((whole.crossing - 16.0 / 127.0).abs() < 1e-12);
@@ -522,18 +513,9 @@ mod tests {
     #[test]
     fn congestion_factor_by_hand() {
         let path = FabricPath {
-            fabric: Fabric::Infiniband,
-            tiers: 2,
-            planes: 1,
             oversubscription: 2.0,
-            rail_optimized: true,
-            nodes_per_leaf: 32,
             leaf_uplinks: 16,
-            partial_leaf: None,
-            uniform_leaves: true,
-            switch_latency_ns: 130.0,
-            roce_tuning: RoceTuning::Default,
-            in_network_reduction: false,
+            ..FabricPath::rail_optimized(Fabric::Infiniband, 2, 32, 130.0)
         };
         // Full crossing at 2:1 on IB: κ = 1/2.
         assert!((congestion_factor(&path, 1.0) - 0.5).abs() < 1e-12);

@@ -148,6 +148,33 @@ pub struct FabricPath {
     pub in_network_reduction: bool,
 }
 
+impl FabricPath {
+    /// One plane of rail-optimized, non-blocking leaves: `nodes_per_leaf` servers under each
+    /// rail leaf and as many uplinks (a DGX SuperPOD scalable unit: 32 and 32 on 64-port
+    /// switches), whole leaves, default RoCE tuning, no in-network reduction.
+    pub fn rail_optimized(
+        fabric: Fabric,
+        tiers: u8,
+        nodes_per_leaf: u32,
+        switch_latency_ns: f64,
+    ) -> FabricPath {
+        FabricPath {
+            fabric,
+            tiers,
+            planes: 1,
+            oversubscription: 1.0,
+            rail_optimized: true,
+            nodes_per_leaf,
+            leaf_uplinks: nodes_per_leaf,
+            partial_leaf: None,
+            uniform_leaves: true,
+            switch_latency_ns,
+            roce_tuning: RoceTuning::Default,
+            in_network_reduction: false,
+        }
+    }
+}
+
 /// The busiest leaf of a partial scalable unit, timed beside the whole ones: which of the
 /// job's servers have ports on it and how many uplinks carry what crosses.
 #[derive(Debug, Clone, Copy, PartialEq)]

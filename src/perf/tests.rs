@@ -12,20 +12,12 @@ const CALIBRATION: &str = include_str!(concat!(
 /// A rail-optimized, non-blocking IB fabric sized like a DGX SuperPOD.
 fn superpod_ib(gpus: u32, gpus_per_node: u32) -> FabricPath {
     let nodes = gpus.div_ceil(gpus_per_node);
-    FabricPath {
-        fabric: Fabric::Infiniband,
-        tiers: if nodes > 32 { 2 } else { 1 },
-        planes: 1,
-        oversubscription: 1.0,
-        rail_optimized: true,
-        nodes_per_leaf: 32,
-        leaf_uplinks: 32,
-        partial_leaf: None,
-        uniform_leaves: true,
-        switch_latency_ns: 130.0,
-        roce_tuning: RoceTuning::Default,
-        in_network_reduction: false,
-    }
+    FabricPath::rail_optimized(
+        Fabric::Infiniband,
+        if nodes > 32 { 2 } else { 1 },
+        32,
+        130.0,
+    )
 }
 
 fn explicit(bytes: u64) -> Workload {
