@@ -212,20 +212,42 @@ pub enum Precision {
     /// 2 bytes per activation element.
     #[default]
     Bf16,
-    /// 1 byte per activation element (FP8 dispatch, as in DeepSeek-V3). Compute is still
-    /// counted against the BF16 peak times `mfu`.
+    /// 1 byte per activation element on tensor, pipeline and context traffic; on the expert
+    /// all-to-all the dispatches only, the combines staying BF16 (DeepSeek-V3). Compute is
+    /// still counted against the BF16 peak times `mfu`.
     Fp8,
 }
 
 impl Precision {
-    /// Bytes per activation element.
+    /// Bytes per activation element (tensor, pipeline and context traffic).
     pub fn bytes(self) -> f64 {
         match self {
             Precision::Bf16 => 2.0,
             Precision::Fp8 => 1.0,
         }
     }
+
+    /// Bytes per element of the expert all-to-all, averaged over its four calls a MoE layer
+    /// (dispatch and combine, forward and backward). FP8 as DeepSeek-V3 trains (technical
+    /// report §3.3.2): the activations before the dispatch and the activation gradient before
+    /// the down-projection are sent in FP8 with one FP32 scale a 1×128 tile; "both the
+    /// forward and backward combine components" stay BF16. So two calls of four at
+    /// 1 + 4/128 bytes, two at 2: 1.515625 bytes, 0.76 × BF16 (not 0.5 ×; audit 27).
+    pub fn expert_bytes(self) -> f64 {
+        match self {
+            Precision::Bf16 => 2.0,
+            Precision::Fp8 => {
+                let fp8 = 1.0 + FP8_SCALE_BYTES / FP8_TILE_ELEMENTS;
+                (fp8 + Precision::Bf16.bytes()) / 2.0
+            }
+        }
+    }
 }
+
+/// Bytes of one FP8 scaling factor (FP32; DeepSeek-V3 technical report §3.3.2).
+pub const FP8_SCALE_BYTES: f64 = 4.0;
+/// Activation elements sharing one FP8 scale (a 1×128 tile; DeepSeek-V3 §3.3.2).
+pub const FP8_TILE_ELEMENTS: f64 = 128.0;
 
 /// The training job (or a single collective when `message_bytes` is set).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -343,8 +343,9 @@ pub fn other_collectives(ctx: &JobContext<'_>, dp: f64) -> Vec<CollectiveResult>
         );
         // Dispatch and combine, forward and backward, per MoE layer: the GPU's tokens of one
         // micro-batch × top-k × hidden.
+        // FP8 sends the dispatches only (`Precision::expert_bytes`).
         let k = f64::from(w.moe_top_k.max(1));
-        let msg = seq / (cp * tp) * k * h * act;
+        let msg = seq / (cp * tp) * k * h * w.precision.expert_bytes();
         let calls = 4.0 * layers_stage * micro;
         let t_ms = all_to_all_us(&c, msg) * calls / US_PER_MS;
         out.push(result(

@@ -525,6 +525,34 @@ fn moe_preset_idles_far_more_than_dense_and_says_why() {
     }
 }
 
+/// FP8 as DeepSeek-V3 trains it (§3.3.2): the dispatches in FP8 with an FP32 scale per 128
+/// elements, the combines in BF16. The expert all-to-all carries (1 + 4/128 + 2) / 2 / 2 =
+/// 0.7578125 of its BF16 bytes, not half (audit 27); tensor, pipeline and context traffic
+/// halve.
+#[test]
+fn fp8_sends_the_expert_dispatch_in_fp8_and_the_combine_in_bf16() {
+    let bf16 = preset_input(
+        WorkloadPreset::MoeDeepseekV3,
+        "h100",
+        Fabric::Infiniband,
+        1024,
+    );
+    let mut fp8 = bf16;
+    fp8.workload.precision = Precision::Fp8;
+    let (b, f) = (evaluate(&bf16).expect("bf16"), evaluate(&fp8).expect("fp8"));
+    let bytes = |r: &PerfResult, kind: &str| {
+        r.collectives
+            .iter()
+            .find(|c| c.kind == kind)
+            .map(|c| c.bytes_per_step as f64)
+            .expect("the collective")
+    };
+    let ratio = bytes(&f, "all_to_all") / bytes(&b, "all_to_all");
+    assert!((ratio - 0.7578125).abs() < 1e-9, "{ratio}");
+    assert!((bytes(&f, "send_recv") / bytes(&b, "send_recv") - 0.5).abs() < 1e-9);
+    assert!(f.gpu_idle_fraction < b.gpu_idle_fraction);
+}
+
 #[test]
 fn faster_gpu_exposes_more_communication() {
     for preset in [

@@ -406,7 +406,8 @@ pub struct WorkloadRequest {
     /// Model hidden size. Default: derived from the active parameters (params ≈ 12 · layers ·
     /// hidden², layers ≈ hidden / 128).
     pub hidden_size: Option<HiddenSize>,
-    /// Activation precision on the wire: `bf16` (2 bytes) or `fp8` (1 byte). Default `bf16`.
+    /// Activation precision on the wire: `bf16` (2 bytes) or `fp8` (1 byte; on the expert
+    /// all-to-all the dispatches only, the combines stay BF16, as DeepSeek-V3). Default `bf16`.
     pub precision: Option<Precision>,
     /// Model FLOPs utilization against the GPU's dense BF16 peak. Default 0.40 (Llama 3 paper:
     /// 38–43% on H100), or the preset's. Sets the step compute when `step_compute_ms` is not
