@@ -168,6 +168,9 @@ pub fn build_server(
     let addr = listener.local_addr()?;
     let keep_alive = options.keep_alive;
     let request_timeout = options.request_timeout;
+    // A client that takes no byte of an answer for the request deadline is cut off
+    // (`api::wire`).
+    let stall_limit = options.request_deadline;
     let mut builder = actix_server::Server::build()
         .shutdown_timeout(options.shutdown.as_secs())
         .listen("fabric-tco", listener, move || {
@@ -181,10 +184,10 @@ pub fn build_server(
                         .map_err(|e: actix_web::Error| e.error_response()),
                     |()| actix_web::dev::AppConfig::default(),
                 ));
-            actix_service::fn_service(|io: actix_rt::net::TcpStream| async move {
+            actix_service::fn_service(move |io: actix_rt::net::TcpStream| async move {
                 let peer = io.peer_addr().ok();
                 Ok::<_, actix_http::error::DispatchError>((
-                    api::wire::ProblemWire::new(io),
+                    api::wire::ProblemWire::new(io, stall_limit),
                     actix_http::Protocol::Http1,
                     peer,
                 ))

@@ -63,6 +63,38 @@ impl MessageBody for Parts {
     }
 }
 
+/// A body that holds `H` until it is dropped: sent whole, or its connection closed. A
+/// sweep's admission slot rides in its answer, so that at most
+/// [`super::sheets::sweeps::MAX_CONCURRENT_SWEEPS`] answers are held at once, sending
+/// included (audit 28: the slot was given back once encoded, and clients that read nothing
+/// kept ~30 MB each without bound).
+#[derive(Debug)]
+pub struct Held<B, H> {
+    body: B,
+    _hold: H,
+}
+
+impl<B, H> Held<B, H> {
+    pub fn new(body: B, hold: H) -> Held<B, H> {
+        Held { body, _hold: hold }
+    }
+}
+
+impl<B: MessageBody + Unpin, H: Unpin> MessageBody for Held<B, H> {
+    type Error = B::Error;
+
+    fn size(&self) -> BodySize {
+        self.body.size()
+    }
+
+    fn poll_next(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Bytes, Self::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_next(cx)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +111,20 @@ mod tests {
         let bytes = actix_web::body::to_bytes(p).await.expect("body");
         assert_eq!(&bytes[..], b"[1,2]");
         assert!(Parts::default().is_empty());
+    }
+
+    /// What a held body holds is given back when the body is dropped, not before.
+    #[actix_web::test]
+    async fn a_held_body_gives_back_its_hold_when_dropped() {
+        let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(1));
+        let slot = std::sync::Arc::clone(&slots)
+            .try_acquire_owned()
+            .expect("a free slot");
+        let body = Held::new(Parts::from(b"[1,2]".to_vec()), slot);
+        assert!(matches!(body.size(), BodySize::Sized(5)));
+        assert_eq!(slots.available_permits(), 0);
+        let bytes = actix_web::body::to_bytes(body).await.expect("body");
+        assert_eq!(&bytes[..], b"[1,2]");
+        assert_eq!(slots.available_permits(), 1);
     }
 }

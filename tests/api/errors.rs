@@ -151,6 +151,67 @@ async fn a_fifth_concurrent_sweep_is_refused_with_retry_after() {
     );
 }
 
+/// A sweep's answer holds its admission slot until it is sent, and a client that takes none of
+/// it for the request deadline is cut off (audit 28: thirty 150-byte sweep requests whose
+/// clients read nothing took the process from 364 MB to 1.26 GB, held past the deadline, since
+/// the slot was given back once the answer was encoded and nothing bounded the send). Four
+/// clients that read nothing hold the four slots, a fifth sweep is refused `busy`; past the
+/// deadline their connections are closed with the answer cut short, and a sweep is admitted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sweep_answers_nobody_reads_are_bounded_and_cut_off_at_the_deadline() {
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    // Long enough for four sweeps to compute beside the rest of the suite (a 503
+    // `sweep_too_slow` at 3 s).
+    let deadline = Duration::from_secs(8);
+    let app = with_deadline(deadline).await;
+    let addr: std::net::SocketAddr = app.base.trim_start_matches("http://").parse().unwrap();
+    // ~3,000 rows of ~3 KB: far more than the kernel buffers between the two ends hold.
+    let path = "/v1/sweeps?vary=economics.gpu_hour_usd&from=0.5&to=10&steps=3000&gpus=64";
+    let mut silent = Vec::new();
+    for _ in 0..4 {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        let mut s = socket.connect(addr).await.unwrap();
+        s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+            .await
+            .unwrap();
+        silent.push(s);
+    }
+    // The four are computed and being sent (each read nothing): the slots are theirs.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let res = app.get(path).await;
+    assert_eq!(res.status(), 503);
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(body["code"], "busy", "{body}");
+    // Past the deadline with nothing taken (counted from when the answer stopped going out,
+    // at most the sweep's 90 % budget after it arrived), each connection is closed: what a
+    // late reader finds is a head and a body cut far short of its content-length.
+    tokio::time::sleep(2 * deadline).await;
+    for mut s in silent {
+        let mut got = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut got)).await;
+        let text = String::from_utf8_lossy(&got[..got.len().min(4096)]).to_lowercase();
+        assert!(text.starts_with("http/1.1 200"), "{text}");
+        let length: usize = text
+            .split("content-length: ")
+            .nth(1)
+            .and_then(|r| r.split("\r\n").next())
+            .and_then(|n| n.parse().ok())
+            .expect("a content-length");
+        assert!(length > 4_000_000, "{length}");
+        assert!(got.len() < length, "{} of {length} bytes", got.len());
+    }
+    // The slots are free again.
+    assert_eq!(
+        app.get(&path.replace("steps=3000", "steps=8"))
+            .await
+            .status(),
+        200
+    );
+}
+
 /// The service with the embedded catalog and a given request deadline.
 async fn with_deadline(deadline: std::time::Duration) -> crate::TestApp {
     let store = std::sync::Arc::new(fabric_tco::catalog::store::CatalogStore::new(

@@ -9,7 +9,7 @@
 //! sweep with a 422 naming the input and the value: a chart with silent holes would mislead.
 
 use crate::api::heavy;
-use crate::api::parts::Parts;
+use crate::api::parts::{Held, Parts};
 use crate::error_code::ErrorCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -532,8 +532,9 @@ pub struct Computed {
 /// Runs a sweep on heavy threads ([`heavy::Heavy::run`]): up to 10,000 plans take up to a second of
 /// CPU, which must not stall the other connections of this worker's event loop.
 ///
-/// At most [`MAX_CONCURRENT_SWEEPS`] are admitted at once, computing or encoding (more get a
-/// 503 with `Retry-After`), and each stops itself at 90% of the request deadline: when the
+/// At most [`MAX_CONCURRENT_SWEEPS`] are admitted at once, computing, encoding or sending
+/// (more get a 503 with `Retry-After`; a client that takes none of its answer for the request
+/// deadline is cut off, `api::wire`), and each stops itself at 90% of the request deadline: when the
 /// deadline answers the client, the heavy work does not go on computing a sweep nobody will
 /// read.
 async fn run_blocking(
@@ -541,8 +542,8 @@ async fn run_blocking(
     checked: Checked,
     state: &AppState,
 ) -> Result<Computed, ApiError> {
-    // A place among the sweeps admitted at once, given back when the answer is encoded (not
-    // when the request ends).
+    // A place among the sweeps admitted at once, given back when the answer is sent or its
+    // connection closes (`parts::Held`).
     let slot = Arc::clone(&state.sweep_slots)
         .try_acquire_owned()
         .map_err(|_| {
@@ -580,8 +581,8 @@ async fn run_blocking(
     .await
 }
 
-/// Most sweeps and uncertainty analyses admitted at once, computing or encoding (each can take
-/// a second of a core).
+/// Most sweeps admitted at once, computing, encoding or sending (each can take a second of a
+/// core, and its answer up to ~30 MB), and uncertainty analyses computing.
 pub const MAX_CONCURRENT_SWEEPS: usize = 4;
 
 /// The varied value as the row shows it: integers as integers.
@@ -620,11 +621,13 @@ async fn render(
         } else {
             encode(format, &result, permits.threads())
         };
-        drop((slot, permits));
-        (encoded, result)
+        drop(permits);
+        // The slot rides in the answer until it is sent or its connection closes.
+        (encoded.map(|e| (e, slot)), result)
     });
-    let (body, ct, tag) = heavy::by(until, || too_slow(limit), async { encoding.await? }).await?;
-    Ok(respond(req, &tag, ct, body))
+    let ((body, ct, tag), slot) =
+        heavy::by(until, || too_slow(limit), async { encoding.await? }).await?;
+    Ok(respond(req, &tag, ct, Held::new(body, slot)))
 }
 
 /// The sweep as JSON, in parts: the bytes `serde_json::to_vec` gives for a [`SweepResult`],
