@@ -19,6 +19,38 @@ pub const DEFAULT_GPU_MODEL: &str = "h100";
 /// Default NIC speed, Gb/s (ConnectX-7 / NDR class).
 pub const DEFAULT_NIC_SPEED_GBPS: u32 = 400;
 
+/// The fabrics a note is about: a plan says it only when it builds one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteScope {
+    /// Every fabric (a figure every fabric's cost counts).
+    Any,
+    /// RoCE and adaptive Ethernet.
+    Ethernet,
+    /// InfiniBand.
+    Infiniband,
+}
+
+impl NoteScope {
+    /// What a note of this scope starts with, so that a table row of one fabric carries it
+    /// only if it concerns that fabric (`plan::warning_concerns`).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            NoteScope::Any => "",
+            NoteScope::Ethernet => "Ethernet: ",
+            NoteScope::Infiniband => "InfiniBand: ",
+        }
+    }
+
+    /// Whether a plan that builds `fabric` says the note.
+    pub fn covers(self, fabric: Fabric) -> bool {
+        match self {
+            NoteScope::Any => true,
+            NoteScope::Ethernet => fabric.is_ethernet(),
+            NoteScope::Infiniband => fabric == Fabric::Infiniband,
+        }
+    }
+}
+
 /// Concrete values for one plan.
 #[derive(Debug, Clone)]
 pub struct Resolved {
@@ -51,10 +83,11 @@ pub struct Resolved {
     pub adjustments: PriceAdjustments,
     /// Assumption notes raised while resolving (e.g. no GPU price).
     pub warnings: Vec<String>,
-    /// Notes about Ethernet opex (the NOS licence's price): the plan says them only when it
-    /// builds an Ethernet fabric (audit 25 F1: said for an Ethernet fabric that could not be
-    /// built, beside an InfiniBand one).
-    pub ethernet_warnings: Vec<String>,
+    /// Notes about figures only some fabrics count (the NOS licence's price, a placeholder
+    /// operating figure): the plan says each only when it builds a fabric of its scope (audit
+    /// 25 F1: a NOS note was said for an Ethernet fabric that could not be built, beside an
+    /// InfiniBand one).
+    pub fabric_notes: Vec<(NoteScope, String)>,
     /// The request with every default filled in.
     pub normalized: PlanRequest,
 }
@@ -495,7 +528,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     };
     let gpu_hour_usd = priced_gpu_hour.unwrap_or(Decimal::ZERO);
     // `placeholder`: the catalog's price was used and is grade P.
-    let mut ethernet_warnings = Vec::new();
+    let mut fabric_notes = Vec::new();
     let (nos, nos_placeholder) = match e.ethernet_nos_usd_per_switch_per_year {
         Some(v) => (v.get(), false),
         None => {
@@ -513,7 +546,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             let unpriced = licence.is_some_and(|l| l.price_usd.is_none());
             let placeholder = licence.is_some_and(|l| l.provenance.is_placeholder()) || unpriced;
             if let Some(l) = licence.filter(|_| placeholder) {
-                ethernet_warnings.push(if unpriced {
+                fabric_notes.push((NoteScope::Ethernet, if unpriced {
                     format!(
                         "Ethernet: the NOS licence ({}) has no price in the catalog (quote required) — Ethernet opex counts $0 for it; set economics.ethernet_nos_usd_per_switch_per_year",
                         l.part.sku
@@ -523,7 +556,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
                         "Ethernet: the NOS licence price ({}, ${} per switch per year) is a placeholder (grade P) — Ethernet opex counts it as given; set economics.ethernet_nos_usd_per_switch_per_year",
                         l.part.sku, price
                     )
-                });
+                }));
             }
             (price, placeholder)
         }
@@ -550,6 +583,54 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         gpu_hour_usd,
         busy_fraction,
     };
+    // Catalog operating figures that are placeholders (grade P), where the plan counts them:
+    // said as a placeholder part price is, where a fabric the plan builds counts them (audit
+    // 26 F6: the InfiniBand specialist ratio made $1.25M of a $2.77M gap without a word). By
+    // value, not by whether the request gave it: the echoed inputs, posted back, give the
+    // figure and must give the same plan.
+    let placeholder_figures = [
+        (
+            economics.discount_rate,
+            &ops.discount_rate,
+            "economics.discount_rate",
+            NoteScope::Any,
+            "the TCO's present value",
+        ),
+        (
+            economics.spares_rate,
+            &ops.spares_rate,
+            "economics.spares_rate",
+            NoteScope::Any,
+            "opex",
+        ),
+        (
+            economics.busy_fraction,
+            &ops.busy_fraction,
+            "utilization.busy_fraction",
+            NoteScope::Any,
+            "GPU-idle cost",
+        ),
+        (
+            economics.gpus_per_ib_specialist,
+            &ops.gpus_per_ib_specialist,
+            "economics.gpus_per_ib_specialist",
+            NoteScope::Infiniband,
+            "InfiniBand staff opex",
+        ),
+    ];
+    for (used, figure, input, scope, counted_by) in placeholder_figures {
+        if used == figure.value && figure.provenance.is_placeholder() {
+            fabric_notes.push((
+                scope,
+                format!(
+                    "{}{input}: {} ({}) is the catalog's placeholder figure (grade P, no public source) — {counted_by} counts it; set your own {input}",
+                    scope.prefix(),
+                    figure.value.normalize(),
+                    figure.unit
+                ),
+            ));
+        }
+    }
 
     let prices = req.prices.clone().unwrap_or_default();
     let overrides = prices.overrides.clone().unwrap_or_default();
@@ -811,7 +892,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         gpu_hour_basis,
         adjustments,
         warnings,
-        ethernet_warnings,
+        fabric_notes,
         normalized,
     })
 }

@@ -868,8 +868,8 @@ fn build_checked(
             }
         }
     }
-    if sized_all.iter().any(|s| s.fabric.is_ethernet()) {
-        for w in &r.ethernet_warnings {
+    for (scope, w) in &r.fabric_notes {
+        if sized_all.iter().any(|s| scope.covers(s.fabric)) {
             push_unique(&mut warnings, w.clone());
         }
     }

@@ -1024,6 +1024,70 @@ async fn a_nic_faster_than_its_pcie_link_is_warned() {
     }
 }
 
+/// Catalog operating figures graded placeholder are said where a built fabric counts them,
+/// as placeholder part prices are (audit 26 F6: the InfiniBand specialist ratio, grade P, made
+/// $1.25M of the $2.77M InfiniBand–RoCE gap at 1,024 GPUs without a word). The InfiniBand
+/// one only beside InfiniBand, on its rows; a value of one's own silences each; the echoed
+/// inputs posted back give the same plan, notes included.
+#[tokio::test]
+async fn placeholder_operating_figures_are_said_where_they_are_counted() {
+    let app = spawn_app().await;
+    let notes = |p: &Value| -> Vec<String> {
+        p["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|w| w.as_str())
+            .filter(|w| w.contains("is the catalog's placeholder figure"))
+            .map(str::to_string)
+            .collect()
+    };
+    let all = app.ok_json("/v1/plans?gpus=1024").await;
+    let said = |input: &str, figure: &str, counted_by: &str| {
+        format!(
+            "{input}: {figure} is the catalog's placeholder figure (grade P, no public source) — {counted_by} counts it; set your own {}",
+            input.trim_start_matches("InfiniBand: ")
+        )
+    };
+    assert_eq!(
+        notes(&all),
+        [
+            said(
+                "economics.discount_rate",
+                "0.08 (per year)",
+                "the TCO's present value"
+            ),
+            said(
+                "economics.spares_rate",
+                "0.02 (share of hardware capex per year)",
+                "opex"
+            ),
+            said(
+                "utilization.busy_fraction",
+                "0.9 (share of hours the cluster runs jobs)",
+                "GPU-idle cost"
+            ),
+            said(
+                "InfiniBand: economics.gpus_per_ib_specialist",
+                "1024 (GPUs per additional InfiniBand specialist FTE)",
+                "InfiniBand staff opex"
+            ),
+        ]
+    );
+    let roce = app.ok_json("/v1/plans?gpus=1024&fabrics=roce").await;
+    assert_eq!(notes(&roce).len(), 3, "{:?}", notes(&roce));
+    let own = app
+        .ok_json(
+            "/v1/plans?gpus=1024&economics.discount_rate=0.07&economics.spares_rate=0.03\
+             &utilization.busy_fraction=0.8&economics.gpus_per_ib_specialist=2048",
+        )
+        .await;
+    assert!(notes(&own).is_empty(), "{:?}", notes(&own));
+    let again: Value = app.post_value("/v1/plans", &all["inputs"]).await;
+    assert_eq!(again["plan_id"], all["plan_id"]);
+    assert_eq!(again["warnings"], all["warnings"]);
+}
+
 #[tokio::test]
 async fn an_overridden_placeholder_is_no_longer_flagged_and_a_given_gpu_hour_has_no_basis() {
     let app = spawn_app().await;
