@@ -58,7 +58,7 @@ pub(crate) fn busy_gpu_hours_per_year(
         mul(
             Decimal::from(HOURS_PER_YEAR),
             busy_fraction,
-            "economics.busy_fraction",
+            "utilization.busy_fraction",
         )?,
         "gpus",
     )

@@ -332,7 +332,7 @@ impl Economics {
             self.busy_fraction,
             zero,
             one,
-            "economics.busy_fraction",
+            "utilization.busy_fraction",
             FRACTION,
         )?;
         Ok(())

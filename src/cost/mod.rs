@@ -156,8 +156,14 @@ pub fn fabric_cost_with(
     )?;
     let useful_hours = mul(useful_per_year, Decimal::from(econ.years), "gpus")?;
     let cost_per_useful_gpu_hour_usd = if useful_hours > Decimal::ZERO {
-        let input = "economics.busy_fraction";
-        Some(rate(div(total, useful_hours, input)?, input)?)
+        // The request's `utilization.busy_fraction`; a tiny positive one leaves so few useful
+        // hours that the rate overflows: too small, not too large (audit 28 F2).
+        let input = "utilization.busy_fraction";
+        let too_small = |_| CostError::Invalid {
+            input,
+            reason: "is too small: the cost per useful GPU-hour exceeds the decimal range",
+        };
+        Some(rate(div(total, useful_hours, input).map_err(too_small)?, input).map_err(too_small)?)
     } else {
         None
     };

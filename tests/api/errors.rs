@@ -212,6 +212,61 @@ async fn sweep_answers_nobody_reads_are_bounded_and_cut_off_at_the_deadline() {
     );
 }
 
+/// A busy fraction so small that the cost per useful GPU-hour leaves the decimal range is
+/// named as the request names it, and as too small (audit 28 F2: the pointer was
+/// `/economics/busy_fraction`, a field that does not exist, and the value "too large").
+#[tokio::test]
+async fn a_tiny_busy_fraction_is_named_where_it_was_given() {
+    let app = crate::spawn_app().await;
+    let tiny = "0.0000000000000000000000000001";
+    for res in [
+        app.post_json(
+            "/v1/plans",
+            &serde_json::json!({"gpus": 64, "utilization": {"busy_fraction": tiny}}),
+        )
+        .await,
+        app.get(&format!(
+            "/v1/plans?gpus=64&utilization.busy_fraction={tiny}"
+        ))
+        .await,
+    ] {
+        assert_eq!(res.status(), 422);
+        let p: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(
+            p["errors"][0]["pointer"], "/utilization/busy_fraction",
+            "{p}"
+        );
+        assert!(p["detail"].as_str().unwrap().contains("too small"), "{p}");
+    }
+}
+
+/// A body of 10,000 unknown keys is refused with the first 100 listed and all counted, not an
+/// answer 22 times its size (audit 28 F4: 110 KB drew 2.4 MB).
+#[tokio::test]
+async fn a_body_of_many_unknown_keys_gets_a_bounded_answer() {
+    let app = crate::spawn_app().await;
+    let mut body = serde_json::Map::new();
+    body.insert("gpus".into(), 64.into());
+    for i in 0..10_000 {
+        body.insert(format!("k{i}"), 1.into());
+    }
+    let res = app
+        .post_json("/v1/plans", &serde_json::Value::Object(body))
+        .await;
+    assert_eq!(res.status(), 422);
+    let text = res.text().await.unwrap();
+    assert!(text.len() < 100_000, "{} bytes", text.len());
+    let p: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(p["errors"].as_array().map(Vec::len), Some(100));
+    assert!(
+        p["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("10000 fields are invalid; the first 100"),
+        "{p}"
+    );
+}
+
 /// The service with the embedded catalog and a given request deadline.
 async fn with_deadline(deadline: std::time::Duration) -> crate::TestApp {
     let store = std::sync::Arc::new(fabric_tco::catalog::store::CatalogStore::new(
