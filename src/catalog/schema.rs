@@ -186,6 +186,11 @@ pub struct Nic {
     pub pcie_gen: u8,
     /// Host PCIe lanes.
     pub pcie_lanes: u8,
+    /// The NIC is part of the server (soldered on the HGX B300 baseboard, on a GB300 compute
+    /// tray's board) and comes with it: its price is 0 (and its range 0–0), and a GPU names
+    /// it as `nic_on_board`. Absent: false, an add-in card bought with the fabric.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub included_with_server: bool,
     /// Typical power, W.
     pub power_w: Decimal,
     #[serde(flatten)]
@@ -368,6 +373,11 @@ pub struct Gpu {
     /// Range of `rental_usd_per_hour`, USD per GPU-hour; present exactly when it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rental_range_usd_per_hour: Option<PriceRange>,
+    /// SKU of the scale-out NIC the server comes with, one per GPU (a NIC with
+    /// `included_with_server`): plans at its speed use it, at $0, unless the request asks for
+    /// more NICs per server than it has GPUs. Absent: the fabric profile's add-in NIC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nic_on_board: Option<String>,
     #[serde(flatten)]
     pub provenance: Provenance,
 }

@@ -341,7 +341,23 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             );
         }
         k.positive(&e, "power_w", n.power_w);
-        k.priced(&e, n);
+        if n.included_with_server {
+            // Comes with the server: nothing to price, nothing to range over.
+            let l = &n.listing;
+            if !(l.price_usd.is_zero()
+                && l.price_range_usd.low.is_zero()
+                && l.price_range_usd.high.is_zero())
+            {
+                k.fail(
+                    &e,
+                    "price_usd",
+                    "must be 0, with a range of 0 to 0, for a NIC included with the server",
+                );
+            }
+            k.provenance(&e, &n.provenance);
+        } else {
+            k.priced(&e, n);
+        }
     }
     for (i, t) in c.transceivers.iter().enumerate() {
         let e = k.entry(&mut skus, "transceivers", i, &t.part);
@@ -434,6 +450,18 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         }
         if !(3..=6).contains(&g.pcie_gen) {
             k.fail(&e, "pcie_gen", "must be 3..=6");
+        }
+        if let Some(sku) = &g.nic_on_board
+            && !c
+                .nics
+                .iter()
+                .any(|n| &n.part.sku == sku && n.included_with_server)
+        {
+            k.fail(
+                &e,
+                "nic_on_board",
+                format!("'{sku}' is not a NIC of this catalog included with the server"),
+            );
         }
         if !(g.dense_bf16_tflops.is_finite() && (1.0..=100_000.0).contains(&g.dense_bf16_tflops)) {
             k.fail(&e, "dense_bf16_tflops", "must be a number in 1..=100000");

@@ -292,15 +292,43 @@ fn new_gpus_plan_on_every_fabric_and_ids_are_case_insensitive() {
     assert_eq!(p.inputs.nic_speed_gbps.map(|n| n.get()), Some(400));
     let ib = fab(&p, Fabric::Infiniband);
     assert_eq!(ib.topology.as_ref().expect("t").nodes, 18);
-    // GB300 NVL72 and B300: ConnectX-8 800G.
+    // GB300 NVL72 and B300: ConnectX-8 800G, on the server board: one a GPU, bought with the
+    // server, $0 in the fabric's capex (audit 26 F2: bought again as $2,100 cards, $2.15M at
+    // 1,024 B300).
     for id in ["gb300-nvl72", "b300"] {
         let p = plan(serde_json::json!({"gpus": 576, "gpu_model": id})).expect("plan");
         assert_eq!(p.inputs.nic_speed_gbps.map(|n| n.get()), Some(800));
-        assert_eq!(
-            fab(&p, Fabric::Infiniband).nic_sku.as_deref(),
-            Some("nvidia-cx8-800g")
-        );
+        for f in &p.fabrics {
+            assert_eq!(
+                f.nic_sku.as_deref(),
+                Some("nvidia-cx8-800g-onboard"),
+                "{id}"
+            );
+            let nics: Vec<_> = f
+                .bom
+                .iter()
+                .flatten()
+                .filter(|l| l.priced.line.category == cost::Category::Nic)
+                .collect();
+            assert_eq!(nics.len(), 1, "{id}");
+            assert_eq!(nics[0].priced.line.quantity, 576, "{id}");
+            assert_eq!(nics[0].priced.price.unit_price_usd, Decimal::ZERO, "{id}");
+            assert_eq!(f.capex.as_ref().map(|c| c.nics_usd), Some(Decimal::ZERO));
+        }
     }
+    // More NICs a server than it has on board: add-in cards, bought.
+    let p = plan(
+        serde_json::json!({"gpus": 576, "gpu_model": "b300", "nics_per_node": 16,
+        "fabrics": ["infiniband"]}),
+    )
+    .expect("plan");
+    assert_eq!(p.fabrics[0].nic_sku.as_deref(), Some("nvidia-cx8-800g"));
+    // A GPU whose server has no NIC of its own buys the profile's card.
+    let p = plan(serde_json::json!({"gpus": 576, "fabrics": ["infiniband"]})).expect("plan");
+    assert_eq!(
+        p.fabrics[0].nic_sku.as_deref(),
+        Some("nvidia-cx7-400g-osfp")
+    );
     // Ethernet multi-plane: an 800G ConnectX-8 as two 400G planes.
     let p = plan(
         serde_json::json!({"gpus": 1024, "gpu_model": "b300", "fabrics": ["roce"],

@@ -162,10 +162,22 @@ async fn sweep_answers_nobody_reads_are_bounded_and_cut_off_at_the_deadline() {
     use std::time::Duration;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    // Long enough for four sweeps to compute beside the rest of the suite (a 503
-    // `sweep_too_slow` at 3 s).
+    // Heavy threads at normal priority: in the idle class they get no core while the rest of
+    // the suite runs, and the sweeps ended `sweep_too_slow`.
     let deadline = Duration::from_secs(8);
-    let app = with_deadline(deadline).await;
+    let store = std::sync::Arc::new(fabric_tco::catalog::store::CatalogStore::new(
+        fabric_tco::catalog::CatalogSet::embedded().unwrap(),
+        &[],
+    ));
+    let app = crate::spawn_configured(
+        store,
+        fabric_tco::ServerOptions {
+            request_deadline: deadline,
+            heavy_priority: fabric_tco::config::HeavyPriority::Normal,
+            ..Default::default()
+        },
+    )
+    .await;
     let addr: std::net::SocketAddr = app.base.trim_start_matches("http://").parse().unwrap();
     // ~3,000 rows of ~3 KB: far more than the kernel buffers between the two ends hold.
     let path = "/v1/sweeps?vary=economics.gpu_hour_usd&from=0.5&to=10&steps=3000&gpus=64";
