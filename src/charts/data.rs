@@ -381,6 +381,8 @@ pub const INPUT_WORDS: &[(&str, &str)] = &[
     ("workload.expert_parallel", "Expert parallelism"),
     ("workload.moe_top_k", "Top-k routing"),
     ("workload.kv_heads", "Key/value heads"),
+    ("workload.layers", "Layers"),
+    ("workload.experts", "Routed experts"),
 ];
 
 /// An input's unit as a chart says it: the registry's (`USD per GPU-hour`, `bytes`), less a

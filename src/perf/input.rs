@@ -286,6 +286,13 @@ pub struct Workload {
     pub global_batch_tokens: Option<u64>,
     /// Model hidden size; `None` = derived from the active parameters (see docs/model.md).
     pub hidden_size: Option<u32>,
+    /// Transformer layers; `None` = derived: active params ÷ (12 · hidden²), a dense model's
+    /// rule, which overcounts a mixture of experts (its active feed-forward per layer is k
+    /// experts, not 8·hidden²: Mixtral 8x22B has 56 layers, the rule gives 86).
+    pub layers: Option<u32>,
+    /// Routed experts of a mixture of experts; `None` = not given (the expert-parallel degree
+    /// and top-k are then not checked against it).
+    pub experts: Option<u32>,
     /// Activation precision on the wire.
     pub precision: Precision,
     /// Model FLOPs utilization against the dense BF16 peak, (0, 1].
@@ -326,6 +333,10 @@ pub const HEAD_DIM: f64 = 128.0;
 pub const MAX_KV_HEADS: u32 = 1024;
 /// Default MFU: 0.40 (Llama 3 paper, Table 4: 38–43% BF16 MFU on 8,192–16,384 H100).
 pub const DEFAULT_MFU: f64 = 0.40;
+/// Most transformer layers (Llama 3 405B has 126).
+pub const MAX_LAYERS: u32 = 1000;
+/// Most routed experts (DeepSeek-V3 has 256; Switch Transformer up to 2,048).
+pub const MAX_EXPERTS: u32 = 4096;
 /// Default MoE top-k (used only when expert_parallel > 1): 2 (Mixtral 8x7B/8x22B, GShard).
 pub const DEFAULT_MOE_TOP_K: u32 = 2;
 
@@ -349,6 +360,8 @@ impl Default for Workload {
             sequence_length: DEFAULT_SEQUENCE_LENGTH,
             global_batch_tokens: None,
             hidden_size: None,
+            layers: None,
+            experts: None,
             precision: Precision::Bf16,
             mfu: DEFAULT_MFU,
             step_compute_ms: None,
@@ -372,6 +385,8 @@ impl WorkloadPreset {
                 sequence_length: 8192,
                 global_batch_tokens: Some(16 * 1024 * 1024),
                 hidden_size: Some(16_384),
+                // Llama 3 paper Table 3: 126 layers.
+                layers: Some(126),
                 mfu: 0.41,
                 ..base
             },
@@ -384,6 +399,9 @@ impl WorkloadPreset {
                 sequence_length: 4096,
                 global_batch_tokens: Some(4 * 1024 * 1024),
                 hidden_size: Some(8192),
+                // Llama 2 70B: 80 layers (Touvron et al. 2023, released configuration; the
+                // dense rule gives 87).
+                layers: Some(80),
                 ..base
             },
             WorkloadPreset::MoeDeepseekV3 => Workload {
@@ -397,6 +415,11 @@ impl WorkloadPreset {
                 sequence_length: 4096,
                 global_batch_tokens: Some(15_360 * 4096),
                 hidden_size: Some(7168),
+                // DeepSeek-V3 technical report §4.2: 61 layers, 256 routed experts (and one
+                // shared) a MoE layer. Its first 3 layers are dense: all 61 are counted with an
+                // all-to-all, 5 % too many.
+                layers: Some(61),
+                experts: Some(256),
                 precision: Precision::Bf16,
                 ..base
             },

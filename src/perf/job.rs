@@ -125,10 +125,16 @@ pub fn active_params(w: &Workload) -> f64 {
         * PARAMS_PER_BILLION
 }
 
-/// Transformer layers ≈ active params / (12 · hidden²), at least 1.
+/// Transformer layers: the workload's, else ≈ active params / (12 · hidden²), at least 1 (a
+/// dense model's rule: 4·hidden² of attention and 8·hidden² of feed-forward a layer).
 pub fn layers(w: &Workload) -> f64 {
-    let h = hidden_size(w);
-    (active_params(w) / (12.0 * h * h)).round().max(1.0)
+    match w.layers {
+        Some(l) => f64::from(l.max(1)),
+        None => {
+            let h = hidden_size(w);
+            (active_params(w) / (12.0 * h * h)).round().max(1.0)
+        }
+    }
 }
 
 /// Parameters one GPU holds before data-parallel sharding: dense part plus its experts,

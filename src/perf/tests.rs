@@ -718,7 +718,9 @@ fn an_explicit_message_sits_on_the_jobs_compute_on_this_gpu() {
 #[test]
 fn nvlink_domain_keeps_expert_parallel_on_nvlink() {
     let mut input = preset_input(WorkloadPreset::MoeDeepseekV3, "b200", Fabric::Roce, 1152);
+    // A DeepSeek-V3-shaped job with 288 experts (its 256 do not split 36 ways).
     input.workload.expert_parallel = 36;
+    input.workload.experts = Some(288);
     let on_net = evaluate(&input).expect("hgx");
     input.gpu.nvlink_domain_gpus = 72;
     input.gpu.gpus_per_node_max = 72;

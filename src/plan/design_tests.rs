@@ -964,13 +964,14 @@ fn su_clos_and_tor_copper_report_their_short_leaves() {
 /// An all-to-all's NICs each keep flows to every other server of the group, so ECMP hashes
 /// hundreds of sub-flows, not a ring's two: at 1:1 RoCE's expert all-to-all runs as fast as
 /// InfiniBand's (a buyer audit, 2026-11-27: DeepSeek-V3 at PP 4 and EP 1,024 on 4,096 H100 took
-/// 13,105 ms on RoCE against 8,760 ms, ~$13.6M of idle over five years).
+/// 13,105 ms on RoCE against 8,760 ms, ~$13.6M of idle over five years). Since 2026-11-27
+/// the job says it has 1,024 experts: DeepSeek-V3's 256 do not split 1,024 ways.
 #[test]
 fn an_all_to_all_hashes_its_many_flows() {
     let p = plan(
         serde_json::json!({"gpus": 4096, "fabrics": ["infiniband", "roce"],
         "workload": {"preset": "moe-deepseek-v3", "pipeline_parallel": 4,
-                     "expert_parallel": 1024}}),
+                     "expert_parallel": 1024, "experts": 1024}}),
     )
     .expect("plan");
     let time_ms = |f: Fabric, kind: &str| {
@@ -995,12 +996,13 @@ fn an_all_to_all_hashes_its_many_flows() {
 /// buyer audit, 2026-11-27: DeepSeek-V3 at PP 4, EP 1,008 on 4,032 H100 ran its all-to-all in
 /// 13,164 ms on RoCE at 1:1, 12,480 at 2:1 and 10,074 at 8:1; its 126-server groups straddle
 /// the 84-server leaves of 2:1, and the crossing bytes were added to the local ones by time).
+/// The job says it has 1,008 experts (DeepSeek-V3's 256 do not split 1,008 ways).
 #[test]
 fn an_all_to_all_slows_as_the_leaves_are_oversubscribed() {
     let a2a = |o: f64| {
         let p = plan(serde_json::json!({"gpus": 4032,
             "workload": {"preset": "moe-deepseek-v3", "pipeline_parallel": 4,
-                         "expert_parallel": 1008},
+                         "expert_parallel": 1008, "experts": 1008},
             "topology": {"oversubscription": o}}))
         .expect("plan");
         p.fabrics
@@ -1104,7 +1106,7 @@ fn the_crossing_follows_the_servers_the_job_runs_on() {
     let moe = perf(
         serde_json::json!({"gpus": 4096, "fabrics": ["roce", "roce_adaptive"],
         "workload": {"preset": "moe-deepseek-v3", "pipeline_parallel": 4,
-                     "expert_parallel": 1024}}),
+                     "expert_parallel": 1024, "experts": 1024}}),
     );
     let a2a = |p: &crate::perf::PerfResult| {
         p.collectives

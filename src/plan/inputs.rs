@@ -239,6 +239,8 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         sequence_length: given_or_preset!(sequence_length),
         global_batch_tokens: given_or_preset_if_any!(global_batch_tokens),
         hidden_size: given_or_preset_if_any!(hidden_size),
+        layers: given_or_preset_if_any!(layers),
+        experts: given_or_preset_if_any!(experts),
         precision: w.precision.unwrap_or(base.precision),
         mfu: given_or_preset!(mfu),
         step_compute_ms: given_or_preset_if_any!(step_compute_ms),
@@ -335,13 +337,18 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         ));
     }
     if w.expert_parallel.is_none() && preset_ep > 1 && !dp.is_multiple_of(preset_ep) {
+        // A degree that also divides the experts, when known (each rank holds whole experts).
+        let experts = workload.experts.map(u64::from);
         let fitted = (1..=preset_ep)
             .rev()
-            .find(|e| dp.is_multiple_of(*e))
+            .find(|e| dp.is_multiple_of(*e) && experts.is_none_or(|x| x.is_multiple_of(*e)))
             .unwrap_or(1);
         workload.expert_parallel = u32::try_from(fitted).unwrap_or(1);
         expert_note = Some(format!(
-            "workload.expert_parallel: the preset's {preset_ep} does not divide the {dp} data-parallel replicas of {gpus} GPUs; using {fitted}, the largest degree up to {preset_ep} that does (set workload.expert_parallel to choose)"
+            "workload.expert_parallel: the preset's {preset_ep} does not divide the {dp} data-parallel replicas of {gpus} GPUs; using {fitted}, the largest degree up to {preset_ep} that does{} (set workload.expert_parallel to choose)",
+            experts
+                .map(|x| format!(" and divides the {x} experts"))
+                .unwrap_or_default()
         ));
     }
     if let Some(a) = workload.active_params_billion
@@ -488,6 +495,14 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
                     "choose tensor_parallel x context_parallel dividing {gpus} to use them all"
                 ),
             }
+        ));
+    }
+    // A mixture of experts timed with layers by the dense rule: its expert all-to-all runs
+    // a MoE layer, so the count scales it (audit 27: 86 layers for Mixtral 8x22B's 56).
+    if workload.message_bytes.is_none() && ep > 1 && workload.layers.is_none() {
+        warnings.push(format!(
+            "workload.layers: {} derived by a dense model's rule (active parameters ÷ (12 × hidden²)), which overcounts a mixture of experts' layers (Mixtral 8x22B: 86 for 56) and with them its expert all-to-all; set workload.layers",
+            perf::job::layers(&workload)
         ));
     }
     // An expert all-to-all over the network is counted fully exposed (docs/model.md §5b): an
@@ -772,6 +787,8 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             expert_parallel: Some(ParallelDegree::echo(workload.expert_parallel)),
             moe_top_k: Some(MoeTopK::echo(workload.moe_top_k)),
             kv_heads: Some(KvHeads::echo(workload.kv_heads)),
+            layers: workload.layers.map(Layers::echo),
+            experts: workload.experts.map(Experts::echo),
             data_parallel: workload.data_parallel.map(DataParallelDegree::echo),
             data_parallel_mode: Some(workload.data_parallel_mode),
             sequence_length: Some(SequenceLength::echo(workload.sequence_length)),

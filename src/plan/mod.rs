@@ -1912,28 +1912,16 @@ pub fn perf_error(e: perf::PerfError) -> PlanError {
         perf::PerfError::ModelDoesNotFit { .. } => "/workload/tensor_parallel".to_string(),
         perf::PerfError::OutOfRange { field, .. } => {
             let last = field.rsplit('.').next().unwrap_or(field);
-            match last {
-                "message_bytes"
-                | "model_params_billion"
-                | "bytes_per_gradient"
-                | "tensor_parallel"
-                | "pipeline_parallel"
-                | "step_compute_ms"
-                | "bucket_mb"
-                | "context_parallel"
-                | "expert_parallel"
-                | "moe_top_k"
-                | "kv_heads"
-                | "data_parallel"
-                | "sequence_length"
-                | "global_batch_tokens"
-                | "hidden_size"
-                | "active_params_billion"
-                | "mfu"
-                | "background_load" => format!("/workload/{last}"),
-                "oversubscription" | "planes" => format!("/topology/{last}"),
-                "gpus" | "gpus_per_node" | "nics_per_node" => format!("/{last}"),
-                _ => "/workload".to_string(),
+            // A workload input by the registry of plan inputs (one declaration an input:
+            // a new one needs no line here).
+            if registry::numeric_or_keyed(&format!("workload.{last}")).is_some() {
+                format!("/workload/{last}")
+            } else {
+                match last {
+                    "oversubscription" | "planes" => format!("/topology/{last}"),
+                    "gpus" | "gpus_per_node" | "nics_per_node" => format!("/{last}"),
+                    _ => "/workload".to_string(),
+                }
             }
         }
     };

@@ -49,6 +49,10 @@ crate::plan::bounded::bounded_inputs! {
     int MoeTopK: u32, 1..=64, "experts per token", model_default 2;
     /// Key/value attention heads of 128 (grouped-query attention).
     int KvHeads: u32, 1..=1024, "heads", default 8;
+    /// Transformer layers of the model.
+    int Layers: u32, 1..=1000, "layers";
+    /// Routed experts of a mixture of experts.
+    int Experts: u32, 1..=4096, "experts";
     /// Data-parallel degree (model replicas).
     int DataParallelDegree: u32, 1..=1_000_000, "replicas";
     /// Tokens per training sequence.
@@ -134,6 +138,8 @@ const _: () = {
     inside!(BucketMb, MIN_BUCKET_MB, MAX_BUCKET_MB, DEFAULT_BUCKET_MB);
     inside!(MoeTopK, _, MAX_TOP_K, DEFAULT_MOE_TOP_K);
     inside!(KvHeads, _, MAX_KV_HEADS, DEFAULT_KV_HEADS);
+    inside!(Layers, _, MAX_LAYERS);
+    inside!(Experts, _, MAX_EXPERTS);
     inside!(SequenceLength, _, MAX_SEQUENCE_LENGTH, DEFAULT_SEQUENCE_LENGTH);
     inside!(GlobalBatchTokens, _, MAX_GLOBAL_BATCH_TOKENS);
     inside!(HiddenSize, MIN_HIDDEN_SIZE, MAX_HIDDEN_SIZE);
@@ -390,6 +396,13 @@ pub struct WorkloadRequest {
     /// K and V a context-parallel all-gather moves (capped at the hidden size; as many as
     /// query heads for multi-head attention). Default 8 (Llama 2 70B, Llama 3, Mixtral).
     pub kv_heads: Option<KvHeads>,
+    /// Transformer layers. Default: the preset's, else active parameters ÷ (12 × hidden²), a
+    /// dense model's rule that overcounts a mixture of experts (Mixtral 8x22B: 56 layers, the
+    /// rule gives 86): set it for one. The value used is `performance.layers`.
+    pub layers: Option<Layers>,
+    /// Routed experts (mixture of experts): `expert_parallel` must divide it and `moe_top_k`
+    /// be at most it. Default: the preset's (DeepSeek-V3: 256), else not checked.
+    pub experts: Option<Experts>,
     /// Data-parallel degree; must equal the whole replicas of TP × PP × CP GPUs the cluster
     /// holds, ⌊GPUs ÷ (TP × PP × CP)⌋ (GPUs left over are warned). Default: that number.
     pub data_parallel: Option<DataParallelDegree>,

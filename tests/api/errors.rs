@@ -669,9 +669,35 @@ async fn errors_point_at_the_input_at_fault_and_name_it_once() {
             "needs the number of servers per rack",
         ),
         (
-            serde_json::json!({"gpus": 1024, "workload": {"expert_parallel": 3}}),
+            serde_json::json!({"gpus": 1024, "workload": {"expert_parallel": 3, "active_params_billion": 20}}),
             "/workload/expert_parallel",
             "3 does not divide",
+        ),
+        // Expert parallelism of a dense model, experts split finer than whole, more experts a
+        // token than the model has (audit 27: each went through, EP 8 on the dense 70B job
+        // charged 14 % idle to an all-to-all it never sends).
+        (
+            serde_json::json!({"gpus": 1024, "workload": {"expert_parallel": 8}}),
+            "/workload/expert_parallel",
+            "8 needs a mixture of experts",
+        ),
+        (
+            serde_json::json!({"gpus": 4096, "workload": {"preset": "moe-deepseek-v3",
+                "pipeline_parallel": 4, "expert_parallel": 1024}}),
+            "/workload/expert_parallel",
+            "1024 does not divide the 256 routed experts",
+        ),
+        (
+            serde_json::json!({"gpus": 1024, "workload": {"preset": "moe-deepseek-v3",
+                "experts": 64, "moe_top_k": 65}}),
+            "/workload/moe_top_k",
+            "",
+        ),
+        (
+            serde_json::json!({"gpus": 1024, "workload": {"preset": "moe-deepseek-v3",
+                "experts": 32, "moe_top_k": 40}}),
+            "/workload/moe_top_k",
+            "40 exceeds the 32 routed experts",
         ),
         // Degrees the user wrote: the largest of them is at fault, not one the request lacks.
         (
@@ -715,7 +741,10 @@ async fn errors_point_at_the_input_at_fault_and_name_it_once() {
         assert!(detail.contains(f), "{detail}");
     }
     let p = app
-        .problem("/v1/plans?gpus=1024&workload.expert_parallel=3", 422)
+        .problem(
+            "/v1/plans?gpus=1024&workload.expert_parallel=3&workload.active_params_billion=20",
+            422,
+        )
         .await;
     // The top-level detail says the parameter once.
     let top = p["detail"].as_str().unwrap();

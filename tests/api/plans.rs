@@ -603,9 +603,11 @@ async fn a_job_inside_one_nvl72_rack_waits_on_no_network() {
     assert!(p["network_exposed_ms"].as_f64().unwrap() > 0.0, "{p}");
 }
 
-/// Expert parallelism tiles the data-parallel replicas (Megatron-LM: DP a multiple of EP). A
-/// preset's 64 on 72 replicas becomes 36, echoed and warned; the same 64 given by the user is
-/// a 422 naming the field and listing the degrees that fit.
+/// Expert parallelism tiles the data-parallel replicas (Megatron-LM: DP a multiple of EP) and
+/// splits the experts whole (num_experts a multiple of EP). A preset's 64 on 72 replicas
+/// becomes 8, the largest degree up to 64 dividing both the 72 and DeepSeek-V3's 256 experts
+/// (36 until 2026-11-27, which split the experts into sevenths), echoed and warned; the same
+/// 64 given by the user is a 422 naming the field and listing the degrees that fit.
 #[tokio::test]
 async fn expert_parallelism_divides_the_data_parallel_replicas() {
     let app = spawn_app().await;
@@ -613,13 +615,13 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
         "workload": {"preset": "moe-deepseek-v3"}});
     let v = plan(&app, body.clone()).await;
     assert_eq!(
-        v["inputs"]["workload"]["expert_parallel"], 36,
+        v["inputs"]["workload"]["expert_parallel"], 8,
         "{}",
         v["inputs"]
     );
     assert_warns(
         &v,
-        "workload.expert_parallel: the preset's 64 does not divide the 72 data-parallel replicas of 1152 GPUs; using 36",
+        "workload.expert_parallel: the preset's 64 does not divide the 72 data-parallel replicas of 1152 GPUs; using 8, the largest degree up to 64 that does and divides the 256 experts",
         "fitted expert parallelism",
     );
     let mut given = body;
@@ -678,7 +680,8 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
         // (audit 14 F8: "13 of 16 groups" counted blocks). Only EP 2 (blocks of 8) tiles.
         (
             json!({"gpus": 1024, "gpu_model": "gb200-nvl72", "fabrics": ["roce"],
-                "workload": {"tensor_parallel": 4, "pipeline_parallel": 1, "expert_parallel": 16}}),
+                "workload": {"tensor_parallel": 4, "pipeline_parallel": 1, "expert_parallel": 16,
+                    "active_params_billion": 20}}),
             "expert groups of 16 ranks, 4 GPUs apart (blocks of 64 GPUs), do not tile the 72-GPU NVLink domains of gb200-nvl72: 52 of 64 groups straddle two domains, and the step waits for their all-to-all across the network; degrees that tile a domain: 2",
             "interleaved expert groups, counted as groups",
         ),
@@ -689,7 +692,7 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
         (
             json!({"gpus": 1152, "gpu_model": "gb200-nvl72", "fabrics": ["roce"],
                 "workload": {"tensor_parallel": 8, "context_parallel": 2, "pipeline_parallel": 1,
-                    "expert_parallel": 2}}),
+                    "expert_parallel": 2, "active_params_billion": 20}}),
             "expert groups of 2 ranks, 16 GPUs apart (blocks of 32 GPUs), do not tile the 72-GPU NVLink domains of gb200-nvl72: 128 of 576 groups straddle two domains, and the step waits for their all-to-all across the network",
             "interleaved expert groups cut by a boundary, counted one by one",
         ),
@@ -730,6 +733,49 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
     assert_eq!(h100["inputs"]["workload"]["expert_parallel"], 64);
     // (Its all-to-all is still said to be an upper bound.)
     assert!(!h100["warnings"].to_string().contains("does not divide"));
+}
+
+/// A mixture of experts is timed with its own layers: given, they set the expert all-to-all's
+/// calls; derived by the dense rule (active ÷ (12 × hidden²)), the plan says so; the count
+/// used is shown (audit 27: a Mixtral 8x22B-shaped job was timed with 86 layers for its 56,
+/// its all-to-all 54 % too long, and no answer showed the 86).
+#[tokio::test]
+async fn a_mixture_of_experts_is_timed_with_its_own_layers() {
+    let app = spawn_app().await;
+    let mixtral = |layers: Option<u32>| {
+        let mut w = json!({"model_params_billion": 141, "active_params_billion": 39,
+            "hidden_size": 6144, "tensor_parallel": 2, "pipeline_parallel": 4,
+            "expert_parallel": 8, "moe_top_k": 2, "experts": 8});
+        if let Some(l) = layers {
+            w["layers"] = json!(l);
+        }
+        json!({"gpus": 1024, "fabrics": ["infiniband"], "workload": w})
+    };
+    let derived = plan(&app, mixtral(None)).await;
+    let given = plan(&app, mixtral(Some(56))).await;
+    let perf = |v: &Value| fabric(v, "infiniband")["performance"].clone();
+    assert_eq!(perf(&derived)["layers"], 86);
+    assert_eq!(perf(&given)["layers"], 56);
+    assert_eq!(perf(&given)["hidden_size"], 6144);
+    let a2a_bytes = |v: &Value| {
+        perf(v)["collectives"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["kind"] == "all_to_all")
+            .and_then(|c| c["bytes_per_step"].as_f64())
+            .expect("an all-to-all")
+    };
+    let ratio = a2a_bytes(&given) / a2a_bytes(&derived);
+    assert!((ratio - 56.0 / 86.0).abs() < 1e-9, "{ratio}");
+    assert_warns(
+        &derived,
+        "workload.layers: 86 derived by a dense model's rule",
+        "derived MoE layers",
+    );
+    assert!(!given["warnings"].to_string().contains("workload.layers"));
+    assert_eq!(given["inputs"]["workload"]["layers"], 56);
+    assert!(derived["inputs"]["workload"]["layers"].is_null());
 }
 
 #[tokio::test]
