@@ -34,6 +34,10 @@ pub struct GpuSpec {
     pub dense_bf16_tflops: f64,
     /// GPUs in one NVLink domain (8 on HGX/DGX, 72 on NVL72).
     pub nvlink_domain_gpus: u32,
+    /// PCIe generation of the GPU's own x16 host link. GPUDirect traffic to every NIC the GPU
+    /// uses crosses it (NCCL's topology search takes the minimum along GPU → PCIe switch →
+    /// NIC), so a GPU's share of its server's NICs is at most this link's bandwidth.
+    pub pcie_gen: u8,
 }
 
 /// Per-GPU defaults the catalog can copy: `(name, spec, source)`.
@@ -58,6 +62,7 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
             gpus_per_node_max: 8,
             dense_bf16_tflops: 312.0,
             nvlink_domain_gpus: 8,
+            pcie_gen: 4,
         },
         "NCCL tuning.cc compCap80 cap 235 GB/s; DGX A100 nccl-tests ≈ 230 GB/s",
     ),
@@ -69,6 +74,7 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
             gpus_per_node_max: 8,
             dense_bf16_tflops: 989.0,
             nvlink_domain_gpus: 8,
+            pcie_gen: 5,
         },
         "nccl-tests#212: H100 ring busbw 365-370 GB/s, NVLS ~480 GB/s in one node",
     ),
@@ -80,6 +86,7 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
             gpus_per_node_max: 8,
             dense_bf16_tflops: 989.0,
             nvlink_domain_gpus: 8,
+            pcie_gen: 5,
         },
         "same NVLink 4 / NVSwitch as H100 (nccl-tests#212)",
     ),
@@ -91,6 +98,7 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
             gpus_per_node_max: 8,
             dense_bf16_tflops: 2250.0,
             nvlink_domain_gpus: 8,
+            pcie_gen: 5,
         },
         "ring: NVLink 5 = 2x NVLink 4 (NCCL tuning.cc scales Blackwell as 2x Hopper); NVLS 840: NVIDIA/nccl#1807, coreweave/nccl-tests#43",
     ),

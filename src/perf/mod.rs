@@ -498,9 +498,11 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         input.nic.pcie_lanes,
     );
     let gpn = f64::from(input.gpus_per_node.max(1));
+    // A GPU reaches its NICs over its own x16 link: more NICs than it can feed add nothing
+    // (audit 27: 16 × 400G NICs on 8 H100 credited each GPU 96 GB/s over a 48 GB/s link).
+    let gpu_link = bandwidth::pcie_gbytes_per_s(input.gpu.pcie_gen, 16);
     // Other jobs' traffic on a shared fabric takes its share of every scale-out link.
-    let node_net = f64::from(input.nics_per_node)
-        * nic_gbytes_per_s
+    let node_net = (f64::from(input.nics_per_node) * nic_gbytes_per_s).min(gpn * gpu_link)
         * (1.0
             - input
                 .workload

@@ -304,6 +304,7 @@ fn arb_input() -> impl Strategy<Value = PerfInput> {
                         gpus_per_node_max: 72,
                         dense_bf16_tflops: 989.0,
                         nvlink_domain_gpus: gpn,
+                        pcie_gen: gen_,
                     },
                     nic: NicSpec {
                         speed_gbps: speed,
@@ -551,6 +552,35 @@ fn fp8_sends_the_expert_dispatch_in_fp8_and_the_combine_in_bf16() {
     assert!((ratio - 0.7578125).abs() < 1e-9, "{ratio}");
     assert!((bytes(&f, "send_recv") / bytes(&b, "send_recv") - 0.5).abs() < 1e-9);
     assert!(f.gpu_idle_fraction < b.gpu_idle_fraction);
+}
+
+/// A GPU reaches its NICs over its own PCIe x16 link: 16 × 400G NICs on 8 H100 (Gen5 x16,
+/// 48 GB/s a GPU) give each GPU no more than 8 do (audit 27: credited 96 GB/s, halving the
+/// MoE preset's exposed all-to-all). Fewer NICs than GPUs are not touched.
+#[test]
+fn more_nics_than_a_gpu_link_feeds_add_nothing() {
+    for preset in [
+        WorkloadPreset::MoeDeepseekV3,
+        WorkloadPreset::DenseLlama3_405b,
+    ] {
+        let eight = preset_input(preset, "h100", Fabric::Infiniband, 1024);
+        let sixteen = PerfInput {
+            nics_per_node: 16,
+            ..eight
+        };
+        let four = PerfInput {
+            nics_per_node: 4,
+            ..eight
+        };
+        let (a, b, c) = (
+            evaluate(&eight).expect("8"),
+            evaluate(&sixteen).expect("16"),
+            evaluate(&four).expect("4"),
+        );
+        assert_eq!(a.gpu_idle_fraction, b.gpu_idle_fraction, "{preset:?}");
+        assert_eq!(a.exposed_comm_ms, b.exposed_comm_ms, "{preset:?}");
+        assert!(c.exposed_comm_ms > a.exposed_comm_ms, "{preset:?}");
+    }
 }
 
 #[test]

@@ -1629,6 +1629,7 @@ pub fn perf_input(r: &inputs::Resolved, s: &SizedFabric) -> perf::PerfInput {
             gpus_per_node_max: r.gpu.gpus_per_node.max(r.gpus_per_node),
             dense_bf16_tflops: r.gpu.dense_bf16_tflops,
             nvlink_domain_gpus: r.nvlink_domain_gpus,
+            pcie_gen: r.gpu.pcie_gen,
         },
         nic: perf::NicSpec {
             speed_gbps: r.nic_speed_gbps,
