@@ -25,6 +25,15 @@ pub enum Recommendation {
         cheapest_total_usd: Decimal,
         gap_usd: Decimal,
     },
+    /// The job fits one NVLink domain, so no scale-out fabric changes its step time: said
+    /// first, then what to buy if a fabric is bought anyway (audit 26: one server was told
+    /// "Choose InfiniBand" at $126K).
+    NoneNeeded {
+        gpus: u32,
+        /// The domain is one server (else a multi-node NVLink domain, an NVL72 rack).
+        server: bool,
+        then: Box<Recommendation>,
+    },
     /// The two cheapest are within the tie threshold of each other.
     Tied {
         cheapest: Fabric,
@@ -179,6 +188,21 @@ impl fmt::Display for Recommendation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Recommendation::Unwritten => Ok(()),
+            Recommendation::NoneNeeded {
+                gpus,
+                server,
+                ref then,
+            } => {
+                let (inside, second) = if server {
+                    ("one server", "server")
+                } else {
+                    ("one NVLink domain", "NVLink domain")
+                };
+                write!(
+                    f,
+                    "No scale-out fabric is needed: all {gpus} GPUs are in {inside}, every collective runs over NVLink and no fabric changes the job's step time. If one is bought anyway (storage, growth, a second {second}): {then}"
+                )
+            }
             Recommendation::Choose {
                 cheapest,
                 runner_up,

@@ -897,7 +897,19 @@ fn build_checked(
 
     let pairs: Vec<(Fabric, &cost::FabricCost)> = costs.iter().map(|(f, c)| (*f, c)).collect();
     let words = detail == Detail::Full;
-    let comparison = cost::compare_with(&pairs, &r.economics, r.gpus, words)?;
+    let mut comparison = cost::compare_with(&pairs, &r.economics, r.gpus, words)?;
+    // A job inside one NVLink domain needs no fabric: the recommendation says so first.
+    if let Some(c) = comparison
+        .as_mut()
+        .filter(|_| words && r.gpus <= r.nvlink_domain_gpus)
+    {
+        let then = std::mem::replace(&mut c.recommendation, cost::Recommendation::Unwritten);
+        c.recommendation = cost::Recommendation::NoneNeeded {
+            gpus: r.gpus,
+            server: r.gpus <= r.gpus_per_node,
+            then: Box::new(then),
+        };
+    }
 
     let catalog = &r.catalog;
     let catalog_ref = CatalogRef {

@@ -778,6 +778,32 @@ async fn a_mixture_of_experts_is_timed_with_its_own_layers() {
     assert!(derived["inputs"]["workload"]["layers"].is_null());
 }
 
+/// A job inside one NVLink domain needs no scale-out fabric, and the recommendation says so
+/// before what to buy if one is bought anyway (audit 26: one server of 8 H100 was told "Choose
+/// InfiniBand" at $126K, one GB200 NVL72 rack a $612K leaf-spine). Two servers need one.
+#[tokio::test]
+async fn one_nvlink_domain_is_told_no_fabric_is_needed() {
+    let app = spawn_app().await;
+    let says = |v: &Value| v["comparison"]["recommendation"].as_str().unwrap().to_string();
+    let server = says(&app.ok_json("/v1/plans?gpus=8").await);
+    assert!(
+        server.starts_with("No scale-out fabric is needed: all 8 GPUs are in one server"),
+        "{server}"
+    );
+    assert!(server.contains("If one is bought anyway"), "{server}");
+    assert!(server.contains(": Choose ") || server.contains("tied"), "{server}");
+    let rack = says(
+        &app.ok_json("/v1/plans?gpus=72&gpu_model=gb200-nvl72&economics.gpu_hour_usd=4")
+            .await,
+    );
+    assert!(
+        rack.starts_with("No scale-out fabric is needed: all 72 GPUs are in one NVLink domain"),
+        "{rack}"
+    );
+    let two = says(&app.ok_json("/v1/plans?gpus=16").await);
+    assert!(!two.contains("No scale-out fabric"), "{two}");
+}
+
 #[tokio::test]
 async fn nvlink_waits_are_not_charged_to_the_network() {
     let app = spawn_app().await;
