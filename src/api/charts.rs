@@ -133,8 +133,7 @@ fn sweep_query(q: &Query, gpus: u32) -> Result<(Query, bool), ApiError> {
                 ));
             }
         }
-        let from = (gpus / 4).max(1);
-        let to = gpus.saturating_mul(4).clamp(from + 1, 1_000_000);
+        let (from, to) = crate::report::default_sweep_range(gpus);
         out.pairs.retain(|(k, _)| k != "gpus");
         out.pairs.extend([
             ("vary".to_string(), "gpus".to_string()),

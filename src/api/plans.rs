@@ -49,15 +49,11 @@ pub async fn post_plan(
     state: web::Data<AppState>,
     body: ValidJson<PlanRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    // The CSV's columns are figures: a figures plan has them all. A plan error still comes
-    // before a `406` for `Accept`.
+    // The CSV ends with the recommendation sentence, which only a full plan words. A plan
+    // error still comes before a `406` for `Accept`.
     let q = super::query::Query::for_post(&req)?;
     let format = sheets::negotiate(&req, Some(&q));
-    let detail = match format {
-        Ok(sheets::Format::Csv) => crate::plan::Detail::Figures,
-        _ => crate::plan::Detail::Full,
-    };
-    let cached = super::plan_at(&state, &body.0, detail).await?;
+    let cached = super::plan_at(&state, &body.0, crate::plan::Detail::Full).await?;
     let plan = &cached.plan;
     let (body, media_type, _) = format?.body(
         || cached.json().map_err(|e| ApiError::internal(&e)),

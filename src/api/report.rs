@@ -14,7 +14,10 @@ const REPORT_PARAMS: &[&str] = &[];
 use super::error::ApiError;
 use super::middleware::with_plan_id;
 use super::query::Query;
-use crate::report::{self, DEFAULT_GPUS, Page, ProblemLine};
+use crate::catalog::CatalogSet;
+use crate::plan::{Detail, Effort};
+use crate::report::{self, DEFAULT_GPUS, Page, ProblemLine, SweepSpan};
+use std::sync::Arc;
 
 /// Query parameters of the report page: every plan input, all optional (`gpus` defaults to
 /// 1024 here).
@@ -98,15 +101,103 @@ async fn page(req: &HttpRequest, state: &AppState) -> HttpResponse {
     let catalog = set.get(&plan.catalog.id).cloned();
     let gpus = gpu_ids(catalog.as_ref().unwrap_or(set.newest()));
     let inputs = serde_json::to_value(&plan.inputs).ok();
+    let mut shown = report::report(plan, catalog.as_deref(), &q.pairs);
+    let (pairs, planned) = (q.pairs.clone(), plan.inputs.gpus.get());
+    let set = Arc::clone(&set);
+    let span = web::block(move || sweep_span(&pairs, planned, &set))
+        .await
+        .unwrap_or(SweepSpan::Default);
+    report::limit_sweep(&mut shown, &q.pairs, &span);
     let page = Page {
         fields: report::form(&q.pairs, inputs.as_ref(), &gpus),
         kept: report::kept(&q.pairs),
-        report: Some(report::report(plan, catalog.as_deref(), &q.pairs)),
+        report: Some(shown),
         problem: None,
     };
     match page.render() {
         Ok(body) => with_plan_id(html(StatusCode::OK, body), &plan.plan_id),
         Err(e) => ApiError::internal(&e).into_response(),
+    }
+}
+
+/// Whether the page's plan inputs can be planned at `gpus` GPUs (a figures plan, as a sweep
+/// point is made), or the reason they cannot.
+fn plannable(pairs: &[(String, String)], gpus: u32, set: &CatalogSet) -> Result<(), String> {
+    let mut q = Query {
+        pairs: pairs
+            .iter()
+            .filter(|(k, _)| k != "gpus" && !k.starts_with("uncertainty."))
+            .cloned()
+            .collect(),
+    };
+    q.pairs.push(("gpus".into(), gpus.to_string()));
+    let why = |e: ApiError| {
+        let p = e.problem();
+        p.errors
+            .first()
+            .map_or_else(|| p.detail.clone(), |f| f.detail.clone())
+    };
+    let req = q.plan_request(REPORT_PARAMS).map_err(why)?;
+    crate::plan::build_with(&req, set, Effort::default(), None, Detail::Figures)
+        .map(|_| ())
+        .map_err(|e| why(ApiError::from(e)))
+}
+
+/// The sizes the sweep chart can draw for a plan of `gpus` (which can be planned): the default
+/// range when both its ends can be planned; else each end that cannot moved, by bisection, to
+/// the last size that can (what stops a sweep — a preset's minimum, the largest fabric's
+/// ceiling — holds from a size on, below or above).
+fn sweep_span(pairs: &[(String, String)], gpus: u32, set: &CatalogSet) -> SweepSpan {
+    let (from, to) = report::default_sweep_range(gpus);
+    let ok = |n: u32| plannable(pairs, n, set);
+    let mut why = Vec::new();
+    // The size closest to `bad` between it and `good` (which can be planned) that can be.
+    let closest = |mut good: u32, mut bad: u32| {
+        while good.abs_diff(bad) > 1 {
+            let mid = (good / 2) + (bad / 2) + (good % 2 + bad % 2) / 2;
+            match ok(mid) {
+                Ok(()) => good = mid,
+                Err(_) => bad = mid,
+            }
+        }
+        good
+    };
+    let from = match ok(from) {
+        Ok(()) => from,
+        Err(e) if from < gpus => {
+            let low = closest(gpus, from);
+            why.push(format!(
+                "fewer than {} GPUs cannot be planned: at {}, {e}",
+                report::group(low),
+                report::group(from)
+            ));
+            low
+        }
+        Err(_) => gpus,
+    };
+    let to = match ok(to) {
+        Ok(()) => to,
+        Err(e) if to > gpus => {
+            let high = closest(gpus, to);
+            why.push(format!(
+                "more than {} GPUs cannot be planned: at {}, {e}",
+                report::group(high),
+                report::group(to)
+            ));
+            high
+        }
+        Err(_) => gpus,
+    };
+    if why.is_empty() {
+        SweepSpan::Default
+    } else if from >= to {
+        SweepSpan::None(format!(
+            "no other cluster size around {} GPUs can be planned ({})",
+            report::group(gpus),
+            why.join("; ")
+        ))
+    } else {
+        SweepSpan::Limited { from, to, why }
     }
 }
 

@@ -320,6 +320,64 @@ pub struct BomLine {
     pub extended: String,
     pub placeholder: bool,
     pub source: String,
+    /// How the unit price differs from the catalog's list price ("list $1,900 − 20 %
+    /// (NVIDIA 20 %)", "override; list $1,900"); empty at list price.
+    pub pricing: String,
+}
+
+/// A fraction as a percentage without trailing zeros ("20", "12.5").
+fn percent(f: Decimal) -> String {
+    (f * Decimal::ONE_HUNDRED).normalize().to_string()
+}
+
+/// How a BOM line's unit price came from its list price: the buyer's override, or the
+/// discounts off list (which vendor and category discounts, compounded); empty at list price.
+fn pricing(plan: &Plan, l: &crate::plan::BomLineOut) -> String {
+    let line = &l.priced.line;
+    let list = usd(line.list_unit_price_usd);
+    if l.priced.price.price_overridden {
+        return format!("override (prices.overrides); list {list}");
+    }
+    let off = l.priced.price.discount_fraction;
+    if off.is_zero() {
+        return String::new();
+    }
+    let d = plan
+        .inputs
+        .prices
+        .as_ref()
+        .and_then(|p| p.discounts.as_ref());
+    let mut parts = Vec::new();
+    if let Some(v) = d
+        .and_then(|d| d.vendor.as_ref())
+        .and_then(|m| m.get(&*line.vendor))
+    {
+        parts.push(format!("{} {} %", line.vendor, percent(v.get())));
+    }
+    if let Some(c) = d
+        .and_then(|d| d.category.as_ref())
+        .and_then(|m| m.get(&line.category))
+    {
+        parts.push(format!("{} {} %", line.category.as_str(), percent(c.get())));
+    }
+    let by = if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    };
+    format!("list {list} − {} % discount{by}", percent(off))
+}
+
+/// The plan inputs the address gives (every other input is at its default), as given: the
+/// printed page (whose form is not printed) says which inputs made it.
+pub fn given_inputs(pairs: &[(String, String)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .filter(|(k, v)| {
+            !k.starts_with('_') && !v.trim().is_empty() && !NOT_PLAN.contains(&k.as_str())
+        })
+        .map(|(k, v)| (k.clone(), v.trim().to_string()))
+        .collect()
 }
 
 /// One fabric's BOM.
@@ -343,6 +401,15 @@ fn design_line(plan: &Plan, f: &crate::plan::Built<'_>) -> String {
         t.spine_switches,
         t.core_switches
     );
+    let ratio = t.oversubscription_realised;
+    if ratio > 1.0 + 1e-9 {
+        out.push_str(&format!(
+            " Leaves oversubscribed {}:1 (downlink : uplink bandwidth), not non-blocking.",
+            (ratio * 1000.0).round() / 1000.0
+        ));
+    } else {
+        out.push_str(" Non-blocking (1:1).");
+    }
     let others: Vec<String> = plan
         .fabrics
         .iter()
@@ -381,7 +448,71 @@ pub struct ChartLink {
     pub svg: String,
     pub png: String,
     pub alt: String,
-    pub caption: &'static str,
+    pub caption: String,
+    /// Why the chart cannot be drawn, said in its place instead of an image that would not
+    /// load.
+    pub unavailable: Option<String>,
+}
+
+/// The cluster sizes the sweep chart can draw around a plan: the default range (a quarter to
+/// four times `gpus`) when every size in it can be planned; else the part that can (a preset's
+/// minimum below, the largest fabric above), with the reasons; or none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SweepSpan {
+    Default,
+    Limited {
+        from: u32,
+        to: u32,
+        why: Vec<String>,
+    },
+    None(String),
+}
+
+/// A count with thousands separators ("150,000").
+pub fn group(n: u32) -> String {
+    crate::charts::data::group_thousands(i128::from(n))
+}
+
+/// The default sweep range of a plan of `gpus` (the sweep chart's default).
+pub fn default_sweep_range(gpus: u32) -> (u32, u32) {
+    let from = (gpus / 4).max(1);
+    (from, gpus.saturating_mul(4).clamp(from + 1, 1_000_000))
+}
+
+const SWEEP_CAPTION: &str = "Total cost against cluster size (a quarter to four times this plan's); dashed lines mark where the cheapest fabric changes.";
+
+/// Points the page's sweep chart at `span`: an explicit range, or no image and the reason.
+pub fn limit_sweep(r: &mut Report, pairs: &[(String, String)], span: &SweepSpan) {
+    let Some(c) = r
+        .charts
+        .iter_mut()
+        .find(|c| c.id == ChartId::Sweep.as_str())
+    else {
+        return;
+    };
+    match span {
+        SweepSpan::Default => {}
+        SweepSpan::Limited { from, to, why } => {
+            let qs = format!(
+                "{}&vary=gpus&from={from}&to={to}&steps=9&scale=geometric",
+                plan_query(pairs)
+            );
+            c.svg = format!("/v1/charts/sweep?{qs}&format=svg");
+            c.png = format!("/v1/charts/sweep?{qs}&format=png");
+            c.caption = format!(
+                "Total cost against cluster size, {} to {} GPUs: the part of a quarter to four times this plan's that can be planned ({}); dashed lines mark where the cheapest fabric changes.",
+                crate::charts::data::group_thousands(i128::from(*from)),
+                crate::charts::data::group_thousands(i128::from(*to)),
+                why.join("; ")
+            );
+            c.alt.clone_from(&c.caption);
+        }
+        SweepSpan::None(why) => {
+            c.unavailable = Some(format!(
+                "No chart of total cost against cluster size: {why}"
+            ));
+        }
+    }
 }
 
 /// One error of an invalid query, for people.
@@ -422,6 +553,8 @@ pub struct Report {
     pub boms: Vec<Bom>,
     pub warnings: Vec<String>,
     pub assumptions: Vec<Assumption>,
+    /// The plan inputs the address gives ([`given_inputs`]).
+    pub given: Vec<(String, String)>,
     pub json_url: String,
 }
 
@@ -760,10 +893,7 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
             ChartId::Cumulative,
             "Cumulative cost by year; where lines cross is the break-even year.",
         ),
-        (
-            ChartId::Sweep,
-            "Total cost against cluster size (a quarter to four times this plan's); dashed lines mark where the cheapest fabric changes.",
-        ),
+        (ChartId::Sweep, SWEEP_CAPTION),
         (
             ChartId::Tornado,
             "What drives the gap between the two leading fabrics: each uncertain input at its low and its high, the others at their most likely values; the dashed line is where the ranking flips.",
@@ -776,7 +906,8 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
         svg: format!("/v1/charts/{}?{qs}&format=svg", id.as_str()),
         png: format!("/v1/charts/{}?{qs}&format=png", id.as_str()),
         alt: caption.to_string(),
-        caption,
+        caption: caption.to_string(),
+        unavailable: None,
     })
     .collect();
     let boms = plan
@@ -799,6 +930,7 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
                     extended: usd(l.priced.price.extended_price_usd),
                     placeholder: l.placeholder_price,
                     source: l.source.to_string(),
+                    pricing: pricing(plan, l),
                 })
                 .collect(),
             total: usd(f.capex.total_usd),
@@ -898,6 +1030,7 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
         boms,
         warnings: plan.warnings.clone(),
         assumptions,
+        given: given_inputs(pairs),
         json_url: format!("/v1/plans?{qs}"),
     }
 }
@@ -1137,5 +1270,40 @@ mod tests {
             &[("economics.gpu_hour_usd", "3")],
         );
         assert!(a.source.contains("Not used by this plan"), "{}", a.source);
+    }
+
+    /// A sweep that cannot be drawn is said in words in the chart's place, with no image; a
+    /// limited one points its image at the range that can be planned.
+    #[test]
+    fn a_sweep_chart_that_cannot_be_drawn_is_said_in_words() {
+        let (p, cats) = planned(serde_json::json!({"gpus": 64}));
+        let q = pairs(&[("gpus", "64")]);
+        let page = |span: &SweepSpan| {
+            let mut r = report(&p, Some(cats.newest()), &q);
+            limit_sweep(&mut r, &q, span);
+            Page {
+                fields: Vec::new(),
+                kept: Vec::new(),
+                report: Some(r),
+                problem: None,
+            }
+            .render()
+            .expect("page")
+        };
+        let html = page(&SweepSpan::None("no reason at all".into()));
+        assert!(html.contains("No chart of total cost against cluster size: no reason at all"));
+        assert!(!html.contains("/v1/charts/sweep?"), "no sweep image");
+        assert!(html.contains("/v1/charts/cost?"), "the other charts stay");
+        let html = page(&SweepSpan::Limited {
+            from: 20,
+            to: 100,
+            why: vec!["a reason".into()],
+        });
+        assert!(
+            html.contains("vary=gpus&#38;from=20&#38;to=100")
+                || html.contains("vary=gpus&amp;from=20&amp;to=100"),
+            "the limited range"
+        );
+        assert!(html.contains("a reason"));
     }
 }

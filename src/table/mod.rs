@@ -13,7 +13,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::fabric::Fabric;
-use crate::plan::sweep::SweepRow;
+use crate::plan::sweep::{Crossover, SweepRow};
 use crate::plan::{CatalogRef, Plan};
 use csv::Csv;
 
@@ -72,6 +72,17 @@ pub const PLAN_COLUMNS: &[&str] = &[
 /// How many of [`PLAN_COLUMNS`], the last, the CSV writes after the plan-level columns.
 const LATER_COLUMNS: usize = 2;
 
+/// Plan-level columns added after the [`LATER_COLUMNS`] (a sheet reading cells by position
+/// keeps the earlier ones): the comparison's recommendation sentence and its break-even
+/// GPU-hour value (`comparison.break_even.gpu_hour_usd`, a decimal string; empty when there is
+/// none or no comparison). The same on every row, as `plan_id` is. They need a full plan (a
+/// figures plan has no recommendation words).
+pub const PLAN_TAIL_COLUMNS: &[&str] = &["recommendation", "break_even_gpu_hour_usd"];
+
+/// Columns LibreOffice's area link of the plan CSV reads in CI (`A1:AZ20`,
+/// tests/spreadsheet/check.fods.in): a plan CSV without an uncertainty analysis fits in it.
+pub const SPREADSHEET_AREA_COLUMNS: usize = 52;
+
 /// The uncertainty analysis' per-fabric columns (present when the plan carries an analysis):
 /// probability of being cheapest, expected regret, and mean and percentiles of each amount.
 pub const UNCERTAINTY_COLUMNS: &[&str] = &[
@@ -117,8 +128,22 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
         "warnings",
     ]);
     header.extend(later);
+    header.extend(PLAN_TAIL_COLUMNS);
     let mut out = Csv::new(&header);
     let cheapest = plan.cheapest_fabric();
+    let recommendation = Value::String(
+        plan.comparison
+            .as_ref()
+            .map(|c| c.recommendation.to_string())
+            .unwrap_or_default(),
+    );
+    let break_even = plan
+        .comparison
+        .as_ref()
+        .and_then(|c| c.break_even.gpu_hour_usd)
+        .map_or(Value::Null, |d| {
+            Value::String(crate::json::decimal_string(&d))
+        });
     for f in &plan.fabrics {
         // The columns' figures only, not the fabric's whole tree (its BOM, its designs).
         let mut row: Vec<Value> = crate::json::pick(f, PLAN_COLUMNS)?
@@ -144,6 +169,8 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
         let warnings: Vec<&str> = plan.warnings_for(f.fabric).collect();
         row.push(Value::String(warnings.join(csv::LIST_SEPARATOR)));
         row.extend(later_cells);
+        row.push(recommendation.clone());
+        row.push(break_even.clone());
         out.row(row);
     }
     Ok(out.finish())
@@ -201,6 +228,11 @@ pub const BOM_COLUMNS: &[&str] = &[
     "placeholder_price",
     "source",
     "warnings",
+    // Added since (audit: a buyer could not see which prices were discounted or overridden),
+    // after the released columns, which keep their places.
+    "list_unit_price_usd",
+    "discount_fraction",
+    "price_overridden",
 ];
 
 pub fn bom_sheet(plan: &Plan) -> BomSheet {
@@ -426,17 +458,67 @@ fn money_member(out: &mut Vec<u8>, name: &str, value: &rust_decimal::Decimal) {
 }
 
 /// A sweep's rows as CSV: the varied inputs (`vary`, then `vary2` for a grid), then
-/// [`SWEEP_COLUMNS`].
-pub fn sweep_csv(vary: &str, vary2: Option<&str>, rows: &[NamedSweepRow]) -> String {
+/// [`SWEEP_COLUMNS`]. A sheet has no `crossovers` list: each fabric's row at the first swept
+/// value past a crossover (on the crossover's line of a grid) begins its `warnings` with the
+/// crossover's sentence ([`crossover_sentence`]).
+pub fn sweep_csv(
+    vary: &str,
+    vary2: Option<&str>,
+    rows: &[NamedSweepRow],
+    crossovers: &[Crossover],
+) -> String {
     let mut header = vec![vary];
     header.extend(vary2);
     header.extend_from_slice(SWEEP_COLUMNS);
     let mut out = Csv::new(&header);
+    let sentences: Vec<(&Crossover, String)> = crossovers
+        .iter()
+        .map(|c| (c, crossover_sentence(c)))
+        .collect();
     for r in rows {
         let inputs = std::iter::once(&r.inputs.0).chain(&r.inputs.1);
-        out.row(inputs.map(|n| n.value.clone()).chain(sweep_cells(&r.row)));
+        let mut cells = sweep_cells(&r.row);
+        let here: Vec<&String> = sentences
+            .iter()
+            .filter(|(c, _)| {
+                c.between[1].to_bits() == r.row.value.to_bits()
+                    && c.value2.map(f64::to_bits) == r.row.value2.map(f64::to_bits)
+            })
+            .map(|(_, s)| s)
+            .collect();
+        if !here.is_empty() {
+            let said = here
+                .into_iter()
+                .map(|s| Value::from(s.as_str()))
+                .chain(r.row.warnings.iter().map(|w| Value::from(w.as_str())));
+            cells[SWEEP_COLUMNS.len() - 1] = Value::Array(said.collect());
+        }
+        out.row(inputs.map(|n| n.value.clone()).chain(cells));
     }
     out.finish()
+}
+
+/// A crossover in words: "crossover: RoCE (ECMP) is cheapest below
+/// economics.gpu_hour_usd=121.01 and adaptive-routing Ethernet from there (between the swept
+/// values 83.4 and 166.7)"; not refined: "somewhere between"; a grid's line named.
+pub fn crossover_sentence(c: &Crossover) -> String {
+    let line = match (&c.input2, c.value2) {
+        (Some(name), Some(v2)) => format!(", at {name}={v2}"),
+        _ => String::new(),
+    };
+    let (from, to) = (c.from_fabric.display_name(), c.to_fabric.display_name());
+    let [a, b] = c.between;
+    if c.exact {
+        format!(
+            "crossover: {from} is cheapest below {}={} and {to} from there{line} (between the swept values {a} and {b})",
+            c.input, c.value
+        )
+    } else {
+        format!(
+            "crossover: the cheapest fabric changes from {from} to {to} somewhere between {}={a} and {b}{line} (not refined)",
+            c.input
+        )
+    }
 }
 
 /// A sweep row's cells in [`SWEEP_COLUMNS`] order.
@@ -496,6 +578,7 @@ mod tests {
             "gpus",
             Some("economics.years"),
             std::slice::from_ref(&named),
+            &[],
         );
         let json = serde_json::to_value(&named).expect("json");
         let mut header = vec!["gpus", "economics.years"];

@@ -3,7 +3,7 @@
 use crate::svg::{assert_ticks_apart, svg_texts};
 use serde_json::Value;
 
-use crate::{assert_problem, spawn_app};
+use crate::{assert_problem, content_type, spawn_app};
 
 fn dollars(s: &str) -> String {
     let d: rust_decimal::Decimal = s.parse().expect("decimal");
@@ -634,4 +634,159 @@ async fn price_and_discount_chart_labels_differ_and_name_the_crossover_exactly()
     let hour =
         texts("gpus=1024&fabrics=infiniband,roce&vary=economics.gpu_hour_usd&values=0,500").await;
     assert!(hour.contains("at $148.4 per GPU-hour"), "{hour}");
+}
+
+/// Every `<img src>` of a page, as addresses (askama's `&#38;` turned back into `&`).
+fn image_sources(html: &str) -> Vec<String> {
+    html.split("<img src=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('"'))
+        .map(|(src, _)| unescape(src))
+        .collect()
+}
+
+/// The value of query parameter `name` in an address.
+fn param<'a>(url: &'a str, name: &str) -> Option<&'a str> {
+    let (_, q) = url.split_once('?')?;
+    q.split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)
+}
+
+/// Every image of the report page loads: the sweep chart's default range (a quarter to four
+/// times the plan's GPUs) held sizes that cannot be planned (the DeepSeek preset below 1,024
+/// GPUs, no fabric past the largest ceiling), so the printed page showed a broken image. The
+/// range is now limited to sizes that can be planned, and the caption says why; each end of a
+/// limited range is the last size that can be planned.
+#[tokio::test]
+async fn every_image_of_the_report_page_loads() {
+    let app = spawn_app().await;
+    for (qs, limited) in [
+        ("gpus=1024", None),
+        ("gpus=2048&workload.preset=moe-deepseek-v3", Some("from")),
+        ("gpus=150000", Some("to")),
+    ] {
+        let html = app.html(&format!("/report?{qs}"), 200).await;
+        let images = image_sources(&html);
+        assert!(images.len() >= 3, "{qs}: {images:?}");
+        for src in &images {
+            let res = app.get(src).await;
+            assert_eq!(res.status(), 200, "{qs}: {src}");
+            let ct = content_type(&res).to_string();
+            assert!(ct.starts_with("image/"), "{qs}: {src} is {ct}");
+        }
+        let sweep = images
+            .iter()
+            .find(|s| s.starts_with("/v1/charts/sweep?"))
+            .unwrap_or_else(|| panic!("{qs}: no sweep chart"));
+        let Some(end) = limited else {
+            assert_eq!(param(sweep, "vary"), None, "{qs}: the default range");
+            continue;
+        };
+        let at: u32 = param(sweep, end).and_then(|v| v.parse().ok()).expect(end);
+        let past = if end == "from" { at - 1 } else { at + 1 };
+        let base = qs.replace("gpus=2048", "").replace("gpus=150000", "");
+        assert_eq!(
+            app.get(&format!("/v1/plans?gpus={at}&{base}"))
+                .await
+                .status(),
+            200,
+            "{qs}: {end}={at} can be planned"
+        );
+        assert_eq!(
+            app.get(&format!("/v1/plans?gpus={past}&{base}"))
+                .await
+                .status(),
+            422,
+            "{qs}: {past} cannot be planned"
+        );
+        let text = unescape(&html);
+        assert!(
+            text.contains("cannot be planned"),
+            "{qs}: the caption says why"
+        );
+    }
+}
+
+/// The printed page (its form is not printed) says which inputs made it and which prices are
+/// not the catalog's: an "Inputs of this plan" table lists every input the address gives, a BOM
+/// line bought at a discount says its list price and the discount, an overridden one says so,
+/// and an oversubscribed design is not printed as a non-blocking one.
+#[tokio::test]
+async fn the_printed_report_names_the_inputs_and_the_price_changes() {
+    let app = spawn_app().await;
+    let qs = "gpus=1024&prices.overrides.nvidia-sn5600=40000&prices.discounts.vendor.NVIDIA=0.2\
+&topology.oversubscription=2&economics.years=4";
+    let html = unescape(&app.html(&format!("/report?{qs}"), 200).await);
+    let table = html
+        .split_once("id=\"inputs-given\"")
+        .and_then(|(before, t)| {
+            // Outside the form, which print hides, and not marked noprint.
+            assert!(before.contains("</form>"), "after the form");
+            t.split_once("</table>")
+        })
+        .expect("inputs table")
+        .0;
+    for kv in qs.split('&') {
+        let (k, v) = kv.split_once('=').expect("pair");
+        assert!(
+            table.contains(&format!("<code>{k}</code></th><td class=\"val\">{v}</td>")),
+            "{k}={v} in {table}"
+        );
+    }
+    let plan = plan_json(&app, qs).await;
+    let (mut discounted, mut overridden) = (0, 0);
+    for f in plan["fabrics"].as_array().expect("fabrics") {
+        let fabric = f["fabric"].as_str().expect("fabric");
+        let bom = html
+            .split_once(&format!("<h3 id=\"bom-{fabric}\">"))
+            .and_then(|(_, t)| t.split_once("</table>"))
+            .expect("bom table")
+            .0;
+        let design = bom.split_once("</p>").expect("design line").0;
+        assert!(design.contains("oversubscribed 2:1"), "{design}");
+        for l in f["bom"].as_array().expect("bom") {
+            let sku = l["sku"].as_str().expect("sku");
+            let row = bom
+                .split_once(&format!("<tr><th scope=\"row\">{sku}</th>"))
+                .and_then(|(_, r)| r.split_once("</tr>"))
+                .expect("row")
+                .0;
+            let list: rust_decimal::Decimal = l["list_unit_price_usd"]
+                .as_str()
+                .and_then(|s| s.parse().ok())
+                .expect("list");
+            let list = fabric_tco::charts::data::usd(list);
+            let off: rust_decimal::Decimal = l["discount_fraction"]
+                .as_str()
+                .and_then(|s| s.parse().ok())
+                .expect("discount");
+            if l["price_overridden"] == true {
+                overridden += 1;
+                assert!(
+                    row.contains(&format!("override (prices.overrides); list {list}")),
+                    "{row}"
+                );
+            } else if !off.is_zero() {
+                discounted += 1;
+                let pct = (off * rust_decimal::Decimal::ONE_HUNDRED).normalize();
+                let vendor = l["vendor"].as_str().expect("vendor");
+                assert!(
+                    row.contains(&format!("list {list} − {pct} % discount ({vendor} 20 %)")),
+                    "{row}"
+                );
+            } else {
+                assert!(!row.contains("class=\"pricing\""), "{row}");
+            }
+        }
+    }
+    assert!(
+        discounted > 0 && overridden > 0,
+        "{discounted} {overridden}"
+    );
+    // A non-blocking plan says it is.
+    let html = unescape(&app.html("/report?gpus=1024", 200).await);
+    assert!(html.contains("Non-blocking (1:1)."));
+    assert!(!html.contains("oversubscribed"));
 }

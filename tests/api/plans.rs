@@ -784,14 +784,22 @@ async fn a_mixture_of_experts_is_timed_with_its_own_layers() {
 #[tokio::test]
 async fn one_nvlink_domain_is_told_no_fabric_is_needed() {
     let app = spawn_app().await;
-    let says = |v: &Value| v["comparison"]["recommendation"].as_str().unwrap().to_string();
+    let says = |v: &Value| {
+        v["comparison"]["recommendation"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
     let server = says(&app.ok_json("/v1/plans?gpus=8").await);
     assert!(
         server.starts_with("No scale-out fabric is needed: all 8 GPUs are in one server"),
         "{server}"
     );
     assert!(server.contains("If one is bought anyway"), "{server}");
-    assert!(server.contains(": Choose ") || server.contains("tied"), "{server}");
+    assert!(
+        server.contains(": Choose ") || server.contains("tied"),
+        "{server}"
+    );
     let rack = says(
         &app.ok_json("/v1/plans?gpus=72&gpu_model=gb200-nvl72&economics.gpu_hour_usd=4")
             .await,

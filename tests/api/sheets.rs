@@ -1206,22 +1206,19 @@ async fn a_grid_whose_bisections_run_out_reports_inexact_crossovers_not_an_error
 }
 
 /// A documented metric a plan has no part for is there but empty: `topology.partial_leaf.*`
-/// on a cluster of whole scalable units "has no value in this plan", as a null figure, not
-/// "unknown metric" (audit 15); on a partly filled one it is a number.
+/// on a cluster of whole scalable units is an empty 200, as a null figure (its CSV cell) is,
+/// not "unknown metric" (audit 15); on a partly filled one it is a number.
 #[tokio::test]
 async fn a_partial_leaf_metric_without_a_partial_unit_has_no_value() {
     let app = spawn_app().await;
     let metric = "metric=topology.partial_leaf.uplinks&fabric=infiniband";
-    let p = app
-        .problem(&format!("/v1/value?gpus=2048&{metric}"), 422)
-        .await;
-    assert_eq!(p["errors"][0]["code"], "not_numeric", "{p}");
+    let (status, _, v) = get_text(&app, &format!("/v1/value?gpus=2048&{metric}")).await;
+    assert_eq!((status, v.as_str()), (200, ""), "an empty figure");
+    let plan = app.ok_json("/v1/plans?gpus=2048&fabrics=infiniband").await;
     assert!(
-        p["detail"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("has no value in this plan"),
-        "{p}"
+        plan["fabrics"][0]["topology"]["partial_leaf"].is_null(),
+        "{}",
+        plan["fabrics"][0]["topology"]
     );
     let v = app.text(&format!("/v1/value?gpus=1056&{metric}")).await;
     assert!(v.parse::<u32>().is_ok(), "{v}");
@@ -1252,6 +1249,210 @@ async fn plan_csv_columns_keep_their_positions() {
     assert_eq!(header[..released.len()], released[..]);
     assert_eq!(
         header[released.len()..],
-        ["tco.npv_usd", "cost_per_useful_gpu_hour_usd"]
+        [
+            "tco.npv_usd",
+            "cost_per_useful_gpu_hour_usd",
+            "recommendation",
+            "break_even_gpu_hour_usd"
+        ]
     );
+    // CI's LibreOffice area link reads A1:AZ20 (tests/spreadsheet/check.fods.in): 52 columns.
+    let area = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spreadsheet/check.fods.in"),
+    )
+    .expect("the spreadsheet check");
+    assert!(
+        area.contains("table:name=\"A1:AZ20\""),
+        "the area is A1:AZ20"
+    );
+    assert!(header.len() <= 52, "{} columns past AZ", header.len());
+}
+
+/// The decimal of a JSON leaf or CSV cell (money and fractions are decimal strings).
+fn dec(s: &str) -> rust_decimal::Decimal {
+    s.parse().unwrap_or_else(|_| panic!("not a decimal: {s:?}"))
+}
+
+/// The BOM CSV says which prices were discounted or overridden (a buyer could not tell): its
+/// last columns are each line's list price, discount off list and override flag, as the JSON
+/// lines carry them; the released columns keep their places.
+#[tokio::test]
+async fn the_bom_csv_ends_with_list_price_discount_and_override() {
+    let app = spawn_app().await;
+    let bom: Value = app.ok_json(&format!("/v1/plans/bom?{Q}")).await;
+    let lines = bom["rows"].as_array().unwrap();
+    let (_, text) = get_ok(&app, &format!("/v1/plans/bom?{Q}&format=csv")).await;
+    let rows = parse_csv(&text);
+    let released = "fabric,sku,vendor,category,description,quantity,unit,unit_price_usd,\
+        extended_price_usd,power_w,extended_power_w,placeholder_price,source,warnings";
+    let released: Vec<&str> = released.split(',').collect();
+    assert_eq!(rows[0][..released.len()], released[..]);
+    assert_eq!(
+        rows[0][released.len()..],
+        [
+            "list_unit_price_usd",
+            "discount_fraction",
+            "price_overridden"
+        ]
+    );
+    let recs = csv_records(&text);
+    assert_eq!(recs.len(), lines.len());
+    let (mut overridden, mut discounted) = (0, 0);
+    for (r, l) in recs.iter().zip(lines) {
+        assert_eq!(r["sku"], l["sku"].as_str().unwrap());
+        for c in ["list_unit_price_usd", "discount_fraction"] {
+            assert_eq!(
+                dec(&r[c]),
+                dec(l[c].as_str().unwrap()),
+                "{c} of {}",
+                r["sku"]
+            );
+        }
+        assert_eq!(r["price_overridden"], l["price_overridden"].to_string());
+        overridden += usize::from(r["price_overridden"] == "true");
+        discounted += usize::from(!dec(&r["discount_fraction"]).is_zero());
+        // The unit price follows from them: the override, or list less the discount.
+        let (list, off) = (dec(&r["list_unit_price_usd"]), dec(&r["discount_fraction"]));
+        if r["price_overridden"] == "false" {
+            let net = (list * (rust_decimal::Decimal::ONE - off)).round_dp(2);
+            assert_eq!(dec(&r["unit_price_usd"]), net, "{}", r["sku"]);
+        }
+    }
+    assert!(
+        overridden > 0 && discounted > 0,
+        "{overridden} {discounted}"
+    );
+}
+
+/// The plan CSV carries the recommendation and the break-even GPU-hour value (a spreadsheet
+/// user saw neither): the last columns, the same on every row, as the JSON plan says them;
+/// the break-even empty when one fabric is cheaper at every GPU-hour value. `/v1/value`
+/// answers that empty cell as an empty 200, not a 422.
+#[tokio::test]
+async fn the_plan_csv_ends_with_the_recommendation_and_the_break_even() {
+    let app = spawn_app().await;
+    let mut seen_none = false;
+    for qs in ["gpus=1024", "gpus=8", "gpus=2048&fabrics=infiniband,roce"] {
+        let plan = app.ok_json(&format!("/v1/plans?{qs}")).await;
+        let c = &plan["comparison"];
+        let (_, text) = get_ok(&app, &format!("/v1/plans?{qs}&format=csv")).await;
+        let header = parse_csv(&text)[0].clone();
+        assert_eq!(
+            header[header.len() - 2..],
+            ["recommendation", "break_even_gpu_hour_usd"]
+        );
+        let recs = csv_records(&text);
+        let want = &c["break_even"]["gpu_hour_usd"];
+        seen_none |= want.is_null();
+        let (status, h, value) = get_text(
+            &app,
+            &format!("/v1/value?metric=comparison.break_even.gpu_hour_usd&{qs}"),
+        )
+        .await;
+        assert_eq!(status, 200, "{qs}: {value}");
+        assert_eq!(h["content-type"], "text/plain; charset=utf-8");
+        for r in &recs {
+            assert_eq!(r["recommendation"], c["recommendation"].as_str().unwrap());
+            assert!(!r["recommendation"].is_empty(), "{qs}");
+            match want.as_str() {
+                Some(d) => {
+                    assert_eq!(dec(&r["break_even_gpu_hour_usd"]), dec(d), "{qs}");
+                    assert_eq!(dec(&value), dec(d), "{qs}");
+                }
+                None => {
+                    assert_eq!(r["break_even_gpu_hour_usd"], "", "{qs}");
+                    assert_eq!(value, "", "{qs}");
+                }
+            }
+        }
+    }
+    assert!(seen_none, "no case without a break-even");
+    // A plan without a comparison is still a 422 (a wrong request, not an empty figure).
+    app.problem(
+        "/v1/value?metric=comparison.break_even.gpu_hour_usd&gpus=64&fabrics=roce",
+        422,
+    )
+    .await;
+}
+
+/// A sweep CSV has no `crossovers` list: the row of each fabric at the first swept value past
+/// a crossover begins its warnings with it; the other rows do not mention one.
+#[tokio::test]
+async fn the_sweep_csv_says_the_crossovers_in_the_warnings() {
+    let app = spawn_app().await;
+    let q = "/v1/sweeps?gpus=1024&vary=economics.gpu_hour_usd&from=0.1&to=500&steps=7";
+    let sw = app.ok_json(q).await;
+    let crossovers = sw["crossovers"].as_array().unwrap();
+    assert!(!crossovers.is_empty(), "{sw}");
+    let recs = csv_rows(
+        &app,
+        &format!("{q}&format=csv"),
+        sw["rows"].as_array().unwrap().len(),
+    )
+    .await;
+    for r in &recs {
+        let value: f64 = r["economics.gpu_hour_usd"].parse().unwrap();
+        let here: Vec<&Value> = crossovers
+            .iter()
+            .filter(|c| c["between"][1].as_f64() == Some(value))
+            .collect();
+        if here.is_empty() {
+            assert!(!r["warnings"].contains("crossover"), "{r:?}");
+            continue;
+        }
+        for c in here {
+            let want = format!(
+                "crossover: {} is cheapest below economics.gpu_hour_usd={} and {} from there",
+                fabric_name(&c["from_fabric"]),
+                c["value"],
+                fabric_name(&c["to_fabric"])
+            );
+            assert!(r["warnings"].starts_with(&want), "{want} in {r:?}");
+        }
+    }
+}
+
+fn fabric_name(f: &Value) -> &'static str {
+    match f.as_str() {
+        Some("infiniband") => "InfiniBand",
+        Some("roce") => "RoCE (ECMP)",
+        Some("roce_adaptive") => "adaptive-routing Ethernet",
+        other => panic!("fabric {other:?}"),
+    }
+}
+
+/// A swept decimal input is written as its short decimal in JSON and CSV rows (0.01 + 5 ×
+/// 0.01 printed as 0.060000000000000005, which no lookup of 0.06 finds), and planned at it:
+/// the row's plan is the plan of the value as written.
+#[tokio::test]
+async fn a_swept_decimal_input_is_its_short_decimal() {
+    let app = spawn_app().await;
+    let q =
+        "/v1/sweeps?gpus=1024&fabrics=roce&vary=economics.discount_rate&from=0.01&to=0.1&steps=10";
+    let sw = app.ok_json(q).await;
+    let want: Vec<String> = (1..=10)
+        .map(|i| rust_decimal::Decimal::new(i, 2).normalize().to_string())
+        .collect();
+    let rows = sw["rows"].as_array().unwrap();
+    let got: Vec<String> = rows
+        .iter()
+        .map(|r| r["economics.discount_rate"].to_string())
+        .collect();
+    assert_eq!(got, want);
+    let values: Vec<String> = rows.iter().map(|r| r["value"].to_string()).collect();
+    assert_eq!(values, want);
+    let recs = csv_rows(&app, &format!("{q}&format=csv"), rows.len()).await;
+    let cells: Vec<&str> = recs
+        .iter()
+        .map(|r| r["economics.discount_rate"].as_str())
+        .collect();
+    assert_eq!(cells, want);
+    for (r, v) in rows.iter().zip(&want) {
+        let plan = app
+            .ok_json(&format!(
+                "/v1/plans?gpus=1024&fabrics=roce&economics.discount_rate={v}"
+            ))
+            .await;
+        assert_eq!(r["plan_id"], plan["plan_id"], "at {v}");
+    }
 }

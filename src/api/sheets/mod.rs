@@ -113,8 +113,8 @@ pub async fn get_plan(
         &req,
         &state,
         "",
-        // The CSV's columns are figures: a figures plan has them all.
-        Detail::Figures,
+        // The CSV ends with the recommendation sentence, which only a full plan words.
+        Detail::Full,
         |c| c.json().map_err(|e| ApiError::internal(&e)),
         |c| {
             Ok(plan_csv(&c.plan)
@@ -194,12 +194,14 @@ pub async fn get_bom(
 /// `tco.by_year.0.cost_usd`) or into the comparison (`comparison.break_even.gpu_hour_usd`;
 /// `comparison.deltas.<field>` with `fabric`). The answer is the number alone as `text/plain;
 /// charset=utf-8`: `.` decimal point, no thousands separator, no exponent, no trailing newline —
-/// `=VALUE(WEBSERVICE(…))` in LibreOffice Calc. Plan inputs as in `GET /v1/plans`.
+/// `=VALUE(WEBSERVICE(…))` in LibreOffice Calc. A figure this plan has none of (no break-even
+/// GPU-hour value when one fabric is cheaper at every value, no partly filled unit's leaf) is
+/// an empty body with 200, as its plan CSV cell is empty. Plan inputs as in `GET /v1/plans`.
 #[utoipa::path(
     tag = "plans",
     params(ValueParams),
     responses(
-        (status = 200, description = "The number, e.g. `12345678.90`.", body = String, content_type = "text/plain"),
+        (status = 200, description = "The number, e.g. `12345678.90`; empty when the plan has no value for the metric (e.g. `comparison.break_even.gpu_hour_usd` when one fabric is cheaper at every GPU-hour value).", body = String, content_type = "text/plain"),
         QueryProblems,
         (status = 422, description = "A plan input is invalid; `metric` is missing or unknown (`extra.valid_metrics` lists the valid ones) or not a number; `fabric` is missing, unknown or not in the plan.", body = Problem, content_type = "application/problem+json"),
         Busy
@@ -249,8 +251,10 @@ pub async fn get_value(
         None
     } else {
         let figures = plan_from_query_at(&q, &own, &state, Detail::Figures).await?;
+        // An empty answer may be a part the figures plan leaves out: the full plan says.
         metrics::value(&figures.plan, &metric, choice)
             .ok()
+            .filter(|(text, _)| !text.is_empty())
             .map(|answer| (figures, answer))
     };
     let (cached, (text, fabric)) = match figure {

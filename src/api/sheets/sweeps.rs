@@ -180,8 +180,24 @@ fn axis(input: AxisInput) -> Result<(Axis, &'static Numeric), ApiError> {
         )
         .with_extra(serde_json::json!({ "valid_inputs": names })));
     };
-    let a = sweep::axis(input, domain(n)).map_err(sweep_error)?;
+    let ranged = input.values.is_none();
+    let mut a = sweep::axis(input, domain(n)).map_err(sweep_error)?;
+    if ranged && n.decimal && !n.integer {
+        // A range's values are computed in binary floating point (0.01 + 5 × 0.01 is
+        // 0.060000000000000005): a decimal input is planned and shown at its short decimal.
+        for v in &mut a.values {
+            *v = short_decimal(*v);
+        }
+        a.values.dedup();
+    }
     Ok((a, n))
+}
+
+/// `v` rounded to 15 significant digits (fewer than an `f64` holds, so the last bits of
+/// arithmetic noise go), as the nearest `f64`: its shortest text is the short decimal
+/// (`0.06`, not `0.060000000000000005`).
+fn short_decimal(v: f64) -> f64 {
+    format!("{v:.14e}").parse().unwrap_or(v)
 }
 
 /// A checked sweep and the kinds of its inputs (to write values into requests and rows).
@@ -662,7 +678,7 @@ fn encode(
     let (body, ct, suffix) = format.body(
         || sweep_json(r, threads).map_err(|e| ApiError::internal(&e)),
         || {
-            let csv = crate::table::sweep_csv(&r.vary, r.vary2.as_deref(), &r.rows);
+            let csv = crate::table::sweep_csv(&r.vary, r.vary2.as_deref(), &r.rows, &r.crossovers);
             Ok(Parts::from(csv.into_bytes()))
         },
     )?;
@@ -1000,7 +1016,12 @@ pub fn example(qs: &str, catalogs: &CatalogSet) -> Option<(Value, String)> {
         .flatten()
         .copied()
         .collect();
-    let csv = crate::table::sweep_csv(&result.vary, result.vary2.as_deref(), &result.rows);
+    let csv = crate::table::sweep_csv(
+        &result.vary,
+        result.vary2.as_deref(),
+        &result.rows,
+        &result.crossovers,
+    );
     Some((serde_json::from_slice(&json).ok()?, csv))
 }
 
@@ -1161,5 +1182,19 @@ mod tests {
             gathered.update(&piece);
         }
         assert_eq!(direct.finalize().as_slice(), gathered.finalize().as_ref());
+    }
+
+    /// Float noise of a range goes; a value's own digits stay.
+    #[test]
+    fn a_short_decimal_drops_float_noise_only() {
+        let noisy = 0.01 + 5.0 * 0.01;
+        assert_ne!(noisy.to_string(), "0.06");
+        assert_eq!(short_decimal(noisy).to_string(), "0.06");
+        assert_eq!(short_decimal(0.1 + 0.2).to_string(), "0.3");
+        assert_eq!(
+            short_decimal(83.416_666_666_666_66).to_string(),
+            "83.4166666666667"
+        );
+        assert_eq!(short_decimal(148.397).to_string(), "148.397");
     }
 }
