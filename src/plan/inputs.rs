@@ -512,6 +512,21 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             "workload.expert_parallel: the expert all-to-all across {ep} x {stride} GPUs is counted fully exposed, as without overlap with computation (DeepSeek-V3 hid it with DualPipe): its idle time is an upper bound for a job that overlaps it"
         ));
     }
+    // A multi-node NVLink domain (an NVL72 rack) is bought whole: a cluster of part of one
+    // buys, cables and powers the whole rack (audit 26 F4: 1,024 GB200 were sized as 256 trays
+    // with no word that it is 15 racks, 1,080 GPUs, $1.17M more on InfiniBand).
+    if domain > u64::from(gpus_per_node) && !u64::from(gpus).is_multiple_of(domain) {
+        let racks = u64::from(gpus).div_ceil(domain);
+        warnings.push(format!(
+            "gpus: {gpus} GPUs are not whole {domain}-GPU NVLink domains of {} (racks are bought whole): the plan sizes the fabric for the {} servers of {gpus_per_node} GPUs they fill; {racks} whole rack{} {} {} GPUs (set gpus = {})",
+            gpu.id,
+            u64::from(gpus).div_ceil(u64::from(gpus_per_node)),
+            if racks == 1 { "" } else { "s" },
+            if racks == 1 { "is" } else { "are" },
+            racks * domain,
+            racks * domain
+        ));
+    }
     // The job inside one NVLink domain: a server, or a multi-node NVLink rack (NVL72).
     if gpus <= domain_gpus {
         let inside = if gpus <= gpus_per_node {

@@ -812,6 +812,38 @@ async fn one_nvlink_domain_is_told_no_fabric_is_needed() {
     assert!(!two.contains("No scale-out fabric"), "{two}");
 }
 
+/// NVL72 racks are bought whole: a GB200 cluster that is not whole racks is warned with the
+/// whole-rack size (audit 26 F4: 1,024 GB200 sized as 256 trays without a word); whole racks
+/// and HGX servers are not.
+#[tokio::test]
+async fn part_of_an_nvl72_rack_is_warned() {
+    let app = spawn_app().await;
+    let rack_notes = |v: &Value| -> Vec<String> {
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|w| w.as_str())
+            .filter(|w| w.contains("racks are bought whole"))
+            .map(str::to_string)
+            .collect()
+    };
+    let part = app
+        .ok_json("/v1/plans?gpus=1024&gpu_model=gb200-nvl72&economics.gpu_hour_usd=4")
+        .await;
+    assert_eq!(
+        rack_notes(&part),
+        [
+            "gpus: 1024 GPUs are not whole 72-GPU NVLink domains of gb200-nvl72 (racks are bought whole): the plan sizes the fabric for the 256 servers of 4 GPUs they fill; 15 whole racks are 1080 GPUs (set gpus = 1080)"
+        ]
+    );
+    let whole = app
+        .ok_json("/v1/plans?gpus=1080&gpu_model=gb200-nvl72&economics.gpu_hour_usd=4")
+        .await;
+    assert!(rack_notes(&whole).is_empty());
+    assert!(rack_notes(&app.ok_json("/v1/plans?gpus=1020").await).is_empty());
+}
+
 #[tokio::test]
 async fn nvlink_waits_are_not_charged_to_the_network() {
     let app = spawn_app().await;
