@@ -844,6 +844,55 @@ async fn part_of_an_nvl72_rack_is_warned() {
     assert!(rack_notes(&app.ok_json("/v1/plans?gpus=1020").await).is_empty());
 }
 
+/// One server past a whole scalable unit doubles a non-blocking fabric's spines (every leaf
+/// puts the same number of uplinks on each spine): the plan says what the next leaf split
+/// costs and how the job fares on it, and that plan is what the note says (audit 26 F1: 1,032
+/// H100 on InfiniBand, 32 spines at 52 % of their ports, $937K more than 1,024 GPUs, with no
+/// word that 1.07:1 builds 16 spines for $954K less). Whole units say nothing.
+#[tokio::test]
+async fn idle_spines_name_the_slightly_oversubscribed_fabric() {
+    let app = spawn_app().await;
+    let note = |v: &Value| -> Option<String> {
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|w| w.as_str())
+            .find(|w| w.starts_with("infiniband: its ") && w.contains("spines use"))
+            .map(str::to_string)
+    };
+    let past = app.ok_json("/v1/plans?gpus=1032&fabrics=infiniband").await;
+    let said = note(&past).expect("a note");
+    assert!(
+        said.starts_with("infiniband: its 32 spines use 52 % of their ports"),
+        "{said}"
+    );
+    assert!(
+        said.contains("at topology.oversubscription = 1.07 (32 leaves, 16 spines"),
+        "{said}"
+    );
+    let near = app
+        .ok_json("/v1/plans?gpus=1032&fabrics=infiniband&topology.oversubscription=1.07")
+        .await;
+    let t = &fabric(&near, "infiniband")["topology"];
+    assert_eq!(
+        (t["leaf_switches"].as_u64(), t["spine_switches"].as_u64()),
+        (Some(32), Some(16))
+    );
+    let idle = fabric(&near, "infiniband")["performance"]["gpu_idle_fraction"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        said.contains(&format!("idles {:.4} %", 100.0 * idle)),
+        "{said}"
+    );
+    // The saving is the difference of the two plans' capex.
+    let capex = |v: &Value| dec(&fabric(v, "infiniband")["capex"]["total_usd"]);
+    assert!(capex(&past) - capex(&near) > Decimal::from(900_000));
+    assert!(note(&near).is_none());
+    assert!(note(&app.ok_json("/v1/plans?gpus=1024&fabrics=infiniband").await).is_none());
+}
+
 #[tokio::test]
 async fn nvlink_waits_are_not_charged_to_the_network() {
     let app = spawn_app().await;
