@@ -162,32 +162,22 @@ fn sweep_span(pairs: &[(String, String)], gpus: u32, set: &CatalogSet) -> SweepS
         }
         good
     };
-    let from = match ok(from) {
-        Ok(()) => from,
-        Err(e) if from < gpus => {
-            let low = closest(gpus, from);
+    // An end of the range, or the size closest to it that can be planned, and why.
+    let mut limit = |end: u32, beyond: &str| match ok(end) {
+        Ok(()) => end,
+        Err(e) if end != gpus => {
+            let edge = closest(gpus, end);
             why.push(format!(
-                "fewer than {} GPUs cannot be planned: at {}, {e}",
-                report::group(low),
-                report::group(from)
+                "{beyond} {} GPUs cannot be planned: at {}, {e}",
+                report::group(edge),
+                report::group(end)
             ));
-            low
+            edge
         }
         Err(_) => gpus,
     };
-    let to = match ok(to) {
-        Ok(()) => to,
-        Err(e) if to > gpus => {
-            let high = closest(gpus, to);
-            why.push(format!(
-                "more than {} GPUs cannot be planned: at {}, {e}",
-                report::group(high),
-                report::group(to)
-            ));
-            high
-        }
-        Err(_) => gpus,
-    };
+    let from = limit(from, "fewer than");
+    let to = limit(to, "more than");
     if why.is_empty() {
         SweepSpan::Default
     } else if from >= to {

@@ -464,6 +464,16 @@ mod tests {
         assert!(h > crossing_share(997.0, 64.0) && h <= 1.0, "{h}");
     }
 
+    /// A two-tier InfiniBand rail fabric of `nodes_per_leaf` servers a leaf on `uplinks`
+    /// uplinks at `o`:1.
+    fn oversubscribed_ib(nodes_per_leaf: u32, uplinks: u32, o: f64) -> FabricPath {
+        FabricPath {
+            oversubscription: o,
+            leaf_uplinks: uplinks,
+            ..FabricPath::rail_optimized(Fabric::Infiniband, 2, nodes_per_leaf, 130.0)
+        }
+    }
+
     /// The 1,024-H100 case of docs/model.md §4, by hand: the leaves 128-port Ethernet builds at
     /// 8:1 (a whole leaf of 112 servers a rail and 14 uplinks, and the partial SU's leaf of 7
     /// rails × 16 servers: 112 ports, 14 uplinks), timed with InfiniBand's rule (no ECMP loss)
@@ -473,11 +483,7 @@ mod tests {
     /// ports on 14 uplinks) changes nothing.
     #[test]
     fn the_slower_leaf_sets_the_pace() {
-        let path = FabricPath {
-            oversubscription: 8.0,
-            leaf_uplinks: 14,
-            ..FabricPath::rail_optimized(Fabric::Infiniband, 2, 112, 130.0)
-        };
+        let path = oversubscribed_ib(112, 14, 8.0);
         let whole = Span::of(&path, 128.0, 128.0);
         assert!((whole.crossing - 16.0 / 127.0).abs() < 1e-12);
         let want_whole = 1.0 / (8.0 * 16.0 / 127.0);
@@ -512,11 +518,7 @@ mod tests {
 
     #[test]
     fn congestion_factor_by_hand() {
-        let path = FabricPath {
-            oversubscription: 2.0,
-            leaf_uplinks: 16,
-            ..FabricPath::rail_optimized(Fabric::Infiniband, 2, 32, 130.0)
-        };
+        let path = oversubscribed_ib(32, 16, 2.0);
         // Full crossing at 2:1 on IB: κ = 1/2.
         assert!((congestion_factor(&path, 1.0) - 0.5).abs() < 1e-12);
         // Half crossing at 2:1: load 1 → no capacity loss.

@@ -64,12 +64,10 @@ pub struct PerfResult {
     /// tokens ÷ (GPUs × dense BF16 TFLOPS × MFU).
     pub step_compute_ms: f64,
     /// Transformer layers the job was timed with: `workload.layers`, else derived (active
-    /// params ÷ (12 × hidden²)); absent for an explicit `message_bytes`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// params ÷ (12 × hidden²)); null for an explicit `message_bytes`.
     pub layers: Option<u32>,
     /// Hidden size the job was timed with: `workload.hidden_size`, else derived
-    /// (∛(active params × 128 ÷ 12)); absent for an explicit `message_bytes`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// (∛(active params × 128 ÷ 12)); null for an explicit `message_bytes`.
     pub hidden_size: Option<u32>,
     /// Every collective of the step (data-parallel reduction first), with its exposed time:
     /// `exposed_comm_ms` is their sum. Empty for an explicit `message_bytes` on one rank.

@@ -411,11 +411,7 @@ async fn the_per_gpu_rows_are_rounded_once_from_the_exact_quotient() {
 async fn every_assumption_named_as_an_input_is_an_input() {
     let app = spawn_app().await;
     let html = unescape(&app.html("/report?gpus=1024", 200).await);
-    let table = html
-        .split_once("id=\"assumptions\"")
-        .and_then(|(_, t)| t.split_once("</table>"))
-        .expect("assumptions table")
-        .0;
+    let table = between(&html, "id=\"assumptions\"", "</table>").expect("assumptions table");
     let mut depreciation = None;
     for row in table.split("<tr><th scope=\"row\">").skip(1) {
         let (name, rest) = row.split_once("</th><td class=\"val\">").expect("name");
@@ -739,20 +735,14 @@ async fn the_printed_report_names_the_inputs_and_the_price_changes() {
     let (mut discounted, mut overridden) = (0, 0);
     for f in plan["fabrics"].as_array().expect("fabrics") {
         let fabric = f["fabric"].as_str().expect("fabric");
-        let bom = html
-            .split_once(&format!("<h3 id=\"bom-{fabric}\">"))
-            .and_then(|(_, t)| t.split_once("</table>"))
-            .expect("bom table")
-            .0;
+        let bom =
+            between(&html, &format!("<h3 id=\"bom-{fabric}\">"), "</table>").expect("bom table");
         let design = bom.split_once("</p>").expect("design line").0;
         assert!(design.contains("oversubscribed 2:1"), "{design}");
         for l in f["bom"].as_array().expect("bom") {
             let sku = l["sku"].as_str().expect("sku");
-            let row = bom
-                .split_once(&format!("<tr><th scope=\"row\">{sku}</th>"))
-                .and_then(|(_, r)| r.split_once("</tr>"))
-                .expect("row")
-                .0;
+            let row =
+                between(bom, &format!("<tr><th scope=\"row\">{sku}</th>"), "</tr>").expect("row");
             let list: rust_decimal::Decimal = l["list_unit_price_usd"]
                 .as_str()
                 .and_then(|s| s.parse().ok())
@@ -789,4 +779,10 @@ async fn the_printed_report_names_the_inputs_and_the_price_changes() {
     let html = unescape(&app.html("/report?gpus=1024", 200).await);
     assert!(html.contains("Non-blocking (1:1)."));
     assert!(!html.contains("oversubscribed"));
+}
+
+/// The text of `text` between the first `start` and the next `end`.
+fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let (_, rest) = text.split_once(start)?;
+    Some(rest.split_once(end)?.0)
 }

@@ -191,6 +191,16 @@ pub const OPEX_PARTS: [&str; 5] = [
     "spares_usd",
 ];
 
+/// A plan's warnings that contain `part`.
+pub fn warnings_with(plan: &serde_json::Value, part: &str) -> Vec<String> {
+    let all = plan["warnings"].as_array().expect("warnings");
+    all.iter()
+        .filter_map(|w| w.as_str())
+        .filter(|w| w.contains(part))
+        .map(str::to_string)
+        .collect()
+}
+
 /// The string `key` of every object in the array `v`.
 pub fn strs<'a>(v: &'a serde_json::Value, key: &str) -> Vec<&'a str> {
     let items = v.as_array().expect("an array");

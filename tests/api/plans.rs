@@ -4,7 +4,7 @@
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 
-use crate::{assert_problem, spawn_app, strs};
+use crate::{assert_problem, spawn_app, strs, warnings_with};
 
 fn dec(v: &Value) -> Decimal {
     v.as_str()
@@ -818,16 +818,7 @@ async fn one_nvlink_domain_is_told_no_fabric_is_needed() {
 #[tokio::test]
 async fn part_of_an_nvl72_rack_is_warned() {
     let app = spawn_app().await;
-    let rack_notes = |v: &Value| -> Vec<String> {
-        v["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|w| w.as_str())
-            .filter(|w| w.contains("racks are bought whole"))
-            .map(str::to_string)
-            .collect()
-    };
+    let rack_notes = |v: &Value| warnings_with(v, "racks are bought whole");
     let part = app
         .ok_json("/v1/plans?gpus=1024&gpu_model=gb200-nvl72&economics.gpu_hour_usd=4")
         .await;
@@ -852,14 +843,10 @@ async fn part_of_an_nvl72_rack_is_warned() {
 #[tokio::test]
 async fn idle_spines_name_the_slightly_oversubscribed_fabric() {
     let app = spawn_app().await;
-    let note = |v: &Value| -> Option<String> {
-        v["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|w| w.as_str())
-            .find(|w| w.starts_with("infiniband: its ") && w.contains("spines use"))
-            .map(str::to_string)
+    let note = |v: &Value| {
+        warnings_with(v, "infiniband: its ")
+            .into_iter()
+            .find(|w| w.contains("spines use"))
     };
     let past = app.ok_json("/v1/plans?gpus=1032&fabrics=infiniband").await;
     let said = note(&past).expect("a note");
@@ -1193,16 +1180,7 @@ async fn a_nic_faster_than_its_pcie_link_is_warned() {
 #[tokio::test]
 async fn placeholder_operating_figures_are_said_where_they_are_counted() {
     let app = spawn_app().await;
-    let notes = |p: &Value| -> Vec<String> {
-        p["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|w| w.as_str())
-            .filter(|w| w.contains("is the catalog's placeholder figure"))
-            .map(str::to_string)
-            .collect()
-    };
+    let notes = |p: &Value| warnings_with(p, "is the catalog's placeholder figure");
     let all = app.ok_json("/v1/plans?gpus=1024").await;
     let said = |input: &str, figure: &str, counted_by: &str| {
         format!(

@@ -281,16 +281,7 @@ async fn spreadsheets_read_the_analysis_as_values_and_csv_columns() {
 #[tokio::test]
 async fn a_plan_priced_outside_an_analysed_range_warns() {
     let app = spawn_app().await;
-    let warnings = |p: &Value| -> Vec<String> {
-        p["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|w| w.as_str())
-            .filter(|w| w.contains("outside the range"))
-            .map(str::to_string)
-            .collect()
-    };
+    let warnings = |p: &Value| crate::warnings_with(p, "outside the range");
     let p = app
         .post_plan(
             &json!({"gpus": 1024, "uncertainty": {"samples": 50, "catalog_price_ranges": false,
