@@ -270,6 +270,16 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
             if let Some(l) = w.layers {
                 check_u32("workload.layers", l, 1, MAX_LAYERS)?;
             }
+            // Context parallelism splits each sequence: a rank needs at least one token.
+            if w.context_parallel > w.sequence_length {
+                return Err(out_of_range(
+                    "workload.context_parallel",
+                    format!(
+                        "{} exceeds the {} tokens of a sequence it splits (each rank needs at least one)",
+                        w.context_parallel, w.sequence_length
+                    ),
+                ));
+            }
             if let Some(x) = w.experts {
                 check_u32("workload.experts", x, 1, MAX_EXPERTS)?;
                 if w.expert_parallel > 1 && w.moe_top_k > x {

@@ -497,6 +497,14 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             }
         ));
     }
+    // An explicit message times one all-reduce: a preset's job beside it is not timed, and is
+    // said so (audit 27: the preset was echoed while its traffic was silently dropped).
+    if let (Some(bytes), Some(preset)) = (workload.message_bytes, w.preset) {
+        warnings.push(format!(
+            "workload.message_bytes: one all-reduce of {bytes} bytes over all GPUs is timed; the preset {}'s training step is not (leave message_bytes out to time it)",
+            preset.as_str()
+        ));
+    }
     // A mixture of experts timed with layers by the dense rule: its expert all-to-all runs
     // a MoE layer, so the count scales it (audit 27: 86 layers for Mixtral 8x22B's 56).
     if workload.message_bytes.is_none() && ep > 1 && workload.layers.is_none() {

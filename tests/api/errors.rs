@@ -699,6 +699,13 @@ async fn errors_point_at_the_input_at_fault_and_name_it_once() {
             "/workload/moe_top_k",
             "40 exceeds the 32 routed experts",
         ),
+        // A sequence split finer than its tokens (audit 27: sequence 8 at CP 16 idled 93 %).
+        (
+            serde_json::json!({"gpus": 1024, "workload": {"sequence_length": 8, "context_parallel": 16,
+                "tensor_parallel": 1, "pipeline_parallel": 1}}),
+            "/workload/context_parallel",
+            "16 exceeds the 8 tokens of a sequence",
+        ),
         // Degrees the user wrote: the largest of them is at fault, not one the request lacks.
         (
             serde_json::json!({"gpus": 48, "workload": {"pipeline_parallel": 8, "context_parallel": 2}}),

@@ -880,6 +880,28 @@ async fn idle_spines_name_the_slightly_oversubscribed_fabric() {
     assert!(note(&app.ok_json("/v1/plans?gpus=1024&fabrics=infiniband").await).is_none());
 }
 
+/// An explicit all-reduce beside a preset times the all-reduce alone, and says the preset's
+/// step is not timed (audit 27: the preset was echoed while its traffic was dropped unsaid).
+#[tokio::test]
+async fn a_message_beside_a_preset_says_the_preset_is_not_timed() {
+    let app = spawn_app().await;
+    let p = app
+        .ok_json(
+            "/v1/plans?gpus=1024&workload.preset=moe-deepseek-v3&workload.message_bytes=1000000",
+        )
+        .await;
+    assert_eq!(
+        warnings_with(&p, "workload.message_bytes"),
+        [
+            "workload.message_bytes: one all-reduce of 1000000 bytes over all GPUs is timed; the preset moe-deepseek-v3's training step is not (leave message_bytes out to time it)"
+        ]
+    );
+    let alone = app
+        .ok_json("/v1/plans?gpus=1024&workload.message_bytes=1000000")
+        .await;
+    assert!(warnings_with(&alone, "workload.message_bytes").is_empty());
+}
+
 #[tokio::test]
 async fn nvlink_waits_are_not_charged_to_the_network() {
     let app = spawn_app().await;
