@@ -1456,3 +1456,42 @@ async fn a_swept_decimal_input_is_its_short_decimal() {
         assert_eq!(r["plan_id"], plan["plan_id"], "at {v}");
     }
 }
+
+/// A sweep point the plan cannot take is blamed on the sweep field that put the value there,
+/// not on the base (audit 28 F3: `/base/gpus` and `/base/prices/overrides/…`, inputs the
+/// request's base did not give).
+#[tokio::test]
+async fn a_sweep_points_error_names_the_sweeps_own_field() {
+    let app = spawn_app().await;
+    for (body, pointer, part) in [
+        (
+            json!({"vary": "prices.overrides.nvidia-sn5600", "values": [1e-30, 5], "base": {"gpus": 64}}),
+            "/values/0",
+            "plain decimal notation",
+        ),
+        (
+            json!({"vary": "gpus", "values": [1024, 600000], "base": {"gpus": 64}}),
+            "/vary",
+            "at gpus=600000: no fabric can be built",
+        ),
+        (
+            json!({"vary": "gpus", "from": 1024, "to": 2048, "steps": 2, "base": {"gpus": 64, "nics_per_node": 8},
+                "vary2": "economics.years", "values2": [3, 20]}),
+            "/values2",
+            "",
+        ),
+    ] {
+        let res = app.post_json("/v1/sweeps", &body).await;
+        let p = assert_problem(res, 422).await;
+        let at = p["errors"][0]["pointer"].as_str().unwrap();
+        assert!(at.starts_with(pointer), "{p}");
+        assert!(
+            p["errors"][0]["detail"].as_str().unwrap().contains(part),
+            "{p}"
+        );
+    }
+    let p = app
+        .problem("/v1/sweeps?vary=gpus&from=1024&to=1000000&steps=3", 422)
+        .await;
+    assert_eq!(p["errors"][0]["pointer"], "/vary", "{p}");
+}

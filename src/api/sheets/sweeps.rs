@@ -206,6 +206,35 @@ struct Checked {
     kinds: (&'static Numeric, Option<&'static Numeric>),
 }
 
+impl Checked {
+    /// `e` with each pointer at a varied input moved to the sweep's own field that set its
+    /// value, `at(0)` for the first axis and `at(1)` for the second (audit 28: a point's error
+    /// blamed `/base/gpus`, a base the request did not give).
+    fn to_axis(&self, e: ApiError, at: impl Fn(usize) -> String) -> ApiError {
+        let p = e.problem();
+        let axes: Vec<String> = std::iter::once(&self.spec.first)
+            .chain(self.spec.second.as_ref())
+            .map(|a| pointer_of(&a.name))
+            .collect();
+        if p.status != 422 || !p.errors.iter().any(|f| axes.contains(&f.pointer)) {
+            return e;
+        }
+        ApiError::validation(
+            p.errors
+                .iter()
+                .map(|f| crate::api::error::FieldError {
+                    pointer: axes
+                        .iter()
+                        .position(|a| *a == f.pointer)
+                        .map_or_else(|| f.pointer.clone(), &at),
+                    code: f.code,
+                    detail: f.detail.clone(),
+                })
+                .collect(),
+        )
+    }
+}
+
 fn spec(first: AxisInput, second: Option<AxisInput>) -> Result<Checked, ApiError> {
     let (a, ka) = axis(first)?;
     let (b, kb) = match second.map(axis).transpose()? {
@@ -379,7 +408,13 @@ fn plan_at(
             ),
         )
     };
-    let r = base.request(c, v, v2, false).map_err(at_value)?;
+    // An error at a varied input is the sweep's: its `vary` (or `vary2`) took it there.
+    let at_axis = |e: ApiError| {
+        c.to_axis(at_value(e), |i| {
+            if i == 0 { "/vary" } else { "/vary2" }.to_string()
+        })
+    };
+    let r = base.request(c, v, v2, false).map_err(at_axis)?;
     plan::build_with(
         &r,
         catalogs,
@@ -388,7 +423,7 @@ fn plan_at(
         plan::Detail::Figures,
     )
     .map_err(ApiError::from)
-    .map_err(at_value)
+    .map_err(at_axis)
 }
 
 /// A sweep past its time budget (90 % of the request deadline).
@@ -939,7 +974,22 @@ pub async fn post_sweep(
         };
         set_path(&mut checked, &axis.name, json);
     }
-    request_from_json(&checked).map_err(prefix_base)?;
+    // A first value the base cannot take is the sweep's own field's fault.
+    let first_value = |i: usize| {
+        let (values, from) = if i == 0 {
+            (b.values.is_some(), "/from")
+        } else {
+            (b.values2.is_some(), "/from2")
+        };
+        match (values, i) {
+            (true, 0) => "/values/0".to_string(),
+            (true, _) => "/values2/0".to_string(),
+            (false, _) => from.to_string(),
+        }
+    };
+    request_from_json(&checked)
+        .map_err(|e| spec.to_axis(e, first_value))
+        .map_err(prefix_base)?;
     let mut pairs = Vec::new();
     flatten("", &b.base, &mut pairs);
     let mut base = Base::new(pairs, &spec).map_err(prefix_base)?;
@@ -961,11 +1011,24 @@ fn prefix_base(e: ApiError) -> ApiError {
     {
         return e;
     }
+    // The sweep's own fields (`/vary`, `/values/0`) are not under the base.
+    let own = |pointer: &str| {
+        let first = pointer
+            .trim_start_matches('/')
+            .split('/')
+            .next()
+            .unwrap_or("");
+        own_params().iter().any(|o| o == first)
+    };
     ApiError::validation(
         p.errors
             .iter()
             .map(|f| crate::api::error::FieldError {
-                pointer: format!("/base{}", f.pointer),
+                pointer: if own(&f.pointer) {
+                    f.pointer.clone()
+                } else {
+                    format!("/base{}", f.pointer)
+                },
                 code: f.code,
                 detail: f.detail.clone(),
             })
