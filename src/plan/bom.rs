@@ -480,6 +480,39 @@ fn shared_cages<'e>(
     };
     let all = |ts: &[Option<Option<Filling<'e>>>]| ts.iter().all(|t| !matches!(t, Some(None)));
     let module = |t: Option<Option<Filling<'e>>>| t.flatten().map(|f| (f.module, f.link_ends));
+    // The two switches of `dual_switch` joined by copper: the node links' modules fill cages
+    // of their own on each switch, so a switch with an odd number of node links takes a
+    // module for its last one (audit 26 F7: 3 servers of 2 NICs bought 3 modules for the 4
+    // cages their 6 node links fill on the two switches).
+    if dual
+        && matches!(up, Some(None))
+        && let Some(Some(f)) = node
+    {
+        let per_module = u64::from(f.link_ends.max(1));
+        let a = u64::from(topo.leaf_downlinks);
+        let b = topo.endpoints_per_plane.saturating_sub(a);
+        let cages = (a.div_ceil(per_module) + b.div_ceil(per_module))
+            .saturating_mul(u64::from(topo.planes.max(1)));
+        let short = cages.saturating_sub(f.tier);
+        if short > 0 {
+            out.line(Line {
+                entry: f.module,
+                category: Category::Optic,
+                quantity: short,
+                ending: " — leaf switch side, cages with one link end in use",
+                unit: Unit::SwitchModule {
+                    link_ends: f.link_ends,
+                },
+                derivation: Derivation::SharedCages {
+                    role: "leaf",
+                    cages,
+                    counted: f.tier,
+                    shared: 0,
+                },
+            })?;
+        }
+        return Ok(());
+    }
     let odd_uplinks = topo.leaf_uplinks % 2 == 1;
     let leaf_module = if node.is_none() || (odd_uplinks && up.is_some()) {
         module(up)
