@@ -100,9 +100,11 @@ impl ApiError {
         ApiError::new(ErrorCode::MalformedRequest, detail)
     }
 
-    /// 422: parsed, but one or more fields are invalid. At most [`MAX_FIELD_ERRORS`] are
-    /// listed; the detail counts them all.
-    pub fn validation(mut errors: Vec<FieldError>) -> ApiError {
+    /// 422: parsed, but one or more fields are invalid. The answer lists at most
+    /// [`MAX_FIELD_ERRORS`] ([`ResponseError::error_response`]); the detail counts them all
+    /// (kept whole here: an error renamed on its way out is rebuilt from its list, and a GET
+    /// of 300 unknown names said "100 fields" when the list was cut here).
+    pub fn validation(errors: Vec<FieldError>) -> ApiError {
         let n = errors.len();
         let detail = match errors.as_slice() {
             // A query parameter's error names it already ("query parameter 'gpus': …").
@@ -113,7 +115,6 @@ impl ApiError {
             }
             _ => format!("{n} fields are invalid"),
         };
-        errors.truncate(MAX_FIELD_ERRORS);
         let mut e = ApiError::new(ErrorCode::ValidationFailed, detail);
         e.problem.errors = errors;
         e
@@ -214,7 +215,14 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        let body = serde_json::to_vec(&self.problem).unwrap_or_default();
+        let body = if self.problem.errors.len() > MAX_FIELD_ERRORS {
+            let mut listed = self.problem.clone();
+            listed.errors.truncate(MAX_FIELD_ERRORS);
+            serde_json::to_vec(&listed)
+        } else {
+            serde_json::to_vec(&self.problem)
+        }
+        .unwrap_or_default();
         let mut res = HttpResponse::build(self.status);
         res.insert_header((header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON)));
         res.insert_header((header::CACHE_CONTROL, HeaderValue::from_static("no-store")));

@@ -337,18 +337,36 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         ));
     }
     if w.expert_parallel.is_none() && preset_ep > 1 && !dp.is_multiple_of(preset_ep) {
-        // A degree that also divides the experts, when known (each rank holds whole experts).
-        let experts = workload.experts.map(u64::from);
+        // The largest degree up to the preset's that divides the replicas. Requiring it to
+        // divide the experts too gave EP 1 or 2 at ordinary sizes (2,064 GPUs: every GPU
+        // holding all 256 experts, half the cost of 2,048; a regression audit): the fitted
+        // job keeps its degree, splits the experts unevenly, and is said so, with the sizes
+        // the preset's own degree fits.
         let fitted = (1..=preset_ep)
             .rev()
-            .find(|e| dp.is_multiple_of(*e) && experts.is_none_or(|x| x.is_multiple_of(*e)))
+            .find(|e| dp.is_multiple_of(*e))
             .unwrap_or(1);
         workload.expert_parallel = u32::try_from(fitted).unwrap_or(1);
+        let uneven = workload
+            .experts
+            .map(u64::from)
+            .filter(|x| !x.is_multiple_of(fitted));
+        if uneven.is_some() {
+            // Not checked against the experts: this job is the preset's, refitted.
+            workload.experts = None;
+        }
+        let unit = preset_ep.saturating_mul(perf::data_parallel_replica_gpus(&workload));
+        let lower = u64::from(gpus) / unit.max(1) * unit;
         expert_note = Some(format!(
-            "workload.expert_parallel: the preset's {preset_ep} does not divide the {dp} data-parallel replicas of {gpus} GPUs; using {fitted}, the largest degree up to {preset_ep} that does{} (set workload.expert_parallel to choose)",
-            experts
-                .map(|x| format!(" and divides the {x} experts"))
-                .unwrap_or_default()
+            "workload.expert_parallel: the preset's {preset_ep} does not divide the {dp} data-parallel replicas of {gpus} GPUs; using {fitted}, the largest degree up to {preset_ep} that does{}; the preset's {preset_ep} fits {lower} or {} GPUs (set workload.expert_parallel to choose)",
+            uneven
+                .map(|x| format!(
+                    ", which splits the {x} experts unevenly ({} or {} a rank; Megatron-LM needs a divisor)",
+                    x / fitted,
+                    x.div_ceil(fitted)
+                ))
+                .unwrap_or_default(),
+            lower.saturating_add(unit)
         ));
     }
     if let Some(a) = workload.active_params_billion
@@ -533,6 +551,21 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             if racks == 1 { "is" } else { "are" },
             racks * domain,
             racks * domain
+        ));
+    }
+    // More NICs than GPUs a server: each GPU reaches its NICs over its own PCIe x16 link, so
+    // the extra ones add no bandwidth (the model caps it), though they are bought and cabled
+    // (a regression audit: 16 NICs on 8 H100 doubled NIC and switch capex without a word).
+    if nics_per_node > gpus_per_node {
+        warnings.push(format!(
+            "nics_per_node: {nics_per_node} NICs on {gpus_per_node} GPUs a server: a GPU reaches its NICs over its own PCIe x16 link, so NICs beyond one a GPU add no bandwidth to the job, while the plan buys and cables them{}",
+            match &gpu.nic_on_board {
+                Some(sku) if nics_per_node > gpu.gpus_per_node => format!(
+                    "; the {} {sku} on the {} server board are not used (add-in cards are bought for all {nics_per_node})",
+                    gpu.gpus_per_node, gpu.id
+                ),
+                _ => String::new(),
+            }
         ));
     }
     // The job inside one NVLink domain: a server, or a multi-node NVLink rack (NVL72).

@@ -339,7 +339,8 @@ fn pricing(plan: &Plan, l: &crate::plan::BomLineOut) -> String {
         return format!("override (prices.overrides); list {list}");
     }
     let off = l.priced.price.discount_fraction;
-    if off.is_zero() {
+    // Nothing to discount on a part that comes with the server ($0).
+    if off.is_zero() || line.list_unit_price_usd.is_zero() {
         return String::new();
     }
     let d = plan

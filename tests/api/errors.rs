@@ -277,6 +277,20 @@ async fn a_body_of_many_unknown_keys_gets_a_bounded_answer() {
             .starts_with("10000 fields are invalid; the first 100"),
         "{p}"
     );
+    // A GET counts them all too (it said "100 fields" when the list was cut before the
+    // query's errors were renamed).
+    let qs: Vec<String> = (0..300).map(|i| format!("k{i}=1")).collect();
+    let p = app
+        .problem(&format!("/v1/plans?gpus=64&{}", qs.join("&")), 422)
+        .await;
+    assert_eq!(p["errors"].as_array().map(Vec::len), Some(100));
+    assert!(
+        p["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("300 fields are invalid"),
+        "{p}"
+    );
 }
 
 /// The service with the embedded catalog and a given request deadline.

@@ -603,11 +603,11 @@ async fn a_job_inside_one_nvl72_rack_waits_on_no_network() {
     assert!(p["network_exposed_ms"].as_f64().unwrap() > 0.0, "{p}");
 }
 
-/// Expert parallelism tiles the data-parallel replicas (Megatron-LM: DP a multiple of EP) and
-/// splits the experts whole (num_experts a multiple of EP). A preset's 64 on 72 replicas
-/// becomes 8, the largest degree up to 64 dividing both the 72 and DeepSeek-V3's 256 experts
-/// (36 until 2026-11-27, which split the experts into sevenths), echoed and warned; the same
-/// 64 given by the user is a 422 naming the field and listing the degrees that fit.
+/// Expert parallelism tiles the data-parallel replicas (Megatron-LM: DP a multiple of EP). A
+/// preset's 64 on 72 replicas becomes 36, echoed and warned with the uneven split of its 256
+/// experts and the sizes 64 fits (requiring a divisor of the experts too gave EP 1 or 2 at
+/// ordinary sizes, halving 2,064 GPUs' cost: a regression audit); the same 64 given by the
+/// user is a 422 naming the field and listing the degrees that fit.
 #[tokio::test]
 async fn expert_parallelism_divides_the_data_parallel_replicas() {
     let app = spawn_app().await;
@@ -615,13 +615,13 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
         "workload": {"preset": "moe-deepseek-v3"}});
     let v = plan(&app, body.clone()).await;
     assert_eq!(
-        v["inputs"]["workload"]["expert_parallel"], 8,
+        v["inputs"]["workload"]["expert_parallel"], 36,
         "{}",
         v["inputs"]
     );
     assert_warns(
         &v,
-        "workload.expert_parallel: the preset's 64 does not divide the 72 data-parallel replicas of 1152 GPUs; using 8, the largest degree up to 64 that does and divides the 256 experts",
+        "workload.expert_parallel: the preset's 64 does not divide the 72 data-parallel replicas of 1152 GPUs; using 36, the largest degree up to 64 that does, which splits the 256 experts unevenly (7 or 8 a rank; Megatron-LM needs a divisor); the preset's 64 fits 1024 or 2048 GPUs",
         "fitted expert parallelism",
     );
     let mut given = body;
@@ -900,6 +900,32 @@ async fn a_message_beside_a_preset_says_the_preset_is_not_timed() {
         .ok_json("/v1/plans?gpus=1024&workload.message_bytes=1000000")
         .await;
     assert!(warnings_with(&alone, "workload.message_bytes").is_empty());
+}
+
+/// More NICs a server than GPUs add no bandwidth (each GPU's own PCIe x16 link caps it) and
+/// are said to, with the on-board NICs they leave unused (a regression audit: 16 NICs on 8 H100
+/// doubled NIC and switch capex without a word).
+#[tokio::test]
+async fn more_nics_than_gpus_are_said_to_add_nothing() {
+    let app = spawn_app().await;
+    let h100 = app
+        .ok_json("/v1/plans?gpus=1024&nics_per_node=16&fabrics=infiniband")
+        .await;
+    assert_eq!(
+        warnings_with(&h100, "nics_per_node:"),
+        [
+            "nics_per_node: 16 NICs on 8 GPUs a server: a GPU reaches its NICs over its own PCIe x16 link, so NICs beyond one a GPU add no bandwidth to the job, while the plan buys and cables them"
+        ]
+    );
+    let b300 = app
+        .ok_json("/v1/plans?gpus=1024&gpu_model=b300&nics_per_node=16&fabrics=infiniband")
+        .await;
+    let said = warnings_with(&b300, "nics_per_node:");
+    assert!(
+        said[0].ends_with("; the 8 nvidia-cx8-800g-onboard on the b300 server board are not used (add-in cards are bought for all 16)"),
+        "{said:?}"
+    );
+    assert!(warnings_with(&app.ok_json("/v1/plans?gpus=1024").await, "nics_per_node:").is_empty());
 }
 
 #[tokio::test]
