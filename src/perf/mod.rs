@@ -282,6 +282,18 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
             }
             if let Some(x) = w.experts {
                 check_u32("workload.experts", x, 1, MAX_EXPERTS)?;
+                // Experts belong to a mixture of experts: on a dense model the count would be
+                // echoed and change nothing.
+                if w.active_params_billion
+                    .is_none_or(|a| a >= w.model_params_billion)
+                {
+                    return Err(out_of_range(
+                        "workload.experts",
+                        format!(
+                            "{x} experts need a mixture of experts: set workload.active_params_billion below model_params_billion"
+                        ),
+                    ));
+                }
                 if w.expert_parallel > 1 && w.moe_top_k > x {
                     return Err(out_of_range(
                         "workload.moe_top_k",

@@ -553,6 +553,19 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             racks * domain
         ));
     }
+    // A server with NICs of its own, asked for another speed: add-in cards are bought, and said
+    // (a regression audit: B300 at 400G bought 1,024 ConnectX-7 beside its ConnectX-8s).
+    if let Some(own) = gpu
+        .nic_on_board
+        .as_deref()
+        .and_then(|sku| catalog.nic(sku))
+        .filter(|n| n.speed_gbps != nic_speed_gbps)
+    {
+        warnings.push(format!(
+            "nic_speed_gbps: {nic_speed_gbps} Gb/s NICs are bought as add-in cards; the {} server's own {} ({} Gb/s, included with it) are not used",
+            gpu.id, own.part.sku, own.speed_gbps
+        ));
+    }
     // More NICs than GPUs a server: each GPU reaches its NICs over its own PCIe x16 link, so
     // the extra ones add no bandwidth (the model caps it), though they are bought and cabled
     // (a regression audit: 16 NICs on 8 H100 doubled NIC and switch capex without a word).

@@ -713,6 +713,11 @@ async fn errors_point_at_the_input_at_fault_and_name_it_once() {
             "/workload/moe_top_k",
             "40 exceeds the 32 routed experts",
         ),
+        (
+            serde_json::json!({"gpus": 2048, "workload": {"experts": 64}}),
+            "/workload/experts",
+            "64 experts need a mixture of experts",
+        ),
         // A sequence split finer than its tokens (audit 27: sequence 8 at CP 16 idled 93 %).
         (
             serde_json::json!({"gpus": 1024, "workload": {"sequence_length": 8, "context_parallel": 16,

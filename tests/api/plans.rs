@@ -926,6 +926,16 @@ async fn more_nics_than_gpus_are_said_to_add_nothing() {
         "{said:?}"
     );
     assert!(warnings_with(&app.ok_json("/v1/plans?gpus=1024").await, "nics_per_node:").is_empty());
+    // Another speed than the on-board NICs': add-in cards, said.
+    let slow = app
+        .ok_json("/v1/plans?gpus=1024&gpu_model=b300&nic_speed_gbps=400&fabrics=infiniband")
+        .await;
+    assert_eq!(
+        warnings_with(&slow, "nic_speed_gbps:"),
+        [
+            "nic_speed_gbps: 400 Gb/s NICs are bought as add-in cards; the b300 server's own nvidia-cx8-800g-onboard (800 Gb/s, included with it) are not used"
+        ]
+    );
 }
 
 #[tokio::test]
