@@ -47,9 +47,11 @@ fn html(status: StatusCode, body: String) -> HttpResponse {
 fn problem_page(e: &ApiError, pairs: &[(String, String)], gpus: &[String]) -> HttpResponse {
     let p = e.problem();
     let status = StatusCode::from_u16(p.status).unwrap_or(StatusCode::BAD_REQUEST);
+    // As many as a problem answer lists (the detail counts them all).
     let lines = p
         .errors
         .iter()
+        .take(crate::api::error::MAX_FIELD_ERRORS)
         .map(|f| ProblemLine {
             param: f.pointer.trim_start_matches('/').replace('/', "."),
             detail: f.detail.clone(),

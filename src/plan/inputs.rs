@@ -342,9 +342,11 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         // holding all 256 experts, half the cost of 2,048; a regression audit): the fitted
         // job keeps its degree, splits the experts unevenly, and is said so, with the sizes
         // the preset's own degree fits.
+        // Experts the request gives are the user's to check: the degree then divides them too.
+        let given_experts = w.experts.map(|x| u64::from(x.get()));
         let fitted = (1..=preset_ep)
             .rev()
-            .find(|e| dp.is_multiple_of(*e))
+            .find(|e| dp.is_multiple_of(*e) && given_experts.is_none_or(|x| x.is_multiple_of(*e)))
             .unwrap_or(1);
         workload.expert_parallel = u32::try_from(fitted).unwrap_or(1);
         let uneven = workload

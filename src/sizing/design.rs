@@ -441,14 +441,17 @@ fn dual_switch(at: &Attempt<'_>) -> Result<Topology, SizingError> {
             // Each inter-switch link takes a port on both switches.
             leaf_ports: add(b.endpoints, mul(2, isl, "ports")?, "ports")?,
             spine_ports: 0,
-            // Node links and inter-switch links in cages of their own on each switch: the
-            // bundle is in-rack copper, and a cage holds one module or one cable (audit 26
-            // F7: 3 node links and 3 copper links were put in 3 cages, not 2 + 2).
-            leaf_cages: [per_switch, other, isl, isl]
-                .into_iter()
-                .try_fold(0u64, |sum, links| {
-                    add(sum, ceil_div(links, b.per_cage, "cages")?, "cages")
-                })?,
+            // Node and inter-switch links pooled a switch: sizing does not know whether the
+            // bundle is copper (then each has cages of its own, and a switch with an odd
+            // number of node links takes one more; the BOM buys its module, `bom::shared_cages`)
+            // or fibre (one twin module may carry one of each). Counting them apart here, tried
+            // on 2026-11-27, overfilled switches it never checked and bought fibre plans
+            // modules nobody needs (audit 31).
+            leaf_cages: add(
+                ceil_div(used, b.per_cage, "cages")?,
+                ceil_div(add(other, isl, "cages")?, b.per_cage, "cages")?,
+                "cages",
+            )?,
             spine_cages: 0,
         },
     )
