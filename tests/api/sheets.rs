@@ -1494,4 +1494,15 @@ async fn a_sweep_points_error_names_the_sweeps_own_field() {
         .problem("/v1/sweeps?vary=gpus&from=1024&to=1000000&steps=3", 422)
         .await;
     assert_eq!(p["errors"][0]["pointer"], "/vary", "{p}");
+    // A first value the plan cannot take, on GET too (audit 31: it named nic_speed_gbps, a
+    // parameter the request did not give).
+    for (q, pointer) in [
+        ("from=300&to=800&steps=3", "/from"),
+        ("values=300,800", "/values/0"),
+    ] {
+        let p = app
+            .problem(&format!("/v1/sweeps?gpus=64&vary=nic_speed_gbps&{q}"), 422)
+            .await;
+        assert_eq!(p["errors"][0]["pointer"], pointer, "{p}");
+    }
 }

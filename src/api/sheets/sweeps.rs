@@ -975,20 +975,8 @@ pub async fn post_sweep(
         set_path(&mut checked, &axis.name, json);
     }
     // A first value the base cannot take is the sweep's own field's fault.
-    let first_value = |i: usize| {
-        let (values, from) = if i == 0 {
-            (b.values.is_some(), "/from")
-        } else {
-            (b.values2.is_some(), "/from2")
-        };
-        match (values, i) {
-            (true, 0) => "/values/0".to_string(),
-            (true, _) => "/values2/0".to_string(),
-            (false, _) => from.to_string(),
-        }
-    };
     request_from_json(&checked)
-        .map_err(|e| spec.to_axis(e, first_value))
+        .map_err(|e| spec.to_axis(e, |i| first_value_field(&b, i)))
         .map_err(prefix_base)?;
     let mut pairs = Vec::new();
     flatten("", &b.base, &mut pairs);
@@ -1000,6 +988,16 @@ pub async fn post_sweep(
         .await
         .map_err(prefix_base)?;
     render(&req, &state, format, result).await
+}
+
+/// The sweep field that set axis `i`'s first value: its first explicit value, else `from`.
+fn first_value_field(b: &SweepRequest, i: usize) -> String {
+    let (values, name) = if i == 0 {
+        (b.values.is_some(), ("/values/0", "/from"))
+    } else {
+        (b.values2.is_some(), ("/values2/0", "/from2"))
+    };
+    if values { name.0 } else { name.1 }.to_string()
 }
 
 /// In a POST sweep, plan inputs live under `/base`.
@@ -1065,7 +1063,9 @@ fn from_query(q: &Query, own: &[&str]) -> Result<(Base, Checked), ApiError> {
         .filter(|(k, _)| !k.starts_with('_') && !own.contains(&k.as_str()) && !names.contains(k))
         .cloned()
         .collect();
-    Ok((Base::new(pairs, &spec)?, spec))
+    let base =
+        Base::new(pairs, &spec).map_err(|e| spec.to_axis(e, |i| first_value_field(&b, i)))?;
+    Ok((base, spec))
 }
 
 /// A real sweep's answer as JSON and CSV, for the OpenAPI examples: the query `qs` (as
