@@ -69,3 +69,35 @@ impl Fabric {
         Fabric::ALL.into_iter().find(|f| f.as_str() == s)
     }
 }
+
+/// The fabrics a note is about: a plan says it only when it builds one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteScope {
+    /// Every fabric (a figure every fabric's cost counts).
+    Any,
+    /// RoCE and adaptive Ethernet.
+    Ethernet,
+    /// InfiniBand.
+    Infiniband,
+}
+
+impl NoteScope {
+    /// What a note of this scope starts with, so that a table row of one fabric carries it
+    /// only if it concerns that fabric (`plan::warning_concerns`).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            NoteScope::Any => "",
+            NoteScope::Ethernet => "Ethernet: ",
+            NoteScope::Infiniband => "InfiniBand: ",
+        }
+    }
+
+    /// Whether a plan that builds `fabric` says the note.
+    pub fn covers(self, fabric: Fabric) -> bool {
+        match self {
+            NoteScope::Any => true,
+            NoteScope::Ethernet => fabric.is_ethernet(),
+            NoteScope::Infiniband => fabric == Fabric::Infiniband,
+        }
+    }
+}

@@ -33,6 +33,16 @@ pub struct Catalog {
     pub sha256: String,
     /// Where it came from (`embedded:pricing/default.json`, a file path, a URL).
     pub origin: String,
+    /// The plan's notes about this catalog's placeholder operating figures, written by the
+    /// first plan that reads them (`plan::inputs`): (index, value, scope, sentence).
+    pub notes: std::sync::OnceLock<
+        Vec<(
+            usize,
+            rust_decimal::Decimal,
+            crate::fabric::NoteScope,
+            String,
+        )>,
+    >,
 }
 
 /// Why a catalog could not be loaded. The message names the file, the entry and the field.
@@ -82,6 +92,7 @@ impl Catalog {
             data,
             sha256,
             origin: origin.to_string(),
+            notes: std::sync::OnceLock::new(),
         })
     }
 
