@@ -15,11 +15,15 @@ pub fn header_efficiency(fabric: Fabric) -> f64 {
     RDMA_MTU_BYTES / (RDMA_MTU_BYTES + header)
 }
 
+/// A PCIe x16 link's bandwidth as NCCL counts it, GB/s (a GPU's own host link).
+pub fn pcie_x16_gbytes_per_s(pcie_gen: u8) -> f64 {
+    let idx = usize::from(pcie_gen.clamp(3, 6)) - 3;
+    PCIE_X16_GBYTES_PER_S.get(idx).copied().unwrap_or(0.0)
+}
+
 /// GPU↔NIC PCIe bandwidth as NCCL counts it, GB/s (x16 table scaled by lanes).
 pub fn pcie_gbytes_per_s(pcie_gen: u8, pcie_lanes: u8) -> f64 {
-    let idx = usize::from(pcie_gen.clamp(3, 6)) - 3;
-    let x16 = PCIE_X16_GBYTES_PER_S.get(idx).copied().unwrap_or(0.0);
-    x16 * f64::from(pcie_lanes) / PCIE_REFERENCE_LANES
+    pcie_x16_gbytes_per_s(pcie_gen) * f64::from(pcie_lanes) / PCIE_REFERENCE_LANES
 }
 
 /// Effective NIC bandwidth, GB/s: min(speed/8 × header efficiency, PCIe).

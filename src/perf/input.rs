@@ -348,6 +348,14 @@ pub const MAX_EXPERTS: u32 = 4096;
 /// Default MoE top-k (used only when expert_parallel > 1): 2 (Mixtral 8x7B/8x22B, GShard).
 pub const DEFAULT_MOE_TOP_K: u32 = 2;
 
+impl Workload {
+    /// A mixture of experts: fewer parameters active per token than the model has.
+    pub fn is_mixture_of_experts(&self) -> bool {
+        self.active_params_billion
+            .is_some_and(|a| a < self.model_params_billion)
+    }
+}
+
 impl Default for Workload {
     /// The documented mid-size LLM data-parallel job (see docs/model.md).
     fn default() -> Self {

@@ -284,9 +284,7 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
                 check_u32("workload.experts", x, 1, MAX_EXPERTS)?;
                 // Experts belong to a mixture of experts: on a dense model the count would be
                 // echoed and change nothing.
-                if w.active_params_billion
-                    .is_none_or(|a| a >= w.model_params_billion)
-                {
+                if !w.is_mixture_of_experts() {
                     return Err(out_of_range(
                         "workload.experts",
                         format!(
@@ -436,10 +434,7 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
             // Expert parallelism splits a mixture of experts' experts over ranks: a dense model
             // has none to split (audit 27: EP 8 on the dense 70B job charged 14 % idle to an
             // all-to-all it never sends).
-            if ep > 1
-                && w.active_params_billion
-                    .is_none_or(|a| a >= w.model_params_billion)
-            {
+            if ep > 1 && !w.is_mixture_of_experts() {
                 return Err(out_of_range(
                     "workload.expert_parallel",
                     format!(
@@ -522,7 +517,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     let gpn = f64::from(input.gpus_per_node.max(1));
     // A GPU reaches its NICs over its own x16 link: more NICs than it can feed add nothing
     // (audit 27: 16 × 400G NICs on 8 H100 credited each GPU 96 GB/s over a 48 GB/s link).
-    let gpu_link = bandwidth::pcie_gbytes_per_s(input.gpu.pcie_gen, 16);
+    let gpu_link = bandwidth::pcie_x16_gbytes_per_s(input.gpu.pcie_gen);
     // Other jobs' traffic on a shared fabric takes its share of every scale-out link.
     let node_net = (f64::from(input.nics_per_node) * nic_gbytes_per_s).min(gpn * gpu_link)
         * (1.0

@@ -32,6 +32,9 @@ pub struct Resolved {
     pub nvlink_domain_gpus: u32,
     pub nics_per_node: u32,
     pub nic_speed_gbps: u32,
+    /// The server's own NIC the plan uses (the GPU's `nic_on_board`, $0): at the speed asked,
+    /// when the server has one for each NIC asked; `None`: the fabric profile's add-in card.
+    pub nic_on_board: Option<String>,
     pub fabrics: Vec<Fabric>,
     pub oversubscription: f64,
     pub rail_optimized: bool,
@@ -525,14 +528,18 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             racks * domain
         ));
     }
-    // A server with NICs of its own, asked for another speed: add-in cards are bought, and said
-    // (a regression audit: B300 at 400G bought 1,024 ConnectX-7 beside its ConnectX-8s).
-    if let Some(own) = gpu
-        .nic_on_board
-        .as_deref()
-        .and_then(|sku| catalog.nic(sku))
-        .filter(|n| n.speed_gbps != nic_speed_gbps)
-    {
+    // The server's own NICs (HGX B300, GB300: on its board, bought with it): used at their
+    // speed when the server has one for each NIC asked; else add-in cards are bought, and the
+    // plan says why (audit 26 F2: 1,024 B300 bought 1,024 ConnectX-8 cards, $2.15M, that came
+    // with the servers).
+    let own_nic = gpu.nic_on_board.as_deref().and_then(|sku| catalog.nic(sku));
+    let own_nics_suffice = nics_per_node <= gpu.gpus_per_node;
+    let nic_on_board = own_nic
+        .filter(|n| n.speed_gbps == nic_speed_gbps && own_nics_suffice)
+        .map(|n| n.part.sku.to_string());
+    // Asked for another speed (a regression audit: B300 at 400G bought 1,024 ConnectX-7
+    // beside its ConnectX-8s).
+    if let Some(own) = own_nic.filter(|n| n.speed_gbps != nic_speed_gbps) {
         warnings.push(format!(
             "nic_speed_gbps: {nic_speed_gbps} Gb/s NICs are bought as add-in cards; the {} server's own {} ({} Gb/s, included with it) are not used",
             gpu.id, own.part.sku, own.speed_gbps
@@ -545,7 +552,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         warnings.push(format!(
             "nics_per_node: {nics_per_node} NICs on {gpus_per_node} GPUs a server: a GPU reaches its NICs over its own PCIe x16 link, so NICs beyond one a GPU add no bandwidth to the job, while the plan buys and cables them{}",
             match &gpu.nic_on_board {
-                Some(sku) if nics_per_node > gpu.gpus_per_node => format!(
+                Some(sku) if !own_nics_suffice => format!(
                     "; the {} {sku} on the {} server board are not used (add-in cards are bought for all {nics_per_node})",
                     gpu.gpus_per_node, gpu.id
                 ),
@@ -645,15 +652,9 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     // value, not by whether the request gave it: the echoed inputs, posted back, give the
     // figure and must give the same plan. The sentences are written once a catalog
     // (`Catalog::notes`): formatting them in every plan was 3.6 % of a figures plan.
-    let used = [
-        economics.discount_rate,
-        economics.spares_rate,
-        economics.busy_fraction,
-        economics.gpus_per_ib_specialist,
-    ];
     let notes = catalog.notes.get_or_init(|| placeholder_notes(ops));
     for (i, value, scope, text) in notes {
-        if used.get(*i) == Some(value) {
+        if PLACEHOLDER_FIGURES.get(*i).map(|f| (f.used)(&economics)) == Some(*value) {
             fabric_notes.push((*scope, text.clone()));
         }
     }
@@ -903,6 +904,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         nvlink_domain_gpus: domain_gpus,
         nics_per_node,
         nic_speed_gbps,
+        nic_on_board,
         fabrics,
         oversubscription,
         rail_optimized,
@@ -925,41 +927,60 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     })
 }
 
-/// The catalog's operating figures graded placeholder that a plan counts, each as (index into
-/// the plan's values: discount rate, spares rate, busy fraction, InfiniBand specialist ratio;
-/// the catalog's value; the fabrics it concerns; the sentence said when the plan uses it).
+/// A catalog operating figure a plan counts, which the catalog may grade placeholder.
+struct CountedFigure {
+    figure: fn(&crate::catalog::Operations) -> &crate::catalog::Figure,
+    /// The value the plan uses (the request's, else the catalog's).
+    used: fn(&Economics) -> Decimal,
+    /// The request input that sets it.
+    input: &'static str,
+    scope: NoteScope,
+    counted_by: &'static str,
+}
+
+/// The operating figures whose placeholders a plan says, one table for the catalog's side and
+/// the plan's ([`placeholder_notes`] indexes it).
+const PLACEHOLDER_FIGURES: [CountedFigure; 4] = [
+    CountedFigure {
+        figure: |o| &o.discount_rate,
+        used: |e| e.discount_rate,
+        input: "economics.discount_rate",
+        scope: NoteScope::Any,
+        counted_by: "the TCO's present value",
+    },
+    CountedFigure {
+        figure: |o| &o.spares_rate,
+        used: |e| e.spares_rate,
+        input: "economics.spares_rate",
+        scope: NoteScope::Any,
+        counted_by: "opex",
+    },
+    CountedFigure {
+        figure: |o| &o.busy_fraction,
+        used: |e| e.busy_fraction,
+        input: "utilization.busy_fraction",
+        scope: NoteScope::Any,
+        counted_by: "GPU-idle cost",
+    },
+    CountedFigure {
+        figure: |o| &o.gpus_per_ib_specialist,
+        used: |e| e.gpus_per_ib_specialist,
+        input: "economics.gpus_per_ib_specialist",
+        scope: NoteScope::Infiniband,
+        counted_by: "InfiniBand staff opex",
+    },
+];
+
+/// The catalog's [`PLACEHOLDER_FIGURES`] graded placeholder, each as (its index, the catalog's
+/// value, the fabrics it concerns, the sentence said when a plan uses that value).
 fn placeholder_notes(ops: &crate::catalog::Operations) -> Vec<(usize, Decimal, NoteScope, String)> {
-    let figures = [
-        (
-            &ops.discount_rate,
-            "economics.discount_rate",
-            NoteScope::Any,
-            "the TCO's present value",
-        ),
-        (
-            &ops.spares_rate,
-            "economics.spares_rate",
-            NoteScope::Any,
-            "opex",
-        ),
-        (
-            &ops.busy_fraction,
-            "utilization.busy_fraction",
-            NoteScope::Any,
-            "GPU-idle cost",
-        ),
-        (
-            &ops.gpus_per_ib_specialist,
-            "economics.gpus_per_ib_specialist",
-            NoteScope::Infiniband,
-            "InfiniBand staff opex",
-        ),
-    ];
-    figures
-        .into_iter()
+    PLACEHOLDER_FIGURES
+        .iter()
         .enumerate()
-        .filter(|(_, (figure, ..))| figure.provenance.is_placeholder())
-        .map(|(i, (figure, input, scope, counted_by))| {
+        .map(|(i, c)| (i, (c.figure)(ops), c))
+        .filter(|(_, figure, _)| figure.provenance.is_placeholder())
+        .map(|(i, figure, c)| {
+            let (input, scope, counted_by) = (c.input, c.scope, c.counted_by);
             (
                 i,
                 figure.value,

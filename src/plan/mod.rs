@@ -1114,15 +1114,12 @@ fn size_fabric<'a>(
             ));
         }
     };
-    // The server's own NIC (HGX B300, GB300: on its board, bought with it, $0) where it runs
-    // this fabric at the speed asked and the server has one for each NIC asked; else the
-    // profile's add-in card (audit 26 F2: 1,024 B300 bought 1,024 ConnectX-8 cards, $2.15M,
-    // that came with the servers).
-    let on_board = r.gpu.nic_on_board.as_deref().filter(|sku| {
-        r.nics_per_node <= r.gpu.gpus_per_node
-            && catalog
-                .nic(sku)
-                .is_some_and(|n| n.speed_gbps == r.nic_speed_gbps && n.fabrics.contains(&fabric))
+    // The server's own NIC where the plan uses one (`Resolved::nic_on_board`) and it runs
+    // this fabric; else the profile's add-in card.
+    let on_board = r.nic_on_board.as_deref().filter(|sku| {
+        catalog
+            .nic(sku)
+            .is_some_and(|n| n.fabrics.contains(&fabric))
     });
     let nic_sku = match on_board.or_else(|| {
         profile

@@ -491,7 +491,10 @@ pub fn sweep_csv(
                 .into_iter()
                 .map(|s| Value::from(s.as_str()))
                 .chain(r.row.warnings.iter().map(|w| Value::from(w.as_str())));
-            cells[SWEEP_COLUMNS.len() - 1] = Value::Array(said.collect());
+            // The warnings are the last column.
+            if let Some(last) = cells.last_mut() {
+                *last = Value::Array(said.collect());
+            }
         }
         out.row(inputs.map(|n| n.value.clone()).chain(cells));
     }

@@ -211,28 +211,37 @@ impl Checked {
     /// value, `at(0)` for the first axis and `at(1)` for the second (audit 28: a point's error
     /// blamed `/base/gpus`, a base the request did not give).
     fn to_axis(&self, e: ApiError, at: impl Fn(usize) -> String) -> ApiError {
-        let p = e.problem();
         let axes: Vec<String> = std::iter::once(&self.spec.first)
             .chain(self.spec.second.as_ref())
             .map(|a| pointer_of(&a.name))
             .collect();
-        if p.status != 422 || !p.errors.iter().any(|f| axes.contains(&f.pointer)) {
+        if !e.problem().errors.iter().any(|f| axes.contains(&f.pointer)) {
             return e;
         }
-        ApiError::validation(
-            p.errors
-                .iter()
-                .map(|f| crate::api::error::FieldError {
-                    pointer: axes
-                        .iter()
-                        .position(|a| *a == f.pointer)
-                        .map_or_else(|| f.pointer.clone(), &at),
-                    code: f.code,
-                    detail: f.detail.clone(),
-                })
-                .collect(),
-        )
+        repoint(e, |pointer| {
+            axes.iter()
+                .position(|a| a == pointer)
+                .map_or_else(|| pointer.to_string(), &at)
+        })
     }
+}
+
+/// A 422's field errors with each pointer rewritten by `to` (other problems as they are).
+fn repoint(e: ApiError, to: impl Fn(&str) -> String) -> ApiError {
+    let p = e.problem();
+    if p.status != 422 || p.errors.is_empty() {
+        return e;
+    }
+    ApiError::validation(
+        p.errors
+            .iter()
+            .map(|f| crate::api::error::FieldError {
+                pointer: to(&f.pointer),
+                code: f.code,
+                detail: f.detail.clone(),
+            })
+            .collect(),
+    )
 }
 
 fn spec(first: AxisInput, second: Option<AxisInput>) -> Result<Checked, ApiError> {
@@ -1002,36 +1011,26 @@ fn first_value_field(b: &SweepRequest, i: usize) -> String {
 
 /// In a POST sweep, plan inputs live under `/base`.
 fn prefix_base(e: ApiError) -> ApiError {
-    let p = e.problem();
-    if p.status != 422
-        || p.errors.is_empty()
-        || p.errors.iter().any(|f| f.code == ErrorCode::TooManyPlans)
+    if e.problem()
+        .errors
+        .iter()
+        .any(|f| f.code == ErrorCode::TooManyPlans)
     {
         return e;
     }
     // The sweep's own fields (`/vary`, `/values/0`) are not under the base.
-    let own = |pointer: &str| {
+    repoint(e, |pointer| {
         let first = pointer
             .trim_start_matches('/')
             .split('/')
             .next()
             .unwrap_or("");
-        own_params().iter().any(|o| o == first)
-    };
-    ApiError::validation(
-        p.errors
-            .iter()
-            .map(|f| crate::api::error::FieldError {
-                pointer: if own(&f.pointer) {
-                    f.pointer.clone()
-                } else {
-                    format!("/base{}", f.pointer)
-                },
-                code: f.code,
-                detail: f.detail.clone(),
-            })
-            .collect(),
-    )
+        if own_params().iter().any(|o| o == first) {
+            pointer.to_string()
+        } else {
+            format!("/base{pointer}")
+        }
+    })
 }
 
 /// The sweep `GET /v1/sweeps` answers for this query, without rendering it (the `sweep`
