@@ -33,6 +33,15 @@ macro_rules! compound_types {
     };
 }
 
+/// A newtype struct written as what it wraps (as `serde_json` writes it).
+macro_rules! transparent_newtype {
+    () => {
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> Done {
+            v.serialize(self)
+        }
+    };
+}
+
 /// The seven `serde::Serializer` methods that start an array or object, each through `$open`
 /// with `$variant` (an enum variant's name, for its content) and `$array` (array or object).
 macro_rules! openers {
@@ -464,6 +473,8 @@ macro_rules! numbers {
 impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
     compound_types!(Declined, Compound<'w, 'a>);
 
+    transparent_newtype!();
+
     integer_methods!(numbers);
 
     fn serialize_bool(self, v: bool) -> Done {
@@ -527,10 +538,6 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
 
     fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Done {
         write_str(self.out, variant)
-    }
-
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> Done {
-        v.serialize(self)
     }
 
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -656,6 +663,8 @@ macro_rules! declined {
 impl ser::Serializer for Key<'_> {
     compound_types!(Declined, ser::Impossible<(), Declined>);
 
+    transparent_newtype!();
+
     integer_methods!(integer_keys);
 
     declined!(
@@ -682,10 +691,6 @@ impl ser::Serializer for Key<'_> {
 
     fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Done {
         write_key(self.out, self.open, variant)
-    }
-
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> Done {
-        v.serialize(self)
     }
 
     fn serialize_newtype_variant<T: Serialize + ?Sized>(

@@ -105,20 +105,37 @@ pub trait Listed: Named {
     fn provenance(&self) -> &Provenance;
 }
 
-macro_rules! named {
-    ($($t:ty),*) => {
-        $(impl Named for $t {
+impl Named for License {
+    fn part(&self) -> &Part {
+        &self.part
+    }
+}
+
+/// Declares a priced catalog part: its [`Part`] (flattened first), the fields written (ending
+/// with its unit `power_w`), then its [`Listing`] and [`Provenance`] (flattened last); with
+/// [`Named`] and [`Listed`].
+macro_rules! priced_part {
+    ($(#[$meta:meta])* pub struct $name:ident { $($fields:tt)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            #[serde(flatten)]
+            pub part: Part,
+            $($fields)*
+            #[serde(flatten)]
+            pub listing: Listing,
+            #[serde(flatten)]
+            pub provenance: Provenance,
+        }
+
+        impl Named for $name {
             fn part(&self) -> &Part {
                 &self.part
             }
-        })*
-    };
-}
-named!(Switch, Nic, Transceiver, Cable, License);
+        }
 
-macro_rules! listed {
-    ($($t:ty),*) => {
-        $(impl Listed for $t {
+        impl Listed for $name {
             fn power_w(&self) -> Decimal {
                 self.power_w
             }
@@ -128,75 +145,62 @@ macro_rules! listed {
             fn provenance(&self) -> &Provenance {
                 &self.provenance
             }
-        })*
+        }
     };
 }
-listed!(Switch, Nic, Transceiver, Cable);
 
-/// A switch model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Switch {
-    #[serde(flatten)]
-    pub part: Part,
-    /// Which fabrics the switch can run.
-    pub fabrics: Vec<Fabric>,
-    /// Physical ports at `port_speed_gbps`.
-    pub ports: u32,
-    /// Native port speed, Gb/s.
-    pub port_speed_gbps: u32,
-    /// Speeds one port can run at, natively or split (breakout), Gb/s; e.g. `[800, 400]`.
-    pub link_speeds_gbps: Vec<u32>,
-    /// Physical ports per cage (2 for twin-port OSFP cages).
-    pub ports_per_cage: u32,
-    /// Port-to-port latency, ns (typical, as published).
-    pub latency_ns: u32,
-    /// Packet buffer, MB (0 when not published).
-    pub buffer_mb: u32,
-    /// Typical power with passive copper, W (optics counted separately).
-    pub power_w: Decimal,
-    #[serde(flatten)]
-    pub listing: Listing,
-    #[serde(flatten)]
-    pub provenance: Provenance,
+priced_part! {
+    /// A switch model.
+    pub struct Switch {
+        /// Which fabrics the switch can run.
+        pub fabrics: Vec<Fabric>,
+        /// Physical ports at `port_speed_gbps`.
+        pub ports: u32,
+        /// Native port speed, Gb/s.
+        pub port_speed_gbps: u32,
+        /// Speeds one port can run at, natively or split (breakout), Gb/s; e.g. `[800, 400]`.
+        pub link_speeds_gbps: Vec<u32>,
+        /// Physical ports per cage (2 for twin-port OSFP cages).
+        pub ports_per_cage: u32,
+        /// Port-to-port latency, ns (typical, as published).
+        pub latency_ns: u32,
+        /// Packet buffer, MB (0 when not published).
+        pub buffer_mb: u32,
+        /// Typical power with passive copper, W (optics counted separately).
+        pub power_w: Decimal,
+    }
 }
 
-/// A scale-out NIC model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Nic {
-    #[serde(flatten)]
-    pub part: Part,
-    /// Which fabrics the NIC can run.
-    pub fabrics: Vec<Fabric>,
-    /// Line rate of the card, Gb/s.
-    pub speed_gbps: u32,
-    /// Network cages on the card.
-    pub ports: u32,
-    /// Form factor of its cages (`OSFP`, `QSFP112`, `QSFP56`): a NIC-side module must be of
-    /// this form factor. Absent: the profile's module is taken as it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cage: Option<String>,
-    /// Fastest single Ethernet link the card runs, Gb/s, when below `speed_gbps` (ConnectX-8:
-    /// 800G InfiniBand, 400GbE per link): on an Ethernet fabric it then runs
-    /// `speed_gbps / ethernet_max_link_gbps` links, one per plane.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ethernet_max_link_gbps: Option<u32>,
-    /// Host PCIe generation (4, 5, 6).
-    pub pcie_gen: u8,
-    /// Host PCIe lanes.
-    pub pcie_lanes: u8,
-    /// The NIC is part of the server (soldered on the HGX B300 baseboard, on a GB300 compute
-    /// tray's board) and comes with it: its price is 0 (and its range 0–0), and a GPU names
-    /// it as `nic_on_board`. Absent: false, an add-in card bought with the fabric.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub included_with_server: bool,
-    /// Typical power, W.
-    pub power_w: Decimal,
-    #[serde(flatten)]
-    pub listing: Listing,
-    #[serde(flatten)]
-    pub provenance: Provenance,
+priced_part! {
+    /// A scale-out NIC model.
+    pub struct Nic {
+        /// Which fabrics the NIC can run.
+        pub fabrics: Vec<Fabric>,
+        /// Line rate of the card, Gb/s.
+        pub speed_gbps: u32,
+        /// Network cages on the card.
+        pub ports: u32,
+        /// Form factor of its cages (`OSFP`, `QSFP112`, `QSFP56`): a NIC-side module must be of
+        /// this form factor. Absent: the profile's module is taken as it is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cage: Option<String>,
+        /// Fastest single Ethernet link the card runs, Gb/s, when below `speed_gbps` (ConnectX-8:
+        /// 800G InfiniBand, 400GbE per link): on an Ethernet fabric it then runs
+        /// `speed_gbps / ethernet_max_link_gbps` links, one per plane.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub ethernet_max_link_gbps: Option<u32>,
+        /// Host PCIe generation (4, 5, 6).
+        pub pcie_gen: u8,
+        /// Host PCIe lanes.
+        pub pcie_lanes: u8,
+        /// The NIC is part of the server (soldered on the HGX B300 baseboard, on a GB300 compute
+        /// tray's board) and comes with it: its price is 0 (and its range 0–0), and a GPU names
+        /// it as `nic_on_board`. Absent: false, an add-in card bought with the fabric.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        pub included_with_server: bool,
+        /// Typical power, W.
+        pub power_w: Decimal,
+    }
 }
 
 /// Transmission medium of an optic or cable.
@@ -208,33 +212,27 @@ pub enum Medium {
     Copper,
 }
 
-/// A pluggable transceiver (or the module end of an active/passive copper cable counted per end).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Transceiver {
-    #[serde(flatten)]
-    pub part: Part,
-    /// Form factor (`OSFP`, `QSFP112`, …).
-    pub form_factor: String,
-    /// Speed of each link the module serves, Gb/s.
-    pub link_speed_gbps: u32,
-    /// Links served by one module (2 for a twin-port module in a switch cage).
-    pub links_per_module: u32,
-    /// Maximum reach, m.
-    pub reach_m: u32,
-    pub medium: Medium,
-    /// Signalling rate of one lane, Gb/s: 50 (HDR, 50G-PAM4), 100 (NDR and 400GbE, 100G-PAM4),
-    /// 200 (XDR and 800GbE per port, 200G-PAM4). The two ends of a link must have the same: a
-    /// module cannot downshift (NVIDIA LinkX: "200G-PAM4-based transceivers cannot downshift to
-    /// 100G-PAM4 or 50G-PAM4"; HDR "cannot be directly linked" to NDR). Absent: not checked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lane_gbps: Option<u32>,
-    /// Power per module, W.
-    pub power_w: Decimal,
-    #[serde(flatten)]
-    pub listing: Listing,
-    #[serde(flatten)]
-    pub provenance: Provenance,
+priced_part! {
+    /// A pluggable transceiver (or the module end of an active/passive copper cable counted per end).
+    pub struct Transceiver {
+        /// Form factor (`OSFP`, `QSFP112`, …).
+        pub form_factor: String,
+        /// Speed of each link the module serves, Gb/s.
+        pub link_speed_gbps: u32,
+        /// Links served by one module (2 for a twin-port module in a switch cage).
+        pub links_per_module: u32,
+        /// Maximum reach, m.
+        pub reach_m: u32,
+        pub medium: Medium,
+        /// Signalling rate of one lane, Gb/s: 50 (HDR, 50G-PAM4), 100 (NDR and 400GbE, 100G-PAM4),
+        /// 200 (XDR and 800GbE per port, 200G-PAM4). The two ends of a link must have the same: a
+        /// module cannot downshift (NVIDIA LinkX: "200G-PAM4-based transceivers cannot downshift to
+        /// 100G-PAM4 or 50G-PAM4"; HDR "cannot be directly linked" to NDR). Absent: not checked.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub lane_gbps: Option<u32>,
+        /// Power per module, W.
+        pub power_w: Decimal,
+    }
 }
 
 /// Kind of passive cabling.
@@ -251,24 +249,18 @@ pub enum CableKind {
     Splitter,
 }
 
-/// A cable.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Cable {
-    #[serde(flatten)]
-    pub part: Part,
-    pub kind: CableKind,
-    pub medium: Medium,
-    /// Length or maximum reach, m.
-    pub reach_m: u32,
-    /// Links carried by one cable (2 for a twin-port copper cable).
-    pub links_per_cable: u32,
-    /// Power per cable, W (active copper only).
-    pub power_w: Decimal,
-    #[serde(flatten)]
-    pub listing: Listing,
-    #[serde(flatten)]
-    pub provenance: Provenance,
+priced_part! {
+    /// A cable.
+    pub struct Cable {
+        pub kind: CableKind,
+        pub medium: Medium,
+        /// Length or maximum reach, m.
+        pub reach_m: u32,
+        /// Links carried by one cable (2 for a twin-port copper cable).
+        pub links_per_cable: u32,
+        /// Power per cable, W (active copper only).
+        pub power_w: Decimal,
+    }
 }
 
 /// How a licence is counted.

@@ -53,6 +53,17 @@ pub struct GpuSpec {
 ///   (NVIDIA/nccl#1807) and one GB200 NVL72 rack 834.57–846.82 GB/s at 8 GiB
 ///   (coreweave/nccl-tests#43); NVLink SHARP is bounded by the switch's reduction, not the
 ///   link count. Calibration rows C13 and C15.
+/// H100 and H200 (the same NVLink 4 / NVSwitch, the same dense BF16 peak: H200 changes the
+/// memory only).
+const HOPPER: GpuSpec = GpuSpec {
+    nvlink_ring_busbw_gbytes_per_s: 365.0,
+    nvls_busbw_gbytes_per_s: Some(480.0),
+    gpus_per_node_max: 8,
+    dense_bf16_tflops: 989.0,
+    nvlink_domain_gpus: 8,
+    pcie_gen: 5,
+};
+
 pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
     (
         "a100",
@@ -68,26 +79,12 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
     ),
     (
         "h100",
-        GpuSpec {
-            nvlink_ring_busbw_gbytes_per_s: 365.0,
-            nvls_busbw_gbytes_per_s: Some(480.0),
-            gpus_per_node_max: 8,
-            dense_bf16_tflops: 989.0,
-            nvlink_domain_gpus: 8,
-            pcie_gen: 5,
-        },
+        HOPPER,
         "nccl-tests#212: H100 ring busbw 365-370 GB/s, NVLS ~480 GB/s in one node",
     ),
     (
         "h200",
-        GpuSpec {
-            nvlink_ring_busbw_gbytes_per_s: 365.0,
-            nvls_busbw_gbytes_per_s: Some(480.0),
-            gpus_per_node_max: 8,
-            dense_bf16_tflops: 989.0,
-            nvlink_domain_gpus: 8,
-            pcie_gen: 5,
-        },
+        HOPPER,
         "same NVLink 4 / NVSwitch as H100 (nccl-tests#212)",
     ),
     (

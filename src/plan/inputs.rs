@@ -938,37 +938,27 @@ struct CountedFigure {
     counted_by: &'static str,
 }
 
+/// One [`CountedFigure`]: `section.field` is the request input and names the field of
+/// [`crate::catalog::Operations`] and of [`Economics`] alike.
+macro_rules! counted {
+    ($section:ident . $field:ident, $scope:ident, $counted_by:literal) => {
+        CountedFigure {
+            figure: |o| &o.$field,
+            used: |e| e.$field,
+            input: concat!(stringify!($section), ".", stringify!($field)),
+            scope: NoteScope::$scope,
+            counted_by: $counted_by,
+        }
+    };
+}
+
 /// The operating figures whose placeholders a plan says, one table for the catalog's side and
 /// the plan's ([`placeholder_notes`] indexes it).
 const PLACEHOLDER_FIGURES: [CountedFigure; 4] = [
-    CountedFigure {
-        figure: |o| &o.discount_rate,
-        used: |e| e.discount_rate,
-        input: "economics.discount_rate",
-        scope: NoteScope::Any,
-        counted_by: "the TCO's present value",
-    },
-    CountedFigure {
-        figure: |o| &o.spares_rate,
-        used: |e| e.spares_rate,
-        input: "economics.spares_rate",
-        scope: NoteScope::Any,
-        counted_by: "opex",
-    },
-    CountedFigure {
-        figure: |o| &o.busy_fraction,
-        used: |e| e.busy_fraction,
-        input: "utilization.busy_fraction",
-        scope: NoteScope::Any,
-        counted_by: "GPU-idle cost",
-    },
-    CountedFigure {
-        figure: |o| &o.gpus_per_ib_specialist,
-        used: |e| e.gpus_per_ib_specialist,
-        input: "economics.gpus_per_ib_specialist",
-        scope: NoteScope::Infiniband,
-        counted_by: "InfiniBand staff opex",
-    },
+    counted!(economics.discount_rate, Any, "the TCO's present value"),
+    counted!(economics.spares_rate, Any, "opex"),
+    counted!(utilization.busy_fraction, Any, "GPU-idle cost"),
+    counted!(economics.gpus_per_ib_specialist, Infiniband, "InfiniBand staff opex"),
 ];
 
 /// The catalog's [`PLACEHOLDER_FIGURES`] graded placeholder, each as (its index, the catalog's
