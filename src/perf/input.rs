@@ -40,6 +40,17 @@ pub struct GpuSpec {
     pub pcie_gen: u8,
 }
 
+/// H100 and H200 (the same NVLink 4 / NVSwitch, the same dense BF16 peak: H200 changes the
+/// memory only).
+const HOPPER: GpuSpec = GpuSpec {
+    nvlink_ring_busbw_gbytes_per_s: 365.0,
+    nvls_busbw_gbytes_per_s: Some(480.0),
+    gpus_per_node_max: 8,
+    dense_bf16_tflops: 989.0,
+    nvlink_domain_gpus: 8,
+    pcie_gen: 5,
+};
+
 /// Per-GPU defaults the catalog can copy: `(name, spec, source)`.
 ///
 /// - A100: NCCL caps compute capability 8.0 ring bandwidth at 235 GB/s (tuning.cc, NCCL 2.12
@@ -53,17 +64,6 @@ pub struct GpuSpec {
 ///   (NVIDIA/nccl#1807) and one GB200 NVL72 rack 834.57–846.82 GB/s at 8 GiB
 ///   (coreweave/nccl-tests#43); NVLink SHARP is bounded by the switch's reduction, not the
 ///   link count. Calibration rows C13 and C15.
-/// H100 and H200 (the same NVLink 4 / NVSwitch, the same dense BF16 peak: H200 changes the
-/// memory only).
-const HOPPER: GpuSpec = GpuSpec {
-    nvlink_ring_busbw_gbytes_per_s: 365.0,
-    nvls_busbw_gbytes_per_s: Some(480.0),
-    gpus_per_node_max: 8,
-    dense_bf16_tflops: 989.0,
-    nvlink_domain_gpus: 8,
-    pcie_gen: 5,
-};
-
 pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
     (
         "a100",

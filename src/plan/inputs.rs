@@ -958,7 +958,11 @@ const PLACEHOLDER_FIGURES: [CountedFigure; 4] = [
     counted!(economics.discount_rate, Any, "the TCO's present value"),
     counted!(economics.spares_rate, Any, "opex"),
     counted!(utilization.busy_fraction, Any, "GPU-idle cost"),
-    counted!(economics.gpus_per_ib_specialist, Infiniband, "InfiniBand staff opex"),
+    counted!(
+        economics.gpus_per_ib_specialist,
+        Infiniband,
+        "InfiniBand staff opex"
+    ),
 ];
 
 /// The catalog's [`PLACEHOLDER_FIGURES`] graded placeholder, each as (its index, the catalog's
