@@ -275,7 +275,8 @@ pub struct SweepRow {
     #[schema(value_type = String)]
     pub plan_id: Arc<str>,
     /// The plan's warnings about the whole plan and about this row's fabric (placeholder
-    /// prices, quotes required, assumptions); in CSV one cell joined with ` | `.
+    /// prices, quotes required, assumptions) but those every row of the sweep has, which the
+    /// sweep's `warnings` says once; in CSV one cell joined with ` | `, after the sweep's.
     #[schema(value_type = Vec<String>)]
     pub warnings: Arc<[String]>,
 }
@@ -614,6 +615,42 @@ impl Point {
     }
 }
 
+/// Takes out of every row the warnings all rows carry, and returns them (in the first row's
+/// order): what the whole sweep says once, not 10,000 times — the catalog's placeholder
+/// operating figures in every plan of a sweep that does not vary them were ~800 bytes of every
+/// row. Consecutive rows of a fabric with the same warnings keep sharing one list.
+pub fn take_shared_warnings(rows: &mut [SweepRow]) -> Vec<String> {
+    let mut shared: Vec<String> = rows
+        .first()
+        .map(|r| r.warnings.to_vec())
+        .unwrap_or_default();
+    for r in rows.iter() {
+        shared.retain(|w| r.warnings.contains(w));
+        if shared.is_empty() {
+            return shared;
+        }
+    }
+    type Warnings = Arc<[String]>;
+    // Per fabric, the last list taken from and what it became.
+    let mut last: [Option<(Warnings, Warnings)>; 3] = Default::default();
+    for r in rows.iter_mut() {
+        let slot = &mut last[r.fabric.index()];
+        match slot {
+            Some((was, own)) if **was == *r.warnings => r.warnings = Arc::clone(own),
+            _ => {
+                let own: Arc<[String]> = r
+                    .warnings
+                    .iter()
+                    .filter(|w| !shared.contains(w))
+                    .cloned()
+                    .collect();
+                *slot = Some((std::mem::replace(&mut r.warnings, Arc::clone(&own)), own));
+            }
+        }
+    }
+    shared
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -647,6 +684,58 @@ mod tests {
             values: None,
             suffix: "",
         }
+    }
+
+    /// A row of `fabric` with these warnings (its figures do not matter here).
+    fn row_with(fabric: Fabric, warnings: &[&str]) -> SweepRow {
+        SweepRow {
+            value: 1.0,
+            value2: None,
+            fabric,
+            design: crate::sizing::Design::SuClos,
+            total_cost_usd: Decimal::ONE,
+            capex_usd: Decimal::ONE,
+            tco_usd: Decimal::ONE,
+            gpu_idle_fraction: 0.0,
+            gpu_idle_cost_usd: Decimal::ZERO,
+            failure_cost_usd: Decimal::ZERO,
+            cheapest: false,
+            plan_id: "p".into(),
+            warnings: warnings.iter().map(|w| w.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn warnings_every_row_has_are_taken_out_once_in_the_first_rows_order() {
+        let ib = Fabric::Infiniband;
+        let roce = Fabric::Roce;
+        let mut rows = vec![
+            row_with(ib, &["InfiniBand: UFM", "discount", "spares"]),
+            row_with(roce, &["spares", "roce: placeholder", "discount"]),
+            row_with(ib, &["InfiniBand: UFM", "discount", "spares"]),
+            row_with(roce, &["discount", "spares", "workload: 2 GPUs idle"]),
+        ];
+        assert_eq!(take_shared_warnings(&mut rows), ["discount", "spares"]);
+        let own: Vec<Vec<&str>> = rows
+            .iter()
+            .map(|r| r.warnings.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(
+            own,
+            [
+                vec!["InfiniBand: UFM"],
+                vec!["roce: placeholder"],
+                vec!["InfiniBand: UFM"],
+                vec!["workload: 2 GPUs idle"],
+            ]
+        );
+        // The two InfiniBand rows, alike, share their list.
+        assert!(Arc::ptr_eq(&rows[0].warnings, &rows[2].warnings));
+        // One row without a warning leaves nothing shared and every row as it was.
+        let mut rows = vec![row_with(ib, &["a"]), row_with(roce, &[])];
+        assert!(take_shared_warnings(&mut rows).is_empty());
+        assert_eq!(&*rows[0].warnings, ["a"]);
+        assert!(take_shared_warnings(&mut []).is_empty());
     }
 
     #[test]

@@ -458,12 +458,14 @@ fn money_member(out: &mut Vec<u8>, name: &str, value: &rust_decimal::Decimal) {
 }
 
 /// A sweep's rows as CSV: the varied inputs (`vary`, then `vary2` for a grid), then
-/// [`SWEEP_COLUMNS`]. A sheet has no `crossovers` list: each fabric's row at the first swept
-/// value past a crossover (on the crossover's line of a grid) begins its `warnings` with the
-/// crossover's sentence ([`crossover_sentence`]).
+/// [`SWEEP_COLUMNS`]. A sheet has neither the sweep's `warnings` nor its `crossovers` list: each
+/// row's `warnings` begin with what the whole sweep says (`shared`), and each fabric's row at
+/// the first swept value past a crossover (on the crossover's line of a grid) with the
+/// crossover's sentence ([`crossover_sentence`]) before that.
 pub fn sweep_csv(
     vary: &str,
     vary2: Option<&str>,
+    shared: &[String],
     rows: &[NamedSweepRow],
     crossovers: &[Crossover],
 ) -> String {
@@ -486,11 +488,12 @@ pub fn sweep_csv(
             })
             .map(|(_, s)| s)
             .collect();
-        if !here.is_empty() {
+        if !here.is_empty() || !shared.is_empty() {
             let said = here
                 .into_iter()
-                .map(|s| Value::from(s.as_str()))
-                .chain(r.row.warnings.iter().map(|w| Value::from(w.as_str())));
+                .chain(shared)
+                .chain(r.row.warnings.iter())
+                .map(|w| Value::from(w.as_str()));
             // The warnings are the last column.
             if let Some(last) = cells.last_mut() {
                 *last = Value::Array(said.collect());
@@ -580,6 +583,7 @@ mod tests {
         let csv = sweep_csv(
             "gpus",
             Some("economics.years"),
+            &[],
             std::slice::from_ref(&named),
             &[],
         );

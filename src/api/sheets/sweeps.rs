@@ -102,6 +102,10 @@ pub struct SweepResult {
     /// The second varied input (grids only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vary2: Option<String>,
+    /// What every row's plan says, said once: the catalog's placeholder operating figures, a
+    /// varied input the request also fixes, flat lines. A row's `warnings` has the rest; in
+    /// CSV each row's `warnings` cell begins with these.
+    pub warnings: Vec<String>,
     /// A row per value and fabric (per grid point and fabric for grids).
     #[schema(value_type = Vec<SweepRow>)]
     pub rows: Vec<NamedSweepRow>,
@@ -482,9 +486,8 @@ fn run(
     })?;
     let (notes, short) = sweep_notes(base, c, &out.rows);
     let mut out = out;
-    if !notes.is_empty() {
-        with_notes(&mut out.rows, &notes);
-    }
+    let shared = sweep::take_shared_warnings(&mut out.rows);
+    let warnings = notes.into_iter().chain(shared).collect();
     let first: Arc<str> = Arc::from(c.spec.first.name.as_str());
     let second: Option<Arc<str>> = c.spec.second.as_ref().map(|b| Arc::from(b.name.as_str()));
     let rows = out
@@ -510,6 +513,7 @@ fn run(
     Ok(SweepResult {
         vary: c.spec.first.name.clone(),
         vary2: c.spec.second.as_ref().map(|b| b.name.clone()),
+        warnings,
         rows,
         crossovers: out.crossovers,
         plans_computed: out.plans_computed,
@@ -540,7 +544,11 @@ fn sweep_notes(base: &Base, c: &Checked, rows: &[sweep::SweepRow]) -> (Vec<Strin
             Some((spec, key)) if spec.name == "prices.discounts.category" => {
                 format!("no fabric's bill of materials has a line in category {key}")
             }
-            _ => "these plans do not depend on it".to_string(),
+            // The totals are undiscounted sums (`tco.total_usd`): the rate moves the NPV only.
+            _ if name == "economics.discount_rate" => {
+                "the totals are undiscounted; it moves only tco.npv_usd".to_string()
+            }
+            _ => "these plans' totals do not depend on it".to_string(),
         };
         notes.push(format!(
             "total cost is the same at every value of {name} for every fabric: {why}"
@@ -558,24 +566,6 @@ fn is_flat(rows: &[sweep::SweepRow]) -> bool {
         let key = (r.fabric.as_str(), r.value2.map(f64::to_bits));
         *first.entry(key).or_insert(r.total_cost_usd) == r.total_cost_usd
     })
-}
-
-/// The notes put before each row's own warnings (rows sharing warnings keep sharing them).
-fn with_notes(rows: &mut [sweep::SweepRow], notes: &[String]) {
-    type Warnings = Arc<[String]>;
-    // Each distinct warnings list once: (the row's, the row's with the notes).
-    let mut done: Vec<(Warnings, Warnings)> = Vec::new();
-    for r in rows {
-        let new = match done.iter().find(|(old, _)| Arc::ptr_eq(old, &r.warnings)) {
-            Some((_, new)) => Arc::clone(new),
-            None => {
-                let new: Arc<[String]> = notes.iter().chain(r.warnings.iter()).cloned().collect();
-                done.push((Arc::clone(&r.warnings), Arc::clone(&new)));
-                new
-            }
-        };
-        r.warnings = new;
-    }
 }
 
 /// A computed sweep, with what it holds until its answer is encoded: its place among the sweeps
@@ -700,6 +690,7 @@ fn sweep_json(r: &SweepResult, threads: usize) -> serde_json::Result<Parts> {
     if let Some(v2) = &r.vary2 {
         member(&mut head, "vary2", v2)?;
     }
+    member(&mut head, "warnings", &r.warnings)?;
     head.extend_from_slice(b",\"rows\":");
     let mut out = Parts::from(head);
     for part in crate::table::sweep_rows_json(&r.rows, threads)? {
@@ -722,7 +713,13 @@ fn encode(
     let (body, ct, suffix) = format.body(
         || sweep_json(r, threads).map_err(|e| ApiError::internal(&e)),
         || {
-            let csv = crate::table::sweep_csv(&r.vary, r.vary2.as_deref(), &r.rows, &r.crossovers);
+            let csv = crate::table::sweep_csv(
+                &r.vary,
+                r.vary2.as_deref(),
+                &r.warnings,
+                &r.rows,
+                &r.crossovers,
+            );
             Ok(Parts::from(csv.into_bytes()))
         },
     )?;
@@ -755,6 +752,11 @@ fn sweep_tag(r: &SweepResult, threads: usize) -> String {
     h.update(b"\n");
     h.update(r.vary2.as_deref().unwrap_or("").as_bytes());
     h.update(b"\n");
+    h.update(r.warnings.len().to_le_bytes());
+    for w in &r.warnings {
+        h.update(w.len().to_le_bytes());
+        h.update(w.as_bytes());
+    }
     for d in &digests {
         h.update(d);
     }
@@ -1081,6 +1083,7 @@ pub fn example(qs: &str, catalogs: &CatalogSet) -> Option<(Value, String)> {
     let csv = crate::table::sweep_csv(
         &result.vary,
         result.vary2.as_deref(),
+        &result.warnings,
         &result.rows,
         &result.crossovers,
     );
@@ -1164,6 +1167,7 @@ mod tests {
                 let r = SweepResult {
                     vary: "gpus".into(),
                     vary2: grid.map(|_| "economics.gpu_hour_usd".to_string()),
+                    warnings: vec!["said \"once\" for every row".into()],
                     rows,
                     crossovers: vec![crossover.clone()],
                     plans_computed: 9,
@@ -1197,6 +1201,7 @@ mod tests {
         let result = |rows: Vec<NamedSweepRow>| SweepResult {
             vary: "gpus".into(),
             vary2: None,
+            warnings: vec!["every row's".into()],
             rows,
             crossovers: Vec::new(),
             plans_computed: 4_000,
@@ -1207,6 +1212,9 @@ mod tests {
         for threads in [2, 3, 8] {
             assert_eq!(sweep_tag(&base, threads), tag, "{threads} threads");
         }
+        let mut said = result(rows.clone());
+        said.warnings.push("one more for the whole sweep".into());
+        assert_ne!(sweep_tag(&said, 2), tag, "the sweep's warnings");
         for at in [0, TAG_LEAF_ROWS - 1, TAG_LEAF_ROWS, rows.len() - 1] {
             let mut changed = rows.clone();
             changed[at].row.warnings = vec!["another".to_string()].into();
