@@ -185,6 +185,8 @@ fn the_inputs_sizing_reads_are_the_ones_in_the_sizing_memo_key() {
         // small for integers so that a job's parallel degrees still divide the cluster.
         let (lo, hi) = match &n.one_of {
             Some(vals) if vals.len() >= 2 => (vals[0], vals[1]),
+            // An H100 server holds at most its board's 8.
+            _ if p.name == "gpus_per_node" => (4.0, 8.0),
             _ => {
                 let span = n.max.min(n.min + 16.0) - n.min;
                 let (lo, hi) = (n.min + span / 4.0, n.min + span * 3.0 / 4.0);

@@ -99,6 +99,20 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         .gpus_per_node
         .map(GpusPerNode::get)
         .unwrap_or(gpu.gpus_per_node);
+    // A server whose NVLink domain is its own board holds at most the board's GPUs: more would be
+    // several NVLink domains in one server, which the model would time as one (16 H100 "a
+    // server" were timed as a 16-GPU NVLink domain, which no HGX H100 has; 16 B300 bought 16
+    // add-in ConnectX-8s beside the boards' own, without a word).
+    if gpu.nvlink_domain_gpus <= gpu.gpus_per_node && gpus_per_node > gpu.gpus_per_node {
+        return Err(PlanError::field(
+            "/gpus_per_node",
+            ErrorCode::Range,
+            format!(
+                "{gpus_per_node} GPUs a server exceed the {} GPUs of one {} server, one NVLink domain (more would be several domains in one server, which the model does not time); set gpus_per_node to at most {}",
+                gpu.gpus_per_node, gpu.id, gpu.gpus_per_node
+            ),
+        ));
+    }
     let nics_per_node = req
         .nics_per_node
         .map(NicsPerNode::get)

@@ -252,7 +252,9 @@ pub struct PlanRequest {
     #[validate(length(min = 1, max = 32), custom(function = "identifier"))]
     #[schema(value_type = Option<crate::catalog::GpuModelId>, example = "h100")]
     pub gpu_model: Option<String>,
-    /// GPUs per server. Default: the GPU model's (8 for HGX/DGX).
+    /// GPUs per server. Default: the GPU model's (8 for HGX/DGX, 4 for an NVL72 compute tray).
+    /// At most the model's where the server is its NVLink domain (HGX/DGX: 8; more is a 422);
+    /// fewer is a smaller board (an HGX H100 4-GPU server).
     pub gpus_per_node: Option<GpusPerNode>,
     /// Scale-out NIC ports per server. Default: one per GPU.
     pub nics_per_node: Option<NicsPerNode>,

@@ -731,6 +731,18 @@ async fn errors_point_at_the_input_at_fault_and_name_it_once() {
             "/workload/pipeline_parallel",
             "= 128 GPUs does not fit in 48 GPUs",
         ),
+        // More GPUs a server than one NVLink board holds (16 H100 were timed as one 16-GPU
+        // NVLink domain); a multi-node NVLink rack's trays are not bounded so.
+        (
+            serde_json::json!({"gpus": 1024, "gpus_per_node": 16}),
+            "/gpus_per_node",
+            "16 GPUs a server exceed the 8 GPUs of one h100 server",
+        ),
+        (
+            serde_json::json!({"gpus": 1024, "gpu_model": "b300", "gpus_per_node": 9}),
+            "/gpus_per_node",
+            "set gpus_per_node to at most 8",
+        ),
         // Planes that split the NIC into links no switch runs.
         (
             serde_json::json!({"gpus": 1024, "gpu_model": "b300", "topology": {"planes": 8}}),
