@@ -1237,7 +1237,7 @@ async fn a_sweep_says_what_every_row_shares_once() {
         .await;
     assert_eq!(
         npv["warnings"][0],
-        "total cost is the same at every value of economics.discount_rate for every fabric: the totals are undiscounted; it moves only tco.npv_usd"
+        "total cost is the same at every value of economics.discount_rate for every fabric: the totals are undiscounted; it moves only the discounted figures (tco.npv_usd, tco.by_year[].discounted_usd)"
     );
     let recs = csv_rows(&app, &format!("{q}&format=csv"), rows.len()).await;
     let head = shared.join(" | ");

@@ -102,9 +102,10 @@ pub struct SweepResult {
     /// The second varied input (grids only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vary2: Option<String>,
-    /// What every row's plan says, said once: the catalog's placeholder operating figures, a
-    /// varied input the request also fixes, flat lines. A row's `warnings` has the rest; in
-    /// CSV each row's `warnings` cell begins with these.
+    /// What every row's plan says, said once (the catalog's placeholder operating figures, a
+    /// varied input the request also fixes, flat lines, anything else all points share); a
+    /// row's `warnings` has the rest. In CSV each row's `warnings` cell carries them, after a
+    /// crossover's sentence and before the row's own.
     pub warnings: Vec<String>,
     /// A row per value and fabric (per grid point and fabric for grids).
     #[schema(value_type = Vec<SweepRow>)]
@@ -113,10 +114,23 @@ pub struct SweepResult {
     pub crossovers: Vec<Crossover>,
     /// Plans computed (grid and bisection).
     pub plans_computed: usize,
-    /// What the sweep as a whole says, in few words, for the chart's legend (the rows' warnings
-    /// begin with it in full).
+    /// What the sweep as a whole says, in few words, for the chart's legend (`warnings` begins
+    /// with it in full).
     #[serde(skip)]
     pub notes: Vec<String>,
+}
+
+impl SweepResult {
+    /// The rows as CSV ([`crate::table::sweep_csv`]).
+    fn csv(&self) -> String {
+        crate::table::sweep_csv(
+            &self.vary,
+            self.vary2.as_deref(),
+            &self.warnings,
+            &self.rows,
+            &self.crossovers,
+        )
+    }
 }
 
 impl crate::api::responses::Sheet for SweepResult {
@@ -544,9 +558,10 @@ fn sweep_notes(base: &Base, c: &Checked, rows: &[sweep::SweepRow]) -> (Vec<Strin
             Some((spec, key)) if spec.name == "prices.discounts.category" => {
                 format!("no fabric's bill of materials has a line in category {key}")
             }
-            // The totals are undiscounted sums (`tco.total_usd`): the rate moves the NPV only.
+            // The totals are undiscounted sums (`tco.total_usd`): the rate moves the discounted
+            // figures only.
             _ if name == "economics.discount_rate" => {
-                "the totals are undiscounted; it moves only tco.npv_usd".to_string()
+                "the totals are undiscounted; it moves only the discounted figures (tco.npv_usd, tco.by_year[].discounted_usd)".to_string()
             }
             _ => "these plans' totals do not depend on it".to_string(),
         };
@@ -712,16 +727,7 @@ fn encode(
 ) -> Result<(Parts, &'static str, EntityTag), ApiError> {
     let (body, ct, suffix) = format.body(
         || sweep_json(r, threads).map_err(|e| ApiError::internal(&e)),
-        || {
-            let csv = crate::table::sweep_csv(
-                &r.vary,
-                r.vary2.as_deref(),
-                &r.warnings,
-                &r.rows,
-                &r.crossovers,
-            );
-            Ok(Parts::from(csv.into_bytes()))
-        },
+        || Ok(Parts::from(r.csv().into_bytes())),
     )?;
     Ok((
         body,
@@ -1080,14 +1086,7 @@ pub fn example(qs: &str, catalogs: &CatalogSet) -> Option<(Value, String)> {
         .flatten()
         .copied()
         .collect();
-    let csv = crate::table::sweep_csv(
-        &result.vary,
-        result.vary2.as_deref(),
-        &result.warnings,
-        &result.rows,
-        &result.crossovers,
-    );
-    Some((serde_json::from_slice(&json).ok()?, csv))
+    Some((serde_json::from_slice(&json).ok()?, result.csv()))
 }
 
 #[cfg(test)]
