@@ -526,6 +526,48 @@ fn moe_preset_idles_far_more_than_dense_and_says_why() {
     }
 }
 
+/// A mixture of experts' data-parallel gradient: its dense part, and 1/EP of its routed experts
+/// (Megatron-Core shards routed experts by ETP · EP, the rest by TP). DeepSeek-V3 (671 B, 37 B
+/// active, 256 routed experts, top-8) at TP 1, PP 16, EP 64: routed = 634 · 256/248 = 654.45 B,
+/// dense 16.55 B, per GPU (16.55 + 654.45/64)/16 = 1.6735 B parameters, 3.347 GB at 2 bytes;
+/// the 37 B active taken as dense gave 5.863 GB. A dense model, and a mixture of experts whose
+/// experts are not given, keep (active + (total − active)/EP)/(TP·PP).
+#[test]
+fn a_moe_reduces_its_dense_part_and_its_share_of_the_routed_experts() {
+    let r = evaluate(&preset_input(
+        WorkloadPreset::MoeDeepseekV3,
+        "h100",
+        Fabric::Infiniband,
+        4096,
+    ))
+    .expect("moe evaluates");
+    let data = r
+        .collectives
+        .iter()
+        .find(|c| c.parallelism == "data")
+        .expect("the gradient all-reduce");
+    let routed = 634e9 * 256.0 / 248.0;
+    let want = ((671e9 - routed) + routed / 64.0) / 16.0 * 2.0;
+    assert!(
+        (data.bytes_per_step as f64 - want).abs() < 1e3,
+        "{} against {want}",
+        data.bytes_per_step
+    );
+    assert!((want - 3.347e9).abs() < 1e6, "{want}");
+    let mut unknown = WorkloadPreset::MoeDeepseekV3.workload();
+    unknown.experts = None;
+    assert!(
+        (job::params_per_model_shard(&unknown) - (37e9 + 634e9 / 64.0) / 16.0).abs() < 1.0,
+        "experts not given: the old rule"
+    );
+    let dense = WorkloadPreset::DenseLlama3_405b.workload();
+    let (tp, pp) = (
+        f64::from(dense.tensor_parallel),
+        f64::from(dense.pipeline_parallel),
+    );
+    assert!((job::params_per_model_shard(&dense) - 405e9 / (tp * pp)).abs() < 1.0);
+}
+
 /// FP8 as DeepSeek-V3 trains it (§3.3.2): the dispatches in FP8 with an FP32 scale per 128
 /// elements, the combines in BF16. The expert all-to-all carries (1 + 4/128 + 2) / 2 / 2 =
 /// 0.7578125 of its BF16 bytes, not half (audit 27); tensor, pipeline and context traffic
