@@ -147,9 +147,7 @@ pub fn routed_expert_params(w: &Workload) -> f64 {
     let total = w.model_params_billion * PARAMS_PER_BILLION;
     let idle = (total - active_params(w)).max(0.0);
     match w.experts {
-        Some(e) if e > w.moe_top_k => {
-            (idle * f64::from(e) / f64::from(e - w.moe_top_k)).min(total)
-        }
+        Some(e) if e > w.moe_top_k => (idle * f64::from(e) / f64::from(e - w.moe_top_k)).min(total),
         _ => idle,
     }
 }
