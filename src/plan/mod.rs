@@ -969,14 +969,50 @@ const IDLE_SPINE_PORTS: f64 = 0.75;
 /// The cheaper fabric a slight oversubscription gives is said when it saves this share of
 /// capex.
 const NEAR_NON_BLOCKING_SAVING: f64 = 0.05;
+/// The largest oversubscription at which two switches are named instead of a leaf–spine fabric
+/// asked non-blocking (a judgement: 2:1 halves the bandwidth between the two switches, which
+/// the note's idle figures price for the job asked).
+const TWO_SWITCH_MAX_RATIO: f64 = 2.0;
 
-/// A two-tier fabric asked non-blocking whose spines are mostly idle: every leaf puts the same
-/// number of uplinks on each spine, so one server past a whole scalable unit can double the
-/// spines (1,032 H100 on InfiniBand: 33 leaves need 32 spines, 52 % of their ports used, $937K
-/// more than 1,024). The same fabric at the next leaf split, (k/2 + 1) : (k/2 − 1), is built,
-/// and said when it saves at least [`NEAR_NON_BLOCKING_SAVING`] of capex, with the job's idle
-/// on both (audit 26 F1: at 1.07, 32 leaves and 16 spines, $954K less, idle 0.1091 % against
-/// 0.1090 %). One figures plan for each such fabric.
+/// The fabric `f` of the request at leaf oversubscription `ratio` (one figures plan): its
+/// topology, capex and performance, and the capex saved against `capex`.
+fn at_ratio(
+    req: &PlanRequest,
+    fabric: Fabric,
+    ratio: f64,
+    capex: Decimal,
+    catalogs: &CatalogSet,
+    effort: Effort,
+) -> Option<(Topology, Decimal, f64, Decimal)> {
+    let o = request::Oversubscription::new(ratio)?;
+    let near = PlanRequest {
+        fabrics: Some(vec![fabric]),
+        topology: Some(request::TopologyRequest {
+            oversubscription: Some(o),
+            ..req.topology.clone().unwrap_or_default()
+        }),
+        uncertainty: None,
+        ..req.clone()
+    };
+    let other = figures_unchecked(&near, catalogs, effort).ok()?;
+    let g = other.fabrics.into_iter().next()?;
+    let (t, c, p) = (g.topology?, g.capex?, g.performance?);
+    Some((t, c.total_usd, p.gpu_idle_fraction, capex - c.total_usd))
+}
+
+/// A two-tier fabric asked non-blocking that a slight oversubscription builds for markedly less
+/// (at least [`NEAR_NON_BLOCKING_SAVING`] of capex), said with the job's idle on both:
+/// - its spines mostly idle: every leaf puts the same number of uplinks on each spine, so one
+///   server past a whole scalable unit can double the spines (1,032 H100 on InfiniBand: 33
+///   leaves need 32 spines, 52 % of their ports used, $937K more than 1,024). The fabric at the
+///   next leaf split, (k/2 + 1) : (k/2 − 1) (audit 26 F1: at 1.07, 32 leaves and 16 spines,
+///   $954K less, idle 0.1091 % against 0.1090 %);
+/// - a few servers past what two switches carry non-blocking: the two switches at the ratio
+///   that fits them, up to [`TWO_SWITCH_MAX_RATIO`] (audit 34: 72 H100 on InfiniBand, 3
+///   leaves and 2 spines for $612,520, where two switches at 1.29:1 cost $337,120 and the job
+///   idles the same).
+///
+/// One figures plan for each candidate.
 fn near_non_blocking(
     req: &PlanRequest,
     plan: &Plan,
@@ -988,62 +1024,74 @@ fn near_non_blocking(
         let (Some(t), Some(capex), Some(perf)) = (&f.topology, &f.capex, &f.performance) else {
             continue;
         };
+        if t.tiers != 2 || t.spine_switches == 0 {
+            continue;
+        }
+        let was = 100.0 * perf.gpu_idle_fraction;
+        let worth = |saving: Decimal| {
+            rust_decimal::prelude::ToPrimitive::to_f64(
+                &(saving / capex.total_usd.max(Decimal::ONE)),
+            )
+            .unwrap_or(0.0)
+                >= NEAR_NON_BLOCKING_SAVING
+        };
         let spine_ports = t.spine_switches.saturating_mul(u64::from(t.radix)) as f64;
-        if t.tiers != 2
-            || t.spine_switches == 0
-            || t.ports.spine_ports_used as f64 >= IDLE_SPINE_PORTS * spine_ports
-        {
-            continue;
-        }
         let half = f64::from(t.radix / 2);
-        if half < 2.0 {
+        if (t.ports.spine_ports_used as f64) < IDLE_SPINE_PORTS * spine_ports && half >= 2.0 {
+            // The ratio a buyer would type: the next split's, rounded up to two places.
+            let ratio = ((half + 1.0) / (half - 1.0) * 100.0).ceil() / 100.0;
+            if let Some((t2, capex2, idle2, saving)) =
+                at_ratio(req, f.fabric, ratio, capex.total_usd, catalogs, effort)
+                && worth(saving)
+            {
+                out.push(format!(
+                    "{}: its {} spines use {:.0} % of their ports (every leaf puts the same number of uplinks on each spine, which {} leaves need); at topology.oversubscription = {ratio} ({} leaves, {} spines, {:.3}:1 realised) the fabric costs {} up front, {} less, and the job idles {:.4} % of busy time against {was:.4} %",
+                    f.fabric.as_str(),
+                    t.spine_switches,
+                    100.0 * t.ports.spine_ports_used as f64 / spine_ports,
+                    t.leaf_switches,
+                    t2.leaf_switches,
+                    t2.spine_switches,
+                    t2.oversubscription_realised,
+                    cost::format_usd_short(capex2),
+                    cost::format_usd_short(saving),
+                    100.0 * idle2,
+                ));
+                continue;
+            }
+        }
+        // Two switches, each with every server's rails i mod 2 (⌈R/2⌉ a server) and the
+        // bundle between them: the ratio at which they fit the radix.
+        let nodes = u64::from(t.nodes.max(1));
+        let per_node = t.endpoints_per_plane.div_ceil(nodes);
+        let per_switch = (nodes.saturating_mul(per_node.div_ceil(2))) as f64;
+        let k = f64::from(t.radix);
+        if per_switch >= k {
             continue;
         }
-        // The ratio a buyer would type: the next split's, rounded up to two places.
-        let ratio = ((half + 1.0) / (half - 1.0) * 100.0).ceil() / 100.0;
-        let Some(o) = request::Oversubscription::new(ratio) else {
-            continue;
-        };
-        let near = PlanRequest {
-            fabrics: Some(vec![f.fabric]),
-            topology: Some(request::TopologyRequest {
-                oversubscription: Some(o),
-                ..req.topology.clone().unwrap_or_default()
-            }),
-            uncertainty: None,
-            ..req.clone()
-        };
-        let Ok(other) = figures_unchecked(&near, catalogs, effort) else {
-            continue;
-        };
-        let Some(g) = other.fabrics.first() else {
-            continue;
-        };
-        let (Some(t2), Some(capex2), Some(perf2)) = (&g.topology, &g.capex, &g.performance) else {
-            continue;
-        };
-        let saving = capex.total_usd - capex2.total_usd;
-        let share = rust_decimal::prelude::ToPrimitive::to_f64(
-            &(saving / capex.total_usd.max(Decimal::ONE)),
-        )
-        .unwrap_or(0.0);
-        if share < NEAR_NON_BLOCKING_SAVING {
+        let ratio = (per_switch / (k - per_switch) * 100.0).ceil() / 100.0;
+        if ratio <= 1.0 || ratio > TWO_SWITCH_MAX_RATIO {
             continue;
         }
-        out.push(format!(
-            "{}: its {} spines use {:.0} % of their ports (every leaf puts the same number of uplinks on each spine, which {} leaves need); at topology.oversubscription = {ratio} ({} leaves, {} spines, {:.3}:1 realised) the fabric costs {} up front, {} less, and the job idles {:.4} % of busy time against {:.4} %",
-            f.fabric.as_str(),
-            t.spine_switches,
-            100.0 * t.ports.spine_ports_used as f64 / spine_ports,
-            t.leaf_switches,
-            t2.leaf_switches,
-            t2.spine_switches,
-            t2.oversubscription_realised,
-            cost::format_usd_short(capex2.total_usd),
-            cost::format_usd_short(saving),
-            100.0 * perf2.gpu_idle_fraction,
-            100.0 * perf.gpu_idle_fraction,
-        ));
+        if let Some((t2, capex2, idle2, saving)) =
+            at_ratio(req, f.fabric, ratio, capex.total_usd, catalogs, effort)
+            && t2.design == crate::sizing::Design::DualSwitch
+            && worth(saving)
+        {
+            out.push(format!(
+                "{}: two switches carry these {} servers at topology.oversubscription = {ratio} (dual_switch, {}:{} a switch, {:.3}:1 realised) for {} up front, {} less than {} leaves and {} spines, and the job idles {:.4} % of busy time against {was:.4} %",
+                f.fabric.as_str(),
+                t.nodes,
+                t2.leaf_downlinks,
+                t2.leaf_uplinks,
+                t2.oversubscription_realised,
+                cost::format_usd_short(capex2),
+                cost::format_usd_short(saving),
+                t.leaf_switches,
+                t.spine_switches,
+                100.0 * idle2,
+            ));
+        }
     }
     out
 }

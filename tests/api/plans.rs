@@ -880,6 +880,57 @@ async fn idle_spines_name_the_slightly_oversubscribed_fabric() {
     assert!(note(&app.ok_json("/v1/plans?gpus=1024&fabrics=infiniband").await).is_none());
 }
 
+/// A few servers past what two switches carry non-blocking: the plan names the two switches
+/// at the ratio that fits them, and that plan is what the note says (audit 34: 72 H100 on
+/// InfiniBand built 3 leaves and 2 spines for $612,520 where two switches at 1.29:1 cost
+/// $337,120 and the job idles the same). 64 GPUs fit two switches at 1:1; a forced design
+/// is not second-guessed.
+#[tokio::test]
+async fn a_few_servers_past_two_switches_name_the_two_switch_fabric() {
+    let app = spawn_app().await;
+    let note = |v: &Value| {
+        warnings_with(v, "infiniband: two switches carry")
+            .into_iter()
+            .next()
+    };
+    let plan = app.ok_json("/v1/plans?gpus=72&fabrics=infiniband").await;
+    let said = note(&plan).expect("a note");
+    assert!(
+        said.starts_with(
+            "infiniband: two switches carry these 9 servers at topology.oversubscription = 1.29 (dual_switch, 36:28 a switch"
+        ),
+        "{said}"
+    );
+    let two = app
+        .ok_json("/v1/plans?gpus=72&fabrics=infiniband&topology.oversubscription=1.29")
+        .await;
+    let t = &fabric(&two, "infiniband")["topology"];
+    assert_eq!(t["design"], "dual_switch");
+    let capex = |v: &Value| dec(&fabric(v, "infiniband")["capex"]["total_usd"]);
+    let saving = capex(&plan) - capex(&two);
+    assert_eq!(saving, Decimal::from(275_400));
+    assert!(
+        said.contains("$275K less than 3 leaves and 2 spines"),
+        "{said}"
+    );
+    let idle = fabric(&two, "infiniband")["performance"]["gpu_idle_fraction"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        said.contains(&format!("the job idles {:.4} %", 100.0 * idle)),
+        "{said}"
+    );
+    assert!(note(&two).is_none());
+    assert!(note(&app.ok_json("/v1/plans?gpus=64&fabrics=infiniband").await).is_none());
+    assert!(
+        note(
+            &app.ok_json("/v1/plans?gpus=72&fabrics=infiniband&topology.design=su_clos")
+                .await
+        )
+        .is_none()
+    );
+}
+
 /// An explicit all-reduce beside a preset times the all-reduce alone, and says the preset's
 /// step is not timed (audit 27: the preset was echoed while its traffic was dropped unsaid).
 #[tokio::test]
