@@ -1714,6 +1714,44 @@ const PCIE_BOUND_SHARE: f64 = 0.75;
 /// line assumes: 2 % (reached near 20,000 GPUs on one plane at the Llama 3 rates).
 const FAILURE_SHARE_WARNED: f64 = 0.02;
 
+/// Leaf–spine links beyond what the node links need at the realised ratio, as a share of the
+/// node links, above which a plan says they are there.
+const SPARE_UPLINKS_SAID: f64 = 0.10;
+
+/// A two-tier fabric cables every leaf's full uplink share, as NVIDIA's published tables do,
+/// whether its downlinks are all used or not: room to grow without recabling the spines, bought
+/// now (audit 34: 72 NIC ports with 96 leaf–spine links on InfiniBand, 288 with 384 for 144
+/// GB300 on RoCE, about $130K of modules and fibre, said only in docs/sizing.md). Said when
+/// the spare links are at least [`SPARE_UPLINKS_SAID`] of the node links (1 SU of a SuperPOD,
+/// 8 spare of 248, says nothing).
+fn spare_uplinks_warning(s: &SizedFabric, warnings: &mut Vec<String>) {
+    let t = &s.topology;
+    if t.tiers < 2 || t.spine_switches == 0 {
+        return;
+    }
+    let (node, up) = (t.links.node_leaf, t.links.leaf_spine);
+    let o = t.oversubscription_realised.max(1.0);
+    let needed = (node as f64 / o).ceil() as u64;
+    let spare = up.saturating_sub(needed);
+    if spare == 0 || (spare as f64) < SPARE_UPLINKS_SAID * node as f64 {
+        return;
+    }
+    let ratio = if (o - o.round()).abs() < 1e-9 {
+        format!("{}:1", o.round())
+    } else {
+        format!("{o:.3}:1")
+    };
+    push_unique(
+        warnings,
+        format!(
+            "{}: every leaf is cabled for its full uplink share ({} leaf–spine links for {} node links at {ratio}), so {spare} links are room to grow, their modules and fibre bought now; cabling only the used downlinks is not an option of this design",
+            s.fabric.as_str(),
+            up,
+            node,
+        ),
+    );
+}
+
 /// The failure line charges every interruption to every GPU (one job spans the cluster, as
 /// Llama 3's did): it grows with the square of the cluster and dominates the idle line at
 /// 100,000 GPUs. Said when it passes [`FAILURE_SHARE_WARNED`] of busy GPU-hours.
@@ -1894,6 +1932,9 @@ fn plan_sized(
         push_unique(warnings, w.clone());
     }
     failure_share_warning(r, s.fabric, &cost.gpu_idle, warnings);
+    if full {
+        spare_uplinks_warning(s, warnings);
+    }
     // The priced lines move into the plan (the comparison does not read them).
     let priced = std::mem::take(&mut cost.bom);
     let bom = full.then(|| {

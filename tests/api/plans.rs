@@ -880,6 +880,32 @@ async fn idle_spines_name_the_slightly_oversubscribed_fabric() {
     assert!(note(&app.ok_json("/v1/plans?gpus=1024&fabrics=infiniband").await).is_none());
 }
 
+/// A leaf–spine fabric cables every leaf's full uplink share, partly filled leaves too; the
+/// plan says how many links are room to grow (audit 34: 96 links for 72 node links, said only
+/// in docs/sizing.md). A SuperPOD unit of 31 servers (8 spare of 248) and whole units say
+/// nothing.
+#[tokio::test]
+async fn spare_uplinks_of_partly_filled_leaves_are_said() {
+    let app = spawn_app().await;
+    let said = |v: &Value| warnings_with(v, "room to grow");
+    let p = app.ok_json("/v1/plans?gpus=72&fabrics=infiniband").await;
+    assert_eq!(
+        said(&p),
+        [
+            "infiniband: every leaf is cabled for its full uplink share (96 leaf–spine links for 72 node links at 1:1), so 24 links are room to grow, their modules and fibre bought now; cabling only the used downlinks is not an option of this design"
+        ]
+    );
+    let t = &fabric(&p, "infiniband")["topology"]["links"];
+    assert_eq!(
+        (t["node_leaf"].as_u64(), t["leaf_spine"].as_u64()),
+        (Some(72), Some(96))
+    );
+    for gpus in [248, 1024] {
+        let p = app.ok_json(&format!("/v1/plans?gpus={gpus}")).await;
+        assert!(said(&p).is_empty(), "{gpus}: {:?}", said(&p));
+    }
+}
+
 /// A few servers past what two switches carry non-blocking: the plan names the two switches
 /// at the ratio that fits them, and that plan is what the note says (audit 34: 72 H100 on
 /// InfiniBand built 3 leaves and 2 spines for $612,520 where two switches at 1.29:1 cost
