@@ -198,9 +198,14 @@ impl fmt::Display for Recommendation {
                 } else {
                     ("one NVLink domain", "NVLink domain")
                 };
+                let all = if gpus == 1 {
+                    "the one GPU is".to_string()
+                } else {
+                    format!("all {gpus} GPUs are")
+                };
                 write!(
                     f,
-                    "No scale-out fabric is needed: all {gpus} GPUs are in {inside}, every collective runs over NVLink and no fabric changes the job's step time. If one is bought anyway (storage, growth, a second {second}): {then}"
+                    "No scale-out fabric is needed: {all} in {inside}, every collective runs over NVLink and no fabric changes the job's step time. If one is bought anyway (storage, growth, a second {second}): {then}"
                 )
             }
             Recommendation::Choose {

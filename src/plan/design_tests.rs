@@ -791,6 +791,23 @@ fn top_of_rack_copper_is_sized_when_the_racks_are_known() {
         "{:?}",
         p.warnings
     );
+    // The fabric is named once (audit 34: "infiniband: tor_copper … was not sized:
+    // infiniband: …"); a cluster that fits one switch, which single_switch and dual_switch
+    // build, says nothing of the rack design.
+    let note: Vec<&String> = p
+        .warnings
+        .iter()
+        .filter(|w| w.contains("tor_copper"))
+        .collect();
+    assert_eq!(note.len(), 1, "{note:?}");
+    assert!(!note[0].contains("not sized: infiniband:"), "{}", note[0]);
+    let small =
+        plan(serde_json::json!({"gpus": 16, "topology": {"nodes_per_rack": 2}})).expect("plan");
+    assert!(
+        small.warnings.iter().all(|w| !w.contains("tor_copper")),
+        "{:?}",
+        small.warnings
+    );
     // Forced where it cannot be built (one server per rack: 128 leaves > 64 per plane), the
     // fabric is infeasible with the reason.
     let p = plan(

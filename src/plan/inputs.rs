@@ -532,10 +532,14 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     // with no word that it is 15 racks, 1,080 GPUs, $1.17M more on InfiniBand).
     if domain > u64::from(gpus_per_node) && !u64::from(gpus).is_multiple_of(domain) {
         let racks = u64::from(gpus).div_ceil(domain);
+        let servers = u64::from(gpus).div_ceil(u64::from(gpus_per_node));
         warnings.push(format!(
-            "gpus: {gpus} GPUs are not whole {domain}-GPU NVLink domains of {} (racks are bought whole): the plan sizes the fabric for the {} servers of {gpus_per_node} GPUs they fill; {racks} whole rack{} {} {} GPUs (set gpus = {})",
+            "gpus: {gpus} GPU{} not whole {domain}-GPU NVLink domains of {} (racks are bought whole): the plan sizes the fabric for the {servers} server{} of {gpus_per_node} GPUs {} fill{}; {racks} whole rack{} {} {} GPUs (set gpus = {})",
+            if gpus == 1 { " is" } else { "s are" },
             gpu.id,
-            u64::from(gpus).div_ceil(u64::from(gpus_per_node)),
+            if servers == 1 { "" } else { "s" },
+            if gpus == 1 { "it" } else { "they" },
+            if gpus == 1 { "s" } else { "" },
             if racks == 1 { "" } else { "s" },
             if racks == 1 { "is" } else { "are" },
             racks * domain,

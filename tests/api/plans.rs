@@ -810,6 +810,19 @@ async fn one_nvlink_domain_is_told_no_fabric_is_needed() {
     );
     let two = says(&app.ok_json("/v1/plans?gpus=16").await);
     assert!(!two.contains("No scale-out fabric"), "{two}");
+    // One GPU in words (audit 34: "all 1 GPUs are in one server").
+    let one = app.ok_json("/v1/plans?gpus=1&gpu_model=gb200-nvl72").await;
+    assert!(
+        says(&one).starts_with("No scale-out fabric is needed: the one GPU is in one server"),
+        "{}",
+        says(&one)
+    );
+    assert_eq!(
+        warnings_with(&one, "racks are bought whole"),
+        [
+            "gpus: 1 GPU is not whole 72-GPU NVLink domains of gb200-nvl72 (racks are bought whole): the plan sizes the fabric for the 1 server of 4 GPUs it fills; 1 whole rack is 72 GPUs (set gpus = 72)"
+        ]
+    );
 }
 
 /// NVL72 racks are bought whole: a GB200 cluster that is not whole racks is warned with the
