@@ -492,10 +492,19 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             .rev()
             .find(|p| all.is_multiple_of(tp * cp * p));
         warnings.push(format!(
-            "workload: a data-parallel replica is TP {tp} x PP {pp} x CP {cp} = {replica} GPUs, so {gpus} GPUs hold {dp} and the job runs on {used}; the other {left} {} no part of it and {} priced as if {} ran it (idle cost at the job's idle fraction): {}",
+            "workload: a data-parallel replica is TP {tp} x PP {pp} x CP {cp} = {replica} GPUs, so {gpus} GPUs hold {dp} and the job runs on {used}; the other {left} {} no part of it{}: {}",
             if left == 1 { "GPU runs" } else { "run" },
-            if left == 1 { "is" } else { "are" },
-            if left == 1 { "it" } else { "they" },
+            // Inside one NVLink domain no idle cost is charged at all (the note below says
+            // so; audit 34 read the two as contradicting each other).
+            if all <= u64::from(domain_gpus) {
+                String::new()
+            } else {
+                format!(
+                    " and {} priced as if {} ran it (idle cost at the job's idle fraction)",
+                    if left == 1 { "is" } else { "are" },
+                    if left == 1 { "it" } else { "they" },
+                )
+            },
             match fits {
                 Some(p) => format!("workload.pipeline_parallel {p} uses all {gpus}"),
                 None => format!(

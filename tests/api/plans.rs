@@ -810,6 +810,14 @@ async fn one_nvlink_domain_is_told_no_fabric_is_needed() {
     );
     let two = says(&app.ok_json("/v1/plans?gpus=16").await);
     assert!(!two.contains("No scale-out fabric"), "{two}");
+    // Inside the domain no idle cost is charged, so GPUs the job leaves out are not said to be
+    // priced at its idle fraction (audit 34: the two notes read as contradicting each other).
+    let rack_plan = app
+        .ok_json("/v1/plans?gpus=72&gpu_model=gb200-nvl72&economics.gpu_hour_usd=4")
+        .await;
+    let left_out = warnings_with(&rack_plan, "the other 8 run no part of it");
+    assert_eq!(left_out.len(), 1, "{left_out:?}");
+    assert!(!left_out[0].contains("priced as if"), "{}", left_out[0]);
     // One GPU in words (audit 34: "all 1 GPUs are in one server").
     let one = app.ok_json("/v1/plans?gpus=1&gpu_model=gb200-nvl72").await;
     assert!(
