@@ -1250,6 +1250,45 @@ async fn a_sweep_says_what_every_row_shares_once() {
     }
 }
 
+/// NVL72 racks are bought whole: a `gpus` range on GB200 NVL72 is taken in whole racks, and
+/// no crossover is bisected between two of them (audit 34: the report page of one rack drew
+/// a crossover at 41 GPUs, 11 trays). Listed values stay as written; HGX GPUs are not touched.
+#[tokio::test]
+async fn an_nvl72_sweep_steps_in_whole_racks() {
+    let app = spawn_app().await;
+    let sizes = |v: &Value| -> Vec<u64> {
+        let mut s: Vec<u64> = v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["gpus"].as_u64().unwrap())
+            .collect();
+        s.dedup();
+        s
+    };
+    let racks = app
+        .ok_json("/v1/sweeps?vary=gpus&from=18&to=288&steps=9&scale=geometric&gpu_model=gb200-nvl72&economics.gpu_hour_usd=4")
+        .await;
+    assert_eq!(sizes(&racks), [72, 144, 216, 288]);
+    let crossing = app
+        .ok_json("/v1/sweeps?vary=gpus&from=72&to=14400&steps=60&gpu_model=gb200-nvl72&fabrics=infiniband,roce_adaptive&economics.gpu_hour_usd=4")
+        .await;
+    let crossovers = crossing["crossovers"].as_array().unwrap();
+    assert!(!crossovers.is_empty(), "{crossing}");
+    for c in crossovers {
+        assert_eq!(c["exact"], false, "{c}");
+        assert_eq!(c["value"].as_f64().unwrap() % 72.0, 0.0, "{c}");
+    }
+    let listed = app
+        .ok_json("/v1/sweeps?vary=gpus&values=41,100&gpu_model=gb200-nvl72")
+        .await;
+    assert_eq!(sizes(&listed), [41, 100]);
+    let hgx = app
+        .ok_json("/v1/sweeps?vary=gpus&from=18&to=288&steps=9&scale=geometric")
+        .await;
+    assert_eq!(sizes(&hgx).len(), 9);
+}
+
 /// A grid's bisections leave the plan budget its later slices' grid points need: past it a
 /// crossover is reported at the upper value, `"exact": false`, and the sweep answers (audit 15:
 /// with five-figure crossovers costing up to 31 plans, this grid of 2 × 700 values ran out at

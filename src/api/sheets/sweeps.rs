@@ -182,7 +182,7 @@ fn sweep_error(e: SweepError) -> ApiError {
 }
 
 /// One axis: the input must be a numeric plan input (the 422 lists them).
-fn axis(input: AxisInput) -> Result<(Axis, &'static Numeric), ApiError> {
+fn axis(input: AxisInput) -> Result<(Axis, &'static Numeric, bool), ApiError> {
     // A keyed input (`prices.overrides.<sku>`) sweeps as its map input declares it; the plan
     // at the first point says whether the key is the catalog's.
     let spec = numeric_spec(&input.name)
@@ -208,7 +208,7 @@ fn axis(input: AxisInput) -> Result<(Axis, &'static Numeric), ApiError> {
         }
         a.values.dedup();
     }
-    Ok((a, n))
+    Ok((a, n, ranged))
 }
 
 /// `v` rounded to 15 significant digits (fewer than an `f64` holds, so the last bits of
@@ -222,6 +222,8 @@ fn short_decimal(v: f64) -> f64 {
 struct Checked {
     spec: Spec,
     kinds: (&'static Numeric, Option<&'static Numeric>),
+    /// Each axis's values come from a range (`from`, `to`), not a list.
+    ranged: [bool; 2],
 }
 
 impl Checked {
@@ -263,15 +265,55 @@ fn repoint(e: ApiError, to: impl Fn(&str) -> String) -> ApiError {
 }
 
 fn spec(first: AxisInput, second: Option<AxisInput>) -> Result<Checked, ApiError> {
-    let (a, ka) = axis(first)?;
-    let (b, kb) = match second.map(axis).transpose()? {
-        Some((b, kb)) => (Some(b), Some(kb)),
-        None => (None, None),
+    let (a, ka, ranged_a) = axis(first)?;
+    let (b, kb, ranged_b) = match second.map(axis).transpose()? {
+        Some((b, kb, r)) => (Some(b), Some(kb), r),
+        None => (None, None, false),
     };
     Ok(Checked {
         spec: Spec::new(a, b).map_err(sweep_error)?,
         kinds: (ka, kb),
+        ranged: [ranged_a, ranged_b],
     })
+}
+
+/// A `gpus` axis on a GPU whose NVLink domain spans servers (GB200/GB300 NVL72: racks are
+/// bought whole), in whole domains: a range's values rounded to the nearest multiple of the
+/// domain (at least one, duplicates removed; listed values stay as written), and no crossover
+/// bisected between two of them, where only part of a rack lies (audit 34: the report page of
+/// one GB200 rack drew "InfiniBand → RoCE (ECMP) at 41 GPUs", 11 trays). `None`: the sweep as
+/// asked.
+fn in_whole_domains(base: &Base, c: &Checked, catalogs: &CatalogSet) -> Option<Spec> {
+    let first = c.spec.first.values.first().copied()?;
+    let second = c
+        .spec
+        .second
+        .as_ref()
+        .and_then(|a| a.values.first().copied());
+    let req = base.request(c, first, second, false).ok()?;
+    let r = plan::inputs::resolve(&req, catalogs).ok()?;
+    let d = f64::from(r.nvlink_domain_gpus);
+    if r.nvlink_domain_gpus <= r.gpus_per_node || d < 2.0 {
+        return None;
+    }
+    let mut spec = c.spec.clone();
+    let axes = std::iter::once(&mut spec.first).chain(spec.second.as_mut());
+    let mut changed = false;
+    for (i, a) in axes.enumerate() {
+        if a.name != "gpus" {
+            continue;
+        }
+        changed = true;
+        a.bisect = false;
+        if c.ranged.get(i).copied().unwrap_or(false) {
+            let top = (f64::from(plan::request::Gpus::MAX) / d).floor().max(1.0) * d;
+            for v in &mut a.values {
+                *v = ((*v / d).round().max(1.0) * d).min(top);
+            }
+            a.values.dedup();
+        }
+    }
+    changed.then_some(spec)
 }
 
 /// A value as query text, typed by the input: integers as integers, decimals in plain
@@ -483,7 +525,8 @@ fn run(
         || (c.spec.first.values.len() == 1
             && c.spec.second.as_ref().is_some_and(|s| !reads(&s.name)));
     let base = &base;
-    let out = sweep::run(&c.spec, workers, || {
+    let whole = in_whole_domains(base, c, catalogs);
+    let out = sweep::run(whole.as_ref().unwrap_or(&c.spec), workers, || {
         let mut memo = repeats.then(plan::SizingMemo::default);
         move |v, v2| {
             if let Some((until, limit)) = budget
