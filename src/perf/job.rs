@@ -161,8 +161,14 @@ pub fn routed_expert_params(w: &Workload) -> f64 {
 pub fn params_per_model_shard(w: &Workload) -> f64 {
     let total = w.model_params_billion * PARAMS_PER_BILLION;
     let routed = routed_expert_params(w);
-    let ep = f64::from(w.expert_parallel.max(1));
-    let per_ep = (total - routed).max(0.0) + routed / ep;
+    let ep = w.expert_parallel.max(1);
+    // The busiest rank's share: ⌈E/EP⌉ of E experts when they split unevenly (a preset's
+    // refitted degree), 1/EP otherwise.
+    let share = match w.experts {
+        Some(e) if e > 0 => f64::from(e.div_ceil(ep)) / f64::from(e),
+        _ => 1.0 / f64::from(ep),
+    };
+    let per_ep = (total - routed).max(0.0) + routed * share;
     per_ep / (f64::from(w.tensor_parallel.max(1)) * f64::from(w.pipeline_parallel.max(1)))
 }
 

@@ -442,10 +442,12 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
                     ),
                 ));
             }
-            // Each rank holds whole experts (Megatron-LM: num_experts % expert_parallel == 0).
+            // Each rank holds at least one expert. A degree that does not divide them splits
+            // them unevenly, which the model times at the busiest rank (⌈E/EP⌉ experts); the
+            // plan layer refuses it unless it refitted a preset's degree (Megatron-LM needs
+            // num_experts % expert_parallel == 0).
             if let Some(x) = w.experts.map(u64::from)
-                && ep > 1
-                && !x.is_multiple_of(ep)
+                && ep > x
             {
                 return Err(out_of_range(
                     "workload.expert_parallel",

@@ -801,6 +801,18 @@ fn top_of_rack_copper_is_sized_when_the_racks_are_known() {
         .collect();
     assert_eq!(note.len(), 1, "{note:?}");
     assert!(!note[0].contains("not sized: infiniband:"), "{}", note[0]);
+    // Also where tor_copper fails first for another reason (no in-rack copper at 800G) but two
+    // switches are sized (audit 35: 24 B300 on InfiniBand).
+    let b300 = plan(
+        serde_json::json!({"gpus": 24, "gpu_model": "b300", "fabrics": ["infiniband"],
+        "topology": {"nodes_per_rack": 2}}),
+    )
+    .expect("plan");
+    assert!(
+        b300.warnings.iter().all(|w| !w.contains("tor_copper")),
+        "{:?}",
+        b300.warnings
+    );
     let small =
         plan(serde_json::json!({"gpus": 16, "topology": {"nodes_per_rack": 2}})).expect("plan");
     assert!(

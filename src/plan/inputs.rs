@@ -305,6 +305,10 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     // degree the user gives is kept (and refused by the performance model when it does not
     // divide).
     let mut expert_note = None;
+    // The preset's degree refitted to this cluster (echoed as not set, so that the echo posted
+    // back refits it again), and its experts then split unevenly (echoed as not set too: given,
+    // they would be the user's, and the refit would have to divide them).
+    let (mut ep_refitted, mut experts_uneven) = (false, false);
     let dp = perf::data_parallel_replicas(gpus, &workload);
     let preset_ep = u64::from(workload.expert_parallel.max(1));
     if let Some(preset) = w.preset
@@ -336,14 +340,15 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             .find(|e| dp.is_multiple_of(*e) && given_experts.is_none_or(|x| x.is_multiple_of(*e)))
             .unwrap_or(1);
         workload.expert_parallel = u32::try_from(fitted).unwrap_or(1);
+        // Kept, split unevenly (the busiest rank holds ⌈E/EP⌉, which the model times): this job
+        // is the preset's, refitted. (Until 2026-11-27 the count was dropped, and with it the
+        // routed experts' share of the gradient: 2,064 H100 reduced 6.47 GB a GPU for 3.35.)
         let uneven = workload
             .experts
             .map(u64::from)
             .filter(|x| !x.is_multiple_of(fitted));
-        if uneven.is_some() {
-            // Not checked against the experts: this job is the preset's, refitted.
-            workload.experts = None;
-        }
+        ep_refitted = true;
+        experts_uneven = uneven.is_some();
         let unit = preset_ep.saturating_mul(perf::data_parallel_replica_gpus(&workload));
         let lower = u64::from(gpus) / unit.max(1) * unit;
         expert_note = Some(format!(
@@ -356,6 +361,27 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
                 ))
                 .unwrap_or_default(),
             lower.saturating_add(unit)
+        ));
+    }
+    // Each rank holds whole experts (Megatron-LM: num_experts % expert_parallel == 0): a degree
+    // the user gives, or experts the user gives, must divide; only the preset's refitted
+    // degree splits them unevenly (and says so above).
+    let ep = u64::from(workload.expert_parallel.max(1));
+    // (More ranks than experts, or a top-k above the experts, are the model's to refuse,
+    // top-k first.)
+    if !ep_refitted
+        && let Some(x) = workload.experts.map(u64::from)
+        && ep > 1
+        && ep < x
+        && u64::from(workload.moe_top_k) <= x
+        && !x.is_multiple_of(ep)
+    {
+        return Err(PlanError::field(
+            "/workload/expert_parallel",
+            ErrorCode::PerformanceModel,
+            format!(
+                "{ep} does not divide the {x} routed experts (each rank holds whole experts): use a divisor of {x}"
+            ),
         ));
     }
     if let Some(a) = workload.active_params_billion
@@ -823,11 +849,14 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             preset: workload.preset,
             active_params_billion: workload.active_params_billion.map(ModelParamsBillion::echo),
             context_parallel: Some(ParallelDegree::echo(workload.context_parallel)),
-            expert_parallel: Some(ParallelDegree::echo(workload.expert_parallel)),
+            expert_parallel: (!ep_refitted).then(|| ParallelDegree::echo(workload.expert_parallel)),
             moe_top_k: Some(MoeTopK::echo(workload.moe_top_k)),
             kv_heads: Some(KvHeads::echo(workload.kv_heads)),
             layers: workload.layers.map(Layers::echo),
-            experts: workload.experts.map(Experts::echo),
+            experts: workload
+                .experts
+                .filter(|_| !experts_uneven)
+                .map(Experts::echo),
             data_parallel: workload.data_parallel.map(DataParallelDegree::echo),
             data_parallel_mode: Some(workload.data_parallel_mode),
             sequence_length: Some(SequenceLength::echo(workload.sequence_length)),

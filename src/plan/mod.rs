@@ -974,8 +974,31 @@ const NEAR_NON_BLOCKING_SAVING: f64 = 0.05;
 /// the note's idle figures price for the job asked).
 const TWO_SWITCH_MAX_RATIO: f64 = 2.0;
 
-/// The fabric `f` of the request at leaf oversubscription `ratio` (one figures plan): its
-/// topology, capex and performance, and the capex saved against `capex`.
+/// A fabric of the request at another leaf oversubscription ([`at_ratio`]).
+struct Near {
+    topology: Topology,
+    capex_usd: Decimal,
+    gpu_idle_fraction: f64,
+    /// Capex saved against the plan's.
+    saving_usd: Decimal,
+}
+
+impl Near {
+    /// "$7.1M up front, $954K less, and the job idles 0.1091 % of busy time against 0.1090 %"
+    /// (`was`: the plan's idle fraction), `than` after "less".
+    fn said(&self, than: &str, was: f64) -> String {
+        format!(
+            "{} up front, {} less{than}, and the job idles {:.4} % of busy time against {:.4} %",
+            cost::format_usd_short(self.capex_usd),
+            cost::format_usd_short(self.saving_usd),
+            100.0 * self.gpu_idle_fraction,
+            100.0 * was,
+        )
+    }
+}
+
+/// The fabric `f` of the request at leaf oversubscription `ratio` (one figures plan), against
+/// the plan's `capex`.
 fn at_ratio(
     req: &PlanRequest,
     fabric: Fabric,
@@ -983,7 +1006,7 @@ fn at_ratio(
     capex: Decimal,
     catalogs: &CatalogSet,
     effort: Effort,
-) -> Option<(Topology, Decimal, f64, Decimal)> {
+) -> Option<Near> {
     let o = request::Oversubscription::new(ratio)?;
     let near = PlanRequest {
         fabrics: Some(vec![fabric]),
@@ -996,8 +1019,13 @@ fn at_ratio(
     };
     let other = figures_unchecked(&near, catalogs, effort).ok()?;
     let g = other.fabrics.into_iter().next()?;
-    let (t, c, p) = (g.topology?, g.capex?, g.performance?);
-    Some((t, c.total_usd, p.gpu_idle_fraction, capex - c.total_usd))
+    let (topology, c, p) = (g.topology?, g.capex?, g.performance?);
+    Some(Near {
+        topology,
+        capex_usd: c.total_usd,
+        gpu_idle_fraction: p.gpu_idle_fraction,
+        saving_usd: capex - c.total_usd,
+    })
 }
 
 /// A two-tier fabric asked non-blocking that a slight oversubscription builds for markedly less
@@ -1027,7 +1055,7 @@ fn near_non_blocking(
         if t.tiers != 2 || t.spine_switches == 0 {
             continue;
         }
-        let was = 100.0 * perf.gpu_idle_fraction;
+        let was = perf.gpu_idle_fraction;
         let worth = |saving: Decimal| {
             rust_decimal::prelude::ToPrimitive::to_f64(
                 &(saving / capex.total_usd.max(Decimal::ONE)),
@@ -1040,12 +1068,12 @@ fn near_non_blocking(
         if (t.ports.spine_ports_used as f64) < IDLE_SPINE_PORTS * spine_ports && half >= 2.0 {
             // The ratio a buyer would type: the next split's, rounded up to two places.
             let ratio = ((half + 1.0) / (half - 1.0) * 100.0).ceil() / 100.0;
-            if let Some((t2, capex2, idle2, saving)) =
-                at_ratio(req, f.fabric, ratio, capex.total_usd, catalogs, effort)
-                && worth(saving)
+            if let Some(near) = at_ratio(req, f.fabric, ratio, capex.total_usd, catalogs, effort)
+                && worth(near.saving_usd)
             {
+                let t2 = &near.topology;
                 out.push(format!(
-                    "{}: its {} spines use {:.0} % of their ports (every leaf puts the same number of uplinks on each spine, which {} leaves need); at topology.oversubscription = {ratio} ({} leaves, {} spines, {:.3}:1 realised) the fabric costs {} up front, {} less, and the job idles {:.4} % of busy time against {was:.4} %",
+                    "{}: its {} spines use {:.0} % of their ports (every leaf puts the same number of uplinks on each spine, which {} leaves need); at topology.oversubscription = {ratio} ({} leaves, {} spines, {:.3}:1 realised) the fabric costs {}",
                     f.fabric.as_str(),
                     t.spine_switches,
                     100.0 * t.ports.spine_ports_used as f64 / spine_ports,
@@ -1053,9 +1081,7 @@ fn near_non_blocking(
                     t2.leaf_switches,
                     t2.spine_switches,
                     t2.oversubscription_realised,
-                    cost::format_usd_short(capex2),
-                    cost::format_usd_short(saving),
-                    100.0 * idle2,
+                    near.said("", was),
                 ));
                 continue;
             }
@@ -1073,23 +1099,33 @@ fn near_non_blocking(
         if ratio <= 1.0 || ratio > TWO_SWITCH_MAX_RATIO {
             continue;
         }
-        if let Some((t2, capex2, idle2, saving)) =
-            at_ratio(req, f.fabric, ratio, capex.total_usd, catalogs, effort)
-            && t2.design == crate::sizing::Design::DualSwitch
-            && worth(saving)
+        if let Some(near) = at_ratio(req, f.fabric, ratio, capex.total_usd, catalogs, effort)
+            && near.topology.design == crate::sizing::Design::DualSwitch
+            && worth(near.saving_usd)
         {
+            let t2 = &near.topology;
+            // Totals over the planes, which each repeat the two switches (audit 35: B300 on
+            // RoCE runs two planes, four switches).
+            let (two, planes) = if t.planes > 1 {
+                (
+                    format!("two switches a plane ({} in all)", 2 * u64::from(t.planes)),
+                    format!(" in all, over {} planes", t.planes),
+                )
+            } else {
+                ("two switches".to_string(), String::new())
+            };
+            let than = format!(
+                " than {} leaves and {} spines{planes}",
+                t.leaf_switches, t.spine_switches
+            );
             out.push(format!(
-                "{}: two switches carry these {} servers at topology.oversubscription = {ratio} (dual_switch, {}:{} a switch, {:.3}:1 realised) for {} up front, {} less than {} leaves and {} spines, and the job idles {:.4} % of busy time against {was:.4} %",
+                "{}: {two} carry these {} servers at topology.oversubscription = {ratio} (dual_switch, {}:{} a switch, {:.3}:1 realised) for {}",
                 f.fabric.as_str(),
                 t.nodes,
                 t2.leaf_downlinks,
                 t2.leaf_uplinks,
                 t2.oversubscription_realised,
-                cost::format_usd_short(capex2),
-                cost::format_usd_short(saving),
-                t.leaf_switches,
-                t.spine_switches,
-                100.0 * idle2,
+                near.said(&than, was),
             ));
         }
     }
@@ -1428,7 +1464,13 @@ fn size_fabric<'a>(
     // Racks given but no top-of-rack design built: say why, unless the whole cluster fits one
     // switch, which single_switch and dual_switch build (audit 34: three notes on 16 GPUs, each
     // naming its fabric twice, beside the dual_switch plan).
+    // (Nor when one or two switches are sized: racks of a leaf each are beside the point
+    // there, whatever kept them out; audit 35: 24 B300 on InfiniBand with two racks a switch.)
+    let one_or_two = sized
+        .iter()
+        .any(|(d, _, _)| matches!(d, Design::SingleSwitch | Design::DualSwitch));
     if r.nodes_per_rack.is_some()
+        && !one_or_two
         && let Some((_, e)) = not_fitting.iter().find(|(d, e)| {
             *d == Design::TorCopper
                 && !matches!(
@@ -1736,7 +1778,8 @@ const SPARE_UPLINKS_SAID: f64 = 0.10;
 /// 8 spare of 248, says nothing).
 fn spare_uplinks_warning(s: &SizedFabric, warnings: &mut Vec<String>) {
     let t = &s.topology;
-    if t.tiers < 2 || t.spine_switches == 0 {
+    // Two tiers: above them a core's own spare links would be a second count (audit 35).
+    if t.tiers != 2 || t.spine_switches == 0 {
         return;
     }
     let (node, up) = (t.links.node_leaf, t.links.leaf_spine);

@@ -229,6 +229,17 @@ async fn the_page_shows_the_form_the_comparison_and_the_charts() {
 
 #[tokio::test]
 async fn the_report_takes_plan_parameters_and_escapes_them() {
+    // One GPU and one year in words (audit 35: "1 GPUs").
+    let app1 = spawn_app().await;
+    let one = app1.text("/report?gpus=1&economics.years=1").await;
+    assert!(
+        one.contains("<title>Fabric cost report — 1 GPU · fabric-tco</title>"),
+        "title"
+    );
+    assert!(
+        one.contains("Recommendation for 1 GPU over 1 year</h2>"),
+        "heading"
+    );
     let app = spawn_app().await;
     let qs = "gpus=256&fabrics=roce&fabrics=infiniband&economics.years=7&_x=%3Cb%3E";
     let html = app.text(&format!("/report?{qs}")).await;

@@ -614,11 +614,30 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
     let body = json!({"gpus": 1152, "gpu_model": "gb200-nvl72", "economics": {"gpu_hour_usd": "4"},
         "workload": {"preset": "moe-deepseek-v3"}});
     let v = plan(&app, body.clone()).await;
+    // The refitted degree and the unevenly split experts are echoed as not set, so that the
+    // echo posted back refits them again (a regression audit: echoed as 36 with no experts,
+    // the post-back was a 422 on the preset's 256 experts at 2,064 H100).
     assert_eq!(
-        v["inputs"]["workload"]["expert_parallel"], 36,
+        (
+            &v["inputs"]["workload"]["expert_parallel"],
+            &v["inputs"]["workload"]["experts"]
+        ),
+        (&Value::Null, &Value::Null),
         "{}",
         v["inputs"]
     );
+    let expert = v["fabrics"][0]["performance"]["collectives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["parallelism"] == "expert")
+        .expect("the expert all-to-all")
+        .clone();
+    assert_eq!(expert["group_size"], 36, "{expert}");
+    let again = plan(&app, v["inputs"].clone()).await;
+    assert_eq!(again["plan_id"], v["plan_id"]);
+    assert_eq!(again["warnings"], v["warnings"]);
+    assert_eq!(again["fabrics"], v["fabrics"]);
     assert_warns(
         &v,
         "workload.expert_parallel: the preset's 64 does not divide the 72 data-parallel replicas of 1152 GPUs; using 36, the largest degree up to 64 that does, which splits the 256 experts unevenly (7 or 8 a rank; Megatron-LM needs a divisor); the preset's 64 fits 1024 or 2048 GPUs",
@@ -921,7 +940,8 @@ async fn spare_uplinks_of_partly_filled_leaves_are_said() {
         (t["node_leaf"].as_u64(), t["leaf_spine"].as_u64()),
         (Some(72), Some(96))
     );
-    for gpus in [248, 1024] {
+    // 2,056 GPUs build three tiers: the note is a two-tier one (audit 35).
+    for gpus in [248, 1024, 2056] {
         let p = app.ok_json(&format!("/v1/plans?gpus={gpus}")).await;
         assert!(said(&p).is_empty(), "{gpus}: {:?}", said(&p));
     }
@@ -969,6 +989,21 @@ async fn a_few_servers_past_two_switches_name_the_two_switch_fabric() {
     );
     assert!(note(&two).is_none());
     assert!(note(&app.ok_json("/v1/plans?gpus=64&fabrics=infiniband").await).is_none());
+    // Two planes repeat the two switches, and the totals say so (audit 35: "two switches" for
+    // B300 on RoCE, which prices four).
+    let planes = app
+        .ok_json("/v1/plans?gpus=144&gpu_model=b300&fabrics=roce")
+        .await;
+    let said = warnings_with(
+        &planes,
+        "roce: two switches a plane (4 in all) carry these 18 servers",
+    );
+    assert_eq!(said.len(), 1, "{:?}", planes["warnings"]);
+    assert!(
+        said[0].contains("than 6 leaves and 4 spines in all, over 2 planes"),
+        "{}",
+        said[0]
+    );
     assert!(
         note(
             &app.ok_json("/v1/plans?gpus=72&fabrics=infiniband&topology.design=su_clos")

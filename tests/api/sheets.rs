@@ -1270,6 +1270,13 @@ async fn an_nvl72_sweep_steps_in_whole_racks() {
         .ok_json("/v1/sweeps?vary=gpus&from=18&to=288&steps=9&scale=geometric&gpu_model=gb200-nvl72&economics.gpu_hour_usd=4")
         .await;
     assert_eq!(sizes(&racks), [72, 144, 216, 288]);
+    // 72 GPUs "a server" on NVL72 are still racks bought whole (audit 35).
+    let rack_servers = app
+        .ok_json(
+            "/v1/sweeps?vary=gpus&from=1&to=1000&steps=5&gpu_model=gb200-nvl72&gpus_per_node=72",
+        )
+        .await;
+    assert_eq!(sizes(&rack_servers), [72, 216, 504, 720, 1008]);
     let crossing = app
         .ok_json("/v1/sweeps?vary=gpus&from=72&to=14400&steps=60&gpu_model=gb200-nvl72&fabrics=infiniband,roce_adaptive&economics.gpu_hour_usd=4")
         .await;

@@ -292,8 +292,10 @@ fn in_whole_domains(base: &Base, c: &Checked, catalogs: &CatalogSet) -> Option<S
         .and_then(|a| a.values.first().copied());
     let req = base.request(c, first, second, false).ok()?;
     let r = plan::inputs::resolve(&req, catalogs).ok()?;
+    // The catalog's server against its domain: a request's 72 GPUs "a server" on an NVL72
+    // rack are still racks bought whole (audit 35).
     let d = f64::from(r.nvlink_domain_gpus);
-    if r.nvlink_domain_gpus <= r.gpus_per_node || d < 2.0 {
+    if r.gpu.nvlink_domain_gpus <= r.gpu.gpus_per_node || d < 2.0 {
         return None;
     }
     let mut spec = c.spec.clone();

@@ -81,7 +81,12 @@ impl fmt::Display for Derivation {
             Derivation::Nics {
                 nodes,
                 nics_per_node,
-            } => write!(f, "{nodes} nodes × {nics_per_node} NICs per node"),
+            } => write!(
+                f,
+                "{nodes} node{} × {nics_per_node} NIC{} per node",
+                if nodes == 1 { "" } else { "s" },
+                if nics_per_node == 1 { "" } else { "s" }
+            ),
             Derivation::Switches {
                 count,
                 role,
