@@ -299,7 +299,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     // Expert parallelism is carved out of data parallelism and must divide it (Megatron-LM:
     // the data-parallel size must be a multiple of the expert-parallel size). A preset's degree
     // (DeepSeek-V3: 64) that does not divide this cluster's replicas becomes the largest one
-    // below it that does; the value used is echoed and warned. A preset's degree above the
+    // below it that does, warned (and echoed as not set, so the echo posted back refits it again). A preset's degree above the
     // replicas is a 422 on the preset: spreading the experts over fewer GPUs is a different job
     // (DeepSeek-V3 on EP 4 would hold ~12 B parameters per H100), not the published one. A
     // degree the user gives is kept (and refused by the performance model when it does not
