@@ -292,7 +292,8 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
                         ),
                     ));
                 }
-                if w.expert_parallel > 1 && w.moe_top_k > x {
+                // Whatever the expert degree (audit 36: EP 1 let a top-k above the experts through).
+                if w.moe_top_k > x {
                     return Err(out_of_range(
                         "workload.moe_top_k",
                         format!(
@@ -443,16 +444,16 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
                 ));
             }
             // Each rank holds at least one expert. A degree that does not divide them splits
-            // them unevenly, which the model times at the busiest rank (⌈E/EP⌉ experts); the
-            // plan layer refuses it unless it refitted a preset's degree (Megatron-LM needs
-            // num_experts % expert_parallel == 0).
+            // them unevenly, whose gradient the model counts at the busiest rank (⌈E/EP⌉
+            // experts); the plan layer refuses it unless it refitted a preset's degree
+            // (Megatron-LM needs num_experts % expert_parallel == 0).
             if let Some(x) = w.experts.map(u64::from)
                 && ep > x
             {
                 return Err(out_of_range(
                     "workload.expert_parallel",
                     format!(
-                        "{ep} does not divide the {x} routed experts (each rank holds whole experts): use a divisor of {x}"
+                        "{ep} exceeds the {x} routed experts (each rank holds at least one whole expert): use a divisor of {x}"
                     ),
                 ));
             }

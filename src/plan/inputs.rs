@@ -342,7 +342,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         workload.expert_parallel = u32::try_from(fitted).unwrap_or(1);
         // Kept, split unevenly (the busiest rank holds ⌈E/EP⌉, which the model times): this job
         // is the preset's, refitted. (Until 2026-11-27 the count was dropped, and with it the
-        // routed experts' share of the gradient: 2,064 H100 reduced 6.47 GB a GPU for 3.35.)
+        // routed experts' share of the gradient: 2,064 H100 reduced 6.47 GB a GPU for 3.99.)
         let uneven = workload
             .experts
             .map(u64::from)
@@ -352,7 +352,12 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         let unit = preset_ep.saturating_mul(perf::data_parallel_replica_gpus(&workload));
         let lower = u64::from(gpus) / unit.max(1) * unit;
         expert_note = Some(format!(
-            "workload.expert_parallel: the preset's {preset_ep} does not divide the {dp} data-parallel replicas of {gpus} GPUs; using {fitted}, the largest degree up to {preset_ep} that does{}; the preset's {preset_ep} fits {lower} or {} GPUs (set workload.expert_parallel to choose)",
+            "workload.expert_parallel: the preset's {preset_ep} does not divide the {dp} data-parallel replicas of {gpus} GPUs; using {fitted}, the largest degree up to {preset_ep} that divides them{}{}; the preset's {preset_ep} fits {lower} or {} GPUs (set workload.expert_parallel to a degree dividing both the replicas and the experts, or leave it out)",
+            // Experts the request gives must be divided too (audit 36: "the largest that
+            // does" read false where 43 divides the replicas but not 64 experts).
+            given_experts
+                .map(|x| format!(" and the {x} experts given"))
+                .unwrap_or_default(),
             uneven
                 .map(|x| format!(
                     ", which splits the {x} experts unevenly ({} or {} a rank; Megatron-LM needs a divisor)",
@@ -380,7 +385,13 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             "/workload/expert_parallel",
             ErrorCode::PerformanceModel,
             format!(
-                "{ep} does not divide the {x} routed experts (each rank holds whole experts): use a divisor of {x}"
+                "{ep} does not divide the {x} routed experts (each rank holds whole experts): use a degree dividing both the {x} experts and the {dp} data-parallel replicas ({}){}",
+                common_divisors(x, dp),
+                if w.preset.is_some() && w.expert_parallel.is_some() {
+                    ", or leave it out to let the preset's degree be fitted"
+                } else {
+                    ""
+                }
             ),
         ));
     }
@@ -1044,6 +1055,21 @@ fn placeholder_notes(ops: &crate::catalog::Operations) -> Vec<(usize, Decimal, N
             )
         })
         .collect()
+}
+
+/// The divisors of both `a` and `b`, listed ("1, 2, 4, 8"; at most the 12 largest).
+fn common_divisors(a: u64, b: u64) -> String {
+    let (mut x, mut y) = (a.max(1), b.max(1));
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    let all: Vec<u64> = (1..=x).filter(|d| x.is_multiple_of(*d)).collect();
+    let shown = &all[all.len().saturating_sub(12)..];
+    shown
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The default job's pipeline degree, over `tp_cp` = TP·CP GPUs per pipeline stage: the

@@ -390,7 +390,9 @@ pub struct WorkloadRequest {
     pub active_params_billion: Option<ModelParamsBillion>,
     /// Context-parallel degree. Default 1.
     pub context_parallel: Option<ParallelDegree>,
-    /// Expert-parallel degree (1 = dense), carved out of data parallelism. Default 1.
+    /// Expert-parallel degree (1 = dense), carved out of data parallelism. Default 1, or the
+    /// preset's; a preset's degree that does not divide the cluster's data-parallel replicas is
+    /// fitted (warned), and echoed in `inputs` as null so that posting them back fits it again.
     pub expert_parallel: Option<ParallelDegree>,
     /// Experts per token (MoE top-k). Default 2, or the preset's.
     pub moe_top_k: Option<MoeTopK>,
@@ -403,7 +405,8 @@ pub struct WorkloadRequest {
     /// rule gives 86): set it for one. The value used is `performance.layers`.
     pub layers: Option<Layers>,
     /// Routed experts (mixture of experts): `expert_parallel` must divide it and `moe_top_k`
-    /// be at most it. Default: the preset's (DeepSeek-V3: 256), else not checked.
+    /// be at most it. Default: the preset's (DeepSeek-V3: 256), else not checked; echoed as
+    /// null when a preset's fitted degree splits them unevenly.
     pub experts: Option<Experts>,
     /// Data-parallel degree; must equal the whole replicas of TP × PP × CP GPUs the cluster
     /// holds, ⌊GPUs ÷ (TP × PP × CP)⌋ (GPUs left over are warned). Default: that number.

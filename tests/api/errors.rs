@@ -699,7 +699,7 @@ async fn errors_point_at_the_input_at_fault_and_name_it_once() {
             serde_json::json!({"gpus": 4096, "workload": {"preset": "moe-deepseek-v3",
                 "pipeline_parallel": 4, "expert_parallel": 1024}}),
             "/workload/expert_parallel",
-            "1024 does not divide the 256 routed experts",
+            "1024 exceeds the 256 routed experts",
         ),
         (
             serde_json::json!({"gpus": 1024, "workload": {"preset": "moe-deepseek-v3",
@@ -712,6 +712,22 @@ async fn errors_point_at_the_input_at_fault_and_name_it_once() {
                 "experts": 32, "moe_top_k": 40}}),
             "/workload/moe_top_k",
             "40 exceeds the 32 routed experts",
+        ),
+        // A degree that divides neither: the ones that divide both are listed, and the preset's
+        // own fit offered (audit 36: "use a divisor of 256", all but 1 refused by the 129
+        // replicas).
+        (
+            serde_json::json!({"gpus": 2064, "workload": {"preset": "moe-deepseek-v3",
+                "expert_parallel": 43}}),
+            "/workload/expert_parallel",
+            "use a degree dividing both the 256 experts and the 129 data-parallel replicas (1), or leave it out",
+        ),
+        // A top-k above the experts whatever the expert degree (audit 36: EP 1 let it through).
+        (
+            serde_json::json!({"gpus": 1024, "workload": {"preset": "moe-deepseek-v3",
+                "expert_parallel": 1, "pipeline_parallel": 4, "experts": 4}}),
+            "/workload/moe_top_k",
+            "8 exceeds the 4 routed experts",
         ),
         (
             serde_json::json!({"gpus": 2048, "workload": {"experts": 64}}),

@@ -634,13 +634,25 @@ async fn expert_parallelism_divides_the_data_parallel_replicas() {
         .expect("the expert all-to-all")
         .clone();
     assert_eq!(expert["group_size"], 36, "{expert}");
+    // Experts the request gives are divided too, and the warning says so (audit 36).
+    let given_experts = plan(
+        &app,
+        json!({"gpus": 2064, "fabrics": ["infiniband"],
+            "workload": {"preset": "moe-deepseek-v3", "experts": 64}}),
+    )
+    .await;
+    assert_warns(
+        &given_experts,
+        "using 1, the largest degree up to 64 that divides them and the 64 experts given;",
+        "the experts given bound the fitted degree",
+    );
     let again = plan(&app, v["inputs"].clone()).await;
     assert_eq!(again["plan_id"], v["plan_id"]);
     assert_eq!(again["warnings"], v["warnings"]);
     assert_eq!(again["fabrics"], v["fabrics"]);
     assert_warns(
         &v,
-        "workload.expert_parallel: the preset's 64 does not divide the 72 data-parallel replicas of 1152 GPUs; using 36, the largest degree up to 64 that does, which splits the 256 experts unevenly (7 or 8 a rank; Megatron-LM needs a divisor); the preset's 64 fits 1024 or 2048 GPUs",
+        "workload.expert_parallel: the preset's 64 does not divide the 72 data-parallel replicas of 1152 GPUs; using 36, the largest degree up to 64 that divides them, which splits the 256 experts unevenly (7 or 8 a rank; Megatron-LM needs a divisor); the preset's 64 fits 1024 or 2048 GPUs",
         "fitted expert parallelism",
     );
     let mut given = body;
