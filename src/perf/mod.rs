@@ -466,8 +466,7 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
             // Megatron-LM: the data-parallel size must be a multiple of the expert-parallel size
             // (expert groups tile the data-parallel replicas).
             if !dp.is_multiple_of(ep) {
-                let divisors: Vec<String> = (2..=dp.min(4096))
-                    .filter(|d| dp.is_multiple_of(*d))
+                let divisors: Vec<String> = crate::arith::divisors(dp, 2)
                     .take(24)
                     .map(|d| d.to_string())
                     .collect();

@@ -299,7 +299,8 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     // Expert parallelism is carved out of data parallelism and must divide it (Megatron-LM:
     // the data-parallel size must be a multiple of the expert-parallel size). A preset's degree
     // (DeepSeek-V3: 64) that does not divide this cluster's replicas becomes the largest one
-    // below it that does, warned (and echoed as not set, so the echo posted back refits it again). A preset's degree above the
+    // below it that does, warned (and echoed as not set, so the echo posted back refits it
+    // again). A preset's degree above the
     // replicas is a 422 on the preset: spreading the experts over fewer GPUs is a different job
     // (DeepSeek-V3 on EP 4 would hold ~12 B parameters per H100), not the published one. A
     // degree the user gives is kept (and refused by the performance model when it does not
@@ -340,8 +341,8 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             .find(|e| dp.is_multiple_of(*e) && given_experts.is_none_or(|x| x.is_multiple_of(*e)))
             .unwrap_or(1);
         workload.expert_parallel = u32::try_from(fitted).unwrap_or(1);
-        // Kept, split unevenly (the busiest rank holds ⌈E/EP⌉, which the model times): this job
-        // is the preset's, refitted. (Until 2026-11-27 the count was dropped, and with it the
+        // Kept, split unevenly (the busiest rank holds ⌈E/EP⌉, whose share of the gradient the
+        // model counts): this job is the preset's, refitted. (Until 2026-11-27 the count was dropped, and with it the
         // routed experts' share of the gradient: 2,064 H100 reduced 6.47 GB a GPU for 3.99.)
         let uneven = workload
             .experts
@@ -1059,11 +1060,8 @@ fn placeholder_notes(ops: &crate::catalog::Operations) -> Vec<(usize, Decimal, N
 
 /// The divisors of both `a` and `b`, listed ("1, 2, 4, 8"; at most the 12 largest).
 fn common_divisors(a: u64, b: u64) -> String {
-    let (mut x, mut y) = (a.max(1), b.max(1));
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    let all: Vec<u64> = (1..=x).filter(|d| x.is_multiple_of(*d)).collect();
+    let g = crate::arith::gcd(u128::from(a.max(1)), u128::from(b.max(1)));
+    let all: Vec<u64> = crate::arith::divisors(u64::try_from(g).unwrap_or(1), 1).collect();
     let shown = &all[all.len().saturating_sub(12)..];
     shown
         .iter()

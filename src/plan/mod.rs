@@ -974,6 +974,11 @@ const NEAR_NON_BLOCKING_SAVING: f64 = 0.05;
 /// the note's idle figures price for the job asked).
 const TWO_SWITCH_MAX_RATIO: f64 = 2.0;
 
+/// A ratio as a buyer would type it: rounded up to two places (so that it still fits).
+fn ceil_hundredths(x: f64) -> f64 {
+    (x * 100.0).ceil() / 100.0
+}
+
 /// A fabric of the request at another leaf oversubscription ([`at_ratio`]).
 struct Near {
     topology: Topology,
@@ -1066,8 +1071,8 @@ fn near_non_blocking(
         let spine_ports = t.spine_switches.saturating_mul(u64::from(t.radix)) as f64;
         let half = f64::from(t.radix / 2);
         if (t.ports.spine_ports_used as f64) < IDLE_SPINE_PORTS * spine_ports && half >= 2.0 {
-            // The ratio a buyer would type: the next split's, rounded up to two places.
-            let ratio = ((half + 1.0) / (half - 1.0) * 100.0).ceil() / 100.0;
+            // The next split's ratio.
+            let ratio = ceil_hundredths((half + 1.0) / (half - 1.0));
             if let Some(near) = at_ratio(req, f.fabric, ratio, capex.total_usd, catalogs, effort)
                 && worth(near.saving_usd)
             {
@@ -1095,7 +1100,7 @@ fn near_non_blocking(
         if per_switch >= k {
             continue;
         }
-        let ratio = (per_switch / (k - per_switch) * 100.0).ceil() / 100.0;
+        let ratio = ceil_hundredths(per_switch / (k - per_switch));
         if ratio <= 1.0 || ratio > TWO_SWITCH_MAX_RATIO {
             continue;
         }
@@ -1461,26 +1466,16 @@ fn size_fabric<'a>(
             Err(e) => return Err(sizing_error(&e, fabric)),
         }
     }
-    // Racks given but no top-of-rack design built: say why, unless the whole cluster fits one
-    // switch, which single_switch and dual_switch build (audit 34: three notes on 16 GPUs, each
-    // naming its fabric twice, beside the dual_switch plan).
-    // (Nor when one or two switches are sized: racks of a leaf each are beside the point
-    // there, whatever kept them out; audit 35: 24 B300 on InfiniBand with two racks a switch.)
+    // Racks given but no top-of-rack design built: say why, unless one or two switches are
+    // sized, where a leaf in each rack is beside the point whatever kept it out (audit 34:
+    // three notes on 16 GPUs, each naming its fabric twice, beside the dual_switch plan; audit
+    // 35: 24 B300 on InfiniBand, kept out by the 800G cabling first).
     let one_or_two = sized
         .iter()
         .any(|(d, _, _)| matches!(d, Design::SingleSwitch | Design::DualSwitch));
     if r.nodes_per_rack.is_some()
         && !one_or_two
-        && let Some((_, e)) = not_fitting.iter().find(|(d, e)| {
-            *d == Design::TorCopper
-                && !matches!(
-                    e,
-                    sizing::SizingError::DesignDoesNotFit {
-                        why: sizing::Why::OneLeaf { .. },
-                        ..
-                    }
-                )
-        })
+        && let Some((_, e)) = not_fitting.iter().find(|(d, _)| *d == Design::TorCopper)
     {
         push_unique(
             warnings,

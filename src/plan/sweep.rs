@@ -615,6 +615,37 @@ impl Point {
     }
 }
 
+/// The axes named `name` in whole `unit`s (NVL72 racks of 72 GPUs): where `ranged` (the values
+/// came from a range, not a list) each value rounded to the nearest multiple of `unit`, at least
+/// one and at most `max`'s, duplicates removed; and no crossover bisected along them, where only
+/// part of a unit lies between two values. `None` when no axis is named so.
+pub fn in_whole_units(
+    spec: &Spec,
+    name: &str,
+    unit: f64,
+    ranged: [bool; 2],
+    max: f64,
+) -> Option<Spec> {
+    let mut spec = spec.clone();
+    let top = (max / unit).floor().max(1.0) * unit;
+    let mut changed = false;
+    let axes = std::iter::once(&mut spec.first).chain(spec.second.as_mut());
+    for (a, ranged) in axes.zip(ranged) {
+        if a.name != name {
+            continue;
+        }
+        changed = true;
+        a.bisect = false;
+        if ranged {
+            for v in &mut a.values {
+                *v = ((*v / unit).round().max(1.0) * unit).min(top);
+            }
+            a.values.dedup();
+        }
+    }
+    changed.then_some(spec)
+}
+
 /// Takes out of every row the warnings all rows carry, and returns them (in the first row's
 /// order): what the whole sweep says once, not 10,000 times — the catalog's placeholder
 /// operating figures in every plan of a sweep that does not vary them were ~800 bytes of every
@@ -703,6 +734,29 @@ mod tests {
             plan_id: "p".into(),
             warnings: warnings.iter().map(|w| w.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn an_axis_in_whole_units_rounds_a_range_and_bisects_nothing() {
+        let gpus = |values: Vec<f64>| Axis {
+            name: "gpus".into(),
+            bisect: true,
+            integer: true,
+            values,
+        };
+        let range = vec![18.0, 25.0, 36.0, 51.0, 72.0, 102.0, 144.0, 204.0, 288.0];
+        let spec = Spec::new(gpus(range.clone()), None).expect("spec");
+        let whole = in_whole_units(&spec, "gpus", 72.0, [true, false], 1e6).expect("gpus");
+        assert_eq!(whole.first.values, [72.0, 144.0, 216.0, 288.0]);
+        assert!(!whole.first.bisect);
+        let listed = in_whole_units(&spec, "gpus", 72.0, [false, false], 1e6).expect("gpus");
+        assert_eq!(listed.first.values, range);
+        assert!(!listed.first.bisect);
+        assert!(in_whole_units(&spec, "economics.years", 72.0, [true, false], 1e6).is_none());
+        // Never past the largest whole unit the input allows.
+        let big = Spec::new(gpus(vec![999_999.0]), None).expect("spec");
+        let top = in_whole_units(&big, "gpus", 72.0, [true, false], 1e6).expect("gpus");
+        assert_eq!(top.first.values, [999_936.0]);
     }
 
     #[test]

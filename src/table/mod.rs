@@ -479,26 +479,17 @@ pub fn sweep_csv(
         .collect();
     for r in rows {
         let inputs = std::iter::once(&r.inputs.0).chain(&r.inputs.1);
-        let mut cells = sweep_cells(&r.row);
-        let here: Vec<&String> = sentences
+        // The warnings cell: the crossovers' sentences at this value, the sweep's, the row's.
+        let lead: Vec<&str> = sentences
             .iter()
             .filter(|(c, _)| {
                 c.between[1].to_bits() == r.row.value.to_bits()
                     && c.value2.map(f64::to_bits) == r.row.value2.map(f64::to_bits)
             })
-            .map(|(_, s)| s)
+            .map(|(_, s)| s.as_str())
+            .chain(shared.iter().map(String::as_str))
             .collect();
-        if !here.is_empty() || !shared.is_empty() {
-            let said = here
-                .into_iter()
-                .chain(shared)
-                .chain(r.row.warnings.iter())
-                .map(|w| Value::from(w.as_str()));
-            // The warnings are the last column.
-            if let Some(last) = cells.last_mut() {
-                *last = Value::Array(said.collect());
-            }
-        }
+        let cells = sweep_cells(&r.row, &lead);
         out.row(inputs.map(|n| n.value.clone()).chain(cells));
     }
     out.finish()
@@ -527,8 +518,8 @@ pub fn crossover_sentence(c: &Crossover) -> String {
     }
 }
 
-/// A sweep row's cells in [`SWEEP_COLUMNS`] order.
-fn sweep_cells(r: &SweepRow) -> [Value; 11] {
+/// A sweep row's cells in [`SWEEP_COLUMNS`] order, its warnings after `lead`.
+fn sweep_cells(r: &SweepRow, lead: &[&str]) -> [Value; 11] {
     let money = |d: rust_decimal::Decimal| Value::String(crate::json::decimal_string(&d));
     [
         Value::from(r.fabric.as_str()),
@@ -541,7 +532,13 @@ fn sweep_cells(r: &SweepRow) -> [Value; 11] {
         money(r.failure_cost_usd),
         Value::Bool(r.cheapest),
         Value::from(&*r.plan_id),
-        Value::Array(r.warnings.iter().map(|w| Value::from(w.as_str())).collect()),
+        Value::Array(
+            lead.iter()
+                .copied()
+                .chain(r.warnings.iter().map(String::as_str))
+                .map(Value::from)
+                .collect(),
+        ),
     ]
 }
 

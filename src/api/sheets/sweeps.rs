@@ -278,11 +278,10 @@ fn spec(first: AxisInput, second: Option<AxisInput>) -> Result<Checked, ApiError
 }
 
 /// A `gpus` axis on a GPU whose NVLink domain spans servers (GB200/GB300 NVL72: racks are
-/// bought whole), in whole domains: a range's values rounded to the nearest multiple of the
-/// domain (at least one, duplicates removed; listed values stay as written), and no crossover
-/// bisected between two of them, where only part of a rack lies (audit 34: the report page of
-/// one GB200 rack drew "InfiniBand → RoCE (ECMP) at 41 GPUs", 11 trays). `None`: the sweep as
-/// asked.
+/// bought whole) in whole domains ([`sweep::in_whole_units`]; audit 34: the report page of one
+/// GB200 rack drew "InfiniBand → RoCE (ECMP) at 41 GPUs", 11 trays). The catalog's server
+/// against its domain: a request's 72 GPUs "a server" on an NVL72 rack are still racks bought
+/// whole (audit 35). `None`: the sweep as asked.
 fn in_whole_domains(base: &Base, c: &Checked, catalogs: &CatalogSet) -> Option<Spec> {
     let first = c.spec.first.values.first().copied()?;
     let second = c
@@ -292,30 +291,16 @@ fn in_whole_domains(base: &Base, c: &Checked, catalogs: &CatalogSet) -> Option<S
         .and_then(|a| a.values.first().copied());
     let req = base.request(c, first, second, false).ok()?;
     let r = plan::inputs::resolve(&req, catalogs).ok()?;
-    // The catalog's server against its domain: a request's 72 GPUs "a server" on an NVL72
-    // rack are still racks bought whole (audit 35).
-    let d = f64::from(r.nvlink_domain_gpus);
-    if r.gpu.nvlink_domain_gpus <= r.gpu.gpus_per_node || d < 2.0 {
+    if r.gpu.nvlink_domain_gpus <= r.gpu.gpus_per_node {
         return None;
     }
-    let mut spec = c.spec.clone();
-    let axes = std::iter::once(&mut spec.first).chain(spec.second.as_mut());
-    let mut changed = false;
-    for (i, a) in axes.enumerate() {
-        if a.name != "gpus" {
-            continue;
-        }
-        changed = true;
-        a.bisect = false;
-        if c.ranged.get(i).copied().unwrap_or(false) {
-            let top = (f64::from(plan::request::Gpus::MAX) / d).floor().max(1.0) * d;
-            for v in &mut a.values {
-                *v = ((*v / d).round().max(1.0) * d).min(top);
-            }
-            a.values.dedup();
-        }
-    }
-    changed.then_some(spec)
+    sweep::in_whole_units(
+        &c.spec,
+        "gpus",
+        f64::from(r.nvlink_domain_gpus),
+        c.ranged,
+        f64::from(plan::request::Gpus::MAX),
+    )
 }
 
 /// A value as query text, typed by the input: integers as integers, decimals in plain
