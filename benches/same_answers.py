@@ -9,12 +9,14 @@ Usage: python3 benches/same_answers.py BASE_URL NEW_URL
        FABRIC_TCO_BIND=127.0.0.1:18733 target/release/fabric-tco &
        python3 benches/same_answers.py http://127.0.0.1:18731 http://127.0.0.1:18733
 
-The set (~2,100 requests): plans at 22 sizes from 1 to 131,072 GPUs × every design choice
+The set (~2,900 requests): plans at 22 sizes from 1 to 131,072 GPUs × every design choice
 (`auto`, each design by name, none) × oversubscription 1, 2, 3 × 1 or 2 planes × with and
 without `nodes_per_rack`; and sweeps, JSON and CSV, over sizes (up to 2,000 points, crossovers
 bisected), a decimal input, 2-D grids, named designs, NIC speed, years; catalogs, the OpenAPI
 document, GET plans, BOMs and values (JSON and CSV), an uncertainty analysis, a preset job, and
-problem answers. Exit 0 when all are identical, 1 otherwise (the first five differences are
+problem answers; every GPU model × fabric × NIC speed at several sizes, each workload preset,
+price overrides and discounts (checked and unused), the report page, charts (SVG) and bad
+inputs. Exit 0 when all are identical, 1 otherwise (the first five differences are
 printed).
 """
 import json, sys, urllib.error, urllib.request
@@ -46,7 +48,66 @@ OTHERS = [
 ]
 
 
+GPU_MODELS = ["a100", "h100", "h200", "b200", "b300", "gb200-nvl72", "gb300-nvl72"]
+PRESETS = ["dense-llama3-405b", "fsdp-llama2-70b", "moe-deepseek-v3"]
+BAD = [
+    {"gpus": -1}, {"gpus": 10**12}, {"gpus": 64, "gpu_model": "nope"}, {"gpus": 64, "nic_speed_gbps": 300},
+    {"gpus": 64, "fabrics": []}, {"gpus": 64, "fabrics": ["token_ring"]},
+    {"gpus": 64, "topology": {"oversubscription": 0.5}}, {"gpus": 64, "topology": {"planes": 3}},
+    {"gpus": 64, "topology": {"switch_sku": "nope"}}, {"gpus": 4096, "topology": {"max_tiers": 1}},
+    {"gpus": 64, "economics": {"years": 0}}, {"gpus": 64, "economics": {"discount_rate": "1.5"}},
+    {"gpus": 64, "prices": {"overrides": {"nope": "1"}}}, {"gpus": 64, "workload": {"tensor_parallel": 3}},
+    {"gpus": 64, "workload": {"preset": "moe-deepseek-v3", "expert_parallel": 7}},
+    {"gpus": 64, "gpus_per_node": 16}, {"gpus": 64, "catalog": "other"},
+    {"gpus": 64, "uncertainty": {"samples": 0}}, {"gpus": 64, "uncertainty": {"inputs": {"nope": {}}}},
+    {"gpus": 64, "topology": {"cabling": {"node_leaf": {"cable": "nope"}}}},
+]
+
+
+def more_cases():
+    for model in GPU_MODELS:
+        for gpus in (1, 2, 8, 16, 72, 144, 288, 512, 1024, 2304, 4608, 16384, 65536, 100000):
+            for speed in (None, 200, 400, 800):
+                body = {"gpus": gpus, "gpu_model": model}
+                if speed:
+                    body["nic_speed_gbps"] = speed
+                yield "/v1/plans", body
+            for fabric in ("infiniband", "roce", "roce_adaptive"):
+                yield "/v1/plans", {"gpus": 2304, "gpu_model": model, "fabrics": [fabric],
+                                    "topology": {"in_network_reduction": True, "roce_tuning": "default"}}
+    for preset in PRESETS:
+        for gpus in (64, 512, 2048, 8192, 24576):
+            for model in ("h100", "b200", "gb200-nvl72"):
+                yield "/v1/plans", {"gpus": gpus, "gpu_model": model, "workload": {"preset": preset}}
+    for gpus in (16, 96, 1024, 2048):
+        yield "/v1/plans", {"gpus": gpus, "workload": {"tensor_parallel": 8, "pipeline_parallel": 4,
+                                                       "model_params_billion": 70, "precision": "fp8"}}
+        yield "/v1/plans", {"gpus": gpus, "prices": {
+            "overrides": {"qm9700": "20000", "sn5600": "30000"},
+            "discounts": {"vendor": {"NVIDIA": "0.2"}, "category": {"optic": "0.5"}}}}
+        yield "/v1/plans", {"gpus": gpus, "economics": {"years": 3, "discount_rate": "0.08",
+                                                        "electricity_usd_per_kwh": "0.2"},
+                            "utilization": {"busy_fraction": "0.6"}}
+        yield "/v1/plans", {"gpus": gpus, "reliability": {"checkpoint_interval_minutes": 60},
+                            "uncertainty": {"samples": 100, "seed": 7}}
+    for body in BAD:
+        yield "/v1/plans", body
+    for q in ("gpus=1024", "gpus=72&gpu_model=gb200-nvl72", "gpus=2048&workload.preset=moe-deepseek-v3",
+              "gpus=0", "gpus=1024&uncertainty.samples=50"):
+        yield "/report?" + q, None
+    for chart in ("cost", "cumulative", "sweep", "tornado"):
+        yield f"/v1/charts/{chart}?gpus=1024", None
+        yield f"/v1/charts/{chart}?gpus=2048&format=svg&vary=gpus&from=64&to=4096&steps=20", None
+    for metric in ("tco.total_usd", "capex.total_usd", "performance.gpu_idle_fraction", "total_cost_usd"):
+        for fabric in ("infiniband", "roce", "roce_adaptive", "cheapest"):
+            yield f"/v1/value?metric={metric}&fabric={fabric}&gpus=4096&gpu_model=b200", None
+    yield "/v1/sweeps?vary=gpus&from=72&to=7200&steps=50&gpu_model=gb200-nvl72", None
+    yield "/v1/sweeps?vary=workload.preset&values=dense-llama3-405b,fsdp-llama2-70b&gpus=1024", None
+    yield "/v1/sweeps?vary=prices.overrides.qm9700&from=10000&to=40000&steps=30&gpus=4096&format=csv", None
+
+
 def cases():
+    yield from more_cases()
     for gpus in SIZES:
         for design in DESIGNS:
             for over in (1, 2, 3):

@@ -16,7 +16,7 @@ mod words;
 pub use words::{Derivation, Unit};
 
 use super::PlanError;
-use crate::catalog::{Catalog, Label, Listed, Nic, Switch, Text, TierCabling, Transceiver};
+use crate::catalog::{Cable, Catalog, Label, Listed, Nic, Switch, Text, TierCabling, Transceiver};
 use crate::cost::{BomLine, Category};
 use crate::error_code::ErrorCode;
 use crate::sizing::Topology;
@@ -289,41 +289,7 @@ const SWITCH_SIDE_ENDINGS: [&str; 3] = [
 
 /// Walks the topology's BOM lines into `out`.
 fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Result<(), PlanError> {
-    let nics = u64::from(topo.nodes)
-        .checked_mul(u64::from(ctx.nics_per_node))
-        .ok_or_else(|| overflow("NICs"))?;
-    out.line(Line {
-        entry: ctx.nic,
-        category: Category::Nic,
-        quantity: nics,
-        ending: "",
-        unit: Unit::Nic,
-        derivation: Derivation::Nics {
-            nodes: topo.nodes,
-            nics_per_node: ctx.nics_per_node,
-        },
-    })?;
-    for (role, ending, count) in [
-        ("leaf", " — leaf", topo.leaf_switches),
-        ("spine", " — spine", topo.spine_switches),
-        ("core", " — core", topo.core_switches),
-    ] {
-        if count > 0 {
-            out.line(Line {
-                entry: ctx.switch,
-                category: Category::Switch,
-                quantity: count,
-                ending,
-                unit: Unit::Switch { role },
-                derivation: Derivation::Switches {
-                    count,
-                    role,
-                    planes: topo.planes,
-                },
-            })?;
-        }
-    }
-
+    let nics = nic_and_switch_lines(topo, ctx, out)?;
     let links = [
         topo.links.node_leaf,
         topo.links.leaf_spine,
@@ -362,82 +328,180 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
             )
         })?;
         if let Some(m) = &cab.switch_module {
-            let t = module(ctx, m, tier, "switch_module", topo.link_speed_gbps)?;
-            // A module serves at most the links of the cage it sits in (one carrying more
-            // links than the cage is one a cage, its other links unused; the plan warns).
-            let per_module = u64::from(t.links_per_module).min(per_cage).max(1);
-            let quantity = ceil_div(switch_ends, per_module);
-            let link_ends = u32::try_from(per_module).unwrap_or(t.links_per_module);
-            if let (Some(slot), true) = (filling.get_mut(i), per_module == per_cage) {
-                *slot = Some(Filling {
-                    module: t,
-                    tier: quantity,
-                    one_end: ceil_div(l, per_module),
-                    link_ends,
-                });
+            let ends = TierEnds {
+                tier,
+                links: l,
+                ends_per_link,
+                switch_ends,
+                per_cage,
+            };
+            let fills = switch_module_line(topo, ctx, &ends, m, switch_side, out)?;
+            if let (Some(slot), Some(f)) = (filling.get_mut(i), fills) {
+                *slot = Some(f);
             }
-            out.line(Line {
-                entry: t,
-                category: Category::Optic,
-                quantity,
-                ending: switch_side,
-                unit: Unit::SwitchModule { link_ends },
-                derivation: Derivation::SwitchModules {
-                    links: l,
-                    tier,
-                    ends_per_link,
-                    ports: switch_ends,
-                    per_module: link_ends,
-                },
-            })?;
         }
         if node_side && let Some(m) = &cab.nic_module {
-            let profile_module = module(ctx, m, tier, "nic_module", topo.link_speed_gbps)?;
-            // Each NIC carries `planes` links through its cages; a module cannot span two NICs.
-            let NicSideModule {
-                module: t, per_nic, ..
-            } = nic_side_module(ctx.catalog, ctx.nic, profile_module, topo.planes);
+            nic_module_line(topo, ctx, nics, m, tier, out)?;
+        }
+        cable_line(topo, l, tier, cable, tier_ending, out)?;
+    }
+    shared_cages(topo, links, filling, out)
+}
+
+/// The NICs' line and each switch role's; the NICs counted.
+fn nic_and_switch_lines(
+    topo: &Topology,
+    ctx: &BomContext<'_>,
+    out: &mut impl LineSink,
+) -> Result<u64, PlanError> {
+    let nics = u64::from(topo.nodes)
+        .checked_mul(u64::from(ctx.nics_per_node))
+        .ok_or_else(|| overflow("NICs"))?;
+    out.line(Line {
+        entry: ctx.nic,
+        category: Category::Nic,
+        quantity: nics,
+        ending: "",
+        unit: Unit::Nic,
+        derivation: Derivation::Nics {
+            nodes: topo.nodes,
+            nics_per_node: ctx.nics_per_node,
+        },
+    })?;
+    for (role, ending, count) in [
+        ("leaf", " — leaf", topo.leaf_switches),
+        ("spine", " — spine", topo.spine_switches),
+        ("core", " — core", topo.core_switches),
+    ] {
+        if count > 0 {
             out.line(Line {
-                entry: t,
-                category: Category::Optic,
-                quantity: nics
-                    .checked_mul(per_nic)
-                    .ok_or_else(|| overflow("modules"))?,
-                ending: " — NIC side",
-                unit: Unit::NicModule {
-                    links: t.links_per_module,
-                },
-                derivation: Derivation::NicModules {
-                    nics,
-                    per_nic,
+                entry: ctx.switch,
+                category: Category::Switch,
+                quantity: count,
+                ending,
+                unit: Unit::Switch { role },
+                derivation: Derivation::Switches {
+                    count,
+                    role,
                     planes: topo.planes,
                 },
             })?;
         }
-        // A multi-link cable (twin DAC) cannot span two planes: round up per plane.
-        let planes = u64::from(topo.planes.max(1));
-        let q = ceil_div(
-            l.checked_div(planes).unwrap_or(l),
-            u64::from(cable.links_per_cable),
-        )
-        .checked_mul(planes)
-        .ok_or_else(|| overflow("cables"))?;
-        out.line(Line {
-            entry: cable,
-            category: Category::Cable,
-            quantity: q,
-            ending: tier_ending,
-            unit: Unit::Cable {
-                links: cable.links_per_cable,
-            },
-            derivation: Derivation::Cables {
-                links: l,
-                tier,
-                per_cable: cable.links_per_cable,
-            },
-        })?;
     }
-    shared_cages(topo, links, filling, out)
+    Ok(nics)
+}
+
+/// A tier's links and their ends on switches.
+struct TierEnds {
+    tier: &'static str,
+    links: u64,
+    ends_per_link: u8,
+    switch_ends: u64,
+    /// Links one switch cage carries.
+    per_cage: u64,
+}
+
+/// A tier's switch-side modules, counted per link end; the module where it fills a cage.
+fn switch_module_line<'a>(
+    topo: &Topology,
+    ctx: &BomContext<'a>,
+    ends: &TierEnds,
+    sku: &str,
+    switch_side: &'static str,
+    out: &mut impl LineSink,
+) -> Result<Option<Filling<'a>>, PlanError> {
+    let t = module(ctx, sku, ends.tier, "switch_module", topo.link_speed_gbps)?;
+    // A module serves at most the links of the cage it sits in (one carrying more links than
+    // the cage is one a cage, its other links unused; the plan warns).
+    let per_module = u64::from(t.links_per_module).min(ends.per_cage).max(1);
+    let quantity = ceil_div(ends.switch_ends, per_module);
+    let link_ends = u32::try_from(per_module).unwrap_or(t.links_per_module);
+    let fills = (per_module == ends.per_cage).then(|| Filling {
+        module: t,
+        tier: quantity,
+        one_end: ceil_div(ends.links, per_module),
+        link_ends,
+    });
+    out.line(Line {
+        entry: t,
+        category: Category::Optic,
+        quantity,
+        ending: switch_side,
+        unit: Unit::SwitchModule { link_ends },
+        derivation: Derivation::SwitchModules {
+            links: ends.links,
+            tier: ends.tier,
+            ends_per_link: ends.ends_per_link,
+            ports: ends.switch_ends,
+            per_module: link_ends,
+        },
+    })?;
+    Ok(fills)
+}
+
+/// The NIC-side modules: each NIC carries `planes` links through its cages; a module cannot
+/// span two NICs.
+fn nic_module_line(
+    topo: &Topology,
+    ctx: &BomContext<'_>,
+    nics: u64,
+    sku: &str,
+    tier: &'static str,
+    out: &mut impl LineSink,
+) -> Result<(), PlanError> {
+    let profile_module = module(ctx, sku, tier, "nic_module", topo.link_speed_gbps)?;
+    let NicSideModule {
+        module: t, per_nic, ..
+    } = nic_side_module(ctx.catalog, ctx.nic, profile_module, topo.planes);
+    out.line(Line {
+        entry: t,
+        category: Category::Optic,
+        quantity: nics
+            .checked_mul(per_nic)
+            .ok_or_else(|| overflow("modules"))?,
+        ending: " — NIC side",
+        unit: Unit::NicModule {
+            links: t.links_per_module,
+        },
+        derivation: Derivation::NicModules {
+            nics,
+            per_nic,
+            planes: topo.planes,
+        },
+    })
+}
+
+/// A tier's cables: a multi-link cable (twin DAC) cannot span two planes, so rounded up per
+/// plane.
+fn cable_line(
+    topo: &Topology,
+    links: u64,
+    tier: &'static str,
+    cable: &Cable,
+    tier_ending: &'static str,
+    out: &mut impl LineSink,
+) -> Result<(), PlanError> {
+    let planes = u64::from(topo.planes.max(1));
+    let q = ceil_div(
+        links.checked_div(planes).unwrap_or(links),
+        u64::from(cable.links_per_cable),
+    )
+    .checked_mul(planes)
+    .ok_or_else(|| overflow("cables"))?;
+    out.line(Line {
+        entry: cable,
+        category: Category::Cable,
+        quantity: q,
+        ending: tier_ending,
+        unit: Unit::Cable {
+            links: cable.links_per_cable,
+        },
+        derivation: Derivation::Cables {
+            links,
+            tier,
+            per_cable: cable.links_per_cable,
+        },
+    })
 }
 
 /// A tier's switch-side module where it fills a cage: the module, the tier's modules counted

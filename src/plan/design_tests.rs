@@ -4,6 +4,7 @@
 use super::*;
 use crate::catalog::CatalogSet;
 use crate::fabric::Fabric;
+use crate::sizing::Design;
 use rust_decimal::Decimal;
 
 fn plan(v: serde_json::Value) -> Result<Plan, PlanError> {

@@ -321,143 +321,197 @@ fn label_of(spec: &registry::ParamSpec, name: &str) -> String {
 /// are added for every BOM SKU without its own.
 pub fn spec(u: &UncertaintyRequest, prepared: &Prepared) -> Result<Spec, PlanError> {
     let r = &prepared.resolved;
-    let catalog = &r.catalog;
     let mut targets = Vec::new();
     let given = u.inputs.as_ref().map(|i| &i.0);
     for (name, range) in given.into_iter().flatten() {
-        let unknown =
-            |detail: String| PlanError::field(&pointer(name), ErrorCode::UnknownInput, detail);
-        if let Some(sku) = name.strip_prefix("prices.list.") {
-            if catalog_price(catalog, sku).is_none() {
-                return Err(unknown(format!(
-                    "no priced SKU '{sku}' in catalog '{}'",
-                    catalog.id()
-                )));
-            }
-            if r.adjustments.overrides.contains_key(sku) {
-                return Err(unknown(format!(
-                    "prices.overrides sets the price of '{sku}', so its list price has no effect; give a range on prices.overrides.{sku} instead"
-                )));
-            }
-            let domain = (0.0, price_max());
-            check_range(name, range, domain, false, "USD")?;
-            targets.push(Target {
-                name: name.clone(),
-                label: format!("the list price of {sku}"),
-                unit: "USD".into(),
-                dist: distribution(range),
-                range: range.clone(),
-                domain,
-                source: RangeSource::Request,
-                kind: Kind::ListPrice(sku.to_string()),
-                stream: draw::stream(name),
-            });
-            continue;
-        }
-        if !VARIABLE_PREFIXES.iter().any(|p| name.starts_with(p)) {
-            return Err(unknown(format!(
-                "'{name}' changes the fabric's design or is not a plan input; an analysis varies economics.*, utilization.*, workload.*, reliability.*, prices.* and catalog list prices (prices.list.<sku>); sweep the others"
-            )));
-        }
-        let (spec, path) = match registry::numeric_input(name) {
-            Some(s) => (s, name.split('.').map(str::to_string).collect::<Vec<_>>()),
-            None => {
-                let Some((s, key)) = registry::keyed_input(name) else {
-                    return Err(unknown(format!("'{name}' is not a numeric plan input")));
-                };
-                if s.name == "prices.overrides" && catalog_price(catalog, key).is_none() {
-                    return Err(unknown(format!(
-                        "no priced SKU '{key}' in catalog '{}'",
-                        catalog.id()
-                    )));
-                }
-                if s.name == "prices.discounts.vendor" && !catalog.vendors().contains(&key) {
-                    return Err(unknown(crate::plan::inputs::unknown_vendor(catalog, key)));
-                }
-                if s.name == "prices.discounts.category"
-                    && !crate::cost::Category::ALL.iter().any(|c| c.as_str() == key)
-                {
-                    return Err(unknown(format!(
-                        "'{key}' is not a category (nic, switch, optic, cable, license)"
-                    )));
-                }
-                let mut path: Vec<String> = s.name.split('.').map(str::to_string).collect();
-                path.push(key.to_string());
-                (s, path)
-            }
-        };
-        let Some(n) = &spec.numeric else {
-            return Err(unknown(format!("'{name}' is not a numeric plan input")));
-        };
-        if n.integer || n.one_of.is_some() {
-            return Err(unknown(format!(
-                "'{name}' takes whole numbers; sample continuous inputs, sweep this one"
-            )));
-        }
-        check_range(name, range, (n.min, n.max), n.max_exclusive, &n.unit)?;
-        targets.push(Target {
-            name: name.clone(),
-            label: label_of(spec, name),
-            unit: n.unit.clone(),
-            dist: distribution(range),
-            range: range.clone(),
-            domain: (n.min, n.highest()),
-            source: RangeSource::Request,
-            kind: Kind::Input {
-                path,
-                decimal: n.decimal,
-            },
-            stream: draw::stream(name),
+        targets.push(match name.strip_prefix("prices.list.") {
+            Some(sku) => list_price_target(r, name, sku, range)?,
+            None => input_target(r, name, range)?,
         });
     }
     if u.catalog_price_ranges.unwrap_or(true) {
-        let mut seen: Vec<&str> = Vec::new();
-        for s in &prepared.sized {
-            for line in &s.lines {
-                let sku = line.sku.as_str();
-                if seen.contains(&sku) {
-                    continue;
-                }
-                seen.push(sku);
-                let named = |p: &str| given.is_some_and(|g| g.contains_key(&format!("{p}{sku}")));
-                if named("prices.list.")
-                    || named("prices.overrides.")
-                    || r.adjustments.overrides.contains_key(sku)
-                {
-                    continue;
-                }
-                let Some((list, low, high)) = catalog_price(catalog, sku) else {
-                    continue;
-                };
-                if low == high {
-                    continue;
-                }
-                let name = format!("prices.list.{sku}");
-                let range = InputRange {
-                    distribution: DistributionKind::Triangular,
-                    low,
-                    mode: Some(list),
-                    high,
-                };
-                targets.push(Target {
-                    label: format!("the list price of {sku}"),
-                    unit: "USD".into(),
-                    dist: distribution(&range),
-                    range,
-                    domain: (0.0, price_max()),
-                    source: RangeSource::Catalog,
-                    kind: Kind::ListPrice(sku.to_string()),
-                    stream: draw::stream(&name),
-                    name,
-                });
-            }
-        }
+        catalog_range_targets(prepared, given, &mut targets);
     }
     Ok(Spec {
         samples: u.samples.unwrap_or_default().get(),
         seed: u.seed.unwrap_or_default().get(),
         targets,
     })
+}
+
+/// An analysis input the request names that is unknown or cannot be sampled.
+fn unknown_input(name: &str, detail: String) -> PlanError {
+    PlanError::field(&pointer(name), ErrorCode::UnknownInput, detail)
+}
+
+/// A range the request gives on a catalog list price (`prices.list.<sku>`).
+fn list_price_target(
+    r: &inputs::Resolved,
+    name: &str,
+    sku: &str,
+    range: &InputRange,
+) -> Result<Target, PlanError> {
+    let catalog = &r.catalog;
+    if catalog_price(catalog, sku).is_none() {
+        return Err(unknown_input(
+            name,
+            format!("no priced SKU '{sku}' in catalog '{}'", catalog.id()),
+        ));
+    }
+    if r.adjustments.overrides.contains_key(sku) {
+        return Err(unknown_input(
+            name,
+            format!(
+                "prices.overrides sets the price of '{sku}', so its list price has no effect; give a range on prices.overrides.{sku} instead"
+            ),
+        ));
+    }
+    let domain = (0.0, price_max());
+    check_range(name, range, domain, false, "USD")?;
+    Ok(Target {
+        name: name.to_string(),
+        label: format!("the list price of {sku}"),
+        unit: "USD".into(),
+        dist: distribution(range),
+        range: range.clone(),
+        domain,
+        source: RangeSource::Request,
+        kind: Kind::ListPrice(sku.to_string()),
+        stream: draw::stream(name),
+    })
+}
+
+/// A range the request gives on a numeric plan input that does not change the design.
+fn input_target(r: &inputs::Resolved, name: &str, range: &InputRange) -> Result<Target, PlanError> {
+    if !VARIABLE_PREFIXES.iter().any(|p| name.starts_with(p)) {
+        return Err(unknown_input(
+            name,
+            format!(
+                "'{name}' changes the fabric's design or is not a plan input; an analysis varies economics.*, utilization.*, workload.*, reliability.*, prices.* and catalog list prices (prices.list.<sku>); sweep the others"
+            ),
+        ));
+    }
+    let (spec, path) = match registry::numeric_input(name) {
+        Some(s) => (s, name.split('.').map(str::to_string).collect::<Vec<_>>()),
+        None => keyed_input(r, name)?,
+    };
+    let Some(n) = &spec.numeric else {
+        return Err(unknown_input(
+            name,
+            format!("'{name}' is not a numeric plan input"),
+        ));
+    };
+    if n.integer || n.one_of.is_some() {
+        return Err(unknown_input(
+            name,
+            format!("'{name}' takes whole numbers; sample continuous inputs, sweep this one"),
+        ));
+    }
+    check_range(name, range, (n.min, n.max), n.max_exclusive, &n.unit)?;
+    Ok(Target {
+        name: name.to_string(),
+        label: label_of(spec, name),
+        unit: n.unit.clone(),
+        dist: distribution(range),
+        range: range.clone(),
+        domain: (n.min, n.highest()),
+        source: RangeSource::Request,
+        kind: Kind::Input {
+            path,
+            decimal: n.decimal,
+        },
+        stream: draw::stream(name),
+    })
+}
+
+/// A keyed plan input (`prices.overrides.<sku>`, a vendor's or a category's discount) and its
+/// path, when the key names something the catalog has.
+fn keyed_input(
+    r: &inputs::Resolved,
+    name: &str,
+) -> Result<(&'static registry::ParamSpec, Vec<String>), PlanError> {
+    let catalog = &r.catalog;
+    let Some((s, key)) = registry::keyed_input(name) else {
+        return Err(unknown_input(
+            name,
+            format!("'{name}' is not a numeric plan input"),
+        ));
+    };
+    if s.name == "prices.overrides" && catalog_price(catalog, key).is_none() {
+        return Err(unknown_input(
+            name,
+            format!("no priced SKU '{key}' in catalog '{}'", catalog.id()),
+        ));
+    }
+    if s.name == "prices.discounts.vendor" && !catalog.vendors().contains(&key) {
+        return Err(unknown_input(
+            name,
+            crate::plan::inputs::unknown_vendor(catalog, key),
+        ));
+    }
+    if s.name == "prices.discounts.category"
+        && !crate::cost::Category::ALL.iter().any(|c| c.as_str() == key)
+    {
+        return Err(unknown_input(
+            name,
+            format!("'{key}' is not a category (nic, switch, optic, cable, license)"),
+        ));
+    }
+    let mut path: Vec<String> = s.name.split('.').map(str::to_string).collect();
+    path.push(key.to_string());
+    Ok((s, path))
+}
+
+/// The catalog's price range of every SKU the sized fabrics buy that the request neither
+/// ranges nor overrides (and whose range is not a single price).
+fn catalog_range_targets(
+    prepared: &Prepared,
+    given: Option<&std::collections::BTreeMap<String, InputRange>>,
+    targets: &mut Vec<Target>,
+) {
+    let r = &prepared.resolved;
+    let catalog = &r.catalog;
+    let mut seen: Vec<&str> = Vec::new();
+    for s in &prepared.sized {
+        for line in &s.lines {
+            let sku = line.sku.as_str();
+            if seen.contains(&sku) {
+                continue;
+            }
+            seen.push(sku);
+            let named = |p: &str| given.is_some_and(|g| g.contains_key(&format!("{p}{sku}")));
+            if named("prices.list.")
+                || named("prices.overrides.")
+                || r.adjustments.overrides.contains_key(sku)
+            {
+                continue;
+            }
+            let Some((list, low, high)) = catalog_price(catalog, sku) else {
+                continue;
+            };
+            if low == high {
+                continue;
+            }
+            let name = format!("prices.list.{sku}");
+            let range = InputRange {
+                distribution: DistributionKind::Triangular,
+                low,
+                mode: Some(list),
+                high,
+            };
+            targets.push(Target {
+                label: format!("the list price of {sku}"),
+                unit: "USD".into(),
+                dist: distribution(&range),
+                range,
+                domain: (0.0, price_max()),
+                source: RangeSource::Catalog,
+                kind: Kind::ListPrice(sku.to_string()),
+                stream: draw::stream(&name),
+                name,
+            });
+        }
+    }
 }
 
 /// What one evaluation gives per fabric, USD.
@@ -850,100 +904,9 @@ pub fn analyse(
     // The tornado's engine; every thread drawing samples has its own.
     let mut engine = Engine::new(prepared, catalogs, &spec.targets)?;
     let fabrics = engine.fabric_ids();
-    let nf = fabrics.len();
-    let n = spec.samples as usize;
-    // Blocks of samples, a thread taking runs of them: each block's totals in one vector (not
-    // one per sample), read back in sample order.
-    let blocks: Vec<std::ops::Range<u32>> = (0..spec.samples.div_ceil(SAMPLES_PER_BLOCK))
-        .map(|b| {
-            let start = b.saturating_mul(SAMPLES_PER_BLOCK);
-            start..start.saturating_add(SAMPLES_PER_BLOCK).min(spec.samples)
-        })
-        .collect();
-    let blocks = crate::parallel::map_in_order(&blocks, effort.threads, || {
-        let mut engine = Engine::new(prepared, catalogs, &spec.targets)?;
-        let mut values = vec![0.0; spec.targets.len()];
-        Ok(move |block: &std::ops::Range<u32>| {
-            let mut totals = Vec::with_capacity(block.len().saturating_mul(nf));
-            for k in block.clone() {
-                if k % CLOCK_EVERY == 0
-                    && let Some(d) = effort.deadline
-                    && std::time::Instant::now() > d
-                {
-                    return Err(too_slow(spec.samples));
-                }
-                for (v, t) in values.iter_mut().zip(&spec.targets) {
-                    *v = t
-                        .dist
-                        .quantile(draw::uniform(spec.seed, t.stream, u64::from(k)));
-                }
-                totals.extend(engine.eval(&values)?);
-            }
-            Ok(totals)
-        })
-    })?;
-    let samples = blocks.iter().flat_map(|b| b.chunks(nf.max(1)));
-    let mut cols: Vec<[Vec<Decimal>; 4]> = (0..nf)
-        .map(|_| std::array::from_fn(|_| Vec::with_capacity(n)))
-        .collect();
-    let mut wins = vec![0u32; nf];
-    let mut regret = vec![Decimal::ZERO; nf];
-    for totals in samples {
-        let best = totals
-            .iter()
-            .enumerate()
-            .min_by(|(i, a), (j, b)| a.total.cmp(&b.total).then(i.cmp(j)))
-            .map(|(i, _)| i)
-            .unwrap_or(0);
-        if let Some(w) = wins.get_mut(best) {
-            *w += 1;
-        }
-        let min = totals.get(best).map(|t| t.total).unwrap_or_default();
-        for (f, t) in totals.iter().enumerate() {
-            let [capex, tco, idle, total] = &mut cols[f];
-            capex.push(t.capex);
-            tco.push(t.tco);
-            idle.push(t.idle);
-            total.push(t.total);
-            regret[f] = t
-                .total
-                .checked_sub(min)
-                .and_then(|d| regret[f].checked_add(d))
-                .ok_or_else(|| {
-                    PlanError::field(
-                        "/uncertainty",
-                        ErrorCode::CostOverflow,
-                        "the regret overflows",
-                    )
-                })?;
-        }
-    }
-    let mut out_fabrics = Vec::with_capacity(nf);
-    for (f, [capex, tco, idle, total]) in cols.into_iter().enumerate() {
-        let (tco_usd, gpu_idle_usd) = (spread(tco)?, spread(idle)?);
-        let mut total_usd = spread(total)?;
-        // The mean total is the mean TCO plus the mean idle cost as shown, each to the cent, so
-        // the three add up (rounded apart they could differ by a cent); the exact mean of the
-        // totals is the same sum before rounding.
-        total_usd.mean = tco_usd
-            .mean
-            .checked_add(gpu_idle_usd.mean)
-            .unwrap_or(total_usd.mean);
-        out_fabrics.push(FabricUncertainty {
-            fabric: fabrics[f],
-            probability_cheapest: f64::from(wins[f]) / f64::from(spec.samples.max(1)),
-            cheapest_samples: wins[f],
-            expected_regret_usd: cost::money::round_money(
-                regret[f]
-                    .checked_div(Decimal::from(spec.samples.max(1)))
-                    .unwrap_or_default(),
-            ),
-            total_usd,
-            tco_usd,
-            capex_usd: spread(capex)?,
-            gpu_idle_usd,
-        });
-    }
+    let blocks = draw_samples(spec, prepared, catalogs, effort, fabrics.len())?;
+    let tally = Tally::of(&blocks, fabrics.len(), spec.samples as usize)?;
+    let out_fabrics = tally.summaries(&fabrics, spec.samples)?;
     let t = tornado::tornado(&mut engine)?;
     let reasons = text::reasons(&out_fabrics, &t.entries, spec.samples);
     Ok(Uncertainty {
@@ -966,6 +929,138 @@ pub fn analyse(
         tornado: t.entries,
         reasons,
     })
+}
+
+/// Every sample's totals, `nf` a sample, in blocks of samples (a thread taking runs of them:
+/// each block's totals in one vector, not one per sample), in sample order.
+fn draw_samples(
+    spec: &Spec,
+    prepared: &Prepared,
+    catalogs: &CatalogSet,
+    effort: super::Effort,
+    nf: usize,
+) -> Result<Vec<Vec<Totals>>, PlanError> {
+    let blocks: Vec<std::ops::Range<u32>> = (0..spec.samples.div_ceil(SAMPLES_PER_BLOCK))
+        .map(|b| {
+            let start = b.saturating_mul(SAMPLES_PER_BLOCK);
+            start..start.saturating_add(SAMPLES_PER_BLOCK).min(spec.samples)
+        })
+        .collect();
+    crate::parallel::map_in_order(&blocks, effort.threads, || {
+        let mut engine = Engine::new(prepared, catalogs, &spec.targets)?;
+        let mut values = vec![0.0; spec.targets.len()];
+        Ok(move |block: &std::ops::Range<u32>| {
+            let mut totals = Vec::with_capacity(block.len().saturating_mul(nf));
+            for k in block.clone() {
+                if k % CLOCK_EVERY == 0
+                    && let Some(d) = effort.deadline
+                    && std::time::Instant::now() > d
+                {
+                    return Err(too_slow(spec.samples));
+                }
+                for (v, t) in values.iter_mut().zip(&spec.targets) {
+                    *v = t
+                        .dist
+                        .quantile(draw::uniform(spec.seed, t.stream, u64::from(k)));
+                }
+                totals.extend(engine.eval(&values)?);
+            }
+            Ok(totals)
+        })
+    })
+}
+
+/// The samples per fabric: capex, TCO, idle and total columns, how often each is the
+/// cheapest, and its summed regret (what it costs above the cheapest in each sample).
+struct Tally {
+    cols: Vec<[Vec<Decimal>; 4]>,
+    wins: Vec<u32>,
+    regret: Vec<Decimal>,
+}
+
+impl Tally {
+    fn of(blocks: &[Vec<Totals>], nf: usize, n: usize) -> Result<Tally, PlanError> {
+        let mut out = Tally {
+            cols: (0..nf)
+                .map(|_| std::array::from_fn(|_| Vec::with_capacity(n)))
+                .collect(),
+            wins: vec![0u32; nf],
+            regret: vec![Decimal::ZERO; nf],
+        };
+        for totals in blocks.iter().flat_map(|b| b.chunks(nf.max(1))) {
+            out.add(totals)?;
+        }
+        Ok(out)
+    }
+
+    /// One sample's totals, a fabric each.
+    fn add(&mut self, totals: &[Totals]) -> Result<(), PlanError> {
+        let best = totals
+            .iter()
+            .enumerate()
+            .min_by(|(i, a), (j, b)| a.total.cmp(&b.total).then(i.cmp(j)))
+            .map(|(i, _)| i)
+            .unwrap_or(0);
+        if let Some(w) = self.wins.get_mut(best) {
+            *w += 1;
+        }
+        let min = totals.get(best).map(|t| t.total).unwrap_or_default();
+        for (f, t) in totals.iter().enumerate() {
+            let [capex, tco, idle, total] = &mut self.cols[f];
+            capex.push(t.capex);
+            tco.push(t.tco);
+            idle.push(t.idle);
+            total.push(t.total);
+            self.regret[f] = t
+                .total
+                .checked_sub(min)
+                .and_then(|d| self.regret[f].checked_add(d))
+                .ok_or_else(|| {
+                    PlanError::field(
+                        "/uncertainty",
+                        ErrorCode::CostOverflow,
+                        "the regret overflows",
+                    )
+                })?;
+        }
+        Ok(())
+    }
+
+    /// Each fabric's spreads, probability of being the cheapest and expected regret.
+    fn summaries(
+        self,
+        fabrics: &[Fabric],
+        samples: u32,
+    ) -> Result<Vec<FabricUncertainty>, PlanError> {
+        let Tally { cols, wins, regret } = self;
+        let mut out = Vec::with_capacity(cols.len());
+        for (f, [capex, tco, idle, total]) in cols.into_iter().enumerate() {
+            let (tco_usd, gpu_idle_usd) = (spread(tco)?, spread(idle)?);
+            let mut total_usd = spread(total)?;
+            // The mean total is the mean TCO plus the mean idle cost as shown, each to the
+            // cent, so the three add up (rounded apart they could differ by a cent); the exact
+            // mean of the totals is the same sum before rounding.
+            total_usd.mean = tco_usd
+                .mean
+                .checked_add(gpu_idle_usd.mean)
+                .unwrap_or(total_usd.mean);
+            out.push(FabricUncertainty {
+                fabric: fabrics[f],
+                probability_cheapest: f64::from(wins[f]) / f64::from(samples.max(1)),
+                cheapest_samples: wins[f],
+                expected_regret_usd: cost::money::round_money(
+                    regret[f]
+                        .checked_div(Decimal::from(samples.max(1)))
+                        .unwrap_or_default(),
+                ),
+                total_usd,
+                tco_usd,
+                capex_usd: spread(capex)?,
+                gpu_idle_usd,
+            });
+        }
+        Ok(out)
+    }
 }
 
 /// An analysis past its time budget (90 % of the request deadline).

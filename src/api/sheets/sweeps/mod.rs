@@ -8,38 +8,38 @@
 //! A value that cannot be planned (out of range, beyond the tier ceiling, …) fails the whole
 //! sweep with a 422 naming the input and the value: a chart with silent holes would mislead.
 
+mod axes;
+mod encode;
+
+use axes::{Checked, axes, bad, in_whole_domains, numeric_names, repoint, sweep_error};
+use encode::{render, sweep_json};
+
 use crate::api::heavy;
-use crate::api::parts::{Held, Parts};
 use crate::error_code::ErrorCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use actix_web::http::header::EntityTag;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use utoipa::openapi::path::{Parameter, ParameterIn};
 use utoipa::{IntoParams, ToSchema};
 use validator::Validate;
 
-use super::{Format, etag, negotiate, respond};
+use super::negotiate;
 use crate::api::AppState;
 use crate::api::error::ApiError;
 use crate::api::extract::ValidJson;
 use crate::api::query::{
-    self, Numeric, ParamSpec, Query, format_param, name_params, plan_parameters, pointer_of,
-    request_from_json,
+    self, Numeric, Query, format_param, name_params, plan_parameters, pointer_of, request_from_json,
 };
 use crate::api::responses::{
     BodyProblems, Busy, JsonOrCsv, NotModified, QueryProblems, SweepInvalid,
 };
 use crate::catalog::CatalogSet;
-use crate::plan::sweep::{
-    self, Axis, AxisInput, Crossover, Domain, RunError, Scale, Spec, SweepError, SweepRow,
-};
+use crate::plan::sweep::{self, Crossover, RunError, Scale, SweepRow};
 use crate::plan::{self, PlanRequest};
-use crate::table::{NamedSweepRow, NamedValue, NamedValues, member};
+use crate::table::{NamedSweepRow, NamedValue, NamedValues};
 
 /// A sweep: a base plan request and the input to vary.
 #[derive(Debug, Clone, Deserialize, Validate, ToSchema)]
@@ -149,158 +149,6 @@ pub(crate) fn own_params() -> &'static [String] {
             .filter(|k| k != "base")
             .collect()
     })
-}
-
-/// A numeric plan input, by name, from the parameters derived from the request schema.
-fn numeric_spec(name: &str) -> Option<&'static ParamSpec> {
-    crate::plan::registry::axis_inputs().find(|s| s.name == name)
-}
-
-/// The names of the numeric plan inputs (the valid sweep axes).
-fn numeric_names() -> Vec<&'static str> {
-    crate::plan::registry::axis_inputs()
-        .map(|s| s.name.as_str())
-        .collect()
-}
-
-/// The domain of a numeric plan input, from its schema.
-fn domain(n: &Numeric) -> Domain {
-    Domain {
-        integer: n.integer,
-        contiguous: n.one_of.is_none(),
-        min: n.min,
-        max: n.highest(),
-    }
-}
-
-fn bad(field: &str, detail: impl Into<String>) -> ApiError {
-    ApiError::field(&format!("/{field}"), ErrorCode::InvalidSweep, detail)
-}
-
-fn sweep_error(e: SweepError) -> ApiError {
-    ApiError::field(&format!("/{}", e.field), e.code, e.detail)
-}
-
-/// One axis: the input must be a numeric plan input (the 422 lists them).
-fn axis(input: AxisInput) -> Result<(Axis, &'static Numeric, bool), ApiError> {
-    // A keyed input (`prices.overrides.<sku>`) sweeps as its map input declares it; the plan
-    // at the first point says whether the key is the catalog's.
-    let spec = numeric_spec(&input.name)
-        .or_else(|| crate::plan::registry::keyed_input(&input.name).map(|(s, _)| s));
-    let Some(n) = spec.and_then(|s| s.numeric.as_ref()) else {
-        let names = numeric_names();
-        return Err(bad(
-            &format!("vary{}", input.suffix),
-            format!(
-                "'{}' is not a numeric plan input (nor prices.overrides.<sku>, prices.discounts.vendor.<vendor>, prices.discounts.category.<category>)",
-                input.name
-            ),
-        )
-        .with_extra(serde_json::json!({ "valid_inputs": names })));
-    };
-    let ranged = input.values.is_none();
-    let mut a = sweep::axis(input, domain(n)).map_err(sweep_error)?;
-    if ranged && n.decimal && !n.integer {
-        // A range's values are computed in binary floating point (0.01 + 5 × 0.01 is
-        // 0.060000000000000005): a decimal input is planned and shown at its short decimal.
-        for v in &mut a.values {
-            *v = short_decimal(*v);
-        }
-        a.values.dedup();
-    }
-    Ok((a, n, ranged))
-}
-
-/// `v` rounded to 15 significant digits (fewer than an `f64` holds, so the last bits of
-/// arithmetic noise go), as the nearest `f64`: its shortest text is the short decimal
-/// (`0.06`, not `0.060000000000000005`).
-fn short_decimal(v: f64) -> f64 {
-    format!("{v:.14e}").parse().unwrap_or(v)
-}
-
-/// A checked sweep and the kinds of its inputs (to write values into requests and rows).
-struct Checked {
-    spec: Spec,
-    kinds: (&'static Numeric, Option<&'static Numeric>),
-    /// Each axis's values come from a range (`from`, `to`), not a list.
-    ranged: [bool; 2],
-}
-
-impl Checked {
-    /// `e` with each pointer at a varied input moved to the sweep's own field that set its
-    /// value, `at(0)` for the first axis and `at(1)` for the second (audit 28: a point's error
-    /// blamed `/base/gpus`, a base the request did not give).
-    fn to_axis(&self, e: ApiError, at: impl Fn(usize) -> String) -> ApiError {
-        let axes: Vec<String> = std::iter::once(&self.spec.first)
-            .chain(self.spec.second.as_ref())
-            .map(|a| pointer_of(&a.name))
-            .collect();
-        if !e.problem().errors.iter().any(|f| axes.contains(&f.pointer)) {
-            return e;
-        }
-        repoint(e, |pointer| {
-            axes.iter()
-                .position(|a| a == pointer)
-                .map_or_else(|| pointer.to_string(), &at)
-        })
-    }
-}
-
-/// A 422's field errors with each pointer rewritten by `to` (other problems as they are).
-fn repoint(e: ApiError, to: impl Fn(&str) -> String) -> ApiError {
-    let p = e.problem();
-    if p.status != 422 || p.errors.is_empty() {
-        return e;
-    }
-    ApiError::validation(
-        p.errors
-            .iter()
-            .map(|f| crate::api::error::FieldError {
-                pointer: to(&f.pointer),
-                code: f.code,
-                detail: f.detail.clone(),
-            })
-            .collect(),
-    )
-}
-
-fn spec(first: AxisInput, second: Option<AxisInput>) -> Result<Checked, ApiError> {
-    let (a, ka, ranged_a) = axis(first)?;
-    let (b, kb, ranged_b) = match second.map(axis).transpose()? {
-        Some((b, kb, r)) => (Some(b), Some(kb), r),
-        None => (None, None, false),
-    };
-    Ok(Checked {
-        spec: Spec::new(a, b).map_err(sweep_error)?,
-        kinds: (ka, kb),
-        ranged: [ranged_a, ranged_b],
-    })
-}
-
-/// A `gpus` axis on a GPU whose NVLink domain spans servers (GB200/GB300 NVL72: racks are
-/// bought whole) in whole domains ([`sweep::in_whole_units`]; audit 34: the report page of one
-/// GB200 rack drew "InfiniBand → RoCE (ECMP) at 41 GPUs", 11 trays). The catalog's server
-/// against its domain: a request's 72 GPUs "a server" on an NVL72 rack are still racks bought
-/// whole (audit 35). `None`: the sweep as asked.
-fn in_whole_domains(base: &Base, c: &Checked, catalogs: &CatalogSet) -> Option<Spec> {
-    let first = c.spec.first.values.first().copied()?;
-    let second = c
-        .spec
-        .second
-        .as_ref()
-        .and_then(|a| a.values.first().copied());
-    let req = base.request(c, first, second, false).ok()?;
-    let r = plan::inputs::resolve(&req, catalogs).ok()?;
-    if r.gpu.nvlink_domain_gpus <= r.gpu.gpus_per_node {
-        return None;
-    }
-    sweep::in_whole_units(
-        &c.spec,
-        "gpus",
-        f64::from(r.nvlink_domain_gpus),
-        c.ranged,
-        f64::from(plan::request::Gpus::MAX),
-    )
 }
 
 /// A value as query text, typed by the input: integers as integers, decimals in plain
@@ -691,177 +539,6 @@ fn json_value_out(kind: &Numeric, v: f64) -> Value {
     }
 }
 
-/// The answer, encoded on heavy threads ([`heavy::Heavy::run_then_free`], JSON rows on every computing permit it
-/// gets): a 10,000-point sweep is ~30 MB of JSON, whose encoding takes tens of ms that must
-/// not stall this worker's event loop (measured by `benches/starve.py`: /healthz waited up to
-/// 485 ms behind it) nor, at normal priority, the request threads.
-async fn render(
-    req: &HttpRequest,
-    state: &AppState,
-    format: Format,
-    c: Computed,
-) -> Result<HttpResponse, ApiError> {
-    let (until, limit) = (c.until, c.limit);
-    let encoding = state.heavy.run_then_free(move || {
-        let Computed {
-            result,
-            slot,
-            permits,
-            until,
-            limit,
-        } = c;
-        let encoded = if Instant::now() >= until {
-            // Computed, but its time is up (its heavy threads waited for a core).
-            Err(too_slow(limit))
-        } else {
-            encode(format, &result, permits.threads())
-        };
-        drop(permits);
-        // The slot rides in the answer until it is sent or its connection closes.
-        (encoded.map(|e| (e, slot)), result)
-    });
-    let ((body, ct, tag), slot) =
-        heavy::by(until, || too_slow(limit), async { encoding.await? }).await?;
-    Ok(respond(req, &tag, ct, Held::new(body, slot)))
-}
-
-/// The sweep as JSON, in parts: the bytes `serde_json::to_vec` gives for a [`SweepResult`],
-/// with the rows written by [`crate::table::sweep_rows_json`] (each point's warnings escaped
-/// once) on up to `threads` threads.
-fn sweep_json(r: &SweepResult, threads: usize) -> serde_json::Result<Parts> {
-    let mut head = Vec::with_capacity(64);
-    head.extend_from_slice(b"{\"vary\":");
-    crate::json::to_writer(&mut head, &r.vary)?;
-    if let Some(v2) = &r.vary2 {
-        member(&mut head, "vary2", v2)?;
-    }
-    member(&mut head, "warnings", &r.warnings)?;
-    head.extend_from_slice(b",\"rows\":");
-    let mut out = Parts::from(head);
-    for part in crate::table::sweep_rows_json(&r.rows, threads)? {
-        out.push(part);
-    }
-    let mut tail = Vec::new();
-    member(&mut tail, "crossovers", &r.crossovers)?;
-    member(&mut tail, "plans_computed", &r.plans_computed)?;
-    tail.push(b'}');
-    out.push(tail);
-    Ok(out)
-}
-
-/// The sweep as JSON or CSV, its content type and entity tag ([`sweep_tag`]).
-fn encode(
-    format: Format,
-    r: &SweepResult,
-    threads: usize,
-) -> Result<(Parts, &'static str, EntityTag), ApiError> {
-    let (body, ct, suffix) = format.body(
-        || sweep_json(r, threads).map_err(|e| ApiError::internal(&e)),
-        || Ok(Parts::from(r.csv().into_bytes())),
-    )?;
-    Ok((
-        body,
-        ct,
-        etag(&format!("sweep-{}{suffix}", sweep_tag(r, threads))),
-    ))
-}
-
-/// The sweep's entity tag: a hash of what its answer is made from, not of the answer's bytes.
-/// Each row's `plan_id` hashes the point's whole normalised request and the catalog, which fix
-/// its figures; each point's warnings are hashed too, so that no text rests on the request's
-/// normalisation alone (a GPU-hour value of 0 given and none given for an unpriced GPU once
-/// normalised alike and warned differently); with the varied inputs, the values, the
-/// crossovers and this build's id (a fingerprint of the source, `build.rs`) they fix every
-/// byte of the answer. Hashing ~30 bytes a row and ~700 a point instead of ~2.8 KB a row: the
-/// SHA-256 of a 10,000-point answer was 7 % of the sweep's time (docs/performance.md,
-/// session 9). The rows are hashed in leaves of [`TAG_LEAF_ROWS`] on up to `threads` threads,
-/// and the leaves' digests in order: the tag does not depend on the threads.
-fn sweep_tag(r: &SweepResult, threads: usize) -> String {
-    let leaves: Vec<&[NamedSweepRow]> = r.rows.chunks(TAG_LEAF_ROWS).collect();
-    let digests = crate::parallel::map_in_order(&leaves, threads, || {
-        Ok::<_, std::convert::Infallible>(|leaf: &&[NamedSweepRow]| Ok(rows_digest(leaf)))
-    })
-    .unwrap_or_else(|never| match never {});
-    let mut h = Sha256::new();
-    h.update(concat!("fabric-tco ", env!("FABRIC_TCO_BUILD_ID"), "\n").as_bytes());
-    h.update(r.vary.as_bytes());
-    h.update(b"\n");
-    h.update(r.vary2.as_deref().unwrap_or("").as_bytes());
-    h.update(b"\n");
-    h.update(r.warnings.len().to_le_bytes());
-    for w in &r.warnings {
-        h.update(w.len().to_le_bytes());
-        h.update(w.as_bytes());
-    }
-    for d in &digests {
-        h.update(d);
-    }
-    // A few crossovers: their JSON is their whole content.
-    h.update(serde_json::to_vec(&r.crossovers).unwrap_or_default());
-    h.update(r.plans_computed.to_le_bytes());
-    plan::hex_prefix(h.finalize().as_slice(), 16)
-}
-
-/// Rows a leaf of a sweep tag's hash covers (a fixed number: the tag is the same on any number
-/// of threads).
-const TAG_LEAF_ROWS: usize = 4096;
-
-/// The digest of a run of rows: each row's plan id, fabric and values, and its warnings (a
-/// marker when they are its fabric's last row's).
-fn rows_digest(rows: &[NamedSweepRow]) -> Vec<u8> {
-    let mut h = Gathered {
-        hash: Sha256::new(),
-        buf: Vec::with_capacity(GATHERED),
-    };
-    // Per fabric, the warnings last hashed: a row whose list is the same as its fabric's last
-    // row's hashes a marker instead.
-    let mut last_warnings: [Option<&Arc<[String]>>; 3] = [None; 3];
-    for n in rows {
-        let row = &n.row;
-        h.update(row.plan_id.as_bytes());
-        h.update(row.fabric.as_str().as_bytes());
-        h.update(row.value.to_bits().to_le_bytes());
-        h.update(row.value2.map_or(u64::MAX, f64::to_bits).to_le_bytes());
-        let last = &mut last_warnings[row.fabric.index()];
-        if last.is_some_and(|w| **w == *row.warnings) {
-            h.update(b"=");
-        } else {
-            h.update(row.warnings.len().to_le_bytes());
-            for w in row.warnings.iter() {
-                h.update(w.len().to_le_bytes());
-                h.update(w.as_bytes());
-            }
-            *last = Some(&row.warnings);
-        }
-    }
-    h.finalize().as_ref().to_vec()
-}
-
-/// Bytes gathered before the hash takes them.
-const GATHERED: usize = 1 << 16;
-
-/// A hash fed in pieces of [`GATHERED`] bytes: the same bytes, the same digest, in few calls
-/// (a 10,000-point sweep's 150,000 small updates took 13 ms, a quarter of its encoding).
-struct Gathered {
-    hash: Sha256,
-    buf: Vec<u8>,
-}
-
-impl Gathered {
-    fn update(&mut self, bytes: impl AsRef<[u8]>) {
-        self.buf.extend_from_slice(bytes.as_ref());
-        if self.buf.len() >= GATHERED {
-            self.hash.update(&self.buf);
-            self.buf.clear();
-        }
-    }
-
-    fn finalize(mut self) -> impl AsRef<[u8]> {
-        self.hash.update(&self.buf);
-        self.hash.finalize()
-    }
-}
-
 /// Query parameters of `GET /v1/sweeps`: the fields of [`SweepRequest`] but `base` (each
 /// with its body schema; `vary` and `vary2` list the numeric plan inputs), `format`, and every
 /// plan input.
@@ -908,47 +585,6 @@ impl IntoParams for SweepParams {
         }
         v
     }
-}
-
-/// The sweep's axes as the client gave them (GET parameters or POST body): each `vary` must
-/// name a numeric plan input, and a second range needs its `vary2`.
-fn axes(b: &SweepRequest) -> Result<Checked, ApiError> {
-    if b.vary2.is_none() {
-        let given = [
-            ("from2", b.from2.is_some()),
-            ("to2", b.to2.is_some()),
-            ("steps2", b.steps2.is_some()),
-            ("scale2", b.scale2.is_some()),
-            ("values2", b.values2.is_some()),
-        ];
-        if let Some((name, _)) = given.iter().find(|(_, g)| *g) {
-            return Err(bad(
-                "vary2",
-                format!("'{name}' is given but 'vary2' is not: name the input to vary"),
-            ));
-        }
-    }
-    let second = b.vary2.clone().map(|vary| AxisInput {
-        name: vary,
-        from: b.from2,
-        to: b.to2,
-        steps: b.steps2,
-        scale: b.scale2.unwrap_or_default(),
-        values: b.values2.clone(),
-        suffix: "2",
-    });
-    spec(
-        AxisInput {
-            name: b.vary.clone(),
-            from: b.from,
-            to: b.to,
-            steps: b.steps,
-            scale: b.scale.unwrap_or_default(),
-            values: b.values.clone(),
-            suffix: "",
-        },
-        second,
-    )
 }
 
 /// Sweep one plan input from query parameters (spreadsheets, charts).
@@ -1120,180 +756,4 @@ pub fn example(qs: &str, catalogs: &CatalogSet) -> Option<(Value, String)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::fabric::Fabric;
-    use crate::table::{NamedValue, NamedValues};
-    use rust_decimal::Decimal;
-
-    fn row(
-        value: f64,
-        value2: Option<f64>,
-        fabric: Fabric,
-        cheapest: bool,
-        warnings: &Arc<[String]>,
-    ) -> NamedSweepRow {
-        NamedSweepRow {
-            inputs: NamedValues(
-                NamedValue {
-                    name: "gpus".into(),
-                    value: Value::from(value as i64),
-                },
-                value2.map(|v| NamedValue {
-                    name: "economics.gpu_hour_usd".into(),
-                    value: serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
-                }),
-            ),
-            row: SweepRow {
-                value,
-                value2,
-                fabric,
-                design: crate::sizing::Design::SuClos,
-                total_cost_usd: Decimal::new(123_456_789, 2),
-                capex_usd: Decimal::new(-5, 1),
-                tco_usd: Decimal::new(7, 0),
-                gpu_idle_fraction: if cheapest { 0.1 + 0.2 } else { f64::NAN },
-                gpu_idle_cost_usd: Decimal::new(1, 28),
-                failure_cost_usd: Decimal::ZERO,
-                cheapest,
-                plan_id: Arc::from(format!("id-{value}").as_str()),
-                warnings: Arc::clone(warnings),
-            },
-        }
-    }
-
-    /// The hand-written JSON of a sweep is the bytes serde writes for it: one input and a grid,
-    /// rows sharing their point's warnings and rows with their own, text needing escapes.
-    #[test]
-    fn the_sweep_json_is_the_serde_json_of_the_result() {
-        let a: Arc<[String]> = vec![
-            "roce: \"quoted\" \\ and\ttab — ünïcode".to_string(),
-            "second".to_string(),
-        ]
-        .into();
-        let b: Arc<[String]> = Vec::new().into();
-        let c: Arc<[String]> = vec!["other".to_string()].into();
-        let crossover = Crossover {
-            input: "gpus".into(),
-            between: [8.0, 16.0],
-            value: 12.0,
-            exact: true,
-            from_fabric: Fabric::Roce,
-            to_fabric: Fabric::Infiniband,
-            input2: Some("economics.gpu_hour_usd".into()),
-            value2: Some(2.5),
-        };
-        for grid in [None, Some(2.5)] {
-            let rows = vec![
-                row(8.0, grid, Fabric::Infiniband, true, &a),
-                row(8.0, grid, Fabric::Roce, false, &a),
-                row(16.0, grid, Fabric::Infiniband, false, &b),
-                row(16.0, grid, Fabric::RoceAdaptive, true, &b),
-                row(24.0, grid, Fabric::Roce, true, &c),
-                row(32.0, grid, Fabric::Roce, true, &a),
-            ];
-            for rows in [rows.clone(), Vec::new()] {
-                let r = SweepResult {
-                    vary: "gpus".into(),
-                    vary2: grid.map(|_| "economics.gpu_hour_usd".to_string()),
-                    warnings: vec!["said \"once\" for every row".into()],
-                    rows,
-                    crossovers: vec![crossover.clone()],
-                    plans_computed: 9,
-                    notes: Vec::new(),
-                };
-                let want = String::from_utf8(serde_json::to_vec(&r).expect("serde"));
-                for threads in [1, 2, 3, 4, 7] {
-                    let parts = sweep_json(&r, threads).expect("json");
-                    let got = String::from_utf8(parts.iter().flatten().copied().collect());
-                    assert_eq!(got, want, "{threads} threads");
-                }
-            }
-        }
-    }
-
-    /// A sweep's tag is the same on any number of threads (its leaves have a fixed size), and
-    /// it changes with one point's warnings, one row's plan id or one value, in any leaf.
-    #[test]
-    fn the_tag_does_not_depend_on_the_threads_and_sees_every_row() {
-        let points: Vec<Arc<[String]>> = (0..4_000)
-            .map(|i| vec![format!("UFM for {i} endpoints"), "a placeholder".into()].into())
-            .collect();
-        let rows: Vec<NamedSweepRow> = points
-            .iter()
-            .enumerate()
-            .flat_map(|(i, w)| {
-                [Fabric::Infiniband, Fabric::Roce, Fabric::RoceAdaptive]
-                    .map(|f| row(f64::from(8 * i as u32 + 8), None, f, f == Fabric::Roce, w))
-            })
-            .collect();
-        let result = |rows: Vec<NamedSweepRow>| SweepResult {
-            vary: "gpus".into(),
-            vary2: None,
-            warnings: vec!["every row's".into()],
-            rows,
-            crossovers: Vec::new(),
-            plans_computed: 4_000,
-            notes: Vec::new(),
-        };
-        let base = result(rows.clone());
-        let tag = sweep_tag(&base, 1);
-        for threads in [2, 3, 8] {
-            assert_eq!(sweep_tag(&base, threads), tag, "{threads} threads");
-        }
-        let mut said = result(rows.clone());
-        said.warnings.push("one more for the whole sweep".into());
-        assert_ne!(sweep_tag(&said, 2), tag, "the sweep's warnings");
-        for at in [0, TAG_LEAF_ROWS - 1, TAG_LEAF_ROWS, rows.len() - 1] {
-            let mut changed = rows.clone();
-            changed[at].row.warnings = vec!["another".to_string()].into();
-            assert_ne!(sweep_tag(&result(changed), 2), tag, "warnings of row {at}");
-            let mut changed = rows.clone();
-            changed[at].row.plan_id = Arc::from("another");
-            assert_ne!(sweep_tag(&result(changed), 2), tag, "plan id of row {at}");
-            let mut changed = rows.clone();
-            changed[at].row.value += 1.0;
-            assert_ne!(sweep_tag(&result(changed), 2), tag, "value of row {at}");
-        }
-    }
-
-    /// Feeding the hash in gathered pieces gives the digest of the bytes fed one by one,
-    /// across piece boundaries and for pieces larger than a gathering.
-    #[test]
-    fn a_gathered_hash_is_the_hash_of_its_bytes() {
-        let mut direct = Sha256::new();
-        let mut gathered = Gathered {
-            hash: Sha256::new(),
-            buf: Vec::new(),
-        };
-        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
-        for i in 0..20_000usize {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let len = if i % 997 == 0 {
-                3 * GATHERED + 5
-            } else {
-                (x % 300) as usize
-            };
-            let piece: Vec<u8> = (0..len).map(|j| (x >> (j % 56)) as u8).collect();
-            direct.update(&piece);
-            gathered.update(&piece);
-        }
-        assert_eq!(direct.finalize().as_slice(), gathered.finalize().as_ref());
-    }
-
-    /// Float noise of a range goes; a value's own digits stay.
-    #[test]
-    fn a_short_decimal_drops_float_noise_only() {
-        let noisy = 0.01 + 5.0 * 0.01;
-        assert_ne!(noisy.to_string(), "0.06");
-        assert_eq!(short_decimal(noisy).to_string(), "0.06");
-        assert_eq!(short_decimal(0.1 + 0.2).to_string(), "0.3");
-        assert_eq!(
-            short_decimal(83.416_666_666_666_66).to_string(),
-            "83.4166666666667"
-        );
-        assert_eq!(short_decimal(148.397).to_string(), "148.397");
-    }
-}
+mod tests;

@@ -1,0 +1,287 @@
+//! Every design sized for a fabric's parts and priced at capex, and the choice among them:
+//! the cheapest that meets the request, else why none does and what would help.
+
+use rust_decimal::Decimal;
+
+use super::parts::Parts;
+use super::{Sizing, infeasible, switch_spec};
+use crate::catalog::TierCabling;
+use crate::error_code::ErrorCode;
+use crate::fabric::Fabric;
+use crate::plan::output::DesignAlternative;
+use crate::plan::{Detail, PlanError, bom, inputs, push_unique, sizing_error};
+use crate::sizing::{self, Design, Topology};
+
+/// The BOM context each design is cabled with.
+pub(super) struct Cabled<'a> {
+    /// Every design but the two below.
+    pub ctx: bom::BomContext<'a>,
+    /// `dual_switch`'s two switches joined by the profile's inter-switch cabling (in-rack
+    /// copper) unless the request sets `topology.cabling.leaf_spine`.
+    isl: Option<bom::BomContext<'a>>,
+    /// `tor_copper`: servers cabled to their rack's leaf with the profile's in-rack copper, or
+    /// with the request's `topology.cabling.node_leaf`; without either it cannot be cabled.
+    tor: Option<bom::BomContext<'a>>,
+}
+
+impl<'a> Cabled<'a> {
+    pub(super) fn new(
+        r: &'a inputs::Resolved,
+        parts: &Parts<'a>,
+        cabling: [&'a TierCabling; 3],
+    ) -> Cabled<'a> {
+        let ctx = bom::BomContext {
+            catalog: &r.catalog,
+            switch: parts.switch,
+            nic: parts.nic,
+            cabling,
+            nics_per_node: r.nics_per_node,
+            pointer_for_cabling: "/topology/cabling",
+        };
+        let isl = match (&r.cabling.leaf_spine, parts.profile_cabling) {
+            (None, Some(c)) => c.inter_switch.as_ref(),
+            _ => None,
+        }
+        .map(|isl| bom::BomContext {
+            cabling: [cabling[0], isl, cabling[2]],
+            ..ctx
+        });
+        let tor = match (&r.cabling.node_leaf, parts.profile_cabling) {
+            (Some(_), _) => Some(ctx),
+            (None, Some(c)) => c.node_leaf_in_rack.as_ref().map(|copper| bom::BomContext {
+                cabling: [copper, cabling[1], cabling[2]],
+                ..ctx
+            }),
+            (None, None) => None,
+        };
+        Cabled { ctx, isl, tor }
+    }
+
+    /// The context `d` is cabled with; `None`: it cannot be cabled.
+    pub(super) fn for_design(&self, d: Design) -> Option<&bom::BomContext<'a>> {
+        match d {
+            Design::DualSwitch => Some(self.isl.as_ref().unwrap_or(&self.ctx)),
+            Design::TorCopper => self.tor.as_ref(),
+            _ => Some(&self.ctx),
+        }
+    }
+}
+
+/// Every design of a fabric: those sized with their capex, and those that do not fit with why.
+pub(super) struct Designs {
+    pub sized: Vec<(Design, Topology, Decimal)>,
+    pub not_fitting: Vec<(Design, sizing::SizingError)>,
+}
+
+/// The request's cluster and topology options as sizing takes them.
+pub(super) fn cluster_and_options(
+    r: &inputs::Resolved,
+    parts: &Parts<'_>,
+) -> (sizing::ClusterSpec, sizing::TopologyOptions) {
+    let cluster = sizing::ClusterSpec {
+        gpus: r.gpus,
+        gpus_per_node: r.gpus_per_node,
+        nics_per_node: r.nics_per_node,
+        nic_speed_gbps: r.nic_speed_gbps,
+    };
+    let opts = sizing::TopologyOptions {
+        planes: parts.planes,
+        oversubscription: r.oversubscription,
+        rail_optimized: r.rail_optimized,
+        max_tiers: r.max_tiers,
+        nodes_per_rack: r.nodes_per_rack,
+    };
+    (cluster, opts)
+}
+
+/// Sizes every design and prices each at capex (no BOM text, no copies). A design with
+/// cabling of its own (the inter-switch bundle, in-rack copper) that cannot be cabled or
+/// priced does not fit; it must not fail the other designs.
+pub(super) fn size_each(
+    r: &inputs::Resolved,
+    fabric: Fabric,
+    parts: &Parts<'_>,
+    cabled: &Cabled<'_>,
+) -> Result<Designs, PlanError> {
+    let (cluster, opts) = cluster_and_options(r, parts);
+    let mut out = Designs {
+        sized: Vec::with_capacity(Design::ALL.len()),
+        not_fitting: Vec::with_capacity(Design::ALL.len()),
+    };
+    let no_copper = || sizing::SizingError::DesignDoesNotFit {
+        design: Design::TorCopper,
+        why: sizing::Why::Text(format!(
+            "the {} profile has no in-rack copper for {} Gb/s links; set topology.cabling.node_leaf",
+            fabric.as_str(),
+            parts.link_speed
+        )),
+    };
+    for (design, res) in sizing::alternatives(&cluster, &switch_spec(parts.switch), &opts) {
+        let own_cabling = matches!(design, Design::DualSwitch | Design::TorCopper);
+        let t = match res {
+            Ok(t) => t,
+            Err(e) if sizing::feasibility::is_infeasibility(&e) => {
+                out.not_fitting.push((design, e));
+                continue;
+            }
+            Err(e) => return Err(sizing_error(&e, fabric)),
+        };
+        let Some(ctx) = cabled.for_design(design) else {
+            out.not_fitting.push((design, no_copper()));
+            continue;
+        };
+        match bom::capex_of(&t, ctx, &r.adjustments) {
+            Ok(capex) => out.sized.push((design, t, capex)),
+            Err(e) if own_cabling => out.not_fitting.push((
+                design,
+                sizing::SizingError::DesignDoesNotFit {
+                    design,
+                    why: sizing::Why::Text(format!("its cabling cannot be priced: {}", e.detail)),
+                },
+            )),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
+/// Racks given but no top-of-rack design built: says why, unless one or two switches are
+/// sized, where a leaf in each rack is beside the point whatever kept it out.
+pub(super) fn tor_copper_note(
+    r: &inputs::Resolved,
+    fabric: Fabric,
+    designs: &Designs,
+    warnings: &mut Vec<String>,
+) {
+    let one_or_two = designs
+        .sized
+        .iter()
+        .any(|(d, _, _)| matches!(d, Design::SingleSwitch | Design::DualSwitch));
+    if r.nodes_per_rack.is_some()
+        && !one_or_two
+        && let Some((_, e)) = designs
+            .not_fitting
+            .iter()
+            .find(|(d, _)| *d == Design::TorCopper)
+    {
+        push_unique(
+            warnings,
+            format!(
+                "{}: tor_copper (copper to the servers in each rack) was not sized: {e}",
+                fabric.as_str(),
+            ),
+        );
+    }
+}
+
+/// Whether a sized design meets the request: within its tiers and oversubscription, and
+/// accepted by its design choice.
+pub(super) fn meets(r: &inputs::Resolved, t: &Topology) -> bool {
+    let within = t.tiers <= r.max_tiers && t.oversubscription_realised <= r.oversubscription + 1e-9;
+    within && r.design.accepts(t, r.rail_optimized)
+}
+
+impl Designs {
+    /// The index of the cheapest design that meets the request; ties go to the earlier design
+    /// (fewer tiers).
+    pub(super) fn chosen(&self, r: &inputs::Resolved) -> Option<usize> {
+        self.sized
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, t, _))| meets(r, t))
+            .min_by(|(i, a), (j, b)| a.2.cmp(&b.2).then(i.cmp(j)))
+            .map(|(i, _)| i)
+    }
+
+    /// Every sized design with its capex, the chosen one marked.
+    pub(super) fn alternatives(
+        &self,
+        r: &inputs::Resolved,
+        chosen: usize,
+    ) -> Vec<DesignAlternative> {
+        self.sized
+            .iter()
+            .enumerate()
+            .map(|(i, (d, t, capex))| DesignAlternative {
+                design: *d,
+                tiers: t.tiers,
+                leaf_switches: t.leaf_switches,
+                spine_switches: t.spine_switches,
+                core_switches: t.core_switches,
+                capex_usd: *capex,
+                meets_request: meets(r, t),
+                chosen: i == chosen,
+            })
+            .collect()
+    }
+}
+
+/// No design meets the request: the named design's error, else the SU design's (the one with
+/// ceilings), and in a full plan what would make it buildable.
+pub(super) fn none_meets(
+    r: &inputs::Resolved,
+    fabric: Fabric,
+    parts: &Parts<'_>,
+    designs: &Designs,
+    detail: Detail,
+) -> Sizing {
+    let want = r.design.named().unwrap_or(Design::SuClos);
+    let e = designs
+        .not_fitting
+        .iter()
+        .find(|(d, _)| *d == want)
+        .or_else(|| designs.not_fitting.first())
+        .map(|(_, e)| sizing_error(e, fabric))
+        .unwrap_or_else(|| {
+            PlanError::field(
+                "/topology/design",
+                ErrorCode::DesignDoesNotFit,
+                format!(
+                    "{}: no design meets the request (design {:?})",
+                    fabric.as_str(),
+                    r.design
+                ),
+            )
+        });
+    // Advice for a reader, left out of a sweep's figures.
+    let suggestions = if detail == Detail::Full {
+        suggestions(r, fabric, parts)
+    } else {
+        Vec::new()
+    };
+    infeasible(fabric, e, suggestions)
+}
+
+/// What would make the fabric buildable: other switches, more planes, more tiers. A split is
+/// suggested only when a module carries its links in the NIC's cage (the profile's NIC module
+/// at the split speed, or one the catalog fits): a ConnectX-7's one OSFP cage has no 2 x 200G
+/// module, so planes = 2 is not advice.
+fn suggestions(r: &inputs::Resolved, fabric: Fabric, parts: &Parts<'_>) -> Vec<String> {
+    let catalog = &r.catalog;
+    let others: Vec<sizing::SwitchSpec> = catalog
+        .data
+        .switches
+        .iter()
+        .filter(|s| s.fabrics.contains(&fabric))
+        .map(switch_spec)
+        .collect();
+    let nic_splits = |planes: u32| {
+        let split_speed = r.nic_speed_gbps / planes.max(1);
+        parts
+            .profile
+            .cabling
+            .iter()
+            .find(|c| c.link_speed_gbps == split_speed)
+            .and_then(|c| c.node_leaf.nic_module.as_deref())
+            .and_then(|sku| catalog.transceiver(sku))
+            .is_some_and(|m| bom::nic_side_module(catalog, parts.nic, m, planes).fits)
+    };
+    let (cluster, opts) = cluster_and_options(r, parts);
+    sizing::feasibility::suggestions(
+        &cluster,
+        &switch_spec(parts.switch),
+        &opts,
+        &others,
+        &nic_splits,
+    )
+}

@@ -1,0 +1,116 @@
+//! Stage 3, time: the performance model's input for a sized fabric, its evaluation, and the
+//! RoCE tunings side by side.
+
+use super::size::SizedFabric;
+use super::{PlanError, inputs, perf_error, push_unique};
+use crate::perf::{self, PerfResult};
+use crate::sizing;
+
+/// Share of a NIC's line rate below which its PCIe link is said to waste it: a product
+/// threshold, not a physical constant (400G on PCIe Gen5 x16, 48 of 50 GB/s, is not warned;
+/// 800G, 48 of 100 GB/s, is).
+const PCIE_BOUND_SHARE: f64 = 0.75;
+
+/// Warns when the host's PCIe link carries less than [`PCIE_BOUND_SHARE`] of the NIC's line
+/// rate (an 800 Gb/s NIC on a PCIe Gen5 x16 server): the performance model caps the NIC at the
+/// PCIe figure, so a slower, cheaper NIC performs the same.
+pub(super) fn pcie_bound_nic_warning(nic: &perf::NicSpec, warnings: &mut Vec<String>) {
+    let line = f64::from(nic.speed_gbps) / perf::constants::BITS_PER_BYTE;
+    let pcie = perf::bandwidth::pcie_gbytes_per_s(nic.pcie_gen, nic.pcie_lanes);
+    if pcie < PCIE_BOUND_SHARE * line {
+        push_unique(
+            warnings,
+            format!(
+                "nic_speed_gbps: {} Gb/s NICs ({line:.0} GB/s line rate) on this server's PCIe Gen{} x{} links, which carry {pcie:.0} GB/s, run at {:.0}% of their line rate; the performance model caps them there, so slower NICs perform the same",
+                nic.speed_gbps,
+                nic.pcie_gen,
+                nic.pcie_lanes,
+                100.0 * pcie / line
+            ),
+        );
+    }
+}
+
+/// The performance model's input for a sized fabric under the resolved request. The leaves'
+/// realised ratio is the one traffic sees (1 without spines).
+pub fn perf_input(r: &inputs::Resolved, s: &SizedFabric) -> perf::PerfInput {
+    let topology = &s.topology;
+    perf::PerfInput {
+        gpus: r.gpus,
+        gpus_per_node: r.gpus_per_node,
+        nics_per_node: r.nics_per_node,
+        gpu: perf::GpuSpec {
+            nvlink_ring_busbw_gbytes_per_s: r.gpu.nvlink_ring_busbw_gbytes_per_s,
+            nvls_busbw_gbytes_per_s: r.gpu.nvls_busbw_gbytes_per_s,
+            gpus_per_node_max: r.gpu.gpus_per_node.max(r.gpus_per_node),
+            dense_bf16_tflops: r.gpu.dense_bf16_tflops,
+            nvlink_domain_gpus: r.nvlink_domain_gpus,
+            pcie_gen: r.gpu.pcie_gen,
+        },
+        nic: perf::NicSpec {
+            speed_gbps: r.nic_speed_gbps,
+            pcie_gen: s.nic_pcie_gen.min(r.gpu.pcie_gen),
+            pcie_lanes: s.nic_pcie_lanes,
+        },
+        path: perf::FabricPath {
+            fabric: s.fabric,
+            tiers: topology.tiers,
+            planes: topology.planes,
+            oversubscription: topology.oversubscription_realised.max(1.0),
+            rail_optimized: r.rail_optimized,
+            nodes_per_leaf: topology.nodes_per_leaf.max(1),
+            leaf_uplinks: topology.leaf_uplinks.max(1),
+            partial_leaf: topology.partial_leaf.as_ref().map(|l| {
+                let mut split_rails = [(0.0, 0.0); 2];
+                for (slot, r) in split_rails.iter_mut().zip(&l.split_rails) {
+                    *slot = (f64::from(r.from_server), f64::from(r.servers));
+                }
+                perf::PartialLeafPath {
+                    first_server: f64::from(l.first_server),
+                    servers: f64::from(l.servers),
+                    whole_rails: f64::from(l.whole_rails),
+                    split_rails,
+                    uplinks: l.uplinks.max(1),
+                }
+            }),
+            // Rack leaves of racks that are not whole leaves (16 servers on leaves of 6: 6 + 6
+            // + 4) do not tile the servers one after another.
+            uniform_leaves: topology.design != sizing::Design::TorCopper
+                || topology
+                    .scalable_unit_nodes
+                    .is_multiple_of(topology.nodes_per_leaf.max(1)),
+            switch_latency_ns: f64::from(s.switch_latency_ns),
+            roce_tuning: r.roce_tuning,
+            in_network_reduction: r.in_network_reduction,
+        },
+        workload: r.workload,
+    }
+}
+
+/// Both RoCE tunings side by side: the same job with each setting.
+pub(super) fn roce_tunings(
+    input: &perf::PerfInput,
+    asked: &PerfResult,
+) -> Result<Vec<perf::RoceTuningRow>, PlanError> {
+    let other = match input.path.roce_tuning {
+        perf::RoceTuning::Default => perf::RoceTuning::Tuned,
+        perf::RoceTuning::Tuned => perf::RoceTuning::Default,
+    };
+    let mut alt_input = *input;
+    alt_input.path.roce_tuning = other;
+    let alt = perf::evaluate(&alt_input).map_err(perf_error)?;
+    let (d, t) = match input.path.roce_tuning {
+        perf::RoceTuning::Default => (asked, &alt),
+        perf::RoceTuning::Tuned => (&alt, asked),
+    };
+    let row = |tuning: perf::RoceTuning, p: &PerfResult| perf::RoceTuningRow {
+        roce_tuning: tuning,
+        busbw_gbytes_per_s: p.busbw_gbytes_per_s,
+        exposed_comm_ms: p.exposed_comm_ms,
+        gpu_idle_fraction: p.gpu_idle_fraction,
+    };
+    Ok(vec![
+        row(perf::RoceTuning::Default, d),
+        row(perf::RoceTuning::Tuned, t),
+    ])
+}
