@@ -144,8 +144,10 @@ def main():
         sys.exit(__doc__)
     base, new = sys.argv[1].rstrip("/"), sys.argv[2].rstrip("/")
     same = differ = 0
+    statuses = {}
     for path, body in cases():
         a, b = answer(base, path, body), answer(new, path, body)
+        statuses[a[0]] = statuses.get(a[0], 0) + 1
         if a == b:
             same += 1
             continue
@@ -154,6 +156,8 @@ def main():
             print(f"differs: {path} {json.dumps(body) if body else ''}: {a[0]} {a[2][:160]!r} | "
                   f"{b[0]} {b[2][:160]!r}")
     print(f"{same + differ} requests: {same} identical, {differ} different")
+    print("statuses of the first build's answers: " +
+          ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())))
     sys.exit(1 if differ else 0)
 
 
