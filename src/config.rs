@@ -27,10 +27,56 @@ pub struct Settings {
     /// The HTTP server's settings (`FABRIC_TCO_WORKERS`, `…_KEEP_ALIVE_SECS`,
     /// `…_REQUEST_TIMEOUT_MS`, `…_SHUTDOWN_SECS`, `…_PLAN_CACHE`, `…_REQUEST_DEADLINE_SECS`,
     /// `…_HEAVY_THREADS`, `…_HEAVY_PRIORITY`; each field says its variable).
-    pub server: crate::ServerOptions,
+    pub server: ServerOptions,
     /// `FABRIC_TCO_EXPOSE_SOURCES` (default false): show catalog file paths, source URLs and
     /// fetch error text in `/v1/catalogs`, `/readyz` and plan warnings.
     pub expose_sources: bool,
+}
+
+/// Plans the memo keeps by default (`FABRIC_TCO_PLAN_CACHE`): a plan with its JSON is ~60 KB,
+/// so the default stays under ~16 MB.
+pub const DEFAULT_PLAN_CACHE: usize = 256;
+
+/// HTTP server settings ([`Settings::server`]); the defaults are the environment's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerOptions {
+    /// `FABRIC_TCO_WORKERS`: HTTP worker threads; `None` = one per CPU core.
+    pub workers: Option<usize>,
+    /// `FABRIC_TCO_KEEP_ALIVE_SECS` (default 5): idle keep-alive per connection.
+    pub keep_alive: Duration,
+    /// `FABRIC_TCO_REQUEST_TIMEOUT_MS` (default 5000): time a client has to send the request
+    /// head; slower clients get 408.
+    pub request_timeout: Duration,
+    /// `FABRIC_TCO_SHUTDOWN_SECS` (default 10): grace period for in-flight requests on
+    /// SIGTERM/SIGINT.
+    pub shutdown: Duration,
+    /// `FABRIC_TCO_PLAN_CACHE` (default 256; 0 = off): plans remembered for repeated requests.
+    pub plan_cache: usize,
+    /// `FABRIC_TCO_REQUEST_DEADLINE_SECS` (default 30): longest a request may take from its
+    /// head to its answer, body included; 408 after.
+    pub request_deadline: Duration,
+    /// `FABRIC_TCO_HEAVY_THREADS` (default 0 = `None`): threads computing sweeps and analyses
+    /// at once, together; `None`: every core with the idle scheduling class, else the cores
+    /// less one (`api::heavy::Heavy::new`).
+    pub heavy_threads: Option<usize>,
+    /// `FABRIC_TCO_HEAVY_PRIORITY` (default `idle`): the scheduling class of those threads,
+    /// `idle` (Linux's `SCHED_IDLE`) or `normal`.
+    pub heavy_priority: HeavyPriority,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            workers: None,
+            keep_alive: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(5),
+            shutdown: Duration::from_secs(10),
+            plan_cache: DEFAULT_PLAN_CACHE,
+            request_deadline: Duration::from_secs(30),
+            heavy_threads: None,
+            heavy_priority: HeavyPriority::Idle,
+        }
+    }
 }
 
 /// The scheduling class of the threads computing sweeps and analyses
@@ -185,7 +231,7 @@ impl Settings {
             catalog_refresh: (refresh > 0).then(|| Duration::from_secs(refresh)),
             catalog_timeout: Duration::from_secs(timeout),
             log_format,
-            server: crate::ServerOptions {
+            server: ServerOptions {
                 workers,
                 keep_alive: Duration::from_secs(keep_alive),
                 request_timeout: Duration::from_millis(request_timeout),

@@ -42,6 +42,7 @@ use api::{AppState, RouteTable};
 use catalog::remote::Fetcher;
 use catalog::store::CatalogStore;
 use catalog::{CatalogSet, LoadError};
+pub use config::ServerOptions;
 use config::Settings;
 
 /// Loads the local catalogs the settings ask for: a directory, or the embedded ones.
@@ -71,48 +72,6 @@ pub async fn start_catalogs(
     )?);
     fetcher.refresh_all(&store).await;
     Ok((store, Some(fetcher)))
-}
-
-/// HTTP server settings ([`Settings::server`]); the defaults are the environment's.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ServerOptions {
-    /// `FABRIC_TCO_WORKERS`: HTTP worker threads; `None` = one per CPU core.
-    pub workers: Option<usize>,
-    /// `FABRIC_TCO_KEEP_ALIVE_SECS` (default 5): idle keep-alive per connection.
-    pub keep_alive: Duration,
-    /// `FABRIC_TCO_REQUEST_TIMEOUT_MS` (default 5000): time a client has to send the request
-    /// head; slower clients get 408.
-    pub request_timeout: Duration,
-    /// `FABRIC_TCO_SHUTDOWN_SECS` (default 10): grace period for in-flight requests on
-    /// SIGTERM/SIGINT.
-    pub shutdown: Duration,
-    /// `FABRIC_TCO_PLAN_CACHE` (default 256; 0 = off): plans remembered for repeated requests.
-    pub plan_cache: usize,
-    /// `FABRIC_TCO_REQUEST_DEADLINE_SECS` (default 30): longest a request may take from its
-    /// head to its answer, body included; 408 after.
-    pub request_deadline: Duration,
-    /// `FABRIC_TCO_HEAVY_THREADS` (default 0 = `None`): threads computing sweeps and analyses
-    /// at once, together; `None`: every core with the idle scheduling class, else the cores
-    /// less one ([`api::heavy::Heavy::new`]).
-    pub heavy_threads: Option<usize>,
-    /// `FABRIC_TCO_HEAVY_PRIORITY` (default `idle`): the scheduling class of those threads,
-    /// `idle` (Linux's `SCHED_IDLE`) or `normal`.
-    pub heavy_priority: config::HeavyPriority,
-}
-
-impl Default for ServerOptions {
-    fn default() -> Self {
-        ServerOptions {
-            workers: None,
-            keep_alive: Duration::from_secs(5),
-            request_timeout: Duration::from_secs(5),
-            shutdown: Duration::from_secs(10),
-            plan_cache: plan::cache::DEFAULT_CAPACITY,
-            request_deadline: Duration::from_secs(30),
-            heavy_threads: None,
-            heavy_priority: config::HeavyPriority::Idle,
-        }
-    }
 }
 
 /// The app factory: builds the HTTP server on `listener` (used by `main` and the tests).

@@ -21,9 +21,6 @@ use sha2::{Digest, Sha256};
 use super::{Detail, Plan, PlanError, PlanRequest};
 use crate::catalog::CatalogSet;
 
-/// Default number of plans kept.
-pub const DEFAULT_CAPACITY: usize = 256;
-
 /// A plan and, once asked for, its JSON (shared, not copied, by every response that sends it).
 #[derive(Debug)]
 pub struct CachedPlan {
