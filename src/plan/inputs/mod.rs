@@ -20,6 +20,11 @@ pub const DEFAULT_GPU_MODEL: &str = "h100";
 pub const DEFAULT_NIC_SPEED_GBPS: u32 = 400;
 
 pub use crate::fabric::NoteScope;
+pub use hardware::nvlink_domain_gpus;
+pub use topology::default_planes;
+
+mod hardware;
+mod topology;
 
 /// Concrete values for one plan.
 #[derive(Debug, Clone)]
@@ -67,103 +72,17 @@ pub struct Resolved {
 
 /// Fills defaults and checks catalog references.
 pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, PlanError> {
-    let catalog = match &req.catalog {
-        None => Arc::clone(catalogs.newest()),
-        Some(id) => Arc::clone(catalogs.get(id).ok_or_else(|| {
-            let known: Vec<&str> = catalogs.all().iter().map(|c| c.id()).collect();
-            PlanError::field(
-                "/catalog",
-                ErrorCode::UnknownCatalog,
-                format!("no catalog '{id}'; loaded: {}", known.join(", ")),
-            )
-        })?),
-    };
-    let gpu_id = req
-        .gpu_model
-        .clone()
-        .unwrap_or_else(|| DEFAULT_GPU_MODEL.to_string());
-    let gpu = catalog.gpu(&gpu_id).cloned().ok_or_else(|| {
-        let known: Vec<&str> = catalog.data.gpus.iter().map(|g| g.id.as_str()).collect();
-        PlanError::field(
-            "/gpu_model",
-            ErrorCode::UnknownGpuModel,
-            format!(
-                "no GPU '{gpu_id}' in catalog '{}'; known: {}",
-                catalog.id(),
-                known.join(", ")
-            ),
-        )
-    })?;
-    let gpus = req.gpus.get();
-    let gpus_per_node = req
-        .gpus_per_node
-        .map(GpusPerNode::get)
-        .unwrap_or(gpu.gpus_per_node);
-    // A server whose NVLink domain is its own board holds at most the board's GPUs: more would be
-    // several NVLink domains in one server, which the model would time as one (16 H100 "a
-    // server" were timed as a 16-GPU NVLink domain, which no HGX H100 has; 16 B300 bought 16
-    // add-in ConnectX-8s beside the boards' own, without a word).
-    if gpu.nvlink_domain_gpus <= gpu.gpus_per_node && gpus_per_node > gpu.gpus_per_node {
-        return Err(PlanError::field(
-            "/gpus_per_node",
-            ErrorCode::Range,
-            format!(
-                "{gpus_per_node} GPUs a server exceed the {} GPUs of one {} server, one NVLink domain (more would be several domains in one server, which the model does not time); set gpus_per_node to at most {}",
-                gpu.gpus_per_node, gpu.id, gpu.gpus_per_node
-            ),
-        ));
-    }
-    let nics_per_node = req
-        .nics_per_node
-        .map(NicsPerNode::get)
-        .unwrap_or(gpus_per_node);
-    // Default NIC speed: the GPU's reference system (B300 and GB300 NVL72: ConnectX-8 800G).
-    let nic_speed_gbps =
-        req.nic_speed_gbps
-            .map(NicSpeedGbps::get)
-            .unwrap_or(if gpu.nic_speed_gbps > 0 {
-                gpu.nic_speed_gbps
-            } else {
-                DEFAULT_NIC_SPEED_GBPS
-            });
-    let fabrics = req.fabrics.clone().unwrap_or_else(|| Fabric::ALL.to_vec());
-
-    let topo = req.topology.clone().unwrap_or_default();
-    // `None`: per fabric, as its NIC runs the speed (`default_planes`).
-    let planes = topo.planes.map(Planes::get);
-    if let Some(planes) = planes
-        && !nic_speed_gbps.is_multiple_of(planes)
-    {
-        return Err(PlanError::field(
-            "/topology/planes",
-            ErrorCode::PlanesDoNotDivide,
-            format!("{planes} planes cannot split a {nic_speed_gbps} Gb/s NIC into equal links"),
-        ));
-    }
-    if let Some(sku) = &topo.switch_sku {
-        let sw = catalog.switch(sku).ok_or_else(|| {
-            PlanError::field(
-                "/topology/switch_sku",
-                ErrorCode::UnknownSku,
-                format!("no switch '{sku}' in catalog '{}'", catalog.id()),
-            )
-        })?;
-        if let Some(f) = fabrics.iter().find(|f| !sw.fabrics.contains(f)) {
-            return Err(PlanError::field(
-                "/topology/switch_sku",
-                ErrorCode::SwitchCannotRunFabric,
-                format!(
-                    "switch '{sku}' cannot run {}; request only the fabrics it runs ({})",
-                    f.as_str(),
-                    sw.fabrics
-                        .iter()
-                        .map(|f| f.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-        }
-    }
+    let catalog = hardware::catalog(req, catalogs)?;
+    let hardware::Hardware {
+        gpu,
+        gpus,
+        gpus_per_node,
+        domain_gpus,
+        nics_per_node,
+        nic_speed_gbps,
+        fabrics,
+    } = hardware::resolve(req, &catalog)?;
+    let topology = topology::resolve(req, &catalog, nic_speed_gbps, &fabrics)?;
 
     // Workload: a preset, else the default job; explicit fields override either. The default
     // job needs TP·PP GPUs; on a smaller cluster its TP/PP shrink to fit (TP within the node,
@@ -448,7 +367,6 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     // Expert groups that do not tile a multi-node NVLink domain (64 GPUs on 72-GPU NVL72 racks)
     // straddle racks and cross the network (docs/model.md §5b): say how many, and name the
     // degrees that tile.
-    let domain_gpus = nvlink_domain_gpus(&gpu, gpus_per_node);
     let domain = u64::from(domain_gpus);
     let tp = u64::from(workload.tensor_parallel.max(1));
     let stride = tp * u64::from(workload.context_parallel.max(1));
@@ -801,22 +719,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             .collect(),
     };
 
-    let oversubscription = topo
-        .oversubscription
-        .map(Oversubscription::get)
-        .unwrap_or(1.0);
-    let rail_optimized = topo.rail_optimized.unwrap_or(true);
-    let max_tiers = topo.max_tiers.unwrap_or_default().get();
-    let design = topo.design.unwrap_or_default();
-    let nodes_per_rack = topo.nodes_per_rack.map(NodesPerRack::get);
-    let in_network_reduction = topo.in_network_reduction.unwrap_or(false);
-    if in_network_reduction && fabrics.iter().any(|f| f.is_ethernet()) {
-        warnings.push(
-            "Ethernet: in-network reduction (topology.in_network_reduction, SHARP) runs on InfiniBand switches only; the Ethernet fabrics are planned without it".to_string(),
-        );
-    }
-    let roce_tuning = topo.roce_tuning.unwrap_or_default();
-    let cabling = topo.cabling.clone().unwrap_or_default();
+    topology::warn_in_network_reduction(&topology, &fabrics, &mut warnings);
 
     let normalized = PlanRequest {
         gpus: Gpus::echo(gpus),
@@ -826,30 +729,12 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         nic_speed_gbps: Some(NicSpeedGbps::echo(nic_speed_gbps)),
         fabrics: Some(fabrics.clone()),
         catalog: Some(catalog.id().to_string()),
-        topology: Some(TopologyRequest {
-            oversubscription: Some(Oversubscription::echo(oversubscription)),
-            rail_optimized: Some(rail_optimized),
-            // Not given: the planes every requested fabric's NIC runs (1, or 2 for ConnectX-8
-            // on Ethernet alone), else left out (each fabric runs its NIC's links, reported in
-            // its `topology.planes`).
-            planes: match planes {
-                Some(p) => Some(Planes::echo(p)),
-                None => {
-                    let mut per_fabric = fabrics.iter().map(|&f| {
-                        default_planes(nic_for(&catalog, f, nic_speed_gbps), f, nic_speed_gbps)
-                    });
-                    let first = per_fabric.next().unwrap_or(1);
-                    per_fabric.all(|p| p == first).then(|| Planes::echo(first))
-                }
-            },
-            max_tiers: Some(MaxTiers::echo(max_tiers)),
-            design: Some(design),
-            nodes_per_rack: nodes_per_rack.map(NodesPerRack::echo),
-            switch_sku: topo.switch_sku.clone(),
-            in_network_reduction: Some(in_network_reduction),
-            roce_tuning: Some(roce_tuning),
-            cabling: Some(cabling.clone()),
-        }),
+        topology: Some(topology::echo(
+            &topology,
+            &catalog,
+            &fabrics,
+            nic_speed_gbps,
+        )),
         workload: Some(WorkloadRequest {
             message_bytes: workload.message_bytes.map(MessageBytes::echo),
             model_params_billion: Some(ModelParamsBillion::echo(workload.model_params_billion)),
@@ -974,16 +859,16 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         nic_speed_gbps,
         nic_on_board,
         fabrics,
-        oversubscription,
-        rail_optimized,
-        planes,
-        max_tiers,
-        design,
-        nodes_per_rack,
-        switch_sku: topo.switch_sku,
-        in_network_reduction,
-        roce_tuning,
-        cabling,
+        oversubscription: topology.oversubscription,
+        rail_optimized: topology.rail_optimized,
+        planes: topology.planes,
+        max_tiers: topology.max_tiers,
+        design: topology.design,
+        nodes_per_rack: topology.nodes_per_rack,
+        switch_sku: topology.switch_sku,
+        in_network_reduction: topology.in_network_reduction,
+        roce_tuning: topology.roce_tuning,
+        cabling: topology.cabling,
         workload,
         reliability,
         economics,
@@ -1201,39 +1086,6 @@ pub fn straddle_words(span: u64, per_block: u64, domain: u64, used: u64) -> Stri
         (s, g) if s == g => format!("all {g} groups straddle {domains}"),
         (1, g) => format!("1 of {g} groups straddles {domains}"),
         (s, g) => format!("{s} of {g} groups straddle {domains}"),
-    }
-}
-
-/// GPUs in one NVLink domain of servers with `gpus_per_node` GPUs: the catalog's domain when it
-/// spans servers (multi-node NVLink, GB200/GB300 NVL72: 72 GPUs over 4-GPU trays), else the
-/// server as asked (an H100 in 4-GPU servers has a 4-GPU domain, not the HGX board's 8).
-pub fn nvlink_domain_gpus(gpu: &crate::catalog::Gpu, gpus_per_node: u32) -> u32 {
-    if gpu.nvlink_domain_gpus > gpu.gpus_per_node {
-        gpu.nvlink_domain_gpus.max(gpus_per_node)
-    } else {
-        gpus_per_node
-    }
-}
-
-/// Planes of a fabric when the request gives none: one link per NIC, unless the NIC cannot run
-/// its speed as one link on this fabric (ConnectX-8: 800G InfiniBand, at most 400GbE per link),
-/// then as many planes as it runs links (2 × 400G; NVIDIA's B300 Spectrum-X designs run two
-/// 400G planes per GPU).
-pub fn default_planes(
-    nic: Option<&crate::catalog::Nic>,
-    fabric: Fabric,
-    nic_speed_gbps: u32,
-) -> u32 {
-    match nic.and_then(|n| n.ethernet_max_link_gbps) {
-        Some(max)
-            if fabric.is_ethernet()
-                && max > 0
-                && nic_speed_gbps > max
-                && nic_speed_gbps.is_multiple_of(max) =>
-        {
-            nic_speed_gbps / max
-        }
-        _ => 1,
     }
 }
 
