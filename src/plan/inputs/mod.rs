@@ -23,8 +23,10 @@ pub use crate::fabric::NoteScope;
 pub use hardware::nvlink_domain_gpus;
 pub use topology::default_planes;
 
+mod experts;
 mod hardware;
 mod topology;
+mod workload;
 
 /// Concrete values for one plan.
 #[derive(Debug, Clone)]
@@ -84,249 +86,9 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     } = hardware::resolve(req, &catalog)?;
     let topology = topology::resolve(req, &catalog, nic_speed_gbps, &fabrics)?;
 
-    // Workload: a preset, else the default job; explicit fields override either. The default
-    // job needs TP·PP GPUs; on a smaller cluster its TP/PP shrink to fit (TP within the node,
-    // PP to what is left) unless the user set them. A preset keeps its published shape.
-    let w = req.workload.clone().unwrap_or_default();
-    let base = w.preset.map(|p| p.workload()).unwrap_or_default();
-    // A field the request gives, else the preset's (or the default job's) value; with
-    // `fitted`, the default job's value is that instead (a preset keeps its own).
-    macro_rules! given_or_preset {
-        ($field:ident) => {
-            w.$field.map(|v| v.get()).unwrap_or(base.$field)
-        };
-        ($field:ident, fitted: $fit:expr) => {
-            w.$field.map(|v| v.get()).unwrap_or_else(|| {
-                if w.preset.is_some() {
-                    base.$field
-                } else {
-                    $fit
-                }
-            })
-        };
-    }
-    // The context-parallel degree first: the default job's TP and PP shrink around it.
-    let context_parallel = given_or_preset!(context_parallel).max(1);
-    let tensor_parallel = given_or_preset!(
-        tensor_parallel,
-        fitted: perf::DEFAULT_TENSOR_PARALLEL
-            .min(gpus_per_node)
-            .min(gpus / context_parallel)
-            .max(1)
-    );
-    let pipeline_parallel = given_or_preset!(
-        pipeline_parallel,
-        fitted: default_pipeline_parallel(
-            gpus,
-            tensor_parallel.max(1).saturating_mul(context_parallel),
-            w.data_parallel.map(DataParallelDegree::get),
-        )
-    );
-    // The same for an optional figure (`None` in both: not given).
-    macro_rules! given_or_preset_if_any {
-        ($field:ident) => {
-            w.$field.map(|v| v.get()).or(base.$field)
-        };
-    }
-    let mut workload = Workload {
-        message_bytes: w.message_bytes.map(MessageBytes::get),
-        preset: w.preset,
-        model_params_billion: given_or_preset!(model_params_billion),
-        active_params_billion: given_or_preset_if_any!(active_params_billion),
-        bytes_per_gradient: given_or_preset!(bytes_per_gradient),
-        tensor_parallel,
-        pipeline_parallel,
-        context_parallel,
-        expert_parallel: given_or_preset!(expert_parallel),
-        moe_top_k: given_or_preset!(moe_top_k),
-        kv_heads: given_or_preset!(kv_heads),
-        data_parallel: w.data_parallel.map(DataParallelDegree::get),
-        data_parallel_mode: w.data_parallel_mode.unwrap_or(base.data_parallel_mode),
-        sequence_length: given_or_preset!(sequence_length),
-        global_batch_tokens: given_or_preset_if_any!(global_batch_tokens),
-        hidden_size: given_or_preset_if_any!(hidden_size),
-        layers: given_or_preset_if_any!(layers),
-        experts: given_or_preset_if_any!(experts),
-        precision: w.precision.unwrap_or(base.precision),
-        mfu: given_or_preset!(mfu),
-        step_compute_ms: given_or_preset_if_any!(step_compute_ms),
-        bucket_mb: given_or_preset!(bucket_mb),
-        background_load: given_or_preset!(background_load),
-    };
-    // A preset's published batch feeds at least one sequence to every data-parallel replica:
-    // beyond the cluster it was published for (FSDP Llama 2 70B: 1,024 sequences) it grows
-    // with the replicas, as a larger job's batch does, instead of leaving a replica a fraction
-    // of a sequence. The value used is echoed in `inputs`. A batch the user gives is kept (and
-    // refused by the performance model when it is too small).
-    if w.global_batch_tokens.is_none()
-        && let Some(published) = workload.global_batch_tokens
-    {
-        let floor = perf::one_sequence_per_replica_tokens(gpus, &workload)
-            .min(perf::MAX_GLOBAL_BATCH_TOKENS);
-        workload.global_batch_tokens = Some(published.max(floor));
-    }
-    // A preset whose published replica (TP·PP·CP GPUs) is larger than the cluster: the preset
-    // is at fault, not a degree the user did not write.
-    if let Some(preset) = w.preset
-        && w.tensor_parallel.is_none()
-        && w.pipeline_parallel.is_none()
-        && w.context_parallel.is_none()
-    {
-        let (tp, pp, cp) = (
-            workload.tensor_parallel.max(1),
-            workload.pipeline_parallel.max(1),
-            workload.context_parallel.max(1),
-        );
-        let replica = perf::data_parallel_replica_gpus(&workload);
-        if u64::from(gpus) < replica {
-            return Err(PlanError::field(
-                "/workload/preset",
-                ErrorCode::PerformanceModel,
-                format!(
-                    "the preset {} runs one model replica on TP {tp} x PP {pp} x CP {cp} = {replica} GPUs; {gpus} GPUs cannot hold one: plan at least {replica} GPUs, or set workload.tensor_parallel and workload.pipeline_parallel to a shape that fits",
-                    preset.as_str()
-                ),
-            ));
-        }
-    }
-    // A replica larger than the cluster, with degrees the user wrote: the error points at the
-    // largest of them (it pointed at tensor_parallel when only pipeline_parallel was given).
-    let replica = perf::data_parallel_replica_gpus(&workload);
-    if workload.message_bytes.is_none() && u64::from(gpus) < replica {
-        let given = [
-            ("tensor_parallel", w.tensor_parallel),
-            ("pipeline_parallel", w.pipeline_parallel),
-            ("context_parallel", w.context_parallel),
-        ];
-        if let Some((field, _)) = given
-            .iter()
-            .filter_map(|(f, d)| d.map(|d| (*f, d.get())))
-            .max_by_key(|(_, d)| *d)
-        {
-            return Err(PlanError::field(
-                &format!("/workload/{field}"),
-                ErrorCode::PerformanceModel,
-                format!(
-                    "one replica of TP {} x PP {} x CP {} = {replica} GPUs does not fit in {gpus} GPUs",
-                    workload.tensor_parallel.max(1),
-                    workload.pipeline_parallel.max(1),
-                    workload.context_parallel.max(1),
-                ),
-            ));
-        }
-    }
-    // Expert parallelism is carved out of data parallelism and must divide it (Megatron-LM:
-    // the data-parallel size must be a multiple of the expert-parallel size). A preset's degree
-    // (DeepSeek-V3: 64) that does not divide this cluster's replicas becomes the largest one
-    // below it that does, warned (and echoed as not set, so the echo posted back refits it
-    // again). A preset's degree above the
-    // replicas is a 422 on the preset: spreading the experts over fewer GPUs is a different job
-    // (DeepSeek-V3 on EP 4 would hold ~12 B parameters per H100), not the published one. A
-    // degree the user gives is kept (and refused by the performance model when it does not
-    // divide).
-    let mut expert_note = None;
-    // The preset's degree refitted to this cluster (echoed as not set, so that the echo posted
-    // back refits it again), and its experts then split unevenly (echoed as not set too: given,
-    // they would be the user's, and the refit would have to divide them).
-    let (mut ep_refitted, mut experts_uneven) = (false, false);
-    let dp = perf::data_parallel_replicas(gpus, &workload);
-    let preset_ep = u64::from(workload.expert_parallel.max(1));
-    if let Some(preset) = w.preset
-        && w.expert_parallel.is_none()
-        && preset_ep > dp
-    {
-        let replica = perf::data_parallel_replica_gpus(&workload);
-        return Err(PlanError::field(
-            "/workload/preset",
-            ErrorCode::PerformanceModel,
-            format!(
-                "the preset {} spreads its experts over {preset_ep}-way expert parallelism, carved from at least {preset_ep} data-parallel replicas of {replica} GPUs = {} GPUs; {gpus} GPUs have {dp}: plan at least {} GPUs, or set workload.expert_parallel to a divisor of {dp} (each GPU then holds more experts)",
-                preset.as_str(),
-                preset_ep.saturating_mul(replica),
-                preset_ep.saturating_mul(replica)
-            ),
-        ));
-    }
-    if w.expert_parallel.is_none() && preset_ep > 1 && !dp.is_multiple_of(preset_ep) {
-        // The largest degree up to the preset's that divides the replicas. Requiring it to
-        // divide the experts too gave EP 1 or 2 at ordinary sizes (2,064 GPUs: every GPU
-        // holding all 256 experts, half the cost of 2,048; a regression audit): the fitted
-        // job keeps its degree, splits the experts unevenly, and is said so, with the sizes
-        // the preset's own degree fits.
-        // Experts the request gives are the user's to check: the degree then divides them too.
-        let given_experts = w.experts.map(|x| u64::from(x.get()));
-        let fitted = (1..=preset_ep)
-            .rev()
-            .find(|e| dp.is_multiple_of(*e) && given_experts.is_none_or(|x| x.is_multiple_of(*e)))
-            .unwrap_or(1);
-        workload.expert_parallel = u32::try_from(fitted).unwrap_or(1);
-        // Kept, split unevenly (the busiest rank holds ⌈E/EP⌉, whose share of the gradient the
-        // model counts): this job is the preset's, refitted. (Until 2026-11-27 the count was dropped, and with it the
-        // routed experts' share of the gradient: 2,064 H100 reduced 6.47 GB a GPU for 3.99.)
-        let uneven = workload
-            .experts
-            .map(u64::from)
-            .filter(|x| !x.is_multiple_of(fitted));
-        ep_refitted = true;
-        experts_uneven = uneven.is_some();
-        let unit = preset_ep.saturating_mul(perf::data_parallel_replica_gpus(&workload));
-        let lower = u64::from(gpus) / unit.max(1) * unit;
-        expert_note = Some(format!(
-            "workload.expert_parallel: the preset's {preset_ep} does not divide the {dp} data-parallel replicas of {gpus} GPUs; using {fitted}, the largest degree up to {preset_ep} that divides them{}{}; the preset's {preset_ep} fits {lower} or {} GPUs (set workload.expert_parallel to a degree dividing both the replicas and the experts, or leave it out)",
-            // Experts the request gives must be divided too (audit 36: "the largest that
-            // does" read false where 43 divides the replicas but not 64 experts).
-            given_experts
-                .map(|x| format!(" and the {x} experts given"))
-                .unwrap_or_default(),
-            uneven
-                .map(|x| format!(
-                    ", which splits the {x} experts unevenly ({} or {} a rank; Megatron-LM needs a divisor)",
-                    x / fitted,
-                    x.div_ceil(fitted)
-                ))
-                .unwrap_or_default(),
-            lower.saturating_add(unit)
-        ));
-    }
-    // Each rank holds whole experts (Megatron-LM: num_experts % expert_parallel == 0): a degree
-    // the user gives, or experts the user gives, must divide; only the preset's refitted
-    // degree splits them unevenly (and says so above).
-    let ep = u64::from(workload.expert_parallel.max(1));
-    // (More ranks than experts, or a top-k above the experts, are the model's to refuse,
-    // top-k first.)
-    if !ep_refitted
-        && let Some(x) = workload.experts.map(u64::from)
-        && ep > 1
-        && ep < x
-        && u64::from(workload.moe_top_k) <= x
-        && !x.is_multiple_of(ep)
-    {
-        return Err(PlanError::field(
-            "/workload/expert_parallel",
-            ErrorCode::PerformanceModel,
-            format!(
-                "{ep} does not divide the {x} routed experts (each rank holds whole experts): use a degree dividing both the {x} experts and the {dp} data-parallel replicas ({}){}",
-                common_divisors(x, dp),
-                if w.preset.is_some() && w.expert_parallel.is_some() {
-                    ", or leave it out to let the preset's degree be fitted"
-                } else {
-                    ""
-                }
-            ),
-        ));
-    }
-    if let Some(a) = workload.active_params_billion
-        && a > workload.model_params_billion
-    {
-        return Err(PlanError::field(
-            "/workload/active_params_billion",
-            ErrorCode::Range,
-            format!(
-                "{a} active billions exceed model_params_billion {}",
-                workload.model_params_billion
-            ),
-        ));
-    }
+    let job = workload::resolve(req, gpus, gpus_per_node)?;
+    let workload::Job { dp, replica, .. } = job;
+    let workload = &job.workload;
     let rel = req.reliability.clone().unwrap_or_default();
     let defaults = failure::Reliability::default();
     let rate =
@@ -363,7 +125,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         .as_ref()
         .and_then(|u| u.busy_fraction.map(Fraction::get))
         .unwrap_or(ops.busy_fraction.value);
-    let mut warnings: Vec<String> = expert_note.into_iter().collect();
+    let mut warnings: Vec<String> = job.expert_note.clone().into_iter().collect();
     // Expert groups that do not tile a multi-node NVLink domain (64 GPUs on 72-GPU NVL72 racks)
     // straddle racks and cross the network (docs/model.md §5b): say how many, and name the
     // degrees that tile.
@@ -471,7 +233,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     }
     // An explicit message times one all-reduce: a preset's job beside it is not timed, and is
     // said so (audit 27: the preset was echoed while its traffic was silently dropped).
-    if let (Some(bytes), Some(preset)) = (workload.message_bytes, w.preset) {
+    if let (Some(bytes), Some(preset)) = (workload.message_bytes, workload.preset) {
         warnings.push(format!(
             "workload.message_bytes: one all-reduce of {bytes} bytes over all GPUs is timed; the preset {}'s training step is not (leave message_bytes out to time it)",
             preset.as_str()
@@ -735,34 +497,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             &fabrics,
             nic_speed_gbps,
         )),
-        workload: Some(WorkloadRequest {
-            message_bytes: workload.message_bytes.map(MessageBytes::echo),
-            model_params_billion: Some(ModelParamsBillion::echo(workload.model_params_billion)),
-            bytes_per_gradient: Some(BytesPerGradient::echo(workload.bytes_per_gradient)),
-            tensor_parallel: Some(ParallelDegree::echo(workload.tensor_parallel)),
-            pipeline_parallel: Some(ParallelDegree::echo(workload.pipeline_parallel)),
-            step_compute_ms: workload.step_compute_ms.map(StepComputeMs::echo),
-            bucket_mb: Some(BucketMb::echo(workload.bucket_mb)),
-            preset: workload.preset,
-            active_params_billion: workload.active_params_billion.map(ModelParamsBillion::echo),
-            context_parallel: Some(ParallelDegree::echo(workload.context_parallel)),
-            expert_parallel: (!ep_refitted).then(|| ParallelDegree::echo(workload.expert_parallel)),
-            moe_top_k: Some(MoeTopK::echo(workload.moe_top_k)),
-            kv_heads: Some(KvHeads::echo(workload.kv_heads)),
-            layers: workload.layers.map(Layers::echo),
-            experts: workload
-                .experts
-                .filter(|_| !experts_uneven)
-                .map(Experts::echo),
-            data_parallel: workload.data_parallel.map(DataParallelDegree::echo),
-            data_parallel_mode: Some(workload.data_parallel_mode),
-            sequence_length: Some(SequenceLength::echo(workload.sequence_length)),
-            global_batch_tokens: workload.global_batch_tokens.map(GlobalBatchTokens::echo),
-            hidden_size: workload.hidden_size.map(HiddenSize::echo),
-            precision: Some(workload.precision),
-            mfu: Some(Mfu::echo(workload.mfu)),
-            background_load: Some(BackgroundLoad::echo(workload.background_load)),
-        }),
+        workload: Some(workload::echo(&job)),
         reliability: Some(ReliabilityRequest {
             nic_failures_per_year: Some(FailuresPerPartYear::echo(
                 reliability.nic_failures_per_year,
@@ -869,7 +604,7 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         in_network_reduction: topology.in_network_reduction,
         roce_tuning: topology.roce_tuning,
         cabling: topology.cabling,
-        workload,
+        workload: job.workload,
         reliability,
         economics,
         gpu_hour_basis,
@@ -941,37 +676,6 @@ fn placeholder_notes(ops: &crate::catalog::Operations) -> Vec<(usize, Decimal, N
             )
         })
         .collect()
-}
-
-/// The divisors of both `a` and `b`, listed ("1, 2, 4, 8"; at most the 12 largest).
-fn common_divisors(a: u64, b: u64) -> String {
-    let g = crate::arith::gcd(u128::from(a.max(1)), u128::from(b.max(1)));
-    let all: Vec<u64> = crate::arith::divisors(u64::try_from(g).unwrap_or(1), 1).collect();
-    let shown = &all[all.len().saturating_sub(12)..];
-    shown
-        .iter()
-        .map(u64::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The default job's pipeline degree, over `tp_cp` = TP·CP GPUs per pipeline stage: the
-/// degree that gives the data-parallel degree asked for when one is (48 GPUs at TP 8 and DP 6:
-/// PP 1), else [`perf::DEFAULT_PIPELINE_PARALLEL`] (4), or what a smaller cluster leaves
-/// (16 GPUs at TP 8: PP 2). Not fitted to each cluster size: a sweep over `gpus` then compares
-/// one job (fitting PP to divide every size made 992, 1,000 and 1,008 GPUs run PP 4, 1 and 3,
-/// and the idle fraction jump six-fold between neighbours); GPUs a shape leaves out are warned.
-fn default_pipeline_parallel(gpus: u32, tp_cp: u32, data_parallel: Option<u32>) -> u32 {
-    let stage = tp_cp.max(1);
-    if let Some(dp) = data_parallel
-        && let Some(replica) = stage.checked_mul(dp.max(1))
-        && gpus.is_multiple_of(replica)
-        && gpus >= replica
-        && gpus / replica <= perf::MAX_PARALLEL
-    {
-        return gpus / replica;
-    }
-    perf::DEFAULT_PIPELINE_PARALLEL.min(gpus / stage).max(1)
 }
 
 /// The default value of a GPU-hour from the catalog's GPU entry; `None` (with a warning) when
