@@ -12,7 +12,7 @@ use super::request::*;
 use crate::catalog::{Catalog, CatalogSet, Gpu};
 use crate::cost::{Economics, PriceAdjustments, failure};
 use crate::fabric::Fabric;
-use crate::perf::{self, RoceTuning, Workload};
+use crate::perf::{RoceTuning, Workload};
 
 /// Default GPU model.
 pub const DEFAULT_GPU_MODEL: &str = "h100";
@@ -21,10 +21,14 @@ pub const DEFAULT_NIC_SPEED_GBPS: u32 = 400;
 
 pub use crate::fabric::NoteScope;
 pub use hardware::nvlink_domain_gpus;
+pub use nic::nic_for;
+pub use placement::straddle_words;
 pub use topology::default_planes;
 
 mod experts;
 mod hardware;
+mod nic;
+mod placement;
 mod topology;
 mod workload;
 
@@ -75,20 +79,16 @@ pub struct Resolved {
 /// Fills defaults and checks catalog references.
 pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, PlanError> {
     let catalog = hardware::catalog(req, catalogs)?;
-    let hardware::Hardware {
-        gpu,
-        gpus,
-        gpus_per_node,
-        domain_gpus,
-        nics_per_node,
-        nic_speed_gbps,
-        fabrics,
-    } = hardware::resolve(req, &catalog)?;
-    let topology = topology::resolve(req, &catalog, nic_speed_gbps, &fabrics)?;
+    let hw = hardware::resolve(req, &catalog)?;
+    let (gpus, gpus_per_node, nics_per_node, nic_speed_gbps) = (
+        hw.gpus,
+        hw.gpus_per_node,
+        hw.nics_per_node,
+        hw.nic_speed_gbps,
+    );
+    let topology = topology::resolve(req, &catalog, nic_speed_gbps, &hw.fabrics)?;
 
     let job = workload::resolve(req, gpus, gpus_per_node)?;
-    let workload::Job { dp, replica, .. } = job;
-    let workload = &job.workload;
     let rel = req.reliability.clone().unwrap_or_default();
     let defaults = failure::Reliability::default();
     let rate =
@@ -126,203 +126,9 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
         .and_then(|u| u.busy_fraction.map(Fraction::get))
         .unwrap_or(ops.busy_fraction.value);
     let mut warnings: Vec<String> = job.expert_note.clone().into_iter().collect();
-    // Expert groups that do not tile a multi-node NVLink domain (64 GPUs on 72-GPU NVL72 racks)
-    // straddle racks and cross the network (docs/model.md §5b): say how many, and name the
-    // degrees that tile.
-    let domain = u64::from(domain_gpus);
-    let tp = u64::from(workload.tensor_parallel.max(1));
-    let stride = tp * u64::from(workload.context_parallel.max(1));
-    let ep = u64::from(workload.expert_parallel.max(1));
-    let span = ep.saturating_mul(stride);
-    let used = dp.saturating_mul(perf::data_parallel_replica_gpus(&workload));
-    if workload.message_bytes.is_none()
-        && ep > 1
-        && domain > u64::from(gpus_per_node)
-        && u64::from(gpus) > domain
-        && dp.is_multiple_of(ep)
-        && !domain.is_multiple_of(span)
-        && !span.is_multiple_of(domain)
-    {
-        // A block of EP·stride GPUs that divides a domain: every expert group inside one
-        // (a block of whole domains keeps its groups' all-to-all on the network: EP 9 of
-        // TP 8 × CP 2 on NVL72 idles more than EP 2).
-        let tiling: Vec<String> = (2..=dp)
-            .filter(|e| dp.is_multiple_of(*e) && domain.is_multiple_of(e * stride))
-            .map(|e| e.to_string())
-            .collect();
-        // Each block of EP·stride GPUs holds `stride` expert groups (ranks `stride` apart).
-        let groups = if stride > 1 {
-            format!("expert groups of {ep} ranks, {stride} GPUs apart (blocks of {span} GPUs),")
-        } else {
-            format!("expert groups of {ep} GPUs")
-        };
-        warnings.push(format!(
-            "workload.expert_parallel: {groups} do not tile the {domain}-GPU NVLink domains of {}: {}, and the step waits for their all-to-all across the network{}",
-            gpu.id,
-            straddle_words(span, stride, domain, used),
-            if tiling.is_empty() {
-                String::new()
-            } else {
-                format!("; degrees that tile a domain: {}", tiling.join(", "))
-            }
-        ));
-    }
-    // Tensor-parallel groups larger than an NVLink domain, or not tiling a multi-node one: their
-    // all-reduce of every layer runs over the scale-out network (docs/model.md §5b).
-    if workload.message_bytes.is_none()
-        && tp > 1
-        && u64::from(gpus) > domain
-        && !domain.is_multiple_of(tp)
-    {
-        let fitting: Vec<String> = (2..=domain.min(tp))
-            .filter(|t| domain.is_multiple_of(*t))
-            .map(|t| t.to_string())
-            .collect();
-        let placed = if tp > domain {
-            format!("every group spans {} domains", tp.div_ceil(domain))
-        } else {
-            straddle_words(tp, 1, domain, used)
-        };
-        warnings.push(format!(
-            "workload.tensor_parallel: tensor-parallel groups of {tp} GPUs do not fit the {domain}-GPU NVLink domains of {}: {placed}, and the step waits for their all-reduce of every layer across the scale-out network{}",
-            gpu.id,
-            if fitting.is_empty() {
-                String::new()
-            } else {
-                format!("; degrees within a domain: {}", fitting.join(", "))
-            }
-        ));
-    }
-    // GPUs no data-parallel replica holds: the job runs on the rest, and the left-out GPUs are
-    // priced as if they ran it (their idle cost at the job's idle fraction). (`replica` above:
-    // fitting the expert degree does not change TP·PP·CP.)
-    let used = dp.saturating_mul(replica);
-    if workload.message_bytes.is_none() && dp > 0 && used < u64::from(gpus) {
-        let (tp, pp, cp) = (
-            u64::from(workload.tensor_parallel.max(1)),
-            u64::from(workload.pipeline_parallel.max(1)),
-            u64::from(workload.context_parallel.max(1)),
-        );
-        let all = u64::from(gpus);
-        let left = all - used;
-        // The pipeline degree nearest below the one used (or the default's 4) that uses all.
-        let fits = (1..=pp.max(u64::from(perf::DEFAULT_PIPELINE_PARALLEL)))
-            .rev()
-            .find(|p| all.is_multiple_of(tp * cp * p));
-        warnings.push(format!(
-            "workload: a data-parallel replica is TP {tp} x PP {pp} x CP {cp} = {replica} GPUs, so {gpus} GPUs hold {dp} and the job runs on {used}; the other {left} {} no part of it{}: {}",
-            if left == 1 { "GPU runs" } else { "run" },
-            // Inside one NVLink domain no idle cost is charged at all (the note below says
-            // so; audit 34 read the two as contradicting each other).
-            if all <= u64::from(domain_gpus) {
-                String::new()
-            } else {
-                format!(
-                    " and {} priced as if {} ran it (idle cost at the job's idle fraction)",
-                    if left == 1 { "is" } else { "are" },
-                    if left == 1 { "it" } else { "they" },
-                )
-            },
-            match fits {
-                Some(p) => format!("workload.pipeline_parallel {p} uses all {gpus}"),
-                None => format!(
-                    "choose tensor_parallel x context_parallel dividing {gpus} to use them all"
-                ),
-            }
-        ));
-    }
-    // An explicit message times one all-reduce: a preset's job beside it is not timed, and is
-    // said so (audit 27: the preset was echoed while its traffic was silently dropped).
-    if let (Some(bytes), Some(preset)) = (workload.message_bytes, workload.preset) {
-        warnings.push(format!(
-            "workload.message_bytes: one all-reduce of {bytes} bytes over all GPUs is timed; the preset {}'s training step is not (leave message_bytes out to time it)",
-            preset.as_str()
-        ));
-    }
-    // A mixture of experts timed with layers by the dense rule: its expert all-to-all runs
-    // a MoE layer, so the count scales it (audit 27: 86 layers for Mixtral 8x22B's 56).
-    if workload.message_bytes.is_none() && ep > 1 && workload.layers.is_none() {
-        warnings.push(format!(
-            "workload.layers: {} derived by a dense model's rule (active parameters ÷ (12 × hidden²)), which overcounts a mixture of experts' layers (Mixtral 8x22B: 86 for 56) and with them its expert all-to-all; set workload.layers",
-            perf::job::layers(&workload)
-        ));
-    }
-    // An expert all-to-all over the network is counted fully exposed (docs/model.md §5b): an
-    // upper bound for jobs that overlap it with computation, as DeepSeek-V3 did with DualPipe.
-    if workload.message_bytes.is_none() && ep > 1 && span > domain {
-        warnings.push(format!(
-            "workload.expert_parallel: the expert all-to-all across {ep} x {stride} GPUs is counted fully exposed, as without overlap with computation (DeepSeek-V3 hid it with DualPipe): its idle time is an upper bound for a job that overlaps it"
-        ));
-    }
-    // A multi-node NVLink domain (an NVL72 rack) is bought whole: a cluster of part of one
-    // buys, cables and powers the whole rack (audit 26 F4: 1,024 GB200 were sized as 256 trays
-    // with no word that it is 15 racks, 1,080 GPUs, $1.17M more on InfiniBand).
-    if domain > u64::from(gpus_per_node) && !u64::from(gpus).is_multiple_of(domain) {
-        let racks = u64::from(gpus).div_ceil(domain);
-        let servers = u64::from(gpus).div_ceil(u64::from(gpus_per_node));
-        warnings.push(format!(
-            "gpus: {gpus} GPU{} not whole {domain}-GPU NVLink domains of {} (racks are bought whole): the plan sizes the fabric for the {servers} server{} of {gpus_per_node} GPUs {} fill{}; {racks} whole rack{} {} {} GPUs (set gpus = {})",
-            if gpus == 1 { " is" } else { "s are" },
-            gpu.id,
-            if servers == 1 { "" } else { "s" },
-            if gpus == 1 { "it" } else { "they" },
-            if gpus == 1 { "s" } else { "" },
-            if racks == 1 { "" } else { "s" },
-            if racks == 1 { "is" } else { "are" },
-            racks * domain,
-            racks * domain
-        ));
-    }
-    // The server's own NICs (HGX B300, GB300: on its board, bought with it): used at their
-    // speed when the server has one for each NIC asked; else add-in cards are bought, and the
-    // plan says why (audit 26 F2: 1,024 B300 bought 1,024 ConnectX-8 cards, $2.15M, that came
-    // with the servers).
-    let own_nic = gpu.nic_on_board.as_deref().and_then(|sku| catalog.nic(sku));
-    let own_nics_suffice = nics_per_node <= gpu.gpus_per_node;
-    let nic_on_board = own_nic
-        .filter(|n| n.speed_gbps == nic_speed_gbps && own_nics_suffice)
-        .map(|n| n.part.sku.to_string());
-    // Asked for another speed (a regression audit: B300 at 400G bought 1,024 ConnectX-7
-    // beside its ConnectX-8s).
-    if let Some(own) = own_nic.filter(|n| n.speed_gbps != nic_speed_gbps) {
-        warnings.push(format!(
-            "nic_speed_gbps: {nic_speed_gbps} Gb/s NICs are bought as add-in cards; the {} server's own {} ({} Gb/s, included with it) are not used",
-            gpu.id, own.part.sku, own.speed_gbps
-        ));
-    }
-    // More NICs than GPUs a server: each GPU reaches its NICs over its own PCIe x16 link, so
-    // the extra ones add no bandwidth (the model caps it), though they are bought and cabled
-    // (a regression audit: 16 NICs on 8 H100 doubled NIC and switch capex without a word).
-    if nics_per_node > gpus_per_node {
-        warnings.push(format!(
-            "nics_per_node: {nics_per_node} NICs on {gpus_per_node} GPUs a server: a GPU reaches its NICs over its own PCIe x16 link, so NICs beyond one a GPU add no bandwidth to the job, while the plan buys and cables them{}",
-            match &gpu.nic_on_board {
-                Some(sku) if !own_nics_suffice => format!(
-                    "; the {} {sku} on the {} server board are not used (add-in cards are bought for all {nics_per_node})",
-                    gpu.gpus_per_node, gpu.id
-                ),
-                _ => String::new(),
-            }
-        ));
-    }
-    // The job inside one NVLink domain: a server, or a multi-node NVLink rack (NVL72).
-    if gpus <= domain_gpus {
-        let inside = if gpus <= gpus_per_node {
-            format!(
-                "one server ({gpus} GPU{})",
-                if gpus == 1 { "" } else { "s" }
-            )
-        } else {
-            format!(
-                "one NVLink domain ({gpus} GPUs of the {domain_gpus}-GPU {} domain)",
-                gpu.id
-            )
-        };
-        warnings.push(format!(
-            "{inside}: every collective of the job runs over NVLink inside it, so no scale-out fabric changes its step time; each fabric is priced as asked (for storage, growth or a second {}) and no idle cost is charged to it (no wait on it, and no failure of its parts interrupts the job)",
-            if gpus <= gpus_per_node { "server" } else { "domain" }
-        ));
-    }
+    placement::warn(&hw, &job, &mut warnings);
+    let nic_on_board = nic::on_board(&catalog, &hw, &mut warnings);
+    placement::warn_inside_one_domain(&hw, &mut warnings);
     let electricity = e
         .electricity_usd_per_kwh
         .map(ElectricityUsdPerKwh::get)
@@ -332,7 +138,14 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
     // `None`: the catalog has no price to derive it from (counted at $0, with a warning).
     let priced_gpu_hour = match e.gpu_hour_usd.map(GpuHourUsd::get) {
         Some(v) => Some(v),
-        None => default_gpu_hour(&gpu, gpu_hour_basis, ops, pue, electricity, &mut warnings)?,
+        None => default_gpu_hour(
+            &hw.gpu,
+            gpu_hour_basis,
+            ops,
+            pue,
+            electricity,
+            &mut warnings,
+        )?,
     };
     let gpu_hour_usd = priced_gpu_hour.unwrap_or(Decimal::ZERO);
     // `placeholder`: the catalog's price was used and is grade P.
@@ -481,20 +294,20 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
             .collect(),
     };
 
-    topology::warn_in_network_reduction(&topology, &fabrics, &mut warnings);
+    topology::warn_in_network_reduction(&topology, &hw.fabrics, &mut warnings);
 
     let normalized = PlanRequest {
         gpus: Gpus::echo(gpus),
-        gpu_model: Some(gpu.id.clone()),
+        gpu_model: Some(hw.gpu.id.clone()),
         gpus_per_node: Some(GpusPerNode::echo(gpus_per_node)),
         nics_per_node: Some(NicsPerNode::echo(nics_per_node)),
         nic_speed_gbps: Some(NicSpeedGbps::echo(nic_speed_gbps)),
-        fabrics: Some(fabrics.clone()),
+        fabrics: Some(hw.fabrics.clone()),
         catalog: Some(catalog.id().to_string()),
         topology: Some(topology::echo(
             &topology,
             &catalog,
-            &fabrics,
+            &hw.fabrics,
             nic_speed_gbps,
         )),
         workload: Some(workload::echo(&job)),
@@ -586,14 +399,14 @@ pub fn resolve(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Resolved, Pla
 
     Ok(Resolved {
         catalog,
-        gpu,
+        gpu: hw.gpu,
         gpus,
         gpus_per_node,
-        nvlink_domain_gpus: domain_gpus,
+        nvlink_domain_gpus: hw.domain_gpus,
         nics_per_node,
         nic_speed_gbps,
         nic_on_board,
-        fabrics,
+        fabrics: hw.fabrics,
         oversubscription: topology.oversubscription,
         rail_optimized: topology.rail_optimized,
         planes: topology.planes,
@@ -719,19 +532,6 @@ fn default_gpu_hour(
     }
 }
 
-/// The NIC a fabric's profile picks for `nic_speed_gbps`, if any.
-pub fn nic_for(
-    catalog: &crate::catalog::Catalog,
-    fabric: Fabric,
-    nic_speed_gbps: u32,
-) -> Option<&crate::catalog::Nic> {
-    let profile = catalog.profile(fabric)?;
-    let sku = profile
-        .nic_by_speed
-        .get(super::DecimalText::new(nic_speed_gbps).as_str())?;
-    catalog.nic(sku)
-}
-
 /// Why `vendor` takes no discount: no part of `catalog` comes from it (names are matched as
 /// written, case included), and the vendors that do.
 pub fn unknown_vendor(catalog: &crate::catalog::Catalog, vendor: &str) -> String {
@@ -740,97 +540,4 @@ pub fn unknown_vendor(catalog: &crate::catalog::Catalog, vendor: &str) -> String
         catalog.id(),
         catalog.vendors().join(", ")
     )
-}
-
-/// How many of the groups in the blocks of `span` GPUs that tile `used` GPUs from GPU 0 cross a
-/// boundary of the `domain`-GPU NVLink domains, in words ("7 of 64 groups straddle two
-/// domains"). A block holds `per_block` groups, interleaved (the expert groups of a block of
-/// EP × TP·CP GPUs: group j has the block's GPUs j, j + TP·CP, …). A group whose GPUs span more
-/// than a domain always straddles; otherwise it crosses at most one boundary, and a boundary
-/// `off` GPUs into a block is crossed by the groups that have GPUs on both sides of it. With
-/// one group a block (tensor parallelism) those are the boundaries inside the job that are not
-/// block edges (multiples of lcm(span, domain)).
-pub fn straddle_words(span: u64, per_block: u64, domain: u64, used: u64) -> String {
-    let per_block = per_block.max(1);
-    let blocks = used.checked_div(span).unwrap_or(0);
-    let groups = blocks.saturating_mul(per_block);
-    // GPUs from a group's first to its last.
-    let extent = span.saturating_sub(per_block).saturating_add(1);
-    let last = used.saturating_sub(1);
-    let straddling = if extent > domain {
-        groups
-    } else if per_block == 1 {
-        let g = u64::try_from(crate::arith::gcd(u128::from(span), u128::from(domain))).unwrap_or(1);
-        let lcm = span
-            .checked_div(g)
-            .and_then(|s| s.checked_mul(domain))
-            .unwrap_or(u64::MAX);
-        (last.checked_div(domain).unwrap_or(0))
-            .saturating_sub(last.checked_div(lcm).unwrap_or(0))
-            .min(blocks)
-    } else {
-        // At most one boundary a group: count the groups each boundary inside the job cuts
-        // (a boundary `off` GPUs into its block cuts groups j with j < off ≤ j + extent − 1).
-        let boundaries = last.checked_div(domain).unwrap_or(0);
-        (1..=boundaries)
-            .map(|m| {
-                let off = (m * domain) % span.max(1);
-                off.min(per_block)
-                    .saturating_sub(off.saturating_sub(extent.saturating_sub(1)))
-            })
-            .sum::<u64>()
-            .min(groups)
-    };
-    let domains = if extent > domain {
-        format!("{} or more domains", extent.div_ceil(domain))
-    } else {
-        "two domains".to_string()
-    };
-    match (straddling, groups) {
-        (s, g) if s == g => format!("all {g} groups straddle {domains}"),
-        (1, g) => format!("1 of {g} groups straddles {domains}"),
-        (s, g) => format!("{s} of {g} groups straddle {domains}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::straddle_words;
-
-    /// The straddle count against a brute force: every group of every block, its GPUs listed,
-    /// straddling when they lie in more than one domain.
-    #[test]
-    fn straddling_groups_are_counted_one_by_one() {
-        for domain in [8u64, 36, 72] {
-            for stride in [1u64, 2, 3, 4, 8, 16] {
-                for ep in [2u64, 3, 4, 5, 9, 16] {
-                    let span = ep * stride;
-                    for used in [span * 4, span * 37, span * 64] {
-                        let mut straddling = 0;
-                        for b in 0..used / span {
-                            for j in 0..stride {
-                                let gpus = (0..ep).map(|k| b * span + j + k * stride);
-                                let first = gpus.clone().min().unwrap_or(0) / domain;
-                                if gpus.map(|g| g / domain).any(|d| d != first) {
-                                    straddling += 1;
-                                }
-                            }
-                        }
-                        let groups = used / span * stride;
-                        let words = straddle_words(span, stride, domain, used);
-                        let want_all = straddling == groups;
-                        let said = if want_all {
-                            words.starts_with(&format!("all {groups} groups"))
-                        } else {
-                            words.starts_with(&format!("{straddling} of {groups} group"))
-                        };
-                        assert!(
-                            said,
-                            "EP {ep} × stride {stride} on {used} GPUs, domain {domain}: {straddling} of {groups}, said {words}"
-                        );
-                    }
-                }
-            }
-        }
-    }
 }

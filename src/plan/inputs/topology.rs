@@ -7,7 +7,7 @@ use crate::perf::RoceTuning;
 use crate::plan::PlanError;
 use crate::plan::request::*;
 
-use super::nic_for;
+use super::nic::nic_for;
 
 /// The topology settings of one plan, defaults filled in.
 pub(super) struct Topology {
