@@ -73,6 +73,25 @@ fn check_f64(field: &'static str, v: f64, min: f64, max: f64) -> Result<(), Perf
 
 /// Checks every input against the published ranges.
 pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
+    validate_node(input)?;
+    validate_path(&input.path)?;
+    check_f64(
+        "gpu.dense_bf16_tflops",
+        input.gpu.dense_bf16_tflops,
+        1.0,
+        100_000.0,
+    )?;
+    check_u32(
+        "gpu.nvlink_domain_gpus",
+        input.gpu.nvlink_domain_gpus,
+        1,
+        MAX_GPUS,
+    )?;
+    validate_workload(&input.workload)
+}
+
+/// The job's GPUs and a node's GPUs, NICs and their links.
+fn validate_node(input: &PerfInput) -> Result<(), PerfError> {
     check_u32("gpus", input.gpus, MIN_GPUS, MAX_GPUS)?;
     check_u32(
         "gpus_per_node",
@@ -133,7 +152,11 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
         MIN_PCIE_LANES,
         MAX_PCIE_LANES,
     )?;
-    let p = &input.path;
+    Ok(())
+}
+
+/// The scale-out path: tiers, planes, oversubscription, leaves and the switch latency.
+fn validate_path(p: &FabricPath) -> Result<(), PerfError> {
     check_u8("path.tiers", p.tiers, MIN_TIERS, MAX_TIERS)?;
     check_u32("path.planes", p.planes, MIN_PLANES, MAX_PLANES)?;
     check_f64(
@@ -155,50 +178,47 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
         MAX_LEAF_UPLINKS,
     )?;
     if let Some(l) = &p.partial_leaf {
-        let servers = f64::from(MAX_GPUS);
-        check_f64(
-            "path.partial_leaf.first_server",
-            l.first_server,
-            0.0,
-            servers,
-        )?;
-        check_f64("path.partial_leaf.servers", l.servers, 1.0, servers)?;
-        check_f64(
-            "path.partial_leaf.whole_rails",
-            l.whole_rails,
-            0.0,
-            f64::from(MAX_NICS_PER_NODE),
-        )?;
-        for (from, n) in l.split_rails {
-            check_f64("path.partial_leaf.split_rails", from, 0.0, servers)?;
-            check_f64("path.partial_leaf.split_rails", n, 0.0, servers)?;
-        }
-        check_u32(
-            "path.partial_leaf.uplinks",
-            l.uplinks,
-            MIN_LEAF_UPLINKS,
-            MAX_LEAF_UPLINKS,
-        )?;
+        validate_partial_leaf(l)?;
     }
     check_f64(
         "path.switch_latency_ns",
         p.switch_latency_ns,
         MIN_SWITCH_LATENCY_NS,
         MAX_SWITCH_LATENCY_NS,
-    )?;
+    )
+}
+
+/// The partly filled leaf: where its servers start, how many, their rails and uplinks.
+fn validate_partial_leaf(l: &PartialLeafPath) -> Result<(), PerfError> {
+    let servers = f64::from(MAX_GPUS);
     check_f64(
-        "gpu.dense_bf16_tflops",
-        input.gpu.dense_bf16_tflops,
-        1.0,
-        100_000.0,
+        "path.partial_leaf.first_server",
+        l.first_server,
+        0.0,
+        servers,
     )?;
+    check_f64("path.partial_leaf.servers", l.servers, 1.0, servers)?;
+    check_f64(
+        "path.partial_leaf.whole_rails",
+        l.whole_rails,
+        0.0,
+        f64::from(MAX_NICS_PER_NODE),
+    )?;
+    for (from, n) in l.split_rails {
+        check_f64("path.partial_leaf.split_rails", from, 0.0, servers)?;
+        check_f64("path.partial_leaf.split_rails", n, 0.0, servers)?;
+    }
     check_u32(
-        "gpu.nvlink_domain_gpus",
-        input.gpu.nvlink_domain_gpus,
-        1,
-        MAX_GPUS,
+        "path.partial_leaf.uplinks",
+        l.uplinks,
+        MIN_LEAF_UPLINKS,
+        MAX_LEAF_UPLINKS,
     )?;
-    let w = &input.workload;
+    Ok(())
+}
+
+/// The workload: compute time, background load, and either a message size or a model.
+fn validate_workload(w: &Workload) -> Result<(), PerfError> {
     if let Some(ms) = w.step_compute_ms {
         check_f64(
             "workload.step_compute_ms",
@@ -222,114 +242,124 @@ pub fn validate(input: &PerfInput) -> Result<(), PerfError> {
                 ));
             }
         }
-        None => {
-            check_f64(
-                "workload.model_params_billion",
-                w.model_params_billion,
-                MIN_MODEL_PARAMS_BILLION,
-                MAX_MODEL_PARAMS_BILLION,
-            )?;
-            check_u32(
-                "workload.bytes_per_gradient",
-                w.bytes_per_gradient,
-                MIN_BYTES_PER_GRADIENT,
-                MAX_BYTES_PER_GRADIENT,
-            )?;
-            check_u32(
-                "workload.tensor_parallel",
-                w.tensor_parallel,
-                MIN_PARALLEL,
-                MAX_PARALLEL,
-            )?;
-            check_u32(
-                "workload.pipeline_parallel",
-                w.pipeline_parallel,
-                MIN_PARALLEL,
-                MAX_PARALLEL,
-            )?;
-            check_f64(
-                "workload.bucket_mb",
-                w.bucket_mb,
-                MIN_BUCKET_MB,
-                MAX_BUCKET_MB,
-            )?;
-            check_u32(
-                "workload.context_parallel",
-                w.context_parallel,
-                MIN_PARALLEL,
-                MAX_CP_EP,
-            )?;
-            check_u32(
-                "workload.expert_parallel",
-                w.expert_parallel,
-                MIN_PARALLEL,
-                MAX_CP_EP,
-            )?;
-            check_u32("workload.moe_top_k", w.moe_top_k, 1, MAX_TOP_K)?;
-            check_u32("workload.kv_heads", w.kv_heads, 1, MAX_KV_HEADS)?;
-            if let Some(l) = w.layers {
-                check_u32("workload.layers", l, 1, MAX_LAYERS)?;
-            }
-            // Context parallelism splits each sequence: a rank needs at least one token.
-            if w.context_parallel > w.sequence_length {
-                return Err(out_of_range(
-                    "workload.context_parallel",
-                    format!(
-                        "{} exceeds the {} tokens of a sequence it splits (each rank needs at least one)",
-                        w.context_parallel, w.sequence_length
-                    ),
-                ));
-            }
-            if let Some(x) = w.experts {
-                check_u32("workload.experts", x, 1, MAX_EXPERTS)?;
-                // Experts belong to a mixture of experts: on a dense model the count would be
-                // echoed and change nothing.
-                if !w.is_mixture_of_experts() {
-                    return Err(out_of_range(
-                        "workload.experts",
-                        format!(
-                            "{x} experts need a mixture of experts: set workload.active_params_billion below model_params_billion"
-                        ),
-                    ));
-                }
-                // Whatever the expert degree (audit 36: EP 1 let a top-k above the experts through).
-                if w.moe_top_k > x {
-                    return Err(out_of_range(
-                        "workload.moe_top_k",
-                        format!(
-                            "{} exceeds the {x} routed experts a token can be sent to",
-                            w.moe_top_k
-                        ),
-                    ));
-                }
-            }
-            check_u32(
-                "workload.sequence_length",
-                w.sequence_length,
-                1,
-                MAX_SEQUENCE_LENGTH,
-            )?;
-            if let Some(t) = w.global_batch_tokens
-                && !(1..=MAX_GLOBAL_BATCH_TOKENS).contains(&t)
-            {
-                return Err(out_of_range(
-                    "workload.global_batch_tokens",
-                    format!("{t} is outside [1, {MAX_GLOBAL_BATCH_TOKENS}]"),
-                ));
-            }
-            if let Some(h) = w.hidden_size {
-                check_u32("workload.hidden_size", h, MIN_HIDDEN_SIZE, MAX_HIDDEN_SIZE)?;
-            }
-            if let Some(a) = w.active_params_billion {
-                check_f64(
-                    "workload.active_params_billion",
-                    a,
-                    MIN_MODEL_PARAMS_BILLION,
-                    w.model_params_billion,
-                )?;
-            }
-            check_f64("workload.mfu", w.mfu, MIN_MFU, MAX_MFU)?;
-        }
+        None => validate_model(w)?,
+    }
+    Ok(())
+}
+
+/// A model's size, gradient bytes, parallelism, shape, experts, batch and MFU, in that order.
+fn validate_model(w: &Workload) -> Result<(), PerfError> {
+    check_f64(
+        "workload.model_params_billion",
+        w.model_params_billion,
+        MIN_MODEL_PARAMS_BILLION,
+        MAX_MODEL_PARAMS_BILLION,
+    )?;
+    check_u32(
+        "workload.bytes_per_gradient",
+        w.bytes_per_gradient,
+        MIN_BYTES_PER_GRADIENT,
+        MAX_BYTES_PER_GRADIENT,
+    )?;
+    check_u32(
+        "workload.tensor_parallel",
+        w.tensor_parallel,
+        MIN_PARALLEL,
+        MAX_PARALLEL,
+    )?;
+    check_u32(
+        "workload.pipeline_parallel",
+        w.pipeline_parallel,
+        MIN_PARALLEL,
+        MAX_PARALLEL,
+    )?;
+    check_f64(
+        "workload.bucket_mb",
+        w.bucket_mb,
+        MIN_BUCKET_MB,
+        MAX_BUCKET_MB,
+    )?;
+    check_u32(
+        "workload.context_parallel",
+        w.context_parallel,
+        MIN_PARALLEL,
+        MAX_CP_EP,
+    )?;
+    check_u32(
+        "workload.expert_parallel",
+        w.expert_parallel,
+        MIN_PARALLEL,
+        MAX_CP_EP,
+    )?;
+    check_u32("workload.moe_top_k", w.moe_top_k, 1, MAX_TOP_K)?;
+    check_u32("workload.kv_heads", w.kv_heads, 1, MAX_KV_HEADS)?;
+    if let Some(l) = w.layers {
+        check_u32("workload.layers", l, 1, MAX_LAYERS)?;
+    }
+    // Context parallelism splits each sequence: a rank needs at least one token.
+    if w.context_parallel > w.sequence_length {
+        return Err(out_of_range(
+            "workload.context_parallel",
+            format!(
+                "{} exceeds the {} tokens of a sequence it splits (each rank needs at least one)",
+                w.context_parallel, w.sequence_length
+            ),
+        ));
+    }
+    if let Some(x) = w.experts {
+        validate_experts(w, x)?;
+    }
+    check_u32(
+        "workload.sequence_length",
+        w.sequence_length,
+        1,
+        MAX_SEQUENCE_LENGTH,
+    )?;
+    if let Some(t) = w.global_batch_tokens
+        && !(1..=MAX_GLOBAL_BATCH_TOKENS).contains(&t)
+    {
+        return Err(out_of_range(
+            "workload.global_batch_tokens",
+            format!("{t} is outside [1, {MAX_GLOBAL_BATCH_TOKENS}]"),
+        ));
+    }
+    if let Some(h) = w.hidden_size {
+        check_u32("workload.hidden_size", h, MIN_HIDDEN_SIZE, MAX_HIDDEN_SIZE)?;
+    }
+    if let Some(a) = w.active_params_billion {
+        check_f64(
+            "workload.active_params_billion",
+            a,
+            MIN_MODEL_PARAMS_BILLION,
+            w.model_params_billion,
+        )?;
+    }
+    check_f64("workload.mfu", w.mfu, MIN_MFU, MAX_MFU)
+}
+
+/// The `experts` of a mixture of experts: a count in range, on a mixture of experts, no fewer
+/// than the experts a token is routed to.
+fn validate_experts(w: &Workload, x: u32) -> Result<(), PerfError> {
+    check_u32("workload.experts", x, 1, MAX_EXPERTS)?;
+    // Experts belong to a mixture of experts: on a dense model the count would be
+    // echoed and change nothing.
+    if !w.is_mixture_of_experts() {
+        return Err(out_of_range(
+            "workload.experts",
+            format!(
+                "{x} experts need a mixture of experts: set workload.active_params_billion below model_params_billion"
+            ),
+        ));
+    }
+    // Whatever the expert degree: at expert degree 1 too.
+    if w.moe_top_k > x {
+        return Err(out_of_range(
+            "workload.moe_top_k",
+            format!(
+                "{} exceeds the {x} routed experts a token can be sent to",
+                w.moe_top_k
+            ),
+        ));
     }
     Ok(())
 }
