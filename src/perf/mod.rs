@@ -409,120 +409,7 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
             job::ranks_per_domain(gpus as f64, 1.0, g_node as f64, gpus as f64) as u64,
             gpus,
         ),
-        None => {
-            let w = &input.workload;
-            let tp = u64::from(w.tensor_parallel.max(1));
-            let pp = u64::from(w.pipeline_parallel.max(1));
-            let cp = u64::from(w.context_parallel.max(1));
-            let replica = tp * pp * cp;
-            if gpus < replica {
-                return Err(PerfError::ModelDoesNotFit {
-                    gpus: input.gpus,
-                    gpus_per_replica: replica,
-                });
-            }
-            let dp = gpus / replica;
-            if let Some(want) = w.data_parallel
-                && u64::from(want) != dp
-            {
-                return Err(out_of_range(
-                    "workload.data_parallel",
-                    format!(
-                        "{want} does not match the whole replicas of TP x PP x CP = {replica} GPUs that {gpus} GPUs hold: {dp}{}",
-                        if gpus.is_multiple_of(replica) {
-                            String::new()
-                        } else {
-                            format!(" ({} GPUs left over)", gpus % replica)
-                        }
-                    ),
-                ));
-            }
-            // Every replica processes at least one whole sequence per step: a global batch of
-            // fewer sequences than replicas is not a job that can run (the compute would be a
-            // fraction of a sequence per GPU while every collective still moves a whole one).
-            let seq = u64::from(w.sequence_length.max(1));
-            let floor = one_sequence_per_replica_tokens(input.gpus, w);
-            if w.global_batch_tokens.is_some() && floor > MAX_GLOBAL_BATCH_TOKENS {
-                return Err(out_of_range(
-                    "workload.sequence_length",
-                    format!(
-                        "one sequence of {seq} tokens for each of the {dp} data-parallel replicas is {floor} tokens, above the largest global batch ({MAX_GLOBAL_BATCH_TOKENS}); shorten sequence_length or add tensor, pipeline or context parallelism"
-                    ),
-                ));
-            }
-            if let Some(t) = w.global_batch_tokens
-                && t < floor
-            {
-                return Err(out_of_range(
-                    "workload.global_batch_tokens",
-                    format!(
-                        "{t} tokens is {} sequences of {seq}, fewer than the {dp} data-parallel replicas (GPUs / (TP x PP x CP) = {gpus} / {replica}); each replica needs at least one sequence per step: give at least {floor} tokens, or more tensor, pipeline or context parallelism",
-                        t / seq,
-                    ),
-                ));
-            }
-            let ep = u64::from(w.expert_parallel.max(1));
-            // Expert parallelism splits a mixture of experts' experts over ranks: a dense model
-            // has none to split (audit 27: EP 8 on the dense 70B job charged 14 % idle to an
-            // all-to-all it never sends).
-            if ep > 1 && !w.is_mixture_of_experts() {
-                return Err(out_of_range(
-                    "workload.expert_parallel",
-                    format!(
-                        "{ep} needs a mixture of experts: set workload.active_params_billion below model_params_billion (and workload.experts), or expert_parallel 1"
-                    ),
-                ));
-            }
-            // Each rank holds at least one expert. A degree that does not divide them splits
-            // them unevenly, whose gradient the model counts at the busiest rank (⌈E/EP⌉
-            // experts); the plan layer refuses it unless it refitted a preset's degree
-            // (Megatron-LM needs num_experts % expert_parallel == 0).
-            if let Some(x) = w.experts.map(u64::from)
-                && ep > x
-            {
-                return Err(out_of_range(
-                    "workload.expert_parallel",
-                    format!(
-                        "{ep} exceeds the {x} routed experts (each rank holds at least one whole expert): use a divisor of {x}"
-                    ),
-                ));
-            }
-            if ep > dp {
-                return Err(out_of_range(
-                    "workload.expert_parallel",
-                    format!("{ep} exceeds the data-parallel degree {dp} it is carved from"),
-                ));
-            }
-            // Megatron-LM: the data-parallel size must be a multiple of the expert-parallel size
-            // (expert groups tile the data-parallel replicas).
-            if !dp.is_multiple_of(ep) {
-                let divisors: Vec<String> = crate::arith::divisors(dp, 2)
-                    .take(24)
-                    .map(|d| d.to_string())
-                    .collect();
-                return Err(out_of_range(
-                    "workload.expert_parallel",
-                    format!(
-                        "{ep} does not divide the data-parallel degree {dp} it is carved from (GPUs / (TP x PP x CP)); expert groups must tile the replicas: use a divisor of {dp} ({})",
-                        divisors.join(", ")
-                    ),
-                ));
-            }
-            // Gradients are reduced over the data-parallel and context-parallel ranks together
-            // (they hold the same weights and see different tokens; Megatron-LM's
-            // data-parallel group with context parallelism): CP·DP ranks, TP apart. TP fills
-            // the domain first (Megatron order tp → cp → dp → pp): a domain of G GPUs holds
-            // G/TP ranks of each group when the group's span divides it, else the part every
-            // group keeps together ([`job::ranks_per_domain`]).
-            let group = dp * cp;
-            let per_node = job::ranks_per_domain(
-                group as f64,
-                tp as f64,
-                g_node as f64,
-                f64::from(input.gpus),
-            ) as u64;
-            (group, per_node, dp)
-        }
+        None => data_parallel_group(input, gpus, g_node)?,
     };
     let per_node = per_node.max(1);
     let nodes = match input.workload.message_bytes {
@@ -533,6 +420,153 @@ fn communicator_shape(input: &PerfInput) -> Result<(u64, u64, u64, u64), PerfErr
     }
     .max(1);
     Ok((ranks, per_node, nodes, dp))
+}
+
+/// The gradient all-reduce's group of a model's job: its ranks (CP·DP), ranks per NVLink domain,
+/// and the data-parallel degree DP; an error when the model does not fit or a degree given
+/// does not match the job.
+fn data_parallel_group(
+    input: &PerfInput,
+    gpus: u64,
+    g_node: u64,
+) -> Result<(u64, u64, u64), PerfError> {
+    let w = &input.workload;
+    let tp = u64::from(w.tensor_parallel.max(1));
+    let pp = u64::from(w.pipeline_parallel.max(1));
+    let cp = u64::from(w.context_parallel.max(1));
+    let replica = tp * pp * cp;
+    if gpus < replica {
+        return Err(PerfError::ModelDoesNotFit {
+            gpus: input.gpus,
+            gpus_per_replica: replica,
+        });
+    }
+    let dp = gpus / replica;
+    check_data_parallel(w, gpus, replica, dp)?;
+    check_sequence_per_replica(input, gpus, replica, dp)?;
+    check_expert_parallel(w, dp)?;
+    // Gradients are reduced over the data-parallel and context-parallel ranks together
+    // (they hold the same weights and see different tokens; Megatron-LM's
+    // data-parallel group with context parallelism): CP·DP ranks, TP apart. TP fills
+    // the domain first (Megatron order tp → cp → dp → pp): a domain of G GPUs holds
+    // G/TP ranks of each group when the group's span divides it, else the part every
+    // group keeps together ([`job::ranks_per_domain`]).
+    let group = dp * cp;
+    let per_node = job::ranks_per_domain(
+        group as f64,
+        tp as f64,
+        g_node as f64,
+        f64::from(input.gpus),
+    ) as u64;
+    Ok((group, per_node, dp))
+}
+
+/// A `data_parallel` given must be the whole replicas the GPUs hold.
+fn check_data_parallel(w: &Workload, gpus: u64, replica: u64, dp: u64) -> Result<(), PerfError> {
+    if let Some(want) = w.data_parallel
+        && u64::from(want) != dp
+    {
+        return Err(out_of_range(
+            "workload.data_parallel",
+            format!(
+                "{want} does not match the whole replicas of TP x PP x CP = {replica} GPUs that {gpus} GPUs hold: {dp}{}",
+                if gpus.is_multiple_of(replica) {
+                    String::new()
+                } else {
+                    format!(" ({} GPUs left over)", gpus % replica)
+                }
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The global batch gives every data-parallel replica at least one whole sequence.
+fn check_sequence_per_replica(
+    input: &PerfInput,
+    gpus: u64,
+    replica: u64,
+    dp: u64,
+) -> Result<(), PerfError> {
+    let w = &input.workload;
+    // Every replica processes at least one whole sequence per step: a global batch of
+    // fewer sequences than replicas is not a job that can run (the compute would be a
+    // fraction of a sequence per GPU while every collective still moves a whole one).
+    let seq = u64::from(w.sequence_length.max(1));
+    let floor = one_sequence_per_replica_tokens(input.gpus, w);
+    if w.global_batch_tokens.is_some() && floor > MAX_GLOBAL_BATCH_TOKENS {
+        return Err(out_of_range(
+            "workload.sequence_length",
+            format!(
+                "one sequence of {seq} tokens for each of the {dp} data-parallel replicas is {floor} tokens, above the largest global batch ({MAX_GLOBAL_BATCH_TOKENS}); shorten sequence_length or add tensor, pipeline or context parallelism"
+            ),
+        ));
+    }
+    if let Some(t) = w.global_batch_tokens
+        && t < floor
+    {
+        return Err(out_of_range(
+            "workload.global_batch_tokens",
+            format!(
+                "{t} tokens is {} sequences of {seq}, fewer than the {dp} data-parallel replicas (GPUs / (TP x PP x CP) = {gpus} / {replica}); each replica needs at least one sequence per step: give at least {floor} tokens, or more tensor, pipeline or context parallelism",
+                t / seq,
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Expert parallelism: on a mixture of experts, no more ranks than experts, and a divisor of
+/// the data-parallel degree it is carved from.
+fn check_expert_parallel(w: &Workload, dp: u64) -> Result<(), PerfError> {
+    let ep = u64::from(w.expert_parallel.max(1));
+    // Expert parallelism splits a mixture of experts' experts over ranks: a dense model
+    // has none to split (EP 8 on a dense job would charge idle time to an all-to-all it
+    // never sends).
+    if ep > 1 && !w.is_mixture_of_experts() {
+        return Err(out_of_range(
+            "workload.expert_parallel",
+            format!(
+                "{ep} needs a mixture of experts: set workload.active_params_billion below model_params_billion (and workload.experts), or expert_parallel 1"
+            ),
+        ));
+    }
+    // Each rank holds at least one expert. A degree that does not divide them splits
+    // them unevenly, whose gradient the model counts at the busiest rank (⌈E/EP⌉
+    // experts); the plan layer refuses it unless it refitted a preset's degree
+    // (Megatron-LM needs num_experts % expert_parallel == 0).
+    if let Some(x) = w.experts.map(u64::from)
+        && ep > x
+    {
+        return Err(out_of_range(
+            "workload.expert_parallel",
+            format!(
+                "{ep} exceeds the {x} routed experts (each rank holds at least one whole expert): use a divisor of {x}"
+            ),
+        ));
+    }
+    if ep > dp {
+        return Err(out_of_range(
+            "workload.expert_parallel",
+            format!("{ep} exceeds the data-parallel degree {dp} it is carved from"),
+        ));
+    }
+    // Megatron-LM: the data-parallel size must be a multiple of the expert-parallel size
+    // (expert groups tile the data-parallel replicas).
+    if !dp.is_multiple_of(ep) {
+        let divisors: Vec<String> = crate::arith::divisors(dp, 2)
+            .take(24)
+            .map(|d| d.to_string())
+            .collect();
+        return Err(out_of_range(
+            "workload.expert_parallel",
+            format!(
+                "{ep} does not divide the data-parallel degree {dp} it is carved from (GPUs / (TP x PP x CP)); expert groups must tile the replicas: use a divisor of {dp} ({})",
+                divisors.join(", ")
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Evaluates the model for one fabric.
