@@ -581,26 +581,103 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         input.nic.pcie_lanes,
     );
     let gpn = f64::from(input.gpus_per_node.max(1));
+    let node_net = node_network_gbytes_per_s(input, nic_gbytes_per_s, gpn);
+    let w = &input.workload;
+    let (used_servers, servers_f) = servers_used_and_spanned(input, ranks, dp, gpn);
+    let span = congestion::Span::of(path, servers_f, used_servers);
+    let (crossing, kappa) = (span.crossing, span.kappa);
+    let comm = data_parallel_communicator(input, (ranks, per_node, nodes), node_net, gpn, span);
+
+    let message_bytes = timed_message_bytes(w);
+    let dp_f = dp as f64;
+    let step_compute_ms = step_compute_ms(input, dp_f)?;
+    let buckets = gradient_buckets(w, message_bytes);
+    let bucket_bytes = (message_bytes / buckets).ceil().max(1.0);
+
+    let whole = comm.choose(message_bytes);
+    let bucket = comm.choose(bucket_bytes);
+    let (algorithm, protocol, time_us) = match whole {
+        Some(c) => (c.algorithm.as_str(), protocol_name(c.protocol), c.time_us),
+        None => ("none", "none", 0.0),
+    };
+    let bucket_us = bucket.map_or(0.0, |c| c.time_us);
+    let (algbw, busbw) = all_reduce_bandwidths(message_bytes, time_us, ranks as f64);
+    let bucket_ms = bucket_us / US_PER_MS;
+    let comm_time_ms = buckets * bucket_ms;
+    let (hidden, dp_exposed_ms) =
+        data_parallel_exposure(w, buckets, (bucket_us, bucket_ms), step_compute_ms);
+    let mut collectives = Vec::new();
+    let bucket_algorithm = bucket.map_or("none", |c| c.algorithm.as_str());
+    let timed = (comm_time_ms, dp_exposed_ms, bucket_algorithm);
+    collectives.extend(data_parallel_all_reduce(
+        w,
+        ranks,
+        nodes,
+        message_bytes,
+        timed,
+    ));
+    if w.message_bytes.is_none() {
+        let per_gpu_net = node_net / gpn;
+        let shared = (per_gpu_net, gpn, used_servers);
+        collectives.extend(model_collectives(input, shared, step_compute_ms, dp_f));
+    }
+    let (exposed_ms, network_exposed_ms) = exposed_comm_ms(w, dp_exposed_ms, &collectives);
+    let step_ms = step_compute_ms + exposed_ms;
+    let idle = workload::idle_fraction(network_exposed_ms, step_ms);
+    let (layers, hidden_size) = timed_model_shape(w);
+
+    let result = PerfResult {
+        message_bytes: message_bytes as u64,
+        algorithm,
+        protocol,
+        allreduce_time_us: time_us,
+        busbw_gbytes_per_s: busbw,
+        algbw_gbytes_per_s: algbw,
+        congestion_factor: kappa,
+        crossing_share: crossing,
+        nic_effective_gbytes_per_s: nic_gbytes_per_s,
+        busbw_ceiling_gbytes_per_s: comm.busbw_ceiling_gbytes_per_s(),
+        communicator_ranks: u32::try_from(ranks).unwrap_or(u32::MAX),
+        communicator_nodes: u32::try_from(nodes).unwrap_or(u32::MAX),
+        buckets: buckets as u64,
+        bucket_bytes: bucket_bytes as u64,
+        bucket_allreduce_time_us: bucket_us,
+        comm_time_ms,
+        hidden_share: hidden,
+        exposed_comm_ms: exposed_ms,
+        network_exposed_ms,
+        step_time_ms: step_ms,
+        gpu_idle_fraction: idle,
+        step_compute_ms,
+        layers,
+        hidden_size,
+        collectives,
+        roce_tuning_side_by_side: Vec::new(),
+    };
+    check_finite(&result)?;
+    Ok(result)
+}
+
+/// The scale-out bandwidth a node's GPUs get, GB/s: its NICs, as much as its GPUs' links can
+/// feed, less the share other jobs' traffic takes.
+fn node_network_gbytes_per_s(input: &PerfInput, nic_gbytes_per_s: f64, gpn: f64) -> f64 {
     // A GPU reaches its NICs over its own x16 link: more NICs than it can feed add nothing
-    // (audit 27: 16 × 400G NICs on 8 H100 credited each GPU 96 GB/s over a 48 GB/s link).
+    // (16 × 400G NICs on 8 H100 would credit each GPU 96 GB/s over a 48 GB/s link).
     let gpu_link = bandwidth::pcie_x16_gbytes_per_s(input.gpu.pcie_gen);
     // Other jobs' traffic on a shared fabric takes its share of every scale-out link.
-    let node_net = (f64::from(input.nics_per_node) * nic_gbytes_per_s).min(gpn * gpu_link)
+    (f64::from(input.nics_per_node) * nic_gbytes_per_s).min(gpn * gpu_link)
         * (1.0
             - input
                 .workload
                 .background_load
-                .clamp(0.0, MAX_BACKGROUND_LOAD));
-    // Every GPU's data-parallel group runs at once: each communicator gets the network share
-    // of its GPUs in a domain (each GPU its server's NICs ÷ GPUs per server).
-    let net_node_raw = node_net / gpn * per_node as f64;
-    let nodes_f = nodes as f64;
+                .clamp(0.0, MAX_BACKGROUND_LOAD))
+}
+
+/// The servers the job runs on (a job that leaves GPUs out ends before the last ones), and
+/// the consecutive servers one data-parallel group spans: its ranks, TP apart (every GPU
+/// for an explicit all-reduce). Congestion and hops follow them.
+fn servers_used_and_spanned(input: &PerfInput, ranks: u64, dp: u64, gpn: f64) -> (f64, f64) {
     let w = &input.workload;
-    // The servers the job runs on (a job that leaves GPUs out ends before the last ones), and
-    // the consecutive servers one data-parallel group spans: its ranks, TP apart (every GPU
-    // for an explicit all-reduce). Congestion and hops follow them. (Until 2026-11-27 the span
-    // was the group's NVLink domains × a domain's servers: on NVL72, 35 ranks 4 apart were
-    // taken to span 35 racks' trays, capped at the job's 140, instead of 35 trays.)
     let (used_gpus, group_gpus) = match w.message_bytes {
         Some(_) => (f64::from(input.gpus), f64::from(input.gpus)),
         None => (
@@ -610,23 +687,50 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     };
     let used_servers = (used_gpus / gpn).ceil().max(1.0);
     let servers_f = (group_gpus / gpn).ceil().clamp(1.0, used_servers);
-    let span = congestion::Span::of(path, servers_f, used_servers);
-    let (crossing, kappa, hops) = (span.crossing, span.kappa, span.hops);
-    let comm = Communicator {
+    (used_servers, servers_f)
+}
+
+/// The communicator of the data-parallel all-reduce, `(ranks, ranks per node, nodes)`, on
+/// `node_net` GB/s per server across `span`.
+fn data_parallel_communicator(
+    input: &PerfInput,
+    (ranks, per_node, nodes): (u64, u64, u64),
+    node_net: f64,
+    gpn: f64,
+    span: congestion::Span,
+) -> Communicator {
+    let path = &input.path;
+    // Every GPU's data-parallel group runs at once: each communicator gets the network share
+    // of its GPUs in a domain (each GPU its server's NICs ÷ GPUs per server).
+    let net_node_raw = node_net / gpn * per_node as f64;
+    let nodes_f = nodes as f64;
+    Communicator {
         ranks: ranks as f64,
         nodes: nodes_f,
         ranks_per_node: per_node as f64,
         nvlink_ring_gbytes_per_s: input.gpu.nvlink_ring_busbw_gbytes_per_s,
         nvls_gbytes_per_s: input.gpu.nvls_busbw_gbytes_per_s,
         net_node_raw_gbytes_per_s: net_node_raw,
-        congestion_factor: kappa,
-        path_latency_us: hops * path.switch_latency_ns / 1000.0,
+        congestion_factor: span.kappa,
+        path_latency_us: span.hops * path.switch_latency_ns / 1000.0,
         incast_tail_us: congestion::incast_tail_us(path),
         collnet: path.fabric == Fabric::Infiniband && path.in_network_reduction,
         channels: CHANNELS_PER_NIC * f64::from(input.nics_per_node),
-    };
+    }
+}
 
-    let message_bytes = match w.message_bytes {
+/// The model's shape as timed, derived or given, `(layers, hidden size)`: shown so that a wrong
+/// derived layer count can be seen; none for an explicit all-reduce.
+fn timed_model_shape(w: &Workload) -> (Option<u32>, Option<u32>) {
+    (
+        (w.message_bytes.is_none()).then(|| job::layers(w) as u32),
+        (w.message_bytes.is_none()).then(|| job::hidden_size(w).round() as u32),
+    )
+}
+
+/// Bytes of the all-reduce timed: the message given, else one model shard's gradients.
+fn timed_message_bytes(w: &Workload) -> f64 {
+    match w.message_bytes {
         Some(b) => b as f64,
         None => workload::gradient_bytes(
             job::params_per_model_shard(w) / constants::PARAMS_PER_BILLION,
@@ -634,8 +738,13 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
             1,
             w.bytes_per_gradient,
         ),
-    };
-    let dp_f = dp as f64;
+    }
+}
+
+/// Compute of one step, ms: given, or the job's at its MFU; an error when it is not finite and
+/// positive.
+fn step_compute_ms(input: &PerfInput, dp_f: f64) -> Result<f64, PerfError> {
+    let w = &input.workload;
     let job_gpus = match w.message_bytes {
         Some(_) => f64::from(input.gpus),
         None => {
@@ -665,91 +774,142 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
             "the job has no finite compute time".to_string(),
         ));
     }
-    let buckets = match w.message_bytes {
+    Ok(step_compute_ms)
+}
+
+/// Buckets the gradient all-reduce is split into: one for an explicit all-reduce.
+fn gradient_buckets(w: &Workload, message_bytes: f64) -> f64 {
+    match w.message_bytes {
         Some(_) => 1.0,
         None => workload::bucket_count(message_bytes, w.bucket_mb * BYTES_PER_MB),
-    };
-    let bucket_bytes = (message_bytes / buckets).ceil().max(1.0);
+    }
+}
 
-    let whole = comm.choose(message_bytes);
-    let bucket = comm.choose(bucket_bytes);
-    let (algorithm, protocol, time_us) = match whole {
-        Some(c) => (c.algorithm.as_str(), protocol_name(c.protocol), c.time_us),
-        None => ("none", "none", 0.0),
-    };
-    let bucket_us = bucket.map_or(0.0, |c| c.time_us);
-    let n = ranks as f64;
-    let (algbw, busbw) = if time_us > 0.0 && n >= 2.0 {
-        let alg = message_bytes / time_us / 1000.0;
-        (alg, alg * 2.0 * (n - 1.0) / n)
-    } else {
-        (0.0, 0.0)
-    };
-    let bucket_ms = bucket_us / US_PER_MS;
-    let comm_time_ms = buckets * bucket_ms;
-    let (hidden, dp_exposed_ms) = match w.message_bytes {
+/// The share of the data-parallel all-reduce hidden behind compute and its exposed time, ms,
+/// from its buckets' time `(µs, ms)`: an explicit all-reduce is all exposed.
+fn data_parallel_exposure(
+    w: &Workload,
+    buckets: f64,
+    (bucket_us, bucket_ms): (f64, f64),
+    step_compute_ms: f64,
+) -> (f64, f64) {
+    match w.message_bytes {
         Some(_) => (0.0, bucket_ms),
         None if bucket_us > 0.0 => (
             workload::hidden_share(buckets),
             workload::exposed_comm_ms(bucket_ms, buckets, step_compute_ms),
         ),
         None => (0.0, 0.0),
-    };
-    let mut collectives = Vec::new();
+    }
+}
+
+/// Algorithm and bus bandwidth of an all-reduce of `message_bytes` over `n` ranks taking
+/// `time_us`, GB/s (zero when nothing is timed).
+fn all_reduce_bandwidths(message_bytes: f64, time_us: f64, n: f64) -> (f64, f64) {
+    if time_us > 0.0 && n >= 2.0 {
+        let alg = message_bytes / time_us / 1000.0;
+        (alg, alg * 2.0 * (n - 1.0) / n)
+    } else {
+        (0.0, 0.0)
+    }
+}
+
+/// The data-parallel all-reduce as a collective of the step, `timed` (its time and exposed
+/// time, ms, and its buckets' algorithm); none under FSDP or on a single rank.
+fn data_parallel_all_reduce(
+    w: &Workload,
+    ranks: u64,
+    nodes: u64,
+    message_bytes: f64,
+    (comm_time_ms, dp_exposed_ms, algorithm): (f64, f64, &'static str),
+) -> Option<CollectiveResult> {
     let fsdp = w.message_bytes.is_none() && w.data_parallel_mode == DataParallelMode::Fsdp;
-    if !fsdp && ranks >= 2 {
-        collectives.push(CollectiveResult {
-            kind: "all_reduce",
-            parallelism: "data",
-            group_size: u32::try_from(ranks).unwrap_or(u32::MAX),
-            placement: if nodes > 1 { job::NETWORK } else { job::NVLINK },
-            bytes_per_step: job::bytes_of(message_bytes),
-            time_ms: comm_time_ms,
-            exposed_ms: dp_exposed_ms,
-            algorithm: bucket.map_or("none", |c| c.algorithm.as_str()),
-        });
-    }
-    if w.message_bytes.is_none() {
-        let per_gpu_net = node_net / gpn;
-        let domain = f64::from(domain_gpus(input));
-        // `every_peer`: each NIC keeps flows to every other server the group spans (an
-        // all-to-all), else a ring's or a pair's few.
-        let make_with = |k: f64, per_domain: f64, stride: f64, every_peer: bool| -> Communicator {
-            let span = (k * stride / gpn).ceil().clamp(1.0, used_servers);
-            let peers = if every_peer {
-                (span - 1.0).max(1.0)
-            } else {
-                1.0
-            };
-            let across = congestion::Span::with_peers(path, span, used_servers, peers);
-            Communicator {
-                ranks: k,
-                nodes: (k / per_domain.max(1.0)).ceil().max(1.0),
-                ranks_per_node: per_domain.max(1.0),
-                nvlink_ring_gbytes_per_s: input.gpu.nvlink_ring_busbw_gbytes_per_s,
-                nvls_gbytes_per_s: input.gpu.nvls_busbw_gbytes_per_s,
-                net_node_raw_gbytes_per_s: per_gpu_net * per_domain.max(1.0),
-                congestion_factor: across.kappa,
-                path_latency_us: across.hops * path.switch_latency_ns / 1000.0,
-                incast_tail_us: congestion::incast_tail_us(path),
-                collnet: false,
-                channels: CHANNELS_PER_NIC * f64::from(input.nics_per_node),
-            }
+    (!fsdp && ranks >= 2).then(|| CollectiveResult {
+        kind: "all_reduce",
+        parallelism: "data",
+        group_size: u32::try_from(ranks).unwrap_or(u32::MAX),
+        placement: if nodes > 1 { job::NETWORK } else { job::NVLINK },
+        bytes_per_step: job::bytes_of(message_bytes),
+        time_ms: comm_time_ms,
+        exposed_ms: dp_exposed_ms,
+        algorithm,
+    })
+}
+
+/// What the communicators of a model job's other groups share: the job, each GPU's network
+/// share (GB/s), GPUs per server and the servers the job runs on.
+struct GroupComm<'a> {
+    input: &'a PerfInput,
+    per_gpu_net: f64,
+    gpn: f64,
+    used_servers: f64,
+}
+
+impl GroupComm<'_> {
+    /// The communicator of a group of `k` ranks, `per_domain` of them in an NVLink domain,
+    /// `stride` GPUs apart. `every_peer`: each NIC keeps flows to every other server the group
+    /// spans (an all-to-all), else a ring's or a pair's few.
+    fn communicator(&self, k: f64, per_domain: f64, stride: f64, every_peer: bool) -> Communicator {
+        let (input, path) = (self.input, &self.input.path);
+        let span = (k * stride / self.gpn).ceil().clamp(1.0, self.used_servers);
+        let peers = if every_peer {
+            (span - 1.0).max(1.0)
+        } else {
+            1.0
         };
-        let make = |k: f64, per_domain: f64, stride: f64| make_with(k, per_domain, stride, false);
-        let make_all_to_all =
-            |k: f64, per_domain: f64, stride: f64| make_with(k, per_domain, stride, true);
-        let ctx = job::JobContext {
-            workload: w,
-            gpus: f64::from(input.gpus),
-            gpus_per_node: gpn,
-            domain_gpus: domain,
-            step_compute_ms,
-            comm: &make,
-            comm_all_to_all: &make_all_to_all,
-        };
-        collectives.extend(job::other_collectives(&ctx, dp_f));
+        let across = congestion::Span::with_peers(path, span, self.used_servers, peers);
+        Communicator {
+            ranks: k,
+            nodes: (k / per_domain.max(1.0)).ceil().max(1.0),
+            ranks_per_node: per_domain.max(1.0),
+            nvlink_ring_gbytes_per_s: input.gpu.nvlink_ring_busbw_gbytes_per_s,
+            nvls_gbytes_per_s: input.gpu.nvls_busbw_gbytes_per_s,
+            net_node_raw_gbytes_per_s: self.per_gpu_net * per_domain.max(1.0),
+            congestion_factor: across.kappa,
+            path_latency_us: across.hops * path.switch_latency_ns / 1000.0,
+            incast_tail_us: congestion::incast_tail_us(path),
+            collnet: false,
+            channels: CHANNELS_PER_NIC * f64::from(input.nics_per_node),
+        }
     }
+}
+
+/// A model job's collectives besides the data-parallel all-reduce (see
+/// [`job::other_collectives`]), their communicators sharing `(each GPU's network share (GB/s),
+/// GPUs per server, the servers the job runs on)`.
+fn model_collectives(
+    input: &PerfInput,
+    (per_gpu_net, gpn, used_servers): (f64, f64, f64),
+    step_compute_ms: f64,
+    dp_f: f64,
+) -> Vec<CollectiveResult> {
+    let g = &GroupComm {
+        input,
+        per_gpu_net,
+        gpn,
+        used_servers,
+    };
+    let make = |k: f64, per_domain: f64, stride: f64| g.communicator(k, per_domain, stride, false);
+    let make_all_to_all =
+        |k: f64, per_domain: f64, stride: f64| g.communicator(k, per_domain, stride, true);
+    let ctx = job::JobContext {
+        workload: &input.workload,
+        gpus: f64::from(input.gpus),
+        gpus_per_node: g.gpn,
+        domain_gpus: f64::from(domain_gpus(input)),
+        step_compute_ms,
+        comm: &make,
+        comm_all_to_all: &make_all_to_all,
+    };
+    job::other_collectives(&ctx, dp_f)
+}
+
+/// The step's exposed communication, ms, and the part of it waiting on the scale-out network.
+fn exposed_comm_ms(
+    w: &Workload,
+    dp_exposed_ms: f64,
+    collectives: &[CollectiveResult],
+) -> (f64, f64) {
     let exposed_ms: f64 = match w.message_bytes {
         Some(_) => dp_exposed_ms,
         // From +0: an empty `sum` of f64 is −0.0, which a one-GPU job showed as
@@ -764,41 +924,11 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         .iter()
         .filter(|c| c.placement == job::NETWORK)
         .fold(0.0, |t, c| t + c.exposed_ms);
-    let step_ms = step_compute_ms + exposed_ms;
-    let idle = workload::idle_fraction(network_exposed_ms, step_ms);
+    (exposed_ms, network_exposed_ms)
+}
 
-    let result = PerfResult {
-        message_bytes: message_bytes as u64,
-        algorithm,
-        protocol,
-        allreduce_time_us: time_us,
-        busbw_gbytes_per_s: busbw,
-        algbw_gbytes_per_s: algbw,
-        congestion_factor: kappa,
-        crossing_share: crossing,
-        nic_effective_gbytes_per_s: nic_gbytes_per_s,
-        busbw_ceiling_gbytes_per_s: comm.busbw_ceiling_gbytes_per_s(),
-        communicator_ranks: u32::try_from(ranks).unwrap_or(u32::MAX),
-        communicator_nodes: u32::try_from(nodes).unwrap_or(u32::MAX),
-        buckets: buckets as u64,
-        bucket_bytes: bucket_bytes as u64,
-        bucket_allreduce_time_us: bucket_us,
-        comm_time_ms,
-        hidden_share: hidden,
-        exposed_comm_ms: exposed_ms,
-        network_exposed_ms,
-        step_time_ms: step_ms,
-        gpu_idle_fraction: idle,
-        step_compute_ms,
-        // The model's shape as timed, derived or given (audit 27: a derived layer count was
-        // shown nowhere, so a wrong one could not be seen).
-        layers: (input.workload.message_bytes.is_none())
-            .then(|| job::layers(&input.workload) as u32),
-        hidden_size: (input.workload.message_bytes.is_none())
-            .then(|| job::hidden_size(&input.workload).round() as u32),
-        collectives,
-        roce_tuning_side_by_side: Vec::new(),
-    };
+/// Every number of a prediction is finite, else the inputs have none.
+fn check_finite(result: &PerfResult) -> Result<(), PerfError> {
     let numbers = [
         result.allreduce_time_us,
         result.busbw_gbytes_per_s,
@@ -828,5 +958,5 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
             "the combination of inputs has no finite prediction".to_string(),
         ));
     }
-    Ok(result)
+    Ok(())
 }
