@@ -885,7 +885,52 @@ fn no_comparison(plan: &Plan) -> String {
 /// The report for a plan.
 pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]) -> Report {
     let qs = plan_query(pairs);
-    let charts = [
+    let charts = chart_links(plan, &qs);
+    let boms = priced_boms(plan);
+    let (mut assumptions, model) = catalog
+        .map(|c| figure_rows(c, plan, pairs))
+        .unwrap_or_default();
+    if let Some(g) = gpu_model_assumption(plan, catalog) {
+        assumptions.insert(0, g);
+    }
+    if let Some(job) = job_assumption(plan, pairs) {
+        assumptions.push(job);
+    }
+    if let Some(e) = gpu_hour_assumption(plan, pairs) {
+        assumptions.push(e);
+    }
+    // The model's own figures behind the inputs above (the depreciation life behind the
+    // GPU-hour value), after them.
+    assumptions.extend(model);
+    let (recommendation, reasons, cheapest) = recommendation_box(plan);
+    Report {
+        plan_id: plan.plan_id.clone(),
+        catalog: format!("{} {}", plan.catalog.id, plan.catalog.version),
+        catalog_sha256: plan.catalog.sha256.clone(),
+        gpus: crate::charts::data::group_thousands(i128::from(plan.inputs.gpus.get())),
+        years: plan.built().next().map(|f| f.tco.years).unwrap_or(0),
+        fabrics: plan
+            .built()
+            .map(|f| (f.fabric.as_str().into(), f.fabric.display_name().into()))
+            .collect(),
+        recommendation,
+        reasons,
+        cheapest,
+        rows: rows(plan),
+        charts,
+        sure: sure(plan),
+        boms,
+        warnings: plan.warnings.clone(),
+        assumptions,
+        given: given_inputs(pairs),
+        json_url: format!("/v1/plans?{qs}"),
+    }
+}
+
+/// The links to the report's charts, each with its caption (the tornado only when the plan has
+/// one).
+fn chart_links(plan: &Plan, qs: &str) -> Vec<ChartLink> {
+    [
         (
             ChartId::Cost,
             "Cost per fabric: capex by category, opex over the years and GPU idle cost, stacked.",
@@ -910,9 +955,12 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
         caption: caption.to_string(),
         unavailable: None,
     })
-    .collect();
-    let boms = plan
-        .built()
+    .collect()
+}
+
+/// Each built fabric's bill of materials, its lines priced.
+fn priced_boms(plan: &Plan) -> Vec<Bom> {
+    plan.built()
         .map(|f| Bom {
             fabric: f.fabric.as_str().into(),
             name: f.fabric.display_name().into(),
@@ -936,66 +984,65 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
                 .collect(),
             total: usd(f.capex.total_usd),
         })
-        .collect();
-    let (mut assumptions, model) = catalog
-        .map(|c| figure_rows(c, plan, pairs))
-        .unwrap_or_default();
-    if let Some(g) = catalog.and_then(|c| c.gpu(&plan.inputs.gpu_model.clone().unwrap_or_default()))
-    {
-        assumptions.insert(
-            0,
-            Assumption {
-                name: "gpu_model".into(),
-                value: g.id.clone(),
-                unit: String::new(),
-                source: format!(
-                    "{}: {} ({}, grade {:?})",
-                    g.description, g.provenance.source, g.provenance.date, g.provenance.grade
-                ),
-                given: false,
+        .collect()
+}
+
+/// The GPU model the plan prices, with its catalog entry's description and source.
+fn gpu_model_assumption(plan: &Plan, catalog: Option<&Catalog>) -> Option<Assumption> {
+    let g = catalog.and_then(|c| c.gpu(&plan.inputs.gpu_model.clone().unwrap_or_default()))?;
+    Some(Assumption {
+        name: "gpu_model".into(),
+        value: g.id.clone(),
+        unit: String::new(),
+        source: format!(
+            "{}: {} ({}, grade {:?})",
+            g.description, g.provenance.source, g.provenance.date, g.provenance.grade
+        ),
+        given: false,
+    })
+}
+
+/// The GPU-hour value that prices idle time: given, or derived from the GPU's price, or $0
+/// when the catalog has none to derive it from.
+fn gpu_hour_assumption(plan: &Plan, pairs: &[(String, String)]) -> Option<Assumption> {
+    let e = plan.inputs.economics.as_ref()?;
+    let rental = e.gpu_hour_basis == Some(crate::plan::request::GpuHourBasis::Rental);
+    let (value, source, given) = match e.gpu_hour_usd {
+        Some(v) => {
+            let given = raw(pairs, "economics.gpu_hour_usd").is_some();
+            let source = if given {
+                "your input"
+            } else if rental {
+                "the GPU's on-demand rental rate, from the GPU entry above"
+            } else {
+                "the GPU's owned cost per hour: (purchase + server share) ÷ depreciation hours + power, from the GPU entry above; see docs/cost.md"
+            };
+            (v.get().normalize().to_string(), source, given)
+        }
+        // The catalog has no price to derive it from: counted at $0, said so.
+        None => (
+            "0".to_string(),
+            if rental {
+                "none: the catalog has no rental price for this GPU, so GPU-idle cost is counted at $0; set economics.gpu_hour_usd"
+            } else {
+                "none: the catalog has no purchase price for this GPU, so GPU-idle cost is counted at $0; set economics.gpu_hour_usd"
             },
-        );
-    }
-    if let Some(job) = job_assumption(plan, pairs) {
-        assumptions.push(job);
-    }
-    if let Some(e) = &plan.inputs.economics {
-        let rental = e.gpu_hour_basis == Some(crate::plan::request::GpuHourBasis::Rental);
-        let (value, source, given) = match e.gpu_hour_usd {
-            Some(v) => {
-                let given = raw(pairs, "economics.gpu_hour_usd").is_some();
-                let source = if given {
-                    "your input"
-                } else if rental {
-                    "the GPU's on-demand rental rate, from the GPU entry above"
-                } else {
-                    "the GPU's owned cost per hour: (purchase + server share) ÷ depreciation hours + power, from the GPU entry above; see docs/cost.md"
-                };
-                (v.get().normalize().to_string(), source, given)
-            }
-            // The catalog has no price to derive it from: counted at $0, said so.
-            None => (
-                "0".to_string(),
-                if rental {
-                    "none: the catalog has no rental price for this GPU, so GPU-idle cost is counted at $0; set economics.gpu_hour_usd"
-                } else {
-                    "none: the catalog has no purchase price for this GPU, so GPU-idle cost is counted at $0; set economics.gpu_hour_usd"
-                },
-                false,
-            ),
-        };
-        assumptions.push(Assumption {
-            name: "economics.gpu_hour_usd".into(),
-            value,
-            unit: "USD per GPU-hour".into(),
-            source: source.into(),
-            given,
-        });
-    }
-    // The model's own figures behind the inputs above (the depreciation life behind the
-    // GPU-hour value), after them.
-    assumptions.extend(model);
-    let (recommendation, reasons, cheapest) = match &plan.comparison {
+            false,
+        ),
+    };
+    Some(Assumption {
+        name: "economics.gpu_hour_usd".into(),
+        value,
+        unit: "USD per GPU-hour".into(),
+        source: source.into(),
+        given,
+    })
+}
+
+/// The recommendation box: the recommendation, its reasons (and the fabrics not compared), and
+/// the cheapest fabric's name.
+fn recommendation_box(plan: &Plan) -> (String, Vec<String>, String) {
+    match &plan.comparison {
         Some(c) => {
             let mut reasons: Vec<String> = c.reasons.iter().map(ToString::to_string).collect();
             // A fabric asked for but not buildable is in no comparison: the box says so.
@@ -1011,28 +1058,6 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
             )
         }
         None => (no_comparison(plan), Vec::new(), String::new()),
-    };
-    Report {
-        plan_id: plan.plan_id.clone(),
-        catalog: format!("{} {}", plan.catalog.id, plan.catalog.version),
-        catalog_sha256: plan.catalog.sha256.clone(),
-        gpus: crate::charts::data::group_thousands(i128::from(plan.inputs.gpus.get())),
-        years: plan.built().next().map(|f| f.tco.years).unwrap_or(0),
-        fabrics: plan
-            .built()
-            .map(|f| (f.fabric.as_str().into(), f.fabric.display_name().into()))
-            .collect(),
-        recommendation,
-        reasons,
-        cheapest,
-        rows: rows(plan),
-        charts,
-        sure: sure(plan),
-        boms,
-        warnings: plan.warnings.clone(),
-        assumptions,
-        given: given_inputs(pairs),
-        json_url: format!("/v1/plans?{qs}"),
     }
 }
 
