@@ -236,64 +236,16 @@ impl CatalogStore {
         src.status.last_attempt_at = Some(stamp.clone());
         let previous_good = src.good.clone();
         let previous_etag = src.etag.clone();
-        let result = match outcome {
-            FetchOutcome::NotModified => {
-                if src.good.is_some() {
-                    Ok("not_modified")
-                } else {
-                    Err("304 Not Modified but no catalog was loaded from this source".to_string())
-                }
-            }
-            FetchOutcome::Loaded { catalog, etag } => {
-                let same = src
-                    .good
-                    .as_ref()
-                    .is_some_and(|g| g.sha256 == catalog.sha256);
-                src.etag = etag;
-                if same {
-                    Ok("unchanged")
-                } else {
-                    src.good = Some(Arc::new(*catalog));
-                    Ok("updated")
-                }
-            }
-            FetchOutcome::Failed(e) => Err(e),
-        };
+        let result = take_outcome(src, outcome);
         // Compose with the new content; a conflict (two sources, one id) undoes this source's
         // update and counts as its failure.
         let result = match result {
             Ok(r) => match compose(&self.local, &sources) {
                 Ok((set, conflicts)) => {
                     self.swap(set);
-                    // A source whose id an earlier-configured source serves is dropped, this
-                    // one or another: configuration order decides, not fetch timing.
-                    let mut mine = None;
-                    for (j, msg) in conflicts {
-                        if j == index {
-                            mine = Some(msg);
-                        } else if let Some(other) = sources.get_mut(j) {
-                            other.good = None;
-                            other.etag = None;
-                            other.status.state = SourceState::Failed;
-                            other.status.last_error = Some(msg);
-                            other.status.last_error_at = Some(stamp.clone());
-                            other.status.catalog_id = None;
-                            other.status.catalog_version = None;
-                            other.status.sha256 = None;
-                        }
-                    }
-                    match mine {
+                    match drop_conflicts(&mut sources, index, conflicts, &stamp) {
                         None => Ok(r),
-                        Some(msg) => {
-                            if let Some(src) = sources.get_mut(index) {
-                                src.good = None;
-                                src.etag = None;
-                                src.status.catalog_id = None;
-                                src.status.catalog_version = None;
-                                src.status.sha256 = None;
-                            }
-                            Err(msg)
-                        }
+                        Some(msg) => Err(msg),
                     }
                 }
                 Err(e) => {
@@ -309,35 +261,106 @@ impl CatalogStore {
         let Some(src) = sources.get_mut(index) else {
             return unknown_source();
         };
-        match result {
-            Ok(r) => {
-                src.status.last_success_at = Some(stamp);
-                src.status.last_result = Some(r.to_string());
-                src.status.consecutive_failures = 0;
-                src.status.state = SourceState::Ok;
-            }
-            Err(e) => {
-                src.status.last_error = Some(e);
-                src.status.last_error_at = Some(stamp);
-                src.status.consecutive_failures = src.status.consecutive_failures.saturating_add(1);
-                src.status.state = if src.good.is_some() {
-                    SourceState::Stale
-                } else {
-                    SourceState::Failed
-                };
-            }
-        }
-        if let Some(g) = &src.good {
-            src.status.catalog_id = Some(g.data.id.clone());
-            src.status.catalog_version = Some(g.data.version.clone());
-            src.status.sha256 = Some(g.sha256.clone());
-        }
-        src.status.clone()
+        record_result(src, result, stamp)
     }
 
     fn swap(&self, set: CatalogSet) {
         self.active.store(Arc::new(set));
     }
+}
+
+/// Takes a fetch outcome into `src` (its catalog and `ETag`): the result word for the log, or
+/// why the fetch failed.
+fn take_outcome(src: &mut Source, outcome: FetchOutcome) -> Result<&'static str, String> {
+    match outcome {
+        FetchOutcome::NotModified => {
+            if src.good.is_some() {
+                Ok("not_modified")
+            } else {
+                Err("304 Not Modified but no catalog was loaded from this source".to_string())
+            }
+        }
+        FetchOutcome::Loaded { catalog, etag } => {
+            let same = src
+                .good
+                .as_ref()
+                .is_some_and(|g| g.sha256 == catalog.sha256);
+            src.etag = etag;
+            if same {
+                Ok("unchanged")
+            } else {
+                src.good = Some(Arc::new(*catalog));
+                Ok("updated")
+            }
+        }
+        FetchOutcome::Failed(e) => Err(e),
+    }
+}
+
+/// Drops every source that lost a conflict, failing it at `stamp`; returns why source `index`
+/// lost, if it did (its catalog then dropped too, its failure recorded by the caller).
+fn drop_conflicts(
+    sources: &mut [Source],
+    index: usize,
+    conflicts: Vec<(usize, String)>,
+    stamp: &str,
+) -> Option<String> {
+    // A source whose id an earlier-configured source serves is dropped, this
+    // one or another: configuration order decides, not fetch timing.
+    let mut mine = None;
+    for (j, msg) in conflicts {
+        if j == index {
+            mine = Some(msg);
+        } else if let Some(other) = sources.get_mut(j) {
+            other.good = None;
+            other.etag = None;
+            other.status.state = SourceState::Failed;
+            other.status.last_error = Some(msg);
+            other.status.last_error_at = Some(stamp.to_string());
+            other.status.catalog_id = None;
+            other.status.catalog_version = None;
+            other.status.sha256 = None;
+        }
+    }
+    if mine.is_some()
+        && let Some(src) = sources.get_mut(index)
+    {
+        src.good = None;
+        src.etag = None;
+        src.status.catalog_id = None;
+        src.status.catalog_version = None;
+        src.status.sha256 = None;
+    }
+    mine
+}
+
+/// Records the attempt's result in `src`'s status at `stamp` (its state from whether a good
+/// catalog is still served) and returns the status.
+fn record_result(src: &mut Source, result: Result<&str, String>, stamp: String) -> SourceStatus {
+    match result {
+        Ok(r) => {
+            src.status.last_success_at = Some(stamp);
+            src.status.last_result = Some(r.to_string());
+            src.status.consecutive_failures = 0;
+            src.status.state = SourceState::Ok;
+        }
+        Err(e) => {
+            src.status.last_error = Some(e);
+            src.status.last_error_at = Some(stamp);
+            src.status.consecutive_failures = src.status.consecutive_failures.saturating_add(1);
+            src.status.state = if src.good.is_some() {
+                SourceState::Stale
+            } else {
+                SourceState::Failed
+            };
+        }
+    }
+    if let Some(g) = &src.good {
+        src.status.catalog_id = Some(g.data.id.clone());
+        src.status.catalog_version = Some(g.data.version.clone());
+        src.status.sha256 = Some(g.sha256.clone());
+    }
+    src.status.clone()
 }
 
 fn unknown_source() -> SourceStatus {

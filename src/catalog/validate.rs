@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, HashSet};
 use rust_decimal::Decimal;
 
 use super::schema::{
-    CatalogData, Figure, LicenseBasis, Listed, Part, PriceRange, Provenance, TierCabling, by_sku,
+    Cable, CatalogData, FabricProfile, Figure, Gpu, License, LicenseBasis, Listed, Nic, Operations,
+    Part, PriceRange, Provenance, Switch, TierCabling, Transceiver, by_sku,
 };
 use crate::fabric::Fabric;
 
@@ -262,8 +263,22 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
     let mut k = Checker {
         problems: Vec::new(),
     };
-    let d = Decimal::from;
+    check_header(&mut k, c);
+    // SKUs are unique across every kind of entry, so a BOM line names exactly one thing.
+    let mut skus: HashSet<&str> = HashSet::new();
+    check_switches(&mut k, &mut skus, &c.switches);
+    check_nics(&mut k, &mut skus, &c.nics);
+    check_transceivers(&mut k, &mut skus, &c.transceivers);
+    check_cables(&mut k, &mut skus, &c.cables);
+    check_licenses(&mut k, &mut skus, &c.licenses);
+    check_gpus(&mut k, c);
+    check_operations(&mut k, &c.operations);
+    check_fabric_profiles(&mut k, c);
+    k.problems
+}
 
+/// The catalog's own fields: id, version, publication date and currency.
+fn check_header(k: &mut Checker, c: &CatalogData) {
     if c.id.is_empty()
         || !c.id.bytes().all(|b| {
             b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.' || b == b'_'
@@ -288,12 +303,11 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
     if c.currency != "USD" {
         k.fail("catalog", "currency", "only USD is supported");
     }
+}
 
-    // SKUs are unique across every kind of entry, so a BOM line names exactly one thing.
-    let mut skus: HashSet<&str> = HashSet::new();
-
-    for (i, s) in c.switches.iter().enumerate() {
-        let e = k.entry(&mut skus, "switches", i, &s.part);
+fn check_switches<'a>(k: &mut Checker, skus: &mut HashSet<&'a str>, switches: &'a [Switch]) {
+    for (i, s) in switches.iter().enumerate() {
+        let e = k.entry(skus, "switches", i, &s.part);
         k.nonzero(&e, "ports", s.ports.into());
         k.nonzero(&e, "port_speed_gbps", s.port_speed_gbps.into());
         k.nonzero(&e, "ports_per_cage", s.ports_per_cage.into());
@@ -315,8 +329,11 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         k.positive(&e, "power_w", s.power_w);
         k.priced(&e, s);
     }
-    for (i, n) in c.nics.iter().enumerate() {
-        let e = k.entry(&mut skus, "nics", i, &n.part);
+}
+
+fn check_nics<'a>(k: &mut Checker, skus: &mut HashSet<&'a str>, nics: &'a [Nic]) {
+    for (i, n) in nics.iter().enumerate() {
+        let e = k.entry(skus, "nics", i, &n.part);
         k.nonzero(&e, "speed_gbps", n.speed_gbps.into());
         k.nonzero(&e, "ports", n.ports.into());
         if !(3..=6).contains(&n.pcie_gen) {
@@ -359,8 +376,15 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             k.priced(&e, n);
         }
     }
-    for (i, t) in c.transceivers.iter().enumerate() {
-        let e = k.entry(&mut skus, "transceivers", i, &t.part);
+}
+
+fn check_transceivers<'a>(
+    k: &mut Checker,
+    skus: &mut HashSet<&'a str>,
+    transceivers: &'a [Transceiver],
+) {
+    for (i, t) in transceivers.iter().enumerate() {
+        let e = k.entry(skus, "transceivers", i, &t.part);
         k.text(&e, "form_factor", &t.form_factor);
         k.nonzero(&e, "link_speed_gbps", t.link_speed_gbps.into());
         k.nonzero(&e, "links_per_module", t.links_per_module.into());
@@ -371,17 +395,23 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         k.non_negative(&e, "power_w", t.power_w);
         k.priced(&e, t);
     }
-    for (i, cb) in c.cables.iter().enumerate() {
-        let e = k.entry(&mut skus, "cables", i, &cb.part);
+}
+
+fn check_cables<'a>(k: &mut Checker, skus: &mut HashSet<&'a str>, cables: &'a [Cable]) {
+    for (i, cb) in cables.iter().enumerate() {
+        let e = k.entry(skus, "cables", i, &cb.part);
         k.nonzero(&e, "reach_m", cb.reach_m.into());
         k.nonzero(&e, "links_per_cable", cb.links_per_cable.into());
         k.non_negative(&e, "power_w", cb.power_w);
         k.priced(&e, cb);
     }
-    for (i, l) in c.licenses.iter().enumerate() {
-        let e = k.entry(&mut skus, "licenses", i, &l.part);
+}
+
+fn check_licenses<'a>(k: &mut Checker, skus: &mut HashSet<&'a str>, licenses: &'a [License]) {
+    for (i, l) in licenses.iter().enumerate() {
+        let e = k.entry(skus, "licenses", i, &l.part);
         // No bill of materials prices a one-off licence: a catalog with one would have its
-        // plans leave it out of capex without a word (audit 21 F7).
+        // plans leave it out of capex without a word.
         if l.basis == LicenseBasis::PerSwitch {
             k.fail(
                 &e,
@@ -390,9 +420,9 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             );
         }
         // One licence of each yearly kind: plans price each kind by one economics input
-        // (a second one was never charged, audit 23 F3).
+        // (a second one would never be charged).
         if l.basis != LicenseBasis::PerSwitch
-            && c.licenses[..i].iter().any(|other| other.basis == l.basis)
+            && licenses[..i].iter().any(|other| other.basis == l.basis)
         {
             k.fail(
                 &e,
@@ -420,6 +450,9 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         );
         k.provenance(&e, &l.provenance);
     }
+}
+
+fn check_gpus(k: &mut Checker, c: &CatalogData) {
     let mut gpu_ids = HashSet::new();
     for (i, g) in c.gpus.iter().enumerate() {
         let e = format!("gpus[{i}] ({})", g.id);
@@ -427,88 +460,100 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
         if !gpu_ids.insert(g.id.as_str()) {
             k.fail(&e, "id", format!("duplicate GPU id '{}'", g.id));
         }
-        k.text(&e, "description", &g.description);
-        if !(1..=72).contains(&g.gpus_per_node) {
-            k.fail(&e, "gpus_per_node", "must be 1..=72");
-        }
-        if !(g.nvlink_ring_busbw_gbytes_per_s.is_finite() && g.nvlink_ring_busbw_gbytes_per_s > 0.0)
-        {
-            k.fail(
-                &e,
-                "nvlink_ring_busbw_gbytes_per_s",
-                "must be a positive number",
-            );
-        }
-        if let Some(v) = g.nvls_busbw_gbytes_per_s
-            && !(v.is_finite() && v > 0.0)
-        {
-            k.fail(
-                &e,
-                "nvls_busbw_gbytes_per_s",
-                "must be a positive number or null",
-            );
-        }
-        if !(3..=6).contains(&g.pcie_gen) {
-            k.fail(&e, "pcie_gen", "must be 3..=6");
-        }
-        if let Some(sku) = &g.nic_on_board
-            && !c
-                .nics
-                .iter()
-                .any(|n| &n.part.sku == sku && n.included_with_server)
-        {
-            k.fail(
-                &e,
-                "nic_on_board",
-                format!("'{sku}' is not a NIC of this catalog included with the server"),
-            );
-        }
-        if !(g.dense_bf16_tflops.is_finite() && (1.0..=100_000.0).contains(&g.dense_bf16_tflops)) {
-            k.fail(&e, "dense_bf16_tflops", "must be a number in 1..=100000");
-        }
-        k.positive(&e, "power_w", g.power_w);
-        if g.id != g.id.to_ascii_lowercase() {
-            k.fail(
-                &e,
-                "id",
-                "must be lower case (requests match it case-insensitively)",
-            );
-        }
-        if !(1..=576).contains(&g.nvlink_domain_gpus) || g.nvlink_domain_gpus < g.gpus_per_node {
-            k.fail(
-                &e,
-                "nvlink_domain_gpus",
-                "must be 1..=576 and at least gpus_per_node",
-            );
-        }
-        if ![100, 200, 400, 800, 1600].contains(&g.nic_speed_gbps) {
-            k.fail(&e, "nic_speed_gbps", "must be 100, 200, 400, 800 or 1600");
-        }
-        k.range(
-            &e,
-            "purchase_range_usd",
-            g.purchase_usd,
-            g.purchase_range_usd.as_ref(),
-        );
-        k.range(
-            &e,
-            "rental_range_usd_per_hour",
-            g.rental_usd_per_hour,
-            g.rental_range_usd_per_hour.as_ref(),
-        );
-        for (field, v) in [
-            ("purchase_usd", g.purchase_usd),
-            ("server_share_usd", g.server_share_usd),
-            ("rental_usd_per_hour", g.rental_usd_per_hour),
-        ] {
-            if let Some(v) = v {
-                k.positive(&e, field, v);
-            }
-        }
-        k.provenance(&e, &g.provenance);
+        check_gpu_hardware(k, c, &e, g);
+        check_gpu_prices(k, &e, g);
     }
+}
 
-    let o = &c.operations;
+/// A GPU's node, interconnect and compute figures (and its id's case), in the order reported.
+fn check_gpu_hardware(k: &mut Checker, c: &CatalogData, e: &str, g: &Gpu) {
+    k.text(e, "description", &g.description);
+    if !(1..=72).contains(&g.gpus_per_node) {
+        k.fail(e, "gpus_per_node", "must be 1..=72");
+    }
+    if !(g.nvlink_ring_busbw_gbytes_per_s.is_finite() && g.nvlink_ring_busbw_gbytes_per_s > 0.0) {
+        k.fail(
+            e,
+            "nvlink_ring_busbw_gbytes_per_s",
+            "must be a positive number",
+        );
+    }
+    if let Some(v) = g.nvls_busbw_gbytes_per_s
+        && !(v.is_finite() && v > 0.0)
+    {
+        k.fail(
+            e,
+            "nvls_busbw_gbytes_per_s",
+            "must be a positive number or null",
+        );
+    }
+    if !(3..=6).contains(&g.pcie_gen) {
+        k.fail(e, "pcie_gen", "must be 3..=6");
+    }
+    if let Some(sku) = &g.nic_on_board
+        && !c
+            .nics
+            .iter()
+            .any(|n| &n.part.sku == sku && n.included_with_server)
+    {
+        k.fail(
+            e,
+            "nic_on_board",
+            format!("'{sku}' is not a NIC of this catalog included with the server"),
+        );
+    }
+    if !(g.dense_bf16_tflops.is_finite() && (1.0..=100_000.0).contains(&g.dense_bf16_tflops)) {
+        k.fail(e, "dense_bf16_tflops", "must be a number in 1..=100000");
+    }
+    k.positive(e, "power_w", g.power_w);
+    if g.id != g.id.to_ascii_lowercase() {
+        k.fail(
+            e,
+            "id",
+            "must be lower case (requests match it case-insensitively)",
+        );
+    }
+    if !(1..=576).contains(&g.nvlink_domain_gpus) || g.nvlink_domain_gpus < g.gpus_per_node {
+        k.fail(
+            e,
+            "nvlink_domain_gpus",
+            "must be 1..=576 and at least gpus_per_node",
+        );
+    }
+    if ![100, 200, 400, 800, 1600].contains(&g.nic_speed_gbps) {
+        k.fail(e, "nic_speed_gbps", "must be 100, 200, 400, 800 or 1600");
+    }
+}
+
+/// A GPU's purchase and rental prices, each inside its range, and their source.
+fn check_gpu_prices(k: &mut Checker, e: &str, g: &Gpu) {
+    k.range(
+        e,
+        "purchase_range_usd",
+        g.purchase_usd,
+        g.purchase_range_usd.as_ref(),
+    );
+    k.range(
+        e,
+        "rental_range_usd_per_hour",
+        g.rental_usd_per_hour,
+        g.rental_range_usd_per_hour.as_ref(),
+    );
+    for (field, v) in [
+        ("purchase_usd", g.purchase_usd),
+        ("server_share_usd", g.server_share_usd),
+        ("rental_usd_per_hour", g.rental_usd_per_hour),
+    ] {
+        if let Some(v) = v {
+            k.positive(e, field, v);
+        }
+    }
+    k.provenance(e, &g.provenance);
+}
+
+/// The operations figures, each inside its plausible range.
+fn check_operations(k: &mut Checker, o: &Operations) {
+    let d = Decimal::from;
     for (name, figure, min, max) in [
         ("electricity_usd_per_kwh", &o.electricity_usd_per_kwh, 0, 10),
         ("pue", &o.pue, 1, 3),
@@ -544,8 +589,10 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
     ] {
         k.figure(name, figure, d(min), d(max));
     }
+}
 
-    // Fabric profiles: one per fabric, every reference resolves to an entry of the right kind.
+/// Fabric profiles: one per fabric, every reference resolves to an entry of the right kind.
+fn check_fabric_profiles(k: &mut Checker, c: &CatalogData) {
     let mut seen = HashSet::new();
     for (i, p) in c.fabric_profiles.iter().enumerate() {
         let e = format!("fabric_profiles[{i}] ({})", p.fabric.as_str());
@@ -571,75 +618,8 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             ("nic_by_speed", "NIC speed", "NIC"),
             nics,
         );
-        for (j, l) in p.licenses.iter().enumerate() {
-            match by_sku(&c.licenses, l).map(|x| x.basis) {
-                None => k.fail(
-                    &e,
-                    &format!("licenses[{j}]"),
-                    format!("unknown licence SKU '{l}'"),
-                ),
-                // Plans charge a yearly licence by its kind of fabric: the per-switch one on
-                // every Ethernet fabric, the per-endpoint one (UFM) on InfiniBand.
-                Some(LicenseBasis::PerSwitchPerYear) if !p.fabric.is_ethernet() => k.fail(
-                    &e,
-                    &format!("licenses[{j}]"),
-                    format!("'{l}' is per switch per year, which plans charge on Ethernet fabrics only"),
-                ),
-                Some(LicenseBasis::PerEndpointPerYear) if p.fabric.is_ethernet() => k.fail(
-                    &e,
-                    &format!("licenses[{j}]"),
-                    format!("'{l}' is per endpoint per year (UFM), which plans charge on InfiniBand only"),
-                ),
-                Some(_) => {}
-            }
-        }
-        // …and every Ethernet profile pays the per-switch one: a profile that leaves it out
-        // would be charged it all the same (audit 23 F3).
-        if p.fabric.is_ethernet()
-            && let Some(nos) = c
-                .licenses
-                .iter()
-                .find(|l| l.basis == LicenseBasis::PerSwitchPerYear)
-            && !p
-                .licenses
-                .iter()
-                .any(|l| l.as_str() == nos.part.sku.as_str())
-        {
-            k.fail(
-                &e,
-                "licenses",
-                format!(
-                    "must list '{}': plans charge the per-switch-per-year licence on every Ethernet fabric",
-                    nos.part.sku
-                ),
-            );
-        }
-        if p.cabling.is_empty() {
-            k.fail(
-                &e,
-                "cabling",
-                "must list cabling for at least one link speed",
-            );
-        }
-        for (j, cab) in p.cabling.iter().enumerate() {
-            let optional = [
-                ("inter_switch", cab.inter_switch.as_ref()),
-                ("node_leaf_in_rack", cab.node_leaf_in_rack.as_ref()),
-            ];
-            for (tier, t) in [
-                ("node_leaf", Some(&cab.node_leaf)),
-                ("leaf_spine", Some(&cab.leaf_spine)),
-                ("spine_core", Some(&cab.spine_core)),
-            ]
-            .into_iter()
-            .chain(optional)
-            {
-                let Some(t) = t else { continue };
-                let field = format!("cabling[{j}].{tier}");
-                let node_side = tier.starts_with("node_leaf");
-                check_tier(&mut k, c, &e, &field, t, cab.link_speed_gbps, node_side);
-            }
-        }
+        check_profile_licenses(k, c, &e, p);
+        check_profile_cabling(k, c, &e, p);
     }
     for f in Fabric::ALL {
         if !seen.contains(&f) {
@@ -650,7 +630,87 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
             );
         }
     }
-    k.problems
+}
+
+/// A profile's licences: each one known and of a kind plans charge on its fabric.
+fn check_profile_licenses(k: &mut Checker, c: &CatalogData, e: &str, p: &FabricProfile) {
+    for (j, l) in p.licenses.iter().enumerate() {
+        match by_sku(&c.licenses, l).map(|x| x.basis) {
+            None => k.fail(
+                e,
+                &format!("licenses[{j}]"),
+                format!("unknown licence SKU '{l}'"),
+            ),
+            // Plans charge a yearly licence by its kind of fabric: the per-switch one on
+            // every Ethernet fabric, the per-endpoint one (UFM) on InfiniBand.
+            Some(LicenseBasis::PerSwitchPerYear) if !p.fabric.is_ethernet() => k.fail(
+                e,
+                &format!("licenses[{j}]"),
+                format!(
+                    "'{l}' is per switch per year, which plans charge on Ethernet fabrics only"
+                ),
+            ),
+            Some(LicenseBasis::PerEndpointPerYear) if p.fabric.is_ethernet() => k.fail(
+                e,
+                &format!("licenses[{j}]"),
+                format!(
+                    "'{l}' is per endpoint per year (UFM), which plans charge on InfiniBand only"
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
+    // …and every Ethernet profile pays the per-switch one: a profile that leaves it out
+    // would be charged it all the same.
+    if p.fabric.is_ethernet()
+        && let Some(nos) = c
+            .licenses
+            .iter()
+            .find(|l| l.basis == LicenseBasis::PerSwitchPerYear)
+        && !p
+            .licenses
+            .iter()
+            .any(|l| l.as_str() == nos.part.sku.as_str())
+    {
+        k.fail(
+            e,
+            "licenses",
+            format!(
+                "must list '{}': plans charge the per-switch-per-year licence on every Ethernet fabric",
+                nos.part.sku
+            ),
+        );
+    }
+}
+
+/// A profile's cabling: at least one link speed, every tier's parts known and consistent.
+fn check_profile_cabling(k: &mut Checker, c: &CatalogData, e: &str, p: &FabricProfile) {
+    if p.cabling.is_empty() {
+        k.fail(
+            e,
+            "cabling",
+            "must list cabling for at least one link speed",
+        );
+    }
+    for (j, cab) in p.cabling.iter().enumerate() {
+        let optional = [
+            ("inter_switch", cab.inter_switch.as_ref()),
+            ("node_leaf_in_rack", cab.node_leaf_in_rack.as_ref()),
+        ];
+        for (tier, t) in [
+            ("node_leaf", Some(&cab.node_leaf)),
+            ("leaf_spine", Some(&cab.leaf_spine)),
+            ("spine_core", Some(&cab.spine_core)),
+        ]
+        .into_iter()
+        .chain(optional)
+        {
+            let Some(t) = t else { continue };
+            let field = format!("cabling[{j}].{tier}");
+            let node_side = tier.starts_with("node_leaf");
+            check_tier(k, c, e, &field, t, cab.link_speed_gbps, node_side);
+        }
+    }
 }
 
 fn check_tier(

@@ -720,17 +720,13 @@ fn tick_decimals(ticks: &[f64]) -> usize {
         .unwrap_or(9)
 }
 
-fn draw_lines<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
-    chart: &Chart,
-    axes: LineAxes<'_>,
+/// The x range of a line chart's points and markers (on the drawn axis, `tx`), at least 1 wide;
+/// 0 to 1 when there is nothing to draw.
+fn x_range(
     lines: &[super::data::Line],
     markers: &[super::data::Marker],
-) -> Result<(), RenderError> {
-    // A log axis is drawn as log10(x) on a linear axis, labelled with x.
-    let tx = |x: f64| {
-        if axes.x_log && x > 0.0 { x.log10() } else { x }
-    };
+    tx: &impl Fn(f64) -> f64,
+) -> (f64, f64) {
     let xs = lines
         .iter()
         .flat_map(|l| l.points.iter().map(|p| tx(p.0)))
@@ -744,10 +740,17 @@ fn draw_lines<DB: DrawingBackend>(
     if x1 <= x0 {
         x1 = x0 + 1.0;
     }
-    let top = lines
-        .iter()
-        .flat_map(|l| l.points.iter().map(|p| f(p.1)))
-        .fold(0.0, f64::max);
+    (x0, x1)
+}
+
+/// The x ticks of a line chart: its points' x values or, when there are more than 11, the
+/// axis's own (a log axis's powers of ten, whole values at a round step, or nine even ones).
+fn x_ticks(
+    lines: &[super::data::Line],
+    (x0, x1): (f64, f64),
+    axes: &LineAxes<'_>,
+    tx: &impl Fn(f64) -> f64,
+) -> Vec<f64> {
     let mut ticks: Vec<f64> = lines
         .iter()
         .flat_map(|l| l.points.iter().map(|p| tx(p.0)))
@@ -768,6 +771,26 @@ fn draw_lines<DB: DrawingBackend>(
             even_ticks(x0, x1)
         };
     }
+    ticks
+}
+
+fn draw_lines<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    chart: &Chart,
+    axes: LineAxes<'_>,
+    lines: &[super::data::Line],
+    markers: &[super::data::Marker],
+) -> Result<(), RenderError> {
+    // A log axis is drawn as log10(x) on a linear axis, labelled with x.
+    let tx = |x: f64| {
+        if axes.x_log && x > 0.0 { x.log10() } else { x }
+    };
+    let (x0, x1) = x_range(lines, markers, &tx);
+    let top = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| f(p.1)))
+        .fold(0.0, f64::max);
+    let ticks = x_ticks(lines, (x0, x1), &axes, &tx);
     let axes = LineAxes {
         x_decimals: tick_decimals(&ticks),
         ..axes

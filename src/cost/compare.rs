@@ -107,6 +107,49 @@ pub fn compare_with(
     if costs.len() < 2 {
         return Ok(None);
     }
+    check_each_fabric_once(costs)?;
+    let order = cheapest_first(costs);
+    let (cheapest, best) = costs[order[0]];
+    let (runner, second) = costs[order[1]];
+    let deltas = deltas_from(costs, best)?;
+
+    let break_even = break_even(cheapest, best, runner, second, econ, gpus)?;
+    if !words {
+        return Ok(Some(Comparison {
+            cheapest_fabric: cheapest,
+            deltas,
+            recommendation: Recommendation::Unwritten,
+            reasons: Vec::new(),
+            break_even,
+        }));
+    }
+    let years = econ.years;
+    let recommendation = recommendation((cheapest, best), (runner, second), years)?;
+
+    let mut reasons = Vec::with_capacity(5 * (costs.len() - 1) + 1);
+    let a = cheapest;
+    for &i in &order[1..] {
+        let (f, other) = costs[i];
+        push_reasons_against(&mut reasons, years, (a, best), (f, other))?;
+    }
+    reasons.push(break_even_reason(
+        (a, best),
+        (runner, second),
+        econ,
+        &break_even,
+    ));
+
+    Ok(Some(Comparison {
+        cheapest_fabric: cheapest,
+        deltas,
+        recommendation,
+        reasons,
+        break_even,
+    }))
+}
+
+/// A fabric listed twice is an invalid `fabrics`.
+fn check_each_fabric_once(costs: &[(Fabric, &FabricCost)]) -> Result<(), CostError> {
     for (i, (f, _)) in costs.iter().enumerate() {
         if costs[..i].iter().any(|(g, _)| g == f) {
             return Err(CostError::Invalid {
@@ -115,6 +158,11 @@ pub fn compare_with(
             });
         }
     }
+    Ok(())
+}
+
+/// Indices of `costs`, cheapest total first (ties: lower idle fraction, then fabric order).
+fn cheapest_first(costs: &[(Fabric, &FabricCost)]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..costs.len()).collect();
     order.sort_by(|&a, &b| {
         let (fa, ca) = costs[a];
@@ -124,9 +172,14 @@ pub fn compare_with(
             .then(ca.gpu_idle.idle_fraction.cmp(&cb.gpu_idle.idle_fraction))
             .then(fa.cmp(&fb))
     });
-    let (cheapest, best) = costs[order[0]];
-    let (runner, second) = costs[order[1]];
+    order
+}
 
+/// Every fabric minus the cheapest (`best`), in input order.
+fn deltas_from(
+    costs: &[(Fabric, &FabricCost)],
+    best: &FabricCost,
+) -> Result<Vec<FabricDelta>, CostError> {
     let mut deltas = Vec::with_capacity(costs.len());
     for &(fabric, c) in costs {
         let d = |x: Decimal, y: Decimal| sub(x, y, "fabrics").map(round_money);
@@ -140,23 +193,22 @@ pub fn compare_with(
         });
     }
 
-    let break_even = break_even(cheapest, best, runner, second, econ, gpus)?;
-    if !words {
-        return Ok(Some(Comparison {
-            cheapest_fabric: cheapest,
-            deltas,
-            recommendation: Recommendation::Unwritten,
-            reasons: Vec::new(),
-            break_even,
-        }));
-    }
-    let years = econ.years;
+    Ok(deltas)
+}
+
+/// The recommendation: the cheapest fabric, or a tie with the runner-up when their totals lie
+/// within [`TIE_THRESHOLD`] of each other.
+fn recommendation(
+    (cheapest, best): (Fabric, &FabricCost),
+    (runner, second): (Fabric, &FabricCost),
+    years: u32,
+) -> Result<Recommendation, CostError> {
     let gap = sub(second.total_cost_usd, best.total_cost_usd, "fabrics")?;
     let tied = match mul(second.total_cost_usd, TIE_THRESHOLD, "fabrics") {
         Ok(limit) => gap < limit,
         Err(_) => false,
     };
-    let recommendation = if tied {
+    Ok(if tied {
         Recommendation::Tied {
             cheapest,
             runner_up: runner,
@@ -173,65 +225,79 @@ pub fn compare_with(
             cheapest_total_usd: best.total_cost_usd,
             gap_usd: gap,
         }
-    };
+    })
+}
 
-    let mut reasons = Vec::with_capacity(5 * (costs.len() - 1) + 1);
-    let a = cheapest;
-    for &i in &order[1..] {
-        let (f, other) = costs[i];
-        let idle_d = sub(
-            best.gpu_idle.cost_total_usd,
-            other.gpu_idle.cost_total_usd,
+/// The reasons comparing the cheapest fabric `a` with fabric `f`: up front, running, waits,
+/// traffic (when it tells) and totals.
+fn push_reasons_against(
+    reasons: &mut Vec<Reason>,
+    years: u32,
+    (a, best): (Fabric, &FabricCost),
+    (f, other): (Fabric, &FabricCost),
+) -> Result<(), CostError> {
+    let idle_d = sub(
+        best.gpu_idle.cost_total_usd,
+        other.gpu_idle.cost_total_usd,
+        "fabrics",
+    )?;
+    reasons.push(Reason::UpFront {
+        a,
+        f,
+        years,
+        capex_delta_usd: sub(best.capex.total_usd, other.capex.total_usd, "fabrics")?,
+        idle_delta_usd: idle_d,
+        same_idle_hours: best.gpu_idle.gpu_hours_per_year == other.gpu_idle.gpu_hours_per_year
+            && best.gpu_idle.failure_gpu_hours_per_year
+                == other.gpu_idle.failure_gpu_hours_per_year,
+    });
+    reasons.push(Reason::Running {
+        a,
+        f,
+        opex_delta_usd: sub(
+            best.opex_per_year.total_usd,
+            other.opex_per_year.total_usd,
             "fabrics",
-        )?;
-        reasons.push(Reason::UpFront {
-            a,
-            f,
-            years,
-            capex_delta_usd: sub(best.capex.total_usd, other.capex.total_usd, "fabrics")?,
-            idle_delta_usd: idle_d,
-            same_idle_hours: best.gpu_idle.gpu_hours_per_year == other.gpu_idle.gpu_hours_per_year
-                && best.gpu_idle.failure_gpu_hours_per_year
-                    == other.gpu_idle.failure_gpu_hours_per_year,
-        });
-        reasons.push(Reason::Running {
-            a,
-            f,
-            opex_delta_usd: sub(
-                best.opex_per_year.total_usd,
-                other.opex_per_year.total_usd,
-                "fabrics",
-            )?,
-        });
-        reasons.push(Reason::Waits {
-            a,
-            f,
-            idle_fraction_a: best.gpu_idle.idle_fraction,
-            idle_fraction_f: other.gpu_idle.idle_fraction,
-        });
-        if let Some(r) = traffic_reason(best, other, a, f, idle_d) {
-            reasons.push(r);
-        }
-        reasons.push(Reason::Totals {
-            a,
-            f,
-            years,
-            total_a_usd: best.total_cost_usd,
-            total_f_usd: other.total_cost_usd,
-        });
+        )?,
+    });
+    reasons.push(Reason::Waits {
+        a,
+        f,
+        idle_fraction_a: best.gpu_idle.idle_fraction,
+        idle_fraction_f: other.gpu_idle.idle_fraction,
+    });
+    if let Some(r) = traffic_reason(best, other, a, f, idle_d) {
+        reasons.push(r);
     }
+    reasons.push(Reason::Totals {
+        a,
+        f,
+        years,
+        total_a_usd: best.total_cost_usd,
+        total_f_usd: other.total_cost_usd,
+    });
+    Ok(())
+}
+
+/// The break-even reason: where the runner-up would become the cheaper fabric, if anywhere.
+fn break_even_reason(
+    (a, best): (Fabric, &FabricCost),
+    (runner, second): (Fabric, &FabricCost),
+    econ: &Economics,
+    break_even: &BreakEven,
+) -> Reason {
     let max = Decimal::from(GPU_HOUR_USD_MAX);
     // Which side of the break-even the runner-up is cheaper on: above it when it loses fewer
     // GPU-hours (its total rises more slowly with their value). Not from the break-even against
     // the current value: rounded to four places, the two can be equal, or the current value can
-    // lie between the true crossing and the rounded one (audit 23 F4: at 148.397 "below it
+    // lie between the true crossing and the rounded one (at 148.397 it would say "below it
     // InfiniBand becomes cheaper" where it is cheaper above).
     let lost = |c: &FabricCost| {
         rust_decimal::prelude::ToPrimitive::to_f64(&c.gpu_idle.gpu_hours_per_year).unwrap_or(0.0)
             + c.gpu_idle.failure_gpu_hours_per_year
     };
     let runner_cheaper_above = lost(second) < lost(best);
-    reasons.push(Reason::BreakEven {
+    Reason::BreakEven {
         a,
         runner_up: runner,
         now_usd: econ.gpu_hour_usd,
@@ -246,15 +312,7 @@ pub fn compare_with(
             Some(star) => BreakEvenAt::Below(star),
             None => BreakEvenAt::Never,
         },
-    });
-
-    Ok(Some(Comparison {
-        cheapest_fabric: cheapest,
-        deltas,
-        recommendation,
-        reasons,
-        break_even,
-    }))
+    }
 }
 
 /// Highest GPU-hour value a plan accepts, USD (the bound of `economics.gpu_hour_usd`, checked

@@ -144,39 +144,8 @@ pub fn fabric_cost_with(
     };
     let total = add_money(tco.total_usd, gpu_idle.cost_total_usd, total_blame)?;
 
-    // Busy GPU-hours less those lost to the network: its waits and its failures.
-    let useful_per_year = money::sub(
-        mul(
-            idle::busy_gpu_hours_per_year(input.gpus, econ.busy_fraction)?,
-            money::sub(Decimal::ONE, idle_fraction, "gpu_idle_fraction")?,
-            "gpus",
-        )?,
-        idle::failure_hours(input.failure_gpu_hours_per_year)?,
-        "reliability",
-    )?;
-    let useful_hours = mul(useful_per_year, Decimal::from(econ.years), "gpus")?;
-    let cost_per_useful_gpu_hour_usd = if useful_hours > Decimal::ZERO {
-        // The request's `utilization.busy_fraction`; a tiny positive one leaves so few useful
-        // hours that the rate overflows: too small, not too large (audit 28 F2).
-        let input = "utilization.busy_fraction";
-        let too_small = |_| CostError::Invalid {
-            input,
-            reason: "is too small: the cost per useful GPU-hour exceeds the decimal range",
-        };
-        Some(rate(div(total, useful_hours, input).map_err(too_small)?, input).map_err(too_small)?)
-    } else {
-        None
-    };
-
-    let mut warnings = Vec::new();
-    if input.fabric == Fabric::Infiniband && econ.ufm_usd_per_endpoint_per_year.is_none() {
-        warnings.push(format!(
-            "InfiniBand: UFM licence price is a quote required (no public price; set \
-             economics.ufm_usd_per_endpoint_per_year): UFM for {} endpoints is NOT included \
-             in opex, so InfiniBand's yearly cost is understated.",
-            input.endpoints
-        ));
-    }
+    let cost_per_useful_gpu_hour_usd = cost_per_useful_gpu_hour(input, econ, idle_fraction, total)?;
+    let warnings = fabric_warnings(input, econ);
 
     let bom = if priced_lines {
         input
@@ -202,4 +171,51 @@ pub fn fabric_cost_with(
         warnings,
         traffic: input.traffic.clone(),
     })
+}
+
+/// Total cost ÷ the useful GPU-hours over the horizon, USD per hour; `None` when there are
+/// none.
+fn cost_per_useful_gpu_hour(
+    input: &FabricCostInput<'_>,
+    econ: &Economics,
+    idle_fraction: Decimal,
+    total: Decimal,
+) -> Result<Option<Decimal>, CostError> {
+    // Busy GPU-hours less those lost to the network: its waits and its failures.
+    let useful_per_year = money::sub(
+        mul(
+            idle::busy_gpu_hours_per_year(input.gpus, econ.busy_fraction)?,
+            money::sub(Decimal::ONE, idle_fraction, "gpu_idle_fraction")?,
+            "gpus",
+        )?,
+        idle::failure_hours(input.failure_gpu_hours_per_year)?,
+        "reliability",
+    )?;
+    let useful_hours = mul(useful_per_year, Decimal::from(econ.years), "gpus")?;
+    Ok(if useful_hours > Decimal::ZERO {
+        // The request's `utilization.busy_fraction`; a tiny positive one leaves so few useful
+        // hours that the rate overflows: too small, not too large.
+        let input = "utilization.busy_fraction";
+        let too_small = |_| CostError::Invalid {
+            input,
+            reason: "is too small: the cost per useful GPU-hour exceeds the decimal range",
+        };
+        Some(rate(div(total, useful_hours, input).map_err(too_small)?, input).map_err(too_small)?)
+    } else {
+        None
+    })
+}
+
+/// The caveats of a fabric's numbers: InfiniBand's UFM left out of opex when not priced.
+fn fabric_warnings(input: &FabricCostInput<'_>, econ: &Economics) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if input.fabric == Fabric::Infiniband && econ.ufm_usd_per_endpoint_per_year.is_none() {
+        warnings.push(format!(
+            "InfiniBand: UFM licence price is a quote required (no public price; set \
+             economics.ufm_usd_per_endpoint_per_year): UFM for {} endpoints is NOT included \
+             in opex, so InfiniBand's yearly cost is understated.",
+            input.endpoints
+        ));
+    }
+    warnings
 }

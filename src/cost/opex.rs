@@ -55,7 +55,50 @@ pub fn opex_per_year(
     capex: &Capex,
     econ: &Economics,
 ) -> Result<(OpexPerYear, &'static str), CostError> {
-    // Power.
+    let (power, it_power_w) = power_per_year(lines, econ)?;
+
+    // Support and spares on hardware (licences excluded).
+    let support_input = "economics.support_rate";
+    let support = money(
+        mul(econ.support_rate, capex.hardware_usd, support_input)?,
+        support_input,
+    )?;
+    let spares_input = "economics.spares_rate";
+    let spares = money(
+        mul(econ.spares_rate, capex.hardware_usd, spares_input)?,
+        spares_input,
+    )?;
+
+    let (staff, fte, staff_input) = staff_per_year(fabric, gpus, econ)?;
+    let (licenses, licence_input) = licences_per_year(fabric, endpoints, switches, econ)?;
+
+    let parts = [
+        (power, "economics.electricity_usd_per_kwh"),
+        (support, "economics.support_rate"),
+        (staff, staff_input),
+        (licenses, licence_input),
+        (spares, "economics.spares_rate"),
+    ];
+    let blame = super::money::largest_input(parts);
+    let total = money(sum_blamed(&parts)?, blame)?;
+    let staff_fte = super::money::round_places(fte, FTE_DP);
+    Ok((
+        OpexPerYear {
+            power_usd: power,
+            support_usd: support,
+            staff_usd: staff,
+            licenses_usd: licenses,
+            spares_usd: spares,
+            total_usd: total,
+            it_power_w,
+            staff_fte,
+        },
+        blame,
+    ))
+}
+
+/// Electricity per year, USD, and the IT power it is for, watts.
+fn power_per_year(lines: &[LinePrice], econ: &Economics) -> Result<(Decimal, Decimal), CostError> {
     let mut it_power_w = Decimal::ZERO;
     for l in lines {
         it_power_w = add(it_power_w, l.extended_power_w, "gpus")?;
@@ -76,18 +119,15 @@ pub fn opex_per_year(
         electricity,
     )?;
 
-    // Support and spares on hardware (licences excluded).
-    let support_input = "economics.support_rate";
-    let support = money(
-        mul(econ.support_rate, capex.hardware_usd, support_input)?,
-        support_input,
-    )?;
-    let spares_input = "economics.spares_rate";
-    let spares = money(
-        mul(econ.spares_rate, capex.hardware_usd, spares_input)?,
-        spares_input,
-    )?;
+    Ok((power, it_power_w))
+}
 
+/// Staff per year, USD (blaming the larger of its two salaries), and its fractional FTEs.
+fn staff_per_year(
+    fabric: Fabric,
+    gpus: u32,
+    econ: &Economics,
+) -> Result<(Decimal, Decimal, &'static str), CostError> {
     // Staff: fractional FTEs, no rounding up to whole people (the fabric's share of a team).
     let g = Decimal::from(gpus);
     let net_fte = div(
@@ -121,7 +161,17 @@ pub fn opex_per_year(
     }
     let staff = money(staff, staff_input)?;
 
-    // Recurring licences.
+    Ok((staff, fte, staff_input))
+}
+
+/// Recurring licences per year, USD, and the input that prices them: UFM per endpoint on
+/// InfiniBand, a NOS per switch on Ethernet.
+fn licences_per_year(
+    fabric: Fabric,
+    endpoints: u64,
+    switches: u64,
+    econ: &Economics,
+) -> Result<(Decimal, &'static str), CostError> {
     let (licenses, licence_input) = match fabric {
         Fabric::Infiniband => {
             let input = "economics.ufm_usd_per_endpoint_per_year";
@@ -145,27 +195,5 @@ pub fn opex_per_year(
     };
     let licenses = money(licenses, licence_input)?;
 
-    let parts = [
-        (power, "economics.electricity_usd_per_kwh"),
-        (support, "economics.support_rate"),
-        (staff, staff_input),
-        (licenses, licence_input),
-        (spares, "economics.spares_rate"),
-    ];
-    let blame = super::money::largest_input(parts);
-    let total = money(sum_blamed(&parts)?, blame)?;
-    let staff_fte = super::money::round_places(fte, FTE_DP);
-    Ok((
-        OpexPerYear {
-            power_usd: power,
-            support_usd: support,
-            staff_usd: staff,
-            licenses_usd: licenses,
-            spares_usd: spares,
-            total_usd: total,
-            it_power_w,
-            staff_fte,
-        },
-        blame,
-    ))
+    Ok((licenses, licence_input))
 }

@@ -256,32 +256,14 @@ impl fmt::Display for Reason {
                 capex_delta_usd,
                 idle_delta_usd,
                 same_idle_hours,
-            } => {
-                let (a, f) = (a.display_name(), f.display_name());
-                write!(out, "{a} costs ")?;
-                more_less(
-                    out,
-                    *capex_delta_usd,
-                    "up front than",
-                    "the same up front as",
-                    f,
-                )?;
-                let idle = *idle_delta_usd;
-                if idle < Decimal::ZERO {
-                    write!(out, " and saves {} of GPU time", format_usd_short(idle))?;
-                } else if idle > Decimal::ZERO {
-                    write!(
-                        out,
-                        " and loses {} more GPU time to network waits and failures",
-                        format_usd_short(idle)
-                    )?;
-                } else if *same_idle_hours {
-                    out.write_str(" and loses the same GPU time")?;
-                } else {
-                    out.write_str(" and, with GPU time valued at $0, the same idle cost")?;
-                }
-                write!(out, " over {years} {}.", year_word(*years))
-            }
+            } => write_up_front(
+                out,
+                (*a, *f),
+                *years,
+                *capex_delta_usd,
+                *idle_delta_usd,
+                *same_idle_hours,
+            ),
             Reason::Running {
                 a,
                 f,
@@ -356,46 +338,90 @@ impl fmt::Display for Reason {
                 runner_up,
                 now_usd,
                 at,
-            } => {
-                let (a, runner) = (a.display_name(), runner_up.display_name());
-                match at {
-                    BreakEvenAt::BeyondAccepted { at_usd, max_usd } => {
-                        let (at, max) = format_usd_rates(*at_usd, *max_usd).unwrap_or_else(|| {
-                            (format_usd_rate(*at_usd), format_usd_rate(*max_usd))
-                        });
-                        write!(
-                            out,
-                            "Only above {at} per GPU-hour (now {}), beyond the {max} a plan \
-                             accepts, would {runner} become cheaper than {a}.",
-                            format_usd_rate(*now_usd),
-                        )
-                    }
-                    BreakEvenAt::Above(star) | BreakEvenAt::Below(star) => {
-                        let side = if matches!(at, BreakEvenAt::Above(_)) {
-                            ("Above", "above")
-                        } else {
-                            ("Below", "below")
-                        };
-                        match format_usd_rates(*star, *now_usd) {
-                            Some((star, now)) => write!(
-                                out,
-                                "{} {star} per GPU-hour (now {now}), {runner} becomes cheaper than {a}.",
-                                side.0
-                            ),
-                            None => write!(
-                                out,
-                                "At {} per GPU-hour, the current value, {a} and {runner} cost about \
-                                 the same (the break-even); {} it {runner} becomes cheaper than {a}.",
-                                format_usd_rate_exact(*star),
-                                side.1
-                            ),
-                        }
-                    }
-                    BreakEvenAt::Never => {
-                        write!(out, "No GPU-hour value makes {runner} cheaper than {a}.")
-                    }
-                }
+            } => write_break_even(out, (*a, *runner_up), *now_usd, at),
+        }
+    }
+}
+
+/// The sentence a [`Reason::UpFront`] says: what `a` costs up front against `f`, and what it
+/// saves or loses in GPU time.
+fn write_up_front(
+    out: &mut fmt::Formatter<'_>,
+    (a, f): (Fabric, Fabric),
+    years: u32,
+    capex_delta_usd: Decimal,
+    idle_delta_usd: Decimal,
+    same_idle_hours: bool,
+) -> fmt::Result {
+    let (a, f) = (a.display_name(), f.display_name());
+    write!(out, "{a} costs ")?;
+    more_less(
+        out,
+        capex_delta_usd,
+        "up front than",
+        "the same up front as",
+        f,
+    )?;
+    let idle = idle_delta_usd;
+    if idle < Decimal::ZERO {
+        write!(out, " and saves {} of GPU time", format_usd_short(idle))?;
+    } else if idle > Decimal::ZERO {
+        write!(
+            out,
+            " and loses {} more GPU time to network waits and failures",
+            format_usd_short(idle)
+        )?;
+    } else if same_idle_hours {
+        out.write_str(" and loses the same GPU time")?;
+    } else {
+        out.write_str(" and, with GPU time valued at $0, the same idle cost")?;
+    }
+    write!(out, " over {years} {}.", year_word(years))
+}
+
+/// The sentence a [`Reason::BreakEven`] says: at which GPU-hour value, if any, `runner_up`
+/// becomes cheaper than `a`.
+fn write_break_even(
+    out: &mut fmt::Formatter<'_>,
+    (a, runner_up): (Fabric, Fabric),
+    now_usd: Decimal,
+    at: &BreakEvenAt,
+) -> fmt::Result {
+    let (a, runner) = (a.display_name(), runner_up.display_name());
+    match at {
+        BreakEvenAt::BeyondAccepted { at_usd, max_usd } => {
+            let (at, max) = format_usd_rates(*at_usd, *max_usd)
+                .unwrap_or_else(|| (format_usd_rate(*at_usd), format_usd_rate(*max_usd)));
+            write!(
+                out,
+                "Only above {at} per GPU-hour (now {}), beyond the {max} a plan \
+                 accepts, would {runner} become cheaper than {a}.",
+                format_usd_rate(now_usd),
+            )
+        }
+        BreakEvenAt::Above(star) | BreakEvenAt::Below(star) => {
+            let side = if matches!(at, BreakEvenAt::Above(_)) {
+                ("Above", "above")
+            } else {
+                ("Below", "below")
+            };
+            match format_usd_rates(*star, now_usd) {
+                Some((star, now)) => write!(
+                    out,
+                    "{} {star} per GPU-hour (now {now}), {runner} becomes cheaper than {a}.",
+                    side.0
+                ),
+                None => write!(
+                    out,
+                    "At {} per GPU-hour, the current value, {a} and {runner} cost about \
+                     the same (the break-even); {} it {runner} becomes cheaper than {a}.",
+                    format_usd_rate_exact(*star),
+                    side.1
+                ),
             }
+        }
+        BreakEvenAt::Never => {
+            write!(out, "No GPU-hour value makes {runner} cheaper than {a}.")
         }
     }
 }

@@ -280,134 +280,199 @@ fn result(
 ///   (1/3 of compute) and backward (2/3) except the first layer's gather.
 pub fn other_collectives(ctx: &JobContext<'_>, dp: f64) -> Vec<CollectiveResult> {
     let w = ctx.workload;
-    let tp = f64::from(w.tensor_parallel.max(1));
-    let pp = f64::from(w.pipeline_parallel.max(1));
-    let cp = f64::from(w.context_parallel.max(1));
-    let ep = f64::from(w.expert_parallel.max(1));
-    let act = w.precision.bytes();
-    let h = hidden_size(w);
-    let layers_stage = (layers(w) / pp).max(1.0);
-    let seq = f64::from(w.sequence_length.max(1));
-    let tokens = global_tokens(w, dp);
-    // Tokens one data-parallel replica (TP·PP·CP GPUs) processes per step.
-    let tokens_replica = tokens / dp.max(1.0);
-    // Micro-batches of one sequence each.
-    let micro = (tokens_replica / seq).max(1.0);
-    let forward_ms = (1.0 - BACKWARD_SHARE) * ctx.step_compute_ms;
-    let backward_ms = BACKWARD_SHARE * ctx.step_compute_ms;
+    let s = &StepShape::of(ctx, dp);
     let mut out = Vec::new();
 
-    if tp >= 2.0 {
-        let c = (ctx.comm)(
-            tp,
-            ranks_per_domain(tp, 1.0, ctx.domain_gpus, ctx.gpus),
-            1.0,
-        );
-        // Per layer 2 all-reduces forward, 2 backward, each of one micro-batch's activations
-        // (seq/CP · hidden).
-        let msg = seq / cp * h * act;
-        let calls = 4.0 * layers_stage * micro;
-        let choice = c.choose(msg);
-        let t_ms = choice.map_or(0.0, |x| x.time_us) * calls / US_PER_MS;
-        let algo = choice.map_or("none", |x| x.algorithm.as_str());
-        out.push(result(
-            "all_reduce",
-            "tensor",
-            &c,
-            msg * calls,
-            t_ms,
-            t_ms,
-            algo,
-        ));
+    if s.tp >= 2.0 {
+        out.push(tensor_all_reduce(ctx, s));
     }
-    if cp >= 2.0 {
-        let c = (ctx.comm)(cp, ranks_per_domain(cp, tp, ctx.domain_gpus, ctx.gpus), tp);
-        // K and V of the whole sequence gathered per layer forward, their gradients
-        // reduce-scattered backward (Llama 3 all-gather context parallelism). With grouped-
-        // query attention K and V are the KV heads' width, not the model's (Llama 3 405B: 8
-        // heads of 128 = 1,024 of 16,384, "much smaller than Q", §3.3.2); TP splits the heads,
-        // a rank keeping at least one.
-        let kv_width = (f64::from(w.kv_heads.max(1)) * HEAD_DIM).min(h);
-        let msg = 2.0 * seq * act * (kv_width / tp).max(HEAD_DIM.min(kv_width));
-        let calls = 2.0 * layers_stage * micro;
-        let t_ms = ring_half_us(&c, msg) * calls / US_PER_MS;
-        let exposed = (t_ms - forward_ms).max(0.0);
-        out.push(result(
-            "all_gather",
-            "context",
-            &c,
-            msg * calls,
-            t_ms,
-            exposed,
-            "ring",
-        ));
+    if s.cp >= 2.0 {
+        out.push(context_all_gather(ctx, s));
     }
-    if pp >= 2.0 {
-        let stride = tp * cp * dp;
-        let c = (ctx.comm)(
-            pp,
-            ranks_per_domain(pp, stride, ctx.domain_gpus, ctx.gpus),
-            stride,
-        );
-        // One activation forward and one gradient backward per micro-batch, split over TP.
-        let msg = seq / cp * h * act / tp;
-        let calls = 2.0 * micro;
-        let one_ms = send_recv_us(&c, msg) / US_PER_MS;
-        let t_ms = one_ms * calls;
-        let exposed = one_ms * 2.0 * (pp - 1.0);
-        out.push(result(
-            "send_recv",
-            "pipeline",
-            &c,
-            msg * calls,
-            t_ms,
-            exposed,
-            "direct",
-        ));
+    if s.pp >= 2.0 {
+        out.push(pipeline_send_recv(ctx, s, dp));
     }
-    if ep >= 2.0 {
-        let stride = tp * cp;
-        let c = (ctx.comm_all_to_all)(
-            ep,
-            ranks_per_domain(ep, stride, ctx.domain_gpus, ctx.gpus),
-            stride,
-        );
-        // Dispatch and combine, forward and backward, per MoE layer: the GPU's tokens of one
-        // micro-batch × top-k × hidden.
-        // FP8 sends the dispatches only (`Precision::expert_bytes`).
-        let k = f64::from(w.moe_top_k.max(1));
-        let msg = seq / (cp * tp) * k * h * w.precision.expert_bytes();
-        let calls = 4.0 * layers_stage * micro;
-        let t_ms = all_to_all_us(&c, msg) * calls / US_PER_MS;
-        out.push(result(
-            "all_to_all",
-            "expert",
-            &c,
-            msg * calls,
-            t_ms,
-            t_ms,
-            "direct",
-        ));
+    if s.ep >= 2.0 {
+        out.push(expert_all_to_all(ctx, s));
     }
     if w.data_parallel_mode == DataParallelMode::Fsdp && dp >= 2.0 {
-        let stride = tp * cp;
-        let c = (ctx.comm)(
-            dp,
-            ranks_per_domain(dp, stride, ctx.domain_gpus, ctx.gpus),
-            stride,
-        );
-        let shard = params_per_model_shard(w);
-        // Parameters gathered in the activation precision of the weights (bf16), gradients
-        // reduce-scattered at `bytes_per_gradient`.
-        let ag_bytes = shard * 2.0;
-        let rs_bytes = shard * f64::from(w.bytes_per_gradient);
-        let per_layer = layers_stage.max(1.0);
-        let ag_ms = ring_half_us(&c, ag_bytes / per_layer) * per_layer / US_PER_MS;
-        let rs_ms = ring_half_us(&c, rs_bytes / per_layer) * per_layer / US_PER_MS;
-        let first = ag_ms / per_layer;
-        let exposed_ag = (ag_ms - forward_ms).max(0.0) + first;
-        let exposed_bwd = (ag_ms + rs_ms - backward_ms).max(0.0);
-        out.push(result(
+        out.extend(fsdp_gather_and_scatter(ctx, s, dp));
+    }
+    out
+}
+
+/// What every collective of a step is sized by: the parallel degrees, the activations' bytes
+/// per value, the hidden size, a pipeline stage's layers, a sequence's tokens, the micro-batches
+/// of one replica and the step's forward and backward compute.
+struct StepShape {
+    tp: f64,
+    pp: f64,
+    cp: f64,
+    ep: f64,
+    act: f64,
+    h: f64,
+    layers_stage: f64,
+    seq: f64,
+    micro: f64,
+    forward_ms: f64,
+    backward_ms: f64,
+}
+
+impl StepShape {
+    fn of(ctx: &JobContext<'_>, dp: f64) -> StepShape {
+        let w = ctx.workload;
+        let tp = f64::from(w.tensor_parallel.max(1));
+        let pp = f64::from(w.pipeline_parallel.max(1));
+        let cp = f64::from(w.context_parallel.max(1));
+        let ep = f64::from(w.expert_parallel.max(1));
+        let act = w.precision.bytes();
+        let h = hidden_size(w);
+        let layers_stage = (layers(w) / pp).max(1.0);
+        let seq = f64::from(w.sequence_length.max(1));
+        let tokens = global_tokens(w, dp);
+        // Tokens one data-parallel replica (TP·PP·CP GPUs) processes per step.
+        let tokens_replica = tokens / dp.max(1.0);
+        // Micro-batches of one sequence each.
+        let micro = (tokens_replica / seq).max(1.0);
+        let forward_ms = (1.0 - BACKWARD_SHARE) * ctx.step_compute_ms;
+        let backward_ms = BACKWARD_SHARE * ctx.step_compute_ms;
+        StepShape {
+            tp,
+            pp,
+            cp,
+            ep,
+            act,
+            h,
+            layers_stage,
+            seq,
+            micro,
+            forward_ms,
+            backward_ms,
+        }
+    }
+}
+
+/// Tensor parallelism's all-reduces of every layer's activations: all exposed.
+fn tensor_all_reduce(ctx: &JobContext<'_>, s: &StepShape) -> CollectiveResult {
+    let c = (ctx.comm)(
+        s.tp,
+        ranks_per_domain(s.tp, 1.0, ctx.domain_gpus, ctx.gpus),
+        1.0,
+    );
+    // Per layer 2 all-reduces forward, 2 backward, each of one micro-batch's activations
+    // (seq/CP · hidden).
+    let msg = s.seq / s.cp * s.h * s.act;
+    let calls = 4.0 * s.layers_stage * s.micro;
+    let choice = c.choose(msg);
+    let t_ms = choice.map_or(0.0, |x| x.time_us) * calls / US_PER_MS;
+    let algo = choice.map_or("none", |x| x.algorithm.as_str());
+    result("all_reduce", "tensor", &c, msg * calls, t_ms, t_ms, algo)
+}
+
+/// Context parallelism's K and V all-gathers (and gradient reduce-scatters): exposed beyond the
+/// forward compute.
+fn context_all_gather(ctx: &JobContext<'_>, s: &StepShape) -> CollectiveResult {
+    let w = ctx.workload;
+    let c = (ctx.comm)(
+        s.cp,
+        ranks_per_domain(s.cp, s.tp, ctx.domain_gpus, ctx.gpus),
+        s.tp,
+    );
+    // K and V of the whole sequence gathered per layer forward, their gradients
+    // reduce-scattered backward (Llama 3 all-gather context parallelism). With grouped-
+    // query attention K and V are the KV heads' width, not the model's (Llama 3 405B: 8
+    // heads of 128 = 1,024 of 16,384, "much smaller than Q", §3.3.2); TP splits the heads,
+    // a rank keeping at least one.
+    let kv_width = (f64::from(w.kv_heads.max(1)) * HEAD_DIM).min(s.h);
+    let msg = 2.0 * s.seq * s.act * (kv_width / s.tp).max(HEAD_DIM.min(kv_width));
+    let calls = 2.0 * s.layers_stage * s.micro;
+    let t_ms = ring_half_us(&c, msg) * calls / US_PER_MS;
+    let exposed = (t_ms - s.forward_ms).max(0.0);
+    result(
+        "all_gather",
+        "context",
+        &c,
+        msg * calls,
+        t_ms,
+        exposed,
+        "ring",
+    )
+}
+
+/// Pipeline parallelism's activation and gradient transfers: exposed in the fill and drain.
+fn pipeline_send_recv(ctx: &JobContext<'_>, s: &StepShape, dp: f64) -> CollectiveResult {
+    let stride = s.tp * s.cp * dp;
+    let c = (ctx.comm)(
+        s.pp,
+        ranks_per_domain(s.pp, stride, ctx.domain_gpus, ctx.gpus),
+        stride,
+    );
+    // One activation forward and one gradient backward per micro-batch, split over TP.
+    let msg = s.seq / s.cp * s.h * s.act / s.tp;
+    let calls = 2.0 * s.micro;
+    let one_ms = send_recv_us(&c, msg) / US_PER_MS;
+    let t_ms = one_ms * calls;
+    let exposed = one_ms * 2.0 * (s.pp - 1.0);
+    result(
+        "send_recv",
+        "pipeline",
+        &c,
+        msg * calls,
+        t_ms,
+        exposed,
+        "direct",
+    )
+}
+
+/// Expert parallelism's dispatch and combine all-to-alls: all exposed.
+fn expert_all_to_all(ctx: &JobContext<'_>, s: &StepShape) -> CollectiveResult {
+    let w = ctx.workload;
+    let stride = s.tp * s.cp;
+    let c = (ctx.comm_all_to_all)(
+        s.ep,
+        ranks_per_domain(s.ep, stride, ctx.domain_gpus, ctx.gpus),
+        stride,
+    );
+    // Dispatch and combine, forward and backward, per MoE layer: the GPU's tokens of one
+    // micro-batch × top-k × hidden.
+    // FP8 sends the dispatches only (`Precision::expert_bytes`).
+    let k = f64::from(w.moe_top_k.max(1));
+    let msg = s.seq / (s.cp * s.tp) * k * s.h * w.precision.expert_bytes();
+    let calls = 4.0 * s.layers_stage * s.micro;
+    let t_ms = all_to_all_us(&c, msg) * calls / US_PER_MS;
+    result(
+        "all_to_all",
+        "expert",
+        &c,
+        msg * calls,
+        t_ms,
+        t_ms,
+        "direct",
+    )
+}
+
+/// FSDP's parameter all-gathers and gradient reduce-scatter, prefetched a layer ahead.
+fn fsdp_gather_and_scatter(ctx: &JobContext<'_>, s: &StepShape, dp: f64) -> [CollectiveResult; 2] {
+    let w = ctx.workload;
+    let stride = s.tp * s.cp;
+    let c = (ctx.comm)(
+        dp,
+        ranks_per_domain(dp, stride, ctx.domain_gpus, ctx.gpus),
+        stride,
+    );
+    let shard = params_per_model_shard(w);
+    // Parameters gathered in the activation precision of the weights (bf16), gradients
+    // reduce-scattered at `bytes_per_gradient`.
+    let ag_bytes = shard * 2.0;
+    let rs_bytes = shard * f64::from(w.bytes_per_gradient);
+    let per_layer = s.layers_stage.max(1.0);
+    let ag_ms = ring_half_us(&c, ag_bytes / per_layer) * per_layer / US_PER_MS;
+    let rs_ms = ring_half_us(&c, rs_bytes / per_layer) * per_layer / US_PER_MS;
+    let first = ag_ms / per_layer;
+    let exposed_ag = (ag_ms - s.forward_ms).max(0.0) + first;
+    let exposed_bwd = (ag_ms + rs_ms - s.backward_ms).max(0.0);
+    [
+        result(
             "all_gather",
             "data",
             &c,
@@ -415,8 +480,8 @@ pub fn other_collectives(ctx: &JobContext<'_>, dp: f64) -> Vec<CollectiveResult>
             2.0 * ag_ms,
             exposed_ag + exposed_bwd * ag_ms / (ag_ms + rs_ms).max(1e-12),
             "ring",
-        ));
-        out.push(result(
+        ),
+        result(
             "reduce_scatter",
             "data",
             &c,
@@ -424,9 +489,8 @@ pub fn other_collectives(ctx: &JobContext<'_>, dp: f64) -> Vec<CollectiveResult>
             rs_ms,
             exposed_bwd * rs_ms / (ag_ms + rs_ms).max(1e-12),
             "ring",
-        ));
-    }
-    out
+        ),
+    ]
 }
 
 /// Tokens per step over the whole job.

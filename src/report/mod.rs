@@ -11,283 +11,12 @@ use crate::catalog::Catalog;
 use crate::charts::data::{ChartId, usd};
 use crate::plan::Plan;
 
-/// GPUs in the page's default plan (when the query does not say).
-pub const DEFAULT_GPUS: u32 = 1024;
+mod form;
 
-/// Parameters that belong to a representation, not to the plan (dropped from chart links).
-const NOT_PLAN: &[&str] = &["format", "width"];
-
-/// One option of a select or a checkbox group.
-#[derive(Debug, Clone)]
-pub struct Opt {
-    pub value: String,
-    pub label: String,
-    pub selected: bool,
-}
-
-/// One form input. `input` is `number`, `select` or `checkboxes`.
-#[derive(Debug, Clone)]
-pub struct Field {
-    pub name: &'static str,
-    pub id: String,
-    pub label: &'static str,
-    pub input: &'static str,
-    pub min: String,
-    pub max: String,
-    pub step: &'static str,
-    /// As typed in the query (empty = the default applies).
-    pub value: String,
-    /// The value the plan used, shown when the field is empty.
-    pub placeholder: String,
-    pub options: Vec<Opt>,
-    pub help: &'static str,
-}
-
-/// How a form field is declared: adding an input to the form is one entry in [`FORM`].
-#[derive(Debug, Clone, Copy)]
-pub enum FieldSpec {
-    /// A number input; bounds come from the plan's query-parameter table.
-    Number(&'static str, &'static str, &'static str, &'static str),
-    /// A select over a fixed list of (value, label); empty value = "default".
-    Select(
-        &'static str,
-        &'static str,
-        &'static [(&'static str, &'static str)],
-        &'static str,
-    ),
-    /// The GPU model select (options from the catalog).
-    GpuModel(&'static str, &'static str),
-    /// The fabrics checkboxes.
-    Fabrics(&'static str, &'static str),
-}
-
-/// The form's inputs, in order: (name, label, step, help).
-pub const FORM: &[FieldSpec] = &[
-    FieldSpec::Number("gpus", "GPUs", "1", "Cluster size, GPUs (default 1,024)."),
-    FieldSpec::GpuModel("gpu_model", "GPU model"),
-    FieldSpec::Fabrics("fabrics", "Fabrics to compare"),
-    FieldSpec::Number("economics.years", "Years", "1", "Horizon of the TCO."),
-    FieldSpec::Number(
-        "economics.gpu_hour_usd",
-        "GPU-hour value (USD per GPU-hour)",
-        "any",
-        "What an hour of one GPU is worth; blank = the catalog's owned cost.",
-    ),
-    FieldSpec::Number(
-        "utilization.busy_fraction",
-        "Utilization (0–1)",
-        "any",
-        "Share of hours the cluster runs jobs.",
-    ),
-    FieldSpec::Number(
-        "topology.nodes_per_rack",
-        "Servers per rack",
-        "1",
-        "Blank = not known. When given, a leaf in each rack with copper to its servers (tor_copper) is priced too, and built when cheapest with topology.rail_optimized=false in the address (docs/sizing.md, Designs).",
-    ),
-    FieldSpec::Select(
-        "uncertainty.samples",
-        "How sure: uncertainty analysis",
-        &[
-            ("", "Off"),
-            ("1000", "1,000 samples"),
-            ("10000", "10,000 samples"),
-        ],
-        "Monte Carlo over the catalog's price ranges: how often each fabric is cheapest, and what would flip the answer (docs/uncertainty.md).",
-    ),
-    FieldSpec::Select(
-        "workload.preset",
-        "Training job",
-        &[
-            (
-                "",
-                "Default: 70B dense, TP 8 × PP 4 (less on a small cluster), DDP",
-            ),
-            ("dense-llama3-405b", "Dense 405B (Llama 3), 3D parallel"),
-            ("fsdp-llama2-70b", "70B with FSDP / ZeRO-3"),
-            ("moe-deepseek-v3", "Mixture of experts (DeepSeek-V3), EP 64"),
-        ],
-        "The job whose traffic the network carries (docs/model.md, presets).",
-    ),
-];
-
-fn bounds(name: &str) -> (String, String) {
-    // The bounds of the input's one declaration (its schema), as the form's min/max.
-    match crate::plan::registry::plan_params()
-        .iter()
-        .find(|s| s.name == name)
-        .and_then(|s| s.numeric.as_ref())
-    {
-        Some(n) if n.one_of.is_none() => (n.min.to_string(), n.max.to_string()),
-        _ => (String::new(), String::new()),
-    }
-}
-
-/// The raw value of a query parameter (last non-empty one).
-fn raw<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    pairs
-        .iter()
-        .rev()
-        .find(|(k, v)| k == name && !v.trim().is_empty())
-        .map(|(_, v)| v.trim())
-}
-
-/// The value at a dotted path of a JSON tree, as text.
-fn at(tree: Option<&Value>, path: &str) -> Option<String> {
-    let mut cur = tree?;
-    for seg in path.split('.') {
-        cur = cur.get(seg)?;
-    }
-    match cur {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
-    }
-}
-
-/// The form, filled from the query as typed; an empty field shows the value the plan used
-/// (its default) as a placeholder, so submitting it keeps the default (which may depend on
-/// another input, as the GPU-hour value depends on the GPU model).
-pub fn form(pairs: &[(String, String)], inputs: Option<&Value>, gpus: &[String]) -> Vec<Field> {
-    FORM.iter()
-        .map(|spec| {
-            let mk = |name: &'static str, label, input, step, help| {
-                let (min, max) = bounds(name);
-                Field {
-                    name,
-                    id: format!("f-{}", name.replace('.', "-")),
-                    label,
-                    input,
-                    min,
-                    max,
-                    step,
-                    value: raw(pairs, name).map(str::to_string).unwrap_or_default(),
-                    placeholder: at(inputs, name).unwrap_or_default(),
-                    options: Vec::new(),
-                    help,
-                }
-            };
-            match *spec {
-                FieldSpec::Number(name, label, step, help) => mk(name, label, "number", step, help),
-                FieldSpec::Select(name, label, opts, help) => {
-                    let mut f = mk(name, label, "select", "", help);
-                    f.options = opts
-                        .iter()
-                        .map(|(v, l)| Opt {
-                            value: v.to_string(),
-                            label: l.to_string(),
-                            selected: *v == f.value,
-                        })
-                        .collect();
-                    // A value from the address that is not a listed option (`samples=500`)
-                    // is offered and selected, not shown as the default and dropped.
-                    if !f.value.is_empty() && !opts.iter().any(|(v, _)| *v == f.value) {
-                        f.options.push(Opt {
-                            value: f.value.clone(),
-                            label: f.value.clone(),
-                            selected: true,
-                        });
-                    }
-                    f
-                }
-                FieldSpec::GpuModel(name, label) => {
-                    let mut f = mk(name, label, "select", "", "");
-                    f.options = gpus
-                        .iter()
-                        .map(|g| Opt {
-                            value: g.clone(),
-                            label: g.to_uppercase(),
-                            selected: *g == f.value || (f.value.is_empty() && *g == f.placeholder),
-                        })
-                        .collect();
-                    f
-                }
-                FieldSpec::Fabrics(name, label) => {
-                    let mut f = mk(name, label, "checkboxes", "", "");
-                    let asked: Vec<String> = pairs
-                        .iter()
-                        .filter(|(k, _)| k == name)
-                        .flat_map(|(_, v)| v.split(',').map(|s| s.trim().to_string()))
-                        .filter(|s| !s.is_empty())
-                        .collect();
-                    let resolved: Vec<String> = inputs
-                        .and_then(|t| t.get("fabrics"))
-                        .and_then(Value::as_array)
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(Value::as_str)
-                                .map(str::to_string)
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    f.options = crate::fabric::Fabric::ALL
-                        .iter()
-                        .map(|fab| {
-                            let v = fab.as_str().to_string();
-                            let on = if asked.is_empty() {
-                                resolved.is_empty() || resolved.contains(&v)
-                            } else {
-                                asked.contains(&v)
-                            };
-                            Opt {
-                                label: fab.display_name().to_string(),
-                                value: v,
-                                selected: on,
-                            }
-                        })
-                        .collect();
-                    f
-                }
-            }
-        })
-        .collect()
-}
-
-/// The query's plan inputs the form has no field for (`prices.overrides.nvidia-sn5600`,
-/// `topology.in_network_reduction`), in their order; not the cache-busters (`_…`) or blanks.
-pub fn kept(pairs: &[(String, String)]) -> Vec<(String, String)> {
-    let in_form = |k: &str| {
-        FORM.iter().any(|spec| match *spec {
-            FieldSpec::Number(n, ..)
-            | FieldSpec::Select(n, ..)
-            | FieldSpec::GpuModel(n, _)
-            | FieldSpec::Fabrics(n, _) => n == k,
-        })
-    };
-    pairs
-        .iter()
-        .filter(|(k, v)| !k.starts_with('_') && !v.trim().is_empty() && !in_form(k))
-        .cloned()
-        .collect()
-}
-
-/// Percent-encodes a query component (RFC 3986 unreserved characters kept).
-pub fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// The plan's query string: the non-empty plan parameters as given (representation
-/// parameters dropped), `gpus` added when absent.
-pub fn plan_query(pairs: &[(String, String)]) -> String {
-    let mut parts: Vec<String> = pairs
-        .iter()
-        .filter(|(k, v)| !v.trim().is_empty() && !NOT_PLAN.contains(&k.as_str()))
-        .map(|(k, v)| format!("{}={}", encode(k), encode(v.trim())))
-        .collect();
-    if raw(pairs, "gpus").is_none() {
-        parts.insert(0, format!("gpus={DEFAULT_GPUS}"));
-    }
-    parts.join("&")
-}
+pub use form::{
+    DEFAULT_GPUS, FORM, Field, FieldSpec, Opt, encode, form, given_inputs, kept, plan_query,
+};
+use form::{at, raw};
 
 /// One cell of the side-by-side table.
 #[derive(Debug, Clone)]
@@ -367,18 +96,6 @@ fn pricing(plan: &Plan, l: &crate::plan::BomLineOut) -> String {
         format!(" ({})", parts.join(", "))
     };
     format!("list {list} − {} % discount{by}", percent(off))
-}
-
-/// The plan inputs the address gives (every other input is at its default), as given: the
-/// printed page (whose form is not printed) says which inputs made it.
-pub fn given_inputs(pairs: &[(String, String)]) -> Vec<(String, String)> {
-    pairs
-        .iter()
-        .filter(|(k, v)| {
-            !k.starts_with('_') && !v.trim().is_empty() && !NOT_PLAN.contains(&k.as_str())
-        })
-        .map(|(k, v)| (k.clone(), v.trim().to_string()))
-        .collect()
 }
 
 /// One fabric's BOM.
@@ -885,7 +602,52 @@ fn no_comparison(plan: &Plan) -> String {
 /// The report for a plan.
 pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]) -> Report {
     let qs = plan_query(pairs);
-    let charts = [
+    let charts = chart_links(plan, &qs);
+    let boms = priced_boms(plan);
+    let (mut assumptions, model) = catalog
+        .map(|c| figure_rows(c, plan, pairs))
+        .unwrap_or_default();
+    if let Some(g) = gpu_model_assumption(plan, catalog) {
+        assumptions.insert(0, g);
+    }
+    if let Some(job) = job_assumption(plan, pairs) {
+        assumptions.push(job);
+    }
+    if let Some(e) = gpu_hour_assumption(plan, pairs) {
+        assumptions.push(e);
+    }
+    // The model's own figures behind the inputs above (the depreciation life behind the
+    // GPU-hour value), after them.
+    assumptions.extend(model);
+    let (recommendation, reasons, cheapest) = recommendation_box(plan);
+    Report {
+        plan_id: plan.plan_id.clone(),
+        catalog: format!("{} {}", plan.catalog.id, plan.catalog.version),
+        catalog_sha256: plan.catalog.sha256.clone(),
+        gpus: crate::charts::data::group_thousands(i128::from(plan.inputs.gpus.get())),
+        years: plan.built().next().map(|f| f.tco.years).unwrap_or(0),
+        fabrics: plan
+            .built()
+            .map(|f| (f.fabric.as_str().into(), f.fabric.display_name().into()))
+            .collect(),
+        recommendation,
+        reasons,
+        cheapest,
+        rows: rows(plan),
+        charts,
+        sure: sure(plan),
+        boms,
+        warnings: plan.warnings.clone(),
+        assumptions,
+        given: given_inputs(pairs),
+        json_url: format!("/v1/plans?{qs}"),
+    }
+}
+
+/// The links to the report's charts, each with its caption (the tornado only when the plan has
+/// one).
+fn chart_links(plan: &Plan, qs: &str) -> Vec<ChartLink> {
+    [
         (
             ChartId::Cost,
             "Cost per fabric: capex by category, opex over the years and GPU idle cost, stacked.",
@@ -910,9 +672,12 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
         caption: caption.to_string(),
         unavailable: None,
     })
-    .collect();
-    let boms = plan
-        .built()
+    .collect()
+}
+
+/// Each built fabric's bill of materials, its lines priced.
+fn priced_boms(plan: &Plan) -> Vec<Bom> {
+    plan.built()
         .map(|f| Bom {
             fabric: f.fabric.as_str().into(),
             name: f.fabric.display_name().into(),
@@ -936,66 +701,65 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
                 .collect(),
             total: usd(f.capex.total_usd),
         })
-        .collect();
-    let (mut assumptions, model) = catalog
-        .map(|c| figure_rows(c, plan, pairs))
-        .unwrap_or_default();
-    if let Some(g) = catalog.and_then(|c| c.gpu(&plan.inputs.gpu_model.clone().unwrap_or_default()))
-    {
-        assumptions.insert(
-            0,
-            Assumption {
-                name: "gpu_model".into(),
-                value: g.id.clone(),
-                unit: String::new(),
-                source: format!(
-                    "{}: {} ({}, grade {:?})",
-                    g.description, g.provenance.source, g.provenance.date, g.provenance.grade
-                ),
-                given: false,
+        .collect()
+}
+
+/// The GPU model the plan prices, with its catalog entry's description and source.
+fn gpu_model_assumption(plan: &Plan, catalog: Option<&Catalog>) -> Option<Assumption> {
+    let g = catalog.and_then(|c| c.gpu(&plan.inputs.gpu_model.clone().unwrap_or_default()))?;
+    Some(Assumption {
+        name: "gpu_model".into(),
+        value: g.id.clone(),
+        unit: String::new(),
+        source: format!(
+            "{}: {} ({}, grade {:?})",
+            g.description, g.provenance.source, g.provenance.date, g.provenance.grade
+        ),
+        given: false,
+    })
+}
+
+/// The GPU-hour value that prices idle time: given, or derived from the GPU's price, or $0
+/// when the catalog has none to derive it from.
+fn gpu_hour_assumption(plan: &Plan, pairs: &[(String, String)]) -> Option<Assumption> {
+    let e = plan.inputs.economics.as_ref()?;
+    let rental = e.gpu_hour_basis == Some(crate::plan::request::GpuHourBasis::Rental);
+    let (value, source, given) = match e.gpu_hour_usd {
+        Some(v) => {
+            let given = raw(pairs, "economics.gpu_hour_usd").is_some();
+            let source = if given {
+                "your input"
+            } else if rental {
+                "the GPU's on-demand rental rate, from the GPU entry above"
+            } else {
+                "the GPU's owned cost per hour: (purchase + server share) ÷ depreciation hours + power, from the GPU entry above; see docs/cost.md"
+            };
+            (v.get().normalize().to_string(), source, given)
+        }
+        // The catalog has no price to derive it from: counted at $0, said so.
+        None => (
+            "0".to_string(),
+            if rental {
+                "none: the catalog has no rental price for this GPU, so GPU-idle cost is counted at $0; set economics.gpu_hour_usd"
+            } else {
+                "none: the catalog has no purchase price for this GPU, so GPU-idle cost is counted at $0; set economics.gpu_hour_usd"
             },
-        );
-    }
-    if let Some(job) = job_assumption(plan, pairs) {
-        assumptions.push(job);
-    }
-    if let Some(e) = &plan.inputs.economics {
-        let rental = e.gpu_hour_basis == Some(crate::plan::request::GpuHourBasis::Rental);
-        let (value, source, given) = match e.gpu_hour_usd {
-            Some(v) => {
-                let given = raw(pairs, "economics.gpu_hour_usd").is_some();
-                let source = if given {
-                    "your input"
-                } else if rental {
-                    "the GPU's on-demand rental rate, from the GPU entry above"
-                } else {
-                    "the GPU's owned cost per hour: (purchase + server share) ÷ depreciation hours + power, from the GPU entry above; see docs/cost.md"
-                };
-                (v.get().normalize().to_string(), source, given)
-            }
-            // The catalog has no price to derive it from: counted at $0, said so.
-            None => (
-                "0".to_string(),
-                if rental {
-                    "none: the catalog has no rental price for this GPU, so GPU-idle cost is counted at $0; set economics.gpu_hour_usd"
-                } else {
-                    "none: the catalog has no purchase price for this GPU, so GPU-idle cost is counted at $0; set economics.gpu_hour_usd"
-                },
-                false,
-            ),
-        };
-        assumptions.push(Assumption {
-            name: "economics.gpu_hour_usd".into(),
-            value,
-            unit: "USD per GPU-hour".into(),
-            source: source.into(),
-            given,
-        });
-    }
-    // The model's own figures behind the inputs above (the depreciation life behind the
-    // GPU-hour value), after them.
-    assumptions.extend(model);
-    let (recommendation, reasons, cheapest) = match &plan.comparison {
+            false,
+        ),
+    };
+    Some(Assumption {
+        name: "economics.gpu_hour_usd".into(),
+        value,
+        unit: "USD per GPU-hour".into(),
+        source: source.into(),
+        given,
+    })
+}
+
+/// The recommendation box: the recommendation, its reasons (and the fabrics not compared), and
+/// the cheapest fabric's name.
+fn recommendation_box(plan: &Plan) -> (String, Vec<String>, String) {
+    match &plan.comparison {
         Some(c) => {
             let mut reasons: Vec<String> = c.reasons.iter().map(ToString::to_string).collect();
             // A fabric asked for but not buildable is in no comparison: the box says so.
@@ -1011,28 +775,6 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
             )
         }
         None => (no_comparison(plan), Vec::new(), String::new()),
-    };
-    Report {
-        plan_id: plan.plan_id.clone(),
-        catalog: format!("{} {}", plan.catalog.id, plan.catalog.version),
-        catalog_sha256: plan.catalog.sha256.clone(),
-        gpus: crate::charts::data::group_thousands(i128::from(plan.inputs.gpus.get())),
-        years: plan.built().next().map(|f| f.tco.years).unwrap_or(0),
-        fabrics: plan
-            .built()
-            .map(|f| (f.fabric.as_str().into(), f.fabric.display_name().into()))
-            .collect(),
-        recommendation,
-        reasons,
-        cheapest,
-        rows: rows(plan),
-        charts,
-        sure: sure(plan),
-        boms,
-        warnings: plan.warnings.clone(),
-        assumptions,
-        given: given_inputs(pairs),
-        json_url: format!("/v1/plans?{qs}"),
     }
 }
 

@@ -744,9 +744,97 @@ fn size_split(
     ceiling_d: u64,
 ) -> Result<Topology, SizingError> {
     let (planes, link, k) = (b.planes, b.link, b.k);
-    let (radix, nodes, r, endpoints) = (b.radix, b.nodes, b.r, b.endpoints);
+    let (radix, nodes, endpoints) = (b.radix, b.nodes, b.endpoints);
     let (d, u) = (split.downlinks, split.uplinks);
 
+    let su = scalable_units(cluster, opts, b, d)?;
+    let (su_nodes, sus, leaves) = (su.su_nodes, su.sus, su.leaves);
+    let (tiers, two_max, three_max) =
+        tiers_within_ceilings(switch, opts, b, (split, ceiling_d), &su)?;
+    let (leaf_spine, spines, cores, spine_core) = spines_and_core(tiers, leaves, u, k)?;
+
+    // ---- 8. Totals across planes (sizing.md "Plane": every count is per plane × P).
+    let node_leaf = mul(endpoints, planes, "node-leaf links")?;
+    let switches = add(add(leaves, spines, "switches")?, cores, "switches")?;
+
+    // ---- 9. Cages (sizing.md "Cables and optics"): a cage holds ports_per_cage physical ports,
+    // each `breakout` links. Leaves fill SU by SU; the last SU's leaves carry the remainder. A
+    // whole SU's leaf uses its node links and uplinks, not necessarily all k ports (48 + 6 of
+    // 64 at 8:1: 27 cages, not 32).
+    let (per_cage, cages_per_switch) = (b.per_cage, b.cages_per_switch);
+    let last_su_nodes = last_group(nodes, sus, su_nodes, "cages")?;
+    let leaf_cages = su_leaf_cages(&su, last_su_nodes, u, per_cage)?;
+    let half = k / 2;
+    let spine_up = if tiers == 3 { half } else { 0 };
+    let spine_cages = cages_even(leaf_spine, spines, spine_up, per_cage)?;
+    let core_cages = cages_even(spine_core, cores, 0, per_cage)?;
+    let cages_used = add(add(leaf_cages, spine_cages, "cages")?, core_cages, "cages")?;
+
+    let partial_leaf = su_partial_leaf(nodes, &su, last_su_nodes, u)?;
+    let total = |v: u64, what: &'static str| mul(v, planes, what);
+    Ok(Topology {
+        design: Design::SuClos,
+        tiers,
+        planes: opts.planes,
+        switch_sku: switch.sku.clone(),
+        link_speed_gbps: link,
+        radix,
+        leaf_downlinks: to_u32(d, "leaf downlinks")?,
+        leaf_uplinks: to_u32(u, "leaf uplinks")?,
+        oversubscription_realised: split.realised(),
+        nodes: to_u32(nodes, "nodes")?,
+        endpoints_per_plane: endpoints,
+        scalable_unit_nodes: to_u32(su_nodes, "scalable unit")?,
+        scalable_units: to_u32(sus, "scalable units")?,
+        nodes_per_leaf: to_u32(su_nodes, "nodes per leaf")?,
+        partial_leaf,
+        leaf_switches: total(leaves, "leaves")?,
+        spine_switches: total(spines, "spines")?,
+        core_switches: total(cores, "core switches")?,
+        links: Links {
+            node_leaf,
+            leaf_spine: total(leaf_spine, "leaf-spine links")?,
+            spine_core: total(spine_core, "spine-core links")?,
+        },
+        ports: PortUsage {
+            nic_ports: node_leaf,
+            leaf_ports_used: total(add(endpoints, leaf_spine, "ports")?, "ports")?,
+            spine_ports_used: total(add(leaf_spine, spine_core, "ports")?, "ports")?,
+            core_ports_used: total(spine_core, "ports")?,
+            switch_ports_total: total(mul(switches, k, "ports")?, "ports")?,
+            switch_cages_used: total(cages_used, "cages")?,
+            switch_cages_total: total(mul(switches, cages_per_switch, "cages")?, "cages")?,
+            leaf_cages_used: total(leaf_cages, "cages")?,
+            spine_cages_used: total(spine_cages, "cages")?,
+            core_cages_used: total(core_cages, "cages")?,
+        },
+        two_tier_max_endpoints_per_plane: two_max,
+        three_tier_max_endpoints_per_plane: three_max,
+    })
+}
+
+/// Step 5 of [`size`] for one leaf split: the scalable units and the leaves they need.
+struct ScalableUnits {
+    /// Nodes of one SU.
+    su_nodes: u64,
+    /// Leaves of one SU per plane.
+    leaves_per_su: u64,
+    /// Links from one node to its leaf.
+    links_per_node_on_leaf: u64,
+    /// SUs, the last possibly partly filled.
+    sus: u64,
+    /// Leaves per plane.
+    leaves: u64,
+}
+
+/// Step 5 of [`size`] with `d` leaf downlinks.
+fn scalable_units(
+    cluster: &ClusterSpec,
+    opts: &TopologyOptions,
+    b: &Basics,
+    d: u64,
+) -> Result<ScalableUnits, SizingError> {
+    let (nodes, r) = (b.nodes, b.r);
     // ---- 5. Scalable unit and leaves per plane (sizing.md "Leaves", NVIDIA SuperPOD RA: "the
     // fabric should be designed to support the full SU, including leaf switches and leaf-spine
     // cables"). Rail-optimized: an SU is the d nodes one rail leaf serves, with R leaves per SU
@@ -766,7 +854,27 @@ fn size_split(
     };
     let sus = ceil_div(nodes, su_nodes, "scalable units")?;
     let leaves = mul(sus, leaves_per_su, "leaves")?;
+    Ok(ScalableUnits {
+        su_nodes,
+        leaves_per_su,
+        links_per_node_on_leaf,
+        sus,
+        leaves,
+    })
+}
 
+/// Step 6 of [`size`]: the tiers the SUs' leaves need, within the ceilings of `max_tiers`;
+/// returns `(tiers, two-tier ceiling, three-tier ceiling)` in endpoints per plane.
+fn tiers_within_ceilings(
+    switch: &SwitchSpec,
+    opts: &TopologyOptions,
+    b: &Basics,
+    (split, ceiling_d): (LeafSplit, u64),
+    su: &ScalableUnits,
+) -> Result<(u8, u64, u64), SizingError> {
+    let (link, k, endpoints) = (b.link, b.k, b.endpoints);
+    let (d, u) = (split.downlinks, split.uplinks);
+    let (sus, su_nodes, leaves) = (su.sus, su.su_nodes, su.leaves);
     // ---- 6. Ceilings per plane. Two tiers: every spine reaches every leaf, so at most k
     // leaves: E_max = k·d (k²/2 at 1:1; sizing.md "Two-tier ceiling"). Three tiers: at most k
     // pods (a core switch reaches every pod) of ⌊k/2⌋ leaves (a spine has ⌊k/2⌋ downlinks):
@@ -820,7 +928,17 @@ fn size_split(
         });
     }
     let tiers: u8 = if leaves <= max_leaves_2 { 2 } else { 3 };
+    Ok((tiers, two_max, three_max))
+}
 
+/// Step 7 of [`size`]: `(leaf-spine links, spines, core switches, spine-core links)` per plane.
+fn spines_and_core(
+    tiers: u8,
+    leaves: u64,
+    u: u64,
+    k: u64,
+) -> Result<(u64, u64, u64, u64), SizingError> {
+    let half = k / 2;
     // ---- 7. Spines and core per plane.
     // Links: leaf-spine = leaves × u (every uplink cabled, whole SUs); spine-core = spines × k/2
     // (sizing.md "Links").
@@ -839,20 +957,22 @@ fn size_split(
         let sc = mul(s, half, "spine-core links")?;
         (s, ceil_div(sc, k, "core switches")?, sc)
     };
+    Ok((leaf_spine, spines, cores, spine_core))
+}
 
-    // ---- 8. Totals across planes (sizing.md "Plane": every count is per plane × P).
-    let node_leaf = mul(endpoints, planes, "node-leaf links")?;
-    let switches = add(add(leaves, spines, "switches")?, cores, "switches")?;
-
-    // ---- 9. Cages (sizing.md "Cables and optics"): a cage holds ports_per_cage physical ports,
-    // each `breakout` links. Leaves fill SU by SU; the last SU's leaves carry the remainder. A
-    // whole SU's leaf uses its node links and uplinks, not necessarily all k ports (48 + 6 of
-    // 64 at 8:1: 27 cages, not 32).
-    let (per_cage, cages_per_switch) = (b.per_cage, b.cages_per_switch);
-    let last_su_nodes = last_group(nodes, sus, su_nodes, "cages")?;
+/// The cages of a plane's leaves (step 9 of [`size`]): whole SUs' leaves, then the last SU's
+/// with `last_su_nodes` nodes.
+fn su_leaf_cages(
+    su: &ScalableUnits,
+    last_su_nodes: u64,
+    u: u64,
+    per_cage: u64,
+) -> Result<u64, SizingError> {
+    let (sus, su_nodes, leaves_per_su) = (su.sus, su.su_nodes, su.leaves_per_su);
+    let links_per_node_on_leaf = su.links_per_node_on_leaf;
     let full_leaves = mul(sub(sus, 1, "cages")?, leaves_per_su, "cages")?;
     let full_leaf_ports = add(mul(su_nodes, links_per_node_on_leaf, "cages")?, u, "cages")?;
-    let leaf_cages = add(
+    add(
         mul(
             full_leaves,
             ceil_div(full_leaf_ports, per_cage, "cages")?,
@@ -872,64 +992,29 @@ fn size_split(
             "cages",
         )?,
         "cages",
-    )?;
-    let spine_up = if tiers == 3 { half } else { 0 };
-    let spine_cages = cages_even(leaf_spine, spines, spine_up, per_cage)?;
-    let core_cages = cages_even(spine_core, cores, 0, per_cage)?;
-    let cages_used = add(add(leaf_cages, spine_cages, "cages")?, core_cages, "cages")?;
+    )
+}
 
-    // A partly filled last SU beside whole ones: its leaves hold the rest of the nodes.
-    let partial_leaf = if sus > 1 && last_su_nodes < su_nodes {
+/// The busiest leaf of a partly filled last SU beside whole ones (its leaves hold the rest of
+/// the nodes); none when every SU is whole or there is one.
+fn su_partial_leaf(
+    nodes: u64,
+    su: &ScalableUnits,
+    last_su_nodes: u64,
+    u: u64,
+) -> Result<Option<PartialLeaf>, SizingError> {
+    let (sus, su_nodes) = (su.sus, su.su_nodes);
+    Ok(if sus > 1 && last_su_nodes < su_nodes {
         partial::busiest(
             nodes,
             [partial::Candidate::whole_rails(
                 mul(sub(sus, 1, "servers")?, su_nodes, "servers")?,
                 last_su_nodes,
-                links_per_node_on_leaf,
+                su.links_per_node_on_leaf,
                 u,
             )?],
         )?
     } else {
         None
-    };
-    let total = |v: u64, what: &'static str| mul(v, planes, what);
-    Ok(Topology {
-        design: Design::SuClos,
-        tiers,
-        planes: opts.planes,
-        switch_sku: switch.sku.clone(),
-        link_speed_gbps: link,
-        radix,
-        leaf_downlinks: to_u32(d, "leaf downlinks")?,
-        leaf_uplinks: to_u32(u, "leaf uplinks")?,
-        oversubscription_realised: split.realised(),
-        nodes: to_u32(nodes, "nodes")?,
-        endpoints_per_plane: endpoints,
-        scalable_unit_nodes: to_u32(su_nodes, "scalable unit")?,
-        scalable_units: to_u32(sus, "scalable units")?,
-        nodes_per_leaf: to_u32(su_nodes, "nodes per leaf")?,
-        partial_leaf,
-        leaf_switches: total(leaves, "leaves")?,
-        spine_switches: total(spines, "spines")?,
-        core_switches: total(cores, "core switches")?,
-        links: Links {
-            node_leaf,
-            leaf_spine: total(leaf_spine, "leaf-spine links")?,
-            spine_core: total(spine_core, "spine-core links")?,
-        },
-        ports: PortUsage {
-            nic_ports: node_leaf,
-            leaf_ports_used: total(add(endpoints, leaf_spine, "ports")?, "ports")?,
-            spine_ports_used: total(add(leaf_spine, spine_core, "ports")?, "ports")?,
-            core_ports_used: total(spine_core, "ports")?,
-            switch_ports_total: total(mul(switches, k, "ports")?, "ports")?,
-            switch_cages_used: total(cages_used, "cages")?,
-            switch_cages_total: total(mul(switches, cages_per_switch, "cages")?, "cages")?,
-            leaf_cages_used: total(leaf_cages, "cages")?,
-            spine_cages_used: total(spine_cages, "cages")?,
-            core_cages_used: total(core_cages, "cages")?,
-        },
-        two_tier_max_endpoints_per_plane: two_max,
-        three_tier_max_endpoints_per_plane: three_max,
     })
 }

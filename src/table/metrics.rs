@@ -177,37 +177,8 @@ pub fn value(
     metric: &str,
     choice: FabricChoice,
 ) -> Result<(String, Option<Fabric>), MetricError> {
-    let fabric = match choice {
-        FabricChoice::Unnamed => None,
-        FabricChoice::Named(f) => Some(f),
-        FabricChoice::Cheapest => Some(
-            plan.cheapest_fabric()
-                .or_else(|| plan.fabrics.first().map(|f| f.fabric))
-                .ok_or_else(|| {
-                    fail(
-                        "/fabric",
-                        ErrorCode::NotInPlan,
-                        "the plan has no fabric".into(),
-                    )
-                })?,
-        ),
-    };
-    let chosen = match fabric {
-        Some(f) => match plan.fabrics.iter().find(|p| p.fabric == f) {
-            Some(p) => Some(p),
-            None => {
-                return Err(fail(
-                    "/fabric",
-                    ErrorCode::NotInPlan,
-                    format!(
-                        "query parameter 'fabric': {} is not among the planned fabrics (see 'fabrics')",
-                        f.as_str()
-                    ),
-                ));
-            }
-        },
-        None => None,
-    };
+    let fabric = chosen_fabric(plan, choice)?;
+    let chosen = fabric_plan(plan, fabric)?;
     let comparison = || plan.comparison.as_ref().map(tree);
     let uncertainty = || tree(&plan.uncertainty);
     // A fabric's tree, to list the valid metrics in an error.
@@ -226,65 +197,11 @@ pub fn value(
         }
     };
     let found = if let Some(rest) = metric.strip_prefix("uncertainty.") {
-        // Per fabric (`probability_cheapest`, `total_usd.p95`, …) or plan-wide (`samples`,
-        // `gap_at_modes_usd`).
-        let uncertainty = uncertainty();
-        let first = rest.split('.').next().unwrap_or("");
-        let entries = uncertainty["fabrics"].as_array();
-        let per_fabric = entries
-            .and_then(|e| e.first())
-            .is_some_and(|e| e.get(first).is_some());
-        if per_fabric {
-            let f = fabric.ok_or_else(|| fabric_required(metric))?;
-            let entry = entries
-                .into_iter()
-                .flatten()
-                .find(|e| e["fabric"] == f.as_str())
-                .ok_or_else(|| {
-                    fail(
-                        "/fabric",
-                        ErrorCode::NotInPlan,
-                        format!(
-                            "query parameter 'fabric': {} is not among the analysed (feasible) fabrics",
-                            f.as_str()
-                        ),
-                    )
-                })?;
-            super::csv::dig(entry, rest).cloned()
-        } else {
-            super::csv::dig(&uncertainty, rest).cloned()
-        }
+        uncertainty_value(plan, rest, fabric, metric)?
     } else if let Some(rest) = metric.strip_prefix("comparison.") {
-        let Some(c) = comparison() else {
-            return Err(fail(
-                "/metric",
-                ErrorCode::NoComparison,
-                "query parameter 'metric': a comparison needs at least two fabrics".into(),
-            ));
-        };
-        let found = dig_comparison(&c, rest, fabric).cloned();
-        // A fabric that cannot be built is in no comparison: say why.
-        if let Some(f) = chosen.filter(|f| found.is_none() && !f.feasible) {
-            return Err(not_built(f, metric));
-        }
-        if found.is_none()
-            && fabric.is_none()
-            && c.get(rest.split('.').next().unwrap_or(""))
-                .is_some_and(Value::is_array)
-        {
-            return Err(fabric_required(metric));
-        }
-        found
+        comparison_value(plan, rest, (fabric, chosen), metric)?
     } else {
-        let f = chosen.ok_or_else(|| fabric_required(metric))?;
-        // An infeasible fabric has no figures: say why, not that the metric is unknown.
-        if !f.feasible {
-            return Err(not_built(f, metric));
-        }
-        crate::json::pick(f, &[metric])
-            .ok()
-            .and_then(|mut v| v.pop())
-            .flatten()
+        fabric_value(chosen, metric)?
     };
     // A documented metric a plan has no part for (`topology.partial_leaf.*` without a partly
     // filled unit) is there but empty, as a null figure is.
@@ -315,6 +232,130 @@ pub fn value(
             format!("query parameter 'metric': '{metric}' is not a number"),
         )),
     }
+}
+
+/// The fabric a metric is read from: the one named, the cheapest, or none.
+fn chosen_fabric(plan: &Plan, choice: FabricChoice) -> Result<Option<Fabric>, MetricError> {
+    Ok(match choice {
+        FabricChoice::Unnamed => None,
+        FabricChoice::Named(f) => Some(f),
+        FabricChoice::Cheapest => Some(
+            plan.cheapest_fabric()
+                .or_else(|| plan.fabrics.first().map(|f| f.fabric))
+                .ok_or_else(|| {
+                    fail(
+                        "/fabric",
+                        ErrorCode::NotInPlan,
+                        "the plan has no fabric".into(),
+                    )
+                })?,
+        ),
+    })
+}
+
+/// The plan of `fabric`, which must be one the plan has.
+fn fabric_plan(
+    plan: &Plan,
+    fabric: Option<Fabric>,
+) -> Result<Option<&crate::plan::FabricPlan>, MetricError> {
+    Ok(match fabric {
+        Some(f) => match plan.fabrics.iter().find(|p| p.fabric == f) {
+            Some(p) => Some(p),
+            None => {
+                return Err(fail(
+                    "/fabric",
+                    ErrorCode::NotInPlan,
+                    format!(
+                        "query parameter 'fabric': {} is not among the planned fabrics (see 'fabrics')",
+                        f.as_str()
+                    ),
+                ));
+            }
+        },
+        None => None,
+    })
+}
+
+/// An `uncertainty.…` metric (`rest` after the prefix): per fabric (`probability_cheapest`,
+/// `total_usd.p95`, …) or plan-wide (`samples`, `gap_at_modes_usd`).
+fn uncertainty_value(
+    plan: &Plan,
+    rest: &str,
+    fabric: Option<Fabric>,
+    metric: &str,
+) -> Result<Option<Value>, MetricError> {
+    let uncertainty = tree(&plan.uncertainty);
+    let first = rest.split('.').next().unwrap_or("");
+    let entries = uncertainty["fabrics"].as_array();
+    let per_fabric = entries
+        .and_then(|e| e.first())
+        .is_some_and(|e| e.get(first).is_some());
+    if per_fabric {
+        let f = fabric.ok_or_else(|| fabric_required(metric))?;
+        let entry = entries
+            .into_iter()
+            .flatten()
+            .find(|e| e["fabric"] == f.as_str())
+            .ok_or_else(|| {
+                fail(
+                    "/fabric",
+                    ErrorCode::NotInPlan,
+                    format!(
+                        "query parameter 'fabric': {} is not among the analysed (feasible) fabrics",
+                        f.as_str()
+                    ),
+                )
+            })?;
+        Ok(super::csv::dig(entry, rest).cloned())
+    } else {
+        Ok(super::csv::dig(&uncertainty, rest).cloned())
+    }
+}
+
+/// A `comparison.…` metric (`rest` after the prefix), of the fabric chosen where the
+/// comparison has one entry per fabric.
+fn comparison_value(
+    plan: &Plan,
+    rest: &str,
+    (fabric, chosen): (Option<Fabric>, Option<&crate::plan::FabricPlan>),
+    metric: &str,
+) -> Result<Option<Value>, MetricError> {
+    let Some(c) = plan.comparison.as_ref().map(tree) else {
+        return Err(fail(
+            "/metric",
+            ErrorCode::NoComparison,
+            "query parameter 'metric': a comparison needs at least two fabrics".into(),
+        ));
+    };
+    let found = dig_comparison(&c, rest, fabric).cloned();
+    // A fabric that cannot be built is in no comparison: say why.
+    if let Some(f) = chosen.filter(|f| found.is_none() && !f.feasible) {
+        return Err(not_built(f, metric));
+    }
+    if found.is_none()
+        && fabric.is_none()
+        && c.get(rest.split('.').next().unwrap_or(""))
+            .is_some_and(Value::is_array)
+    {
+        return Err(fabric_required(metric));
+    }
+    Ok(found)
+}
+
+/// A metric of the chosen fabric's result.
+fn fabric_value(
+    chosen: Option<&crate::plan::FabricPlan>,
+    metric: &str,
+) -> Result<Option<Value>, MetricError> {
+    let f = chosen.ok_or_else(|| fabric_required(metric))?;
+    // An infeasible fabric has no figures: say why, not that the metric is unknown.
+    if !f.feasible {
+        return Err(not_built(f, metric));
+    }
+    Ok(crate::json::pick(f, &[metric])
+        .ok()
+        .and_then(|mut v| v.pop())
+        .flatten())
 }
 
 /// The error for a metric of a fabric that cannot be built: why, not "unknown metric".
