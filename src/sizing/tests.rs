@@ -2,6 +2,7 @@
 //! by the same rules that the rules were not tuned on (expected values hand-computed in the
 //! comments), error cases, and properties over random clusters.
 
+use super::error::thousands;
 use super::oversubscription::two_tier_spines;
 use super::*;
 use proptest::prelude::*;
