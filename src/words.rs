@@ -24,6 +24,42 @@ fn is_proper(s: &str) -> bool {
     )
 }
 
+/// Adds a warning unless the list already says it (a plan says each once).
+pub fn push_unique(warnings: &mut Vec<String>, w: String) {
+    if !warnings.contains(&w) {
+        warnings.push(w);
+    }
+}
+
+/// A number's decimal text on the stack, `n.to_string()` without the allocation: the catalog's
+/// profile maps are keyed by speeds as text (`"400"`), looked up for every fabric of every plan.
+pub struct DecimalText {
+    digits: [u8; 10],
+    start: usize,
+}
+
+impl DecimalText {
+    pub fn new(mut n: u32) -> DecimalText {
+        let mut digits = [b'0'; 10];
+        let mut start = digits.len();
+        // From the last digit back; u32::MAX has 10 digits, so the slots never run out.
+        for (i, d) in digits.iter_mut().enumerate().rev() {
+            // n % 10 < 10: the cast keeps it exactly.
+            *d = b'0' + (n % 10) as u8;
+            n /= 10;
+            start = i;
+            if n == 0 {
+                break;
+            }
+        }
+        DecimalText { digits, start }
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(self.digits.get(self.start..).unwrap_or_default()).unwrap_or_default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::lower_first;

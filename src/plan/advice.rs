@@ -4,13 +4,18 @@
 
 use rust_decimal::Decimal;
 
+use super::error::PlanError;
 use super::output::Plan;
+use super::request::{self, PlanRequest};
+use super::size::Prepared;
 use super::size::SizedFabric;
-use super::{Effort, PlanRequest, Prepared, figures_unchecked, request};
-use crate::catalog::CatalogSet;
 use crate::cost;
 use crate::fabric::Fabric;
 use crate::sizing::{Design, Topology};
+
+/// The figures plan of a variant of the request: the pipeline's, which gives no advice of its
+/// own (passed in, so that advice does not call back into the pipeline that calls it).
+pub(crate) type Figures<'f> = &'f dyn Fn(&PlanRequest) -> Result<Plan, PlanError>;
 
 /// Price adjustments no line of the plan's chosen designs prices with: an override of a SKU
 /// none buys, a discount of a vendor or a category none of whose lines is priced by it (every
@@ -168,11 +173,10 @@ pub(super) fn confirm_unused(
     candidates: UnusedAdjustments,
     req: &PlanRequest,
     plan: &Plan,
-    catalogs: &CatalogSet,
-    effort: Effort,
+    figures: Figures<'_>,
 ) -> Vec<String> {
     let same = |without: &UnusedAdjustments| {
-        let Ok(other) = figures_unchecked(&without.removed_from(req), catalogs, effort) else {
+        let Ok(other) = figures(&without.removed_from(req)) else {
             return false;
         };
         other.fabrics.len() == plan.fabrics.len()
@@ -239,8 +243,7 @@ impl<'a> PriceSet<'a> {
 /// matter"; audits 23 F2 and 24 F1–F2). One figures plan.
 pub(crate) fn design_moves_at(
     prepared: &Prepared,
-    catalogs: &CatalogSet,
-    effort: Effort,
+    figures: Figures<'_>,
     set: PriceSet<'_>,
     value: Decimal,
 ) -> Option<(Fabric, Design)> {
@@ -289,7 +292,7 @@ pub(crate) fn design_moves_at(
                 .insert(category, d);
         }
     }
-    let other = figures_unchecked(&req, catalogs, effort).ok()?;
+    let other = figures(&req).ok()?;
     prepared.sized.iter().find_map(|s| {
         let there = other
             .fabrics
@@ -351,8 +354,7 @@ fn at_ratio(
     fabric: Fabric,
     ratio: f64,
     capex: Decimal,
-    catalogs: &CatalogSet,
-    effort: Effort,
+    figures: Figures<'_>,
 ) -> Option<Near> {
     let o = request::Oversubscription::new(ratio)?;
     let near = PlanRequest {
@@ -364,7 +366,7 @@ fn at_ratio(
         uncertainty: None,
         ..req.clone()
     };
-    let other = figures_unchecked(&near, catalogs, effort).ok()?;
+    let other = figures(&near).ok()?;
     let g = other.fabrics.into_iter().next()?;
     let (topology, c, p) = (g.topology?, g.capex?, g.performance?);
     Some(Near {
@@ -391,8 +393,7 @@ fn at_ratio(
 pub(super) fn near_non_blocking(
     req: &PlanRequest,
     plan: &Plan,
-    catalogs: &CatalogSet,
-    effort: Effort,
+    figures: Figures<'_>,
 ) -> Vec<String> {
     let mut out = Vec::new();
     for f in &plan.fabrics {
@@ -415,7 +416,7 @@ pub(super) fn near_non_blocking(
         if (t.ports.spine_ports_used as f64) < IDLE_SPINE_PORTS * spine_ports && half >= 2.0 {
             // The next split's ratio.
             let ratio = ceil_hundredths((half + 1.0) / (half - 1.0));
-            if let Some(near) = at_ratio(req, f.fabric, ratio, capex.total_usd, catalogs, effort)
+            if let Some(near) = at_ratio(req, f.fabric, ratio, capex.total_usd, figures)
                 && worth(near.saving_usd)
             {
                 let t2 = &near.topology;
@@ -446,7 +447,7 @@ pub(super) fn near_non_blocking(
         if ratio <= 1.0 || ratio > TWO_SWITCH_MAX_RATIO {
             continue;
         }
-        if let Some(near) = at_ratio(req, f.fabric, ratio, capex.total_usd, catalogs, effort)
+        if let Some(near) = at_ratio(req, f.fabric, ratio, capex.total_usd, figures)
             && near.topology.design == crate::sizing::Design::DualSwitch
             && worth(near.saving_usd)
         {

@@ -15,7 +15,7 @@ mod words;
 
 pub use words::{Derivation, Unit};
 
-use super::PlanError;
+use super::error::PlanError;
 use crate::catalog::{Cable, Catalog, Label, Listed, Nic, Switch, Text, TierCabling, Transceiver};
 use crate::cost::{BomLine, Category};
 use crate::error_code::ErrorCode;
@@ -254,13 +254,13 @@ fn overflow(what: &str) -> PlanError {
 pub fn bill_of_materials(
     topo: &Topology,
     ctx: &BomContext<'_>,
-    detail: super::Detail,
+    detail: super::options::Detail,
 ) -> Result<Vec<BomItem>, PlanError> {
     // Room for a three-tier BOM (NICs, switches, optics and cables per tier, licences): one
     // allocation, no regrowth.
     let mut items = Items {
         items: Vec::with_capacity(16),
-        text: detail == super::Detail::Full,
+        text: detail == super::options::Detail::Full,
     };
     walk(topo, ctx, &mut items)?;
     Ok(items.items)

@@ -3,7 +3,10 @@
 use serde_json::json;
 
 use crate::catalog::CatalogSet;
-use crate::plan::{Detail, Effort, PlanRequest, SizingMemo, build_plan, build_with};
+use crate::plan::options::{Detail, Effort};
+use crate::plan::pipeline::{build_plan, build_with};
+use crate::plan::request::PlanRequest;
+use crate::plan::size::SizingMemo;
 
 #[test]
 fn remembered_sizing_gives_the_same_plans_as_sizing_again() {
@@ -130,7 +133,7 @@ fn a_figures_plan_has_every_figure_of_the_full_plan_and_no_text() {
             assert_eq!(f.bom.as_ref().is_some_and(|b| !b.is_empty()), f.feasible);
             assert!(g.bom.is_none() && g.suggestions.is_empty(), "{v}");
             advised += usize::from(!f.suggestions.is_empty());
-            let text = |p: &crate::plan::FabricPlan| {
+            let text = |p: &crate::plan::output::FabricPlan| {
                 let mut x = serde_json::to_value(p).expect("json");
                 let m = x.as_object_mut().expect("object");
                 m.remove("bom");
@@ -140,7 +143,7 @@ fn a_figures_plan_has_every_figure_of_the_full_plan_and_no_text() {
                 }
                 x
             };
-            let tunings = |p: &crate::plan::FabricPlan| {
+            let tunings = |p: &crate::plan::output::FabricPlan| {
                 p.performance
                     .as_ref()
                     .map_or(0, |x| x.roce_tuning_side_by_side.len())
@@ -239,22 +242,22 @@ fn the_plan_id_is_the_hash_of_the_request_json_and_the_catalog() {
                "prices": {"overrides": {"nvidia-qm9700": "1000"}}}),
     )
     .expect("request");
-    assert_eq!(crate::plan::plan_id(&req, "abc123"), want(&req));
+    assert_eq!(crate::plan::id::plan_id(&req, "abc123"), want(&req));
     let cats = CatalogSet::embedded().expect("catalog");
     let normalized = crate::plan::inputs::resolve(&req, &cats)
         .expect("resolves")
         .normalized;
     assert!(serde_json::to_vec(&normalized).expect("json").len() > 1024);
     assert_eq!(
-        crate::plan::plan_id(&normalized, "abc123"),
+        crate::plan::id::plan_id(&normalized, "abc123"),
         want(&normalized)
     );
     let long_sku = "x".repeat(700);
     let long: PlanRequest = serde_json::from_value(json!({"gpus": 16,
         "prices": {"overrides": {long_sku: "1000", "a": "2"}}}))
     .expect("request");
-    assert_eq!(crate::plan::plan_id(&long, "abc123"), want(&long));
-    assert_eq!(crate::plan::plan_id(&req, "abc123"), want(&req));
+    assert_eq!(crate::plan::id::plan_id(&long, "abc123"), want(&long));
+    assert_eq!(crate::plan::id::plan_id(&req, "abc123"), want(&req));
 }
 
 #[test]
@@ -272,7 +275,7 @@ fn decimal_text_is_to_string() {
         4_294_967_295,
         u32::MAX - 1,
     ] {
-        assert_eq!(crate::plan::DecimalText::new(n).as_str(), n.to_string());
+        assert_eq!(crate::words::DecimalText::new(n).as_str(), n.to_string());
     }
 }
 
@@ -402,7 +405,7 @@ fn an_override_that_moves_the_design_is_not_called_unused() {
         let req: PlanRequest = serde_json::from_value(v).expect("request");
         build_plan(&req, &cats).expect("plan")
     };
-    let figures = |p: &crate::plan::Plan| {
+    let figures = |p: &crate::plan::output::Plan| {
         let f = &p.fabrics[0];
         (f.topology.as_ref().map(|t| t.design), f.total_cost_usd)
     };
@@ -457,7 +460,7 @@ fn unused_adjustments_are_named_only_as_a_set_that_changes_nothing() {
         without.as_object_mut().expect("object").remove(sku);
     }
     let q = plan_with(without);
-    let figures = |p: &crate::plan::Plan| {
+    let figures = |p: &crate::plan::output::Plan| {
         let f = &p.fabrics[0];
         (f.topology.as_ref().map(|t| t.design), f.total_cost_usd)
     };
@@ -542,7 +545,7 @@ fn an_unpriced_nos_licence_is_said() {
     let req: PlanRequest =
         serde_json::from_value(json!({"gpus": 1024, "fabrics": ["roce"]})).expect("request");
     let plan = build_plan(&req, &cats).expect("plan");
-    let says = |p: &crate::plan::Plan| {
+    let says = |p: &crate::plan::output::Plan| {
         p.warnings.iter().any(|w| {
             w.starts_with("Ethernet: the NOS licence (ethernet-nos-support) has no price in the catalog (quote required)")
         })

@@ -18,7 +18,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
-use super::{Detail, Plan, PlanError, PlanRequest};
+use super::error::PlanError;
+use super::options::Detail;
+use super::output::Plan;
+use super::request::PlanRequest;
 use crate::catalog::CatalogSet;
 
 /// A plan and, once asked for, its JSON (shared, not copied, by every response that sends it).
@@ -129,7 +132,7 @@ impl PlanCache {
             req,
             catalogs,
             extra_warnings,
-            super::Effort::default(),
+            super::options::Effort::default(),
             detail,
         )
     }
@@ -142,7 +145,7 @@ impl PlanCache {
         req: &PlanRequest,
         catalogs: &CatalogSet,
         extra_warnings: &[String],
-        effort: super::Effort,
+        effort: super::options::Effort,
         detail: Detail,
     ) -> Result<Arc<CachedPlan>, PlanError> {
         let key = self.key(req, catalogs, extra_warnings, detail);
@@ -153,7 +156,7 @@ impl PlanCache {
             return Ok(hit);
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let mut plan = super::build_with(req, catalogs, effort, None, detail)?;
+        let mut plan = super::pipeline::build_with(req, catalogs, effort, None, detail)?;
         for w in extra_warnings {
             if !plan.warnings.contains(w) {
                 plan.warnings.push(w.clone());
@@ -264,7 +267,7 @@ impl PlanCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::build_plan;
+    use crate::plan::pipeline::build_plan;
 
     /// `cache`'s plan for `gpus` GPUs priced from `cats`, at `detail`.
     fn planned(cache: &PlanCache, gpus: u32, cats: &CatalogSet, detail: Detail) -> Arc<CachedPlan> {

@@ -1,10 +1,30 @@
 //! Stage 5, compare: the priced fabrics side by side, the recommendation, and the plan put
 //! together (its id, the catalog that priced it, the normalized request it echoes).
 
-use super::output::{CatalogRef, Plan};
-use super::{Detail, PlanError, PlanRequest, Prepared, Priced, inputs, plan_id};
+use super::error::PlanError;
+use super::id::plan_id;
+use super::inputs;
+use super::options::Detail;
+use super::output::{CatalogRef, FabricPlan, Plan};
+use super::request::PlanRequest;
+use super::size::{Prepared, SizedFabric};
 use crate::cost::{self, Comparison};
 use crate::fabric::Fabric;
+
+/// Stages 2 to 4 for every requested fabric, in request order: what [`compared`] starts from.
+pub(super) struct Priced {
+    /// The resolved request's warnings, then each fabric's as sizing, timing and pricing raised
+    /// them, then the notes of the fabrics built.
+    pub(super) warnings: Vec<String>,
+    /// Every requested fabric's entry, feasible or not.
+    pub(super) fabrics: Vec<FabricPlan>,
+    /// The feasible fabrics' costs.
+    pub(super) costs: Vec<(Fabric, cost::FabricCost)>,
+    /// The feasible fabrics as sized.
+    pub(super) sized: Vec<std::sync::Arc<SizedFabric>>,
+    /// Why the first infeasible fabric cannot be built.
+    pub(super) first_error: Option<PlanError>,
+}
 
 /// The plan of the priced fabrics, with what an uncertainty analysis starts from when the
 /// request asks for one; an error when no fabric can be built.
@@ -61,7 +81,7 @@ pub(super) fn compared(
 
 /// No fabric can be built: the error points where the first failed and, with several fabrics,
 /// says why each did (each reason names its fabric, "roce: …").
-fn none_built(fabrics: &[super::FabricPlan], mut e: PlanError) -> PlanError {
+fn none_built(fabrics: &[super::output::FabricPlan], mut e: PlanError) -> PlanError {
     if fabrics.len() > 1 {
         let why: Vec<String> = fabrics
             .iter()

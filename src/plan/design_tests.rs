@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::catalog::CatalogSet;
+use crate::cost;
 use crate::fabric::Fabric;
 use crate::sizing::Design;
 use rust_decimal::Decimal;
@@ -21,7 +22,7 @@ fn fab(p: &Plan, f: Fabric) -> &FabricPlan {
 }
 
 /// The NIC-side module lines of a fabric's BOM.
-fn nic_side_lines(f: &FabricPlan) -> Vec<&super::BomLineOut> {
+fn nic_side_lines(f: &FabricPlan) -> Vec<&super::output::BomLineOut> {
     f.bom
         .as_ref()
         .expect("bom")

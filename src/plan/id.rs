@@ -2,7 +2,7 @@
 
 use sha2::{Digest, Sha256};
 
-use super::PlanRequest;
+use super::request::PlanRequest;
 
 /// SHA-256 over the normalized request's JSON and the catalog hash; 32 hex characters.
 pub fn plan_id(normalized: &PlanRequest, catalog_sha256: &str) -> String {

@@ -1,14 +1,17 @@
 //! Stage 4, price: the cost model's input for a sized fabric and its time, its capex, opex,
 //! TCO and idle cost, and the fabric's plan entry.
 
+use super::error::{PlanError, perf_error};
+use super::inputs;
+use super::options::Detail;
 use super::output::{BomLineOut, FabricPlan};
 use super::size::SizedFabric;
 use super::time::{pcie_bound_nic_warning, perf_input, roce_tunings};
-use super::{Detail, PlanError, inputs, perf_error, push_unique};
 use crate::catalog::Text;
 use crate::cost::{self, FabricCostInput};
 use crate::fabric::Fabric;
 use crate::perf;
+use crate::words::push_unique;
 
 /// Busy GPU-hours lost to failures of network parts above which a plan says what the failure
 /// line assumes: 2 % (reached near 20,000 GPUs on one plane at the Llama 3 rates).

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::PlanRequest;
+use super::request::PlanRequest;
 
 /// A numeric plan input's domain, read from its schema (for sweep axes).
 #[derive(Debug, Clone, PartialEq)]

@@ -14,7 +14,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::Plan;
+use super::output::Plan;
 use crate::fabric::Fabric;
 
 /// Most plans one sweep may compute, bisection included.

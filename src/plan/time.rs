@@ -1,10 +1,12 @@
 //! Stage 3, time: the performance model's input for a sized fabric, its evaluation, and the
 //! RoCE tunings side by side.
 
+use super::error::{PlanError, perf_error};
+use super::inputs;
 use super::size::SizedFabric;
-use super::{PlanError, inputs, perf_error, push_unique};
 use crate::perf::{self, PerfResult};
 use crate::sizing;
+use crate::words::push_unique;
 
 /// Share of a NIC's line rate below which its PCIe link is said to waste it: a product
 /// threshold, not a physical constant (400G on PCIe Gen5 x16, 48 of 50 GB/s, is not warned;

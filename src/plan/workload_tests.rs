@@ -2,7 +2,9 @@
 
 use crate::catalog::CatalogSet;
 use crate::fabric::Fabric;
-use crate::plan::{Plan, PlanRequest, build_plan};
+use crate::plan::output::Plan;
+use crate::plan::pipeline::build_plan;
+use crate::plan::request::PlanRequest;
 
 fn plan(v: serde_json::Value) -> Plan {
     let cats = CatalogSet::embedded().expect("embedded catalog");
@@ -10,7 +12,7 @@ fn plan(v: serde_json::Value) -> Plan {
     build_plan(&req, &cats).expect("plan")
 }
 
-fn fabric(p: &Plan, f: Fabric) -> crate::plan::Built<'_> {
+fn fabric(p: &Plan, f: Fabric) -> crate::plan::output::Built<'_> {
     p.built().find(|x| x.fabric == f).expect("feasible fabric")
 }
 
@@ -62,7 +64,7 @@ fn failure_line_is_sourced_scales_with_optics_and_zeroes() {
         "node_leaf": {"nic_module": null, "switch_module": null, "cable": "dac-800g-twin-2m"}}}}),
     );
     let d = fabric(&dac, Fabric::Roce);
-    let optics = |p: &crate::plan::Built| -> u64 {
+    let optics = |p: &crate::plan::output::Built| -> u64 {
         p.bom
             .iter()
             .filter(|l| l.priced.line.category == crate::cost::Category::Optic)

@@ -5,7 +5,7 @@ use rust_decimal::Decimal;
 
 use crate::catalog::{Catalog, Gpu, LicenseBasis, Operations};
 use crate::cost::Economics;
-use crate::plan::PlanError;
+use crate::plan::error::PlanError;
 use crate::plan::request::*;
 
 use super::NoteScope;

@@ -12,7 +12,7 @@
 
 use crate::error_code::ErrorCode;
 use crate::perf::{self, Workload, WorkloadPreset};
-use crate::plan::PlanError;
+use crate::plan::error::PlanError;
 use crate::plan::request::*;
 
 /// A preset's degree refitted to this cluster.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::catalog::{Catalog, CatalogSet, Gpu};
 use crate::error_code::ErrorCode;
 use crate::fabric::Fabric;
-use crate::plan::PlanError;
+use crate::plan::error::PlanError;
 use crate::plan::request::*;
 
 use super::{DEFAULT_GPU_MODEL, DEFAULT_NIC_SPEED_GBPS};

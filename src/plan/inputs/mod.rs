@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::PlanError;
+use super::error::PlanError;
 use super::request::*;
 use crate::catalog::{Catalog, CatalogSet, Gpu};
 use crate::cost::{Economics, PriceAdjustments, failure};

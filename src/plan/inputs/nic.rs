@@ -53,6 +53,6 @@ pub fn nic_for(
     let profile = catalog.profile(fabric)?;
     let sku = profile
         .nic_by_speed
-        .get(crate::plan::DecimalText::new(nic_speed_gbps).as_str())?;
+        .get(crate::words::DecimalText::new(nic_speed_gbps).as_str())?;
     catalog.nic(sku)
 }

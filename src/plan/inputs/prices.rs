@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use crate::catalog::{Catalog, LicenseBasis};
 use crate::cost::PriceAdjustments;
 use crate::error_code::{ErrorCode, escape_pointer};
-use crate::plan::PlanError;
+use crate::plan::error::PlanError;
 use crate::plan::request::*;
 
 /// The request's prices, checked.

@@ -4,7 +4,7 @@ use crate::catalog::Catalog;
 use crate::error_code::ErrorCode;
 use crate::fabric::Fabric;
 use crate::perf::RoceTuning;
-use crate::plan::PlanError;
+use crate::plan::error::PlanError;
 use crate::plan::request::*;
 
 use super::nic::nic_for;

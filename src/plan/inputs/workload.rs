@@ -3,7 +3,7 @@
 
 use crate::error_code::ErrorCode;
 use crate::perf::{self, Workload};
-use crate::plan::PlanError;
+use crate::plan::error::PlanError;
 use crate::plan::request::*;
 
 use super::experts;

@@ -8,9 +8,12 @@ use super::{Sizing, infeasible, switch_spec};
 use crate::catalog::TierCabling;
 use crate::error_code::ErrorCode;
 use crate::fabric::Fabric;
+use crate::plan::error::{PlanError, sizing_error};
+use crate::plan::options::Detail;
 use crate::plan::output::DesignAlternative;
-use crate::plan::{Detail, PlanError, bom, inputs, push_unique, sizing_error};
+use crate::plan::{bom, inputs};
 use crate::sizing::{self, Design, Topology};
+use crate::words::push_unique;
 
 /// The BOM context each design is cabled with.
 pub(super) struct Cabled<'a> {

@@ -8,8 +8,11 @@ mod warnings;
 
 use sha2::{Digest, Sha256};
 
+use super::error::PlanError;
+use super::options::Detail;
 use super::output::{DesignAlternative, FabricPlan};
-use super::{Detail, PlanError, PlanRequest, bom, inputs};
+use super::request::PlanRequest;
+use super::{bom, inputs};
 use crate::catalog::Text;
 use crate::cost::{self, Category};
 use crate::error_code::ErrorCode;
@@ -40,6 +43,19 @@ pub struct SizedFabric {
     pub endpoints: u64,
     /// Switches on the fabric.
     pub switches: u64,
+}
+
+/// The request resolved and every requested fabric sized: what a plan and each uncertainty
+/// sample start from.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The request as the client sent it, kept when it asks for an uncertainty analysis: each
+    /// sample sets its values on it (so defaults that follow an input, such as the GPU-hour
+    /// value from the PUE, follow the sampled value as in a plan made with that value).
+    pub request: Option<PlanRequest>,
+    pub resolved: inputs::Resolved,
+    /// Sized fabrics, in request order (infeasible ones left out).
+    pub sized: Vec<std::sync::Arc<SizedFabric>>,
 }
 
 /// One fabric sized, or infeasible (with the error a single-fabric request would have returned).
@@ -131,35 +147,6 @@ pub(super) fn size_all(
     memo.detail = Some(detail);
     memo.fabrics = out.clone();
     Ok(out)
-}
-
-/// A number's decimal text on the stack, `n.to_string()` without the allocation: the catalog's
-/// profile maps are keyed by speeds as text (`"400"`), looked up for every fabric of every plan.
-pub(crate) struct DecimalText {
-    digits: [u8; 10],
-    start: usize,
-}
-
-impl DecimalText {
-    pub(crate) fn new(mut n: u32) -> DecimalText {
-        let mut digits = [b'0'; 10];
-        let mut start = digits.len();
-        // From the last digit back; u32::MAX has 10 digits, so the slots never run out.
-        for (i, d) in digits.iter_mut().enumerate().rev() {
-            // n % 10 < 10: the cast keeps it exactly.
-            *d = b'0' + (n % 10) as u8;
-            n /= 10;
-            start = i;
-            if n == 0 {
-                break;
-            }
-        }
-        DecimalText { digits, start }
-    }
-
-    pub(crate) fn as_str(&self) -> &str {
-        std::str::from_utf8(self.digits.get(self.start..).unwrap_or_default()).unwrap_or_default()
-    }
 }
 
 fn switch_spec(sw: &crate::catalog::Switch) -> sizing::SwitchSpec {

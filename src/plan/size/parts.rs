@@ -1,11 +1,13 @@
 //! The parts a fabric is built of for a request: its catalog profile, NIC, planes, switch and
 //! the cabling of each tier, or why the fabric cannot be built.
 
-use super::{DecimalText, Sizing, infeasible};
+use super::{Sizing, infeasible};
 use crate::catalog::{Cabling, FabricProfile, Nic, Switch, TierCabling};
 use crate::error_code::ErrorCode;
 use crate::fabric::Fabric;
-use crate::plan::{PlanError, inputs};
+use crate::plan::error::PlanError;
+use crate::plan::inputs;
+use crate::words::DecimalText;
 
 /// A fabric's catalog parts for the request.
 #[derive(Clone, Copy)]

@@ -5,8 +5,9 @@
 use super::parts::Parts;
 use crate::catalog::Catalog;
 use crate::fabric::Fabric;
-use crate::plan::{bom, inputs, push_unique};
+use crate::plan::{bom, inputs};
 use crate::sizing::Topology;
+use crate::words::push_unique;
 
 /// A switch cage takes one module carrying all its links: a module that serves fewer (a
 /// twin-port 2 x 400G in a 1.6T cage run as 4 x 400G) is counted per link end, two in one

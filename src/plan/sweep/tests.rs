@@ -1,6 +1,7 @@
 use super::*;
 use crate::catalog::CatalogSet;
-use crate::plan::{PlanRequest, build_plan};
+use crate::plan::pipeline::build_plan;
+use crate::plan::request::PlanRequest;
 
 /// A domain: whole numbers or not, every value between the bounds or a set, inclusive bounds.
 fn domain(integer: bool, contiguous: bool, min: f64, max: f64) -> Domain {

@@ -8,7 +8,13 @@ use crate::catalog::CatalogSet;
 use crate::cost::{self, FabricCostInput};
 use crate::error_code::ErrorCode;
 use crate::fabric::Fabric;
-use crate::plan::{self, PlanError, PlanRequest, Prepared, SizedFabric, inputs};
+use crate::plan::error::PlanError;
+use crate::plan::error::perf_error;
+use crate::plan::inputs;
+use crate::plan::price::{cost_input, failure_gpu_hours};
+use crate::plan::request::PlanRequest;
+use crate::plan::size::{Prepared, SizedFabric};
+use crate::plan::time::perf_input;
 
 /// What one evaluation gives per fabric, USD.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -61,8 +67,8 @@ impl<'a> Engine<'a> {
         let r = &prepared.resolved;
         let mut fabrics = Vec::with_capacity(prepared.sized.len());
         for s in &prepared.sized {
-            let perf = crate::perf::evaluate(&plan::perf_input(r, s)).map_err(plan::perf_error)?;
-            let input = plan::cost_input(r, s, perf.gpu_idle_fraction, Vec::new());
+            let perf = crate::perf::evaluate(&perf_input(r, s)).map_err(perf_error)?;
+            let input = cost_input(r, s, perf.gpu_idle_fraction, Vec::new());
             let slots = targets
                 .iter()
                 .enumerate()
@@ -158,15 +164,15 @@ impl<'a> Engine<'a> {
                 }
             }
             if reevaluate {
-                let perf = crate::perf::evaluate(&plan::perf_input(r, f.sized)).map_err(|e| {
-                    let e = plan::perf_error(e);
+                let perf = crate::perf::evaluate(&perf_input(r, f.sized)).map_err(|e| {
+                    let e = perf_error(e);
                     PlanError {
                         detail: format!("{}: {}", at_text(targets, values), e.detail),
                         ..e
                     }
                 })?;
                 f.input.gpu_idle_fraction = perf.gpu_idle_fraction;
-                f.input.failure_gpu_hours_per_year = plan::failure_gpu_hours(r, f.sized);
+                f.input.failure_gpu_hours_per_year = failure_gpu_hours(r, f.sized);
             }
             let c = cost::fabric_cost_with(&f.input, &r.adjustments, &r.economics, false)?;
             out.push(Totals {

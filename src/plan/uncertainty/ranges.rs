@@ -4,24 +4,19 @@
 use rust_decimal::Decimal;
 
 use super::{Kind, Spec, Target};
-use crate::catalog::CatalogSet;
-use crate::plan::{self, Prepared};
+use crate::plan::advice::{Figures, PriceSet, design_moves_at, priced_by};
+use crate::plan::size::Prepared;
 
 /// Warnings for the inputs whose value in the plan lies outside the range the analysis draws
 /// them from: the plan (its totals, the recommendation) is priced at that value, the analysis
 /// at the range, and the two can name different fabrics. A discount not given is 0.
-pub fn outside_ranges(
-    spec: &Spec,
-    prepared: &Prepared,
-    catalogs: &CatalogSet,
-    effort: plan::Effort,
-) -> Vec<String> {
+pub fn outside_ranges(spec: &Spec, prepared: &Prepared, figures: Figures<'_>) -> Vec<String> {
     let Ok(inputs) = serde_json::to_value(&prepared.resolved.normalized) else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for t in &spec.targets {
-        if let Some(w) = prices_nothing(prepared, t, catalogs, effort) {
+        if let Some(w) = prices_nothing(prepared, t, figures) {
             out.push(w);
             continue;
         }
@@ -82,10 +77,8 @@ pub fn outside_ranges(
 pub(super) fn prices_nothing(
     prepared: &Prepared,
     t: &Target,
-    catalogs: &CatalogSet,
-    effort: plan::Effort,
+    figures: Figures<'_>,
 ) -> Option<String> {
-    use crate::plan::PriceSet;
     let set = match &t.kind {
         Kind::ListPrice(sku) => PriceSet::List(sku),
         Kind::Input { path, .. } => match path.iter().map(String::as_str).collect::<Vec<_>>()[..] {
@@ -100,16 +93,14 @@ pub(super) fn prices_nothing(
         },
     };
     let key = set.key();
-    if crate::plan::priced_by(&prepared.sized, &prepared.resolved.adjustments, key) {
+    if priced_by(&prepared.sized, &prepared.resolved.adjustments, key) {
         return None;
     }
     let what = key.unpriced_words();
     // A part (or a vendor's, a category's) only a design the plan did not choose buys: at an end
     // of the range that design may be the cheaper one.
     for end in [t.range.low, t.range.high] {
-        if let Some((fabric, design)) =
-            crate::plan::design_moves_at(prepared, catalogs, effort, set, end)
-        {
+        if let Some((fabric, design)) = design_moves_at(prepared, figures, set, end) {
             return Some(format!(
                 "the uncertainty range on {}: {what}, but at {end} a plan would build {} as {} instead; the analysis keeps the plan's chosen designs, so the range moves nothing in it — compare designs with topology.design",
                 t.name,

@@ -7,8 +7,10 @@ use rust_decimal::prelude::ToPrimitive;
 use super::{Distribution, Kind, RangeSource, Spec, Target, VARIABLE_PREFIXES, draw, text};
 use crate::catalog::Catalog;
 use crate::error_code::ErrorCode;
+use crate::plan::error::PlanError;
 use crate::plan::request::{DistributionKind, InputRange, UncertaintyRequest};
-use crate::plan::{PlanError, Prepared, inputs, registry};
+use crate::plan::size::Prepared;
+use crate::plan::{inputs, registry};
 
 pub(super) fn range_error(name: &str, detail: impl Into<String>) -> PlanError {
     PlanError::field(&pointer(name), ErrorCode::InvalidRange, detail)

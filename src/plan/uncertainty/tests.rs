@@ -7,13 +7,15 @@ use serde_json::{Value, json};
 use super::Uncertainty;
 use crate::catalog::CatalogSet;
 use crate::fabric::Fabric;
-use crate::plan::{Plan, PlanRequest, build_plan};
+use crate::plan::output::Plan;
+use crate::plan::pipeline::build_plan;
+use crate::plan::request::PlanRequest;
 
 fn cats() -> CatalogSet {
     CatalogSet::embedded().expect("catalog")
 }
 
-fn try_plan(v: Value) -> Result<Plan, crate::plan::PlanError> {
+fn try_plan(v: Value) -> Result<Plan, crate::plan::error::PlanError> {
     let req: PlanRequest = serde_json::from_value(v).expect("request");
     build_plan(&req, &cats())
 }
@@ -437,11 +439,11 @@ fn the_analysis_on_threads_is_the_one_thread_analysis() {
     ] {
         let req: PlanRequest = serde_json::from_value(v).expect("request");
         let on = |threads: usize| {
-            let effort = crate::plan::Effort {
+            let effort = crate::plan::options::Effort {
                 deadline: None,
                 threads,
             };
-            let p = crate::plan::build(&req, &cats, effort).expect("plan");
+            let p = crate::plan::pipeline::build(&req, &cats, effort).expect("plan");
             assert!(p.uncertainty.is_some());
             serde_json::to_string(&p).expect("json")
         };

@@ -9,7 +9,7 @@ use rust_decimal::prelude::ToPrimitive;
 
 use super::{Engine, TornadoEntry, Totals, text};
 use crate::fabric::Fabric;
-use crate::plan::PlanError;
+use crate::plan::error::PlanError;
 
 /// The tornado and the two fabrics it compares.
 #[derive(Debug, Clone, Default)]

@@ -1,11 +1,14 @@
 //! What a plan answers: the plan, each fabric's entry, its BOM lines and design alternatives,
 //! and the catalog that priced it. The types every surface (JSON, CSV, report, charts) reads.
 
+pub mod analysis;
+
 use rust_decimal::Decimal;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{PlanRequest, bom, uncertainty};
+use super::bom;
+use super::request::PlanRequest;
 use crate::catalog::Text;
 use crate::cost::{self, Capex, Comparison, GpuIdle, OpexPerYear, Tco};
 use crate::fabric::Fabric;
@@ -272,7 +275,7 @@ pub struct Plan {
     pub comparison: Option<Comparison>,
     /// The uncertainty analysis, when the request asks for one (`uncertainty`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub uncertainty: Option<uncertainty::Uncertainty>,
+    pub uncertainty: Option<analysis::Uncertainty>,
 }
 
 /// Whether a plan warning concerns `fabric` (see [`Plan::warnings_for`]).
