@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Instructions per plan, counted by valgrind's callgrind: the same count on every run, so two
-# builds compare on a noisy VM where wall-clock timings drift by 20 % (docs/performance.md,
-# session 9). Runs a criterion bench of benches/perf.rs under callgrind and divides the
-# instructions spent in `plan::build_with` by its calls.
+# builds compare on a noisy VM where wall-clock timings drift by 20 % (docs/performance.md).
+# Runs a criterion bench of benches/perf.rs under callgrind and divides the
+# instructions spent in `plan::pipeline::build_with` by its calls.
 #
 # Usage: [FUNCTION=…] bash benches/instructions.sh [FILTER] [BENCH_BINARY]
 #   FILTER        criterion filter, default 'plan/1024_gpus_3_fabrics/figures$'
 #   BENCH_BINARY  a built bench (target/release/deps/perf-*); default: built with cargo
-#   FUNCTION      the function counted, default fabric_tco::plan::build_with; for a plan's JSON:
-#                 FUNCTION=fabric_tco::plan::Plan::to_json bash benches/instructions.sh \
+#   FUNCTION      the function counted, default fabric_tco::plan::pipeline::build_with; for a plan's JSON:
+#                 FUNCTION=fabric_tco::plan::output::Plan::to_json bash benches/instructions.sh \
 #                   'plan/1024_gpus_3_fabrics/build\+json$'
 # Needs valgrind (Debian package `valgrind`) and python3. Under valgrind the SHA-256 of the
 # plan id runs its portable code (callgrind's CPU has no SHA extensions), about 85,000
@@ -29,7 +29,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 valgrind --tool=callgrind --callgrind-out-file="$out" "$bench" --bench "$filter" --profile-time 1 \
   >/dev/null 2>&1
-python3 - "$out" "$filter" "${FUNCTION:-fabric_tco::plan::build_with}" <<'PY'
+python3 - "$out" "$filter" "${FUNCTION:-fabric_tco::plan::pipeline::build_with}" <<'PY'
 import collections, re, sys
 names, calls, inclusive = {}, collections.Counter(), collections.Counter()
 callee, pending = None, None

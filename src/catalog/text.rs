@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 /// copy of each distinct string for the life of the process, so a clone is a pointer copy and
 /// a drop is nothing. (It was an `Arc<str>`: every BOM line of every plan counted the same
 /// SKUs' references up and down, and a sweep's threads fought over those counts — 18 % of a
-/// one-thread sweep, 23 % of a two-thread one; docs/performance.md, session 21.) Interning
+/// one-thread sweep, 23 % of a two-thread one, as profiled.) Interning
 /// stops at [`INTERN_CAP_BYTES`]: text read after that (remote catalogs whose text keeps
 /// changing) is shared by reference count as before, so memory stays bounded. In JSON it is a
 /// plain string; a schema field of this type says so with `#[schema(value_type = String)]`

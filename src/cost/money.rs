@@ -105,7 +105,7 @@ pub const ROUNDING: RoundingStrategy = RoundingStrategy::MidpointAwayFromZero;
 /// Rounds to `dp` places at scale `dp` (the module's rounding policy, any number of places).
 pub(crate) fn round_places(d: Decimal, dp: u32) -> Decimal {
     // Already at `dp` places (most sums of cents): nothing to round or rescale. Rounding is
-    // the hot spot of a plan's cost model (profile in docs/performance.md, sessions 7 and 8).
+    // the hot spot of a plan's cost model (as profiled: `benches/instructions.sh`).
     if d.scale() == dp {
         return d;
     }
@@ -183,7 +183,7 @@ fn round_half_away(d: Decimal, dp: u32) -> Option<Decimal> {
 /// review compared 17 million more). Two differences by design: −0.0 gives 0 (the old way
 /// gave −0), and a result beyond `Decimal`'s range at `dp` places is `None` (the old way gave
 /// fewer places; callers bound their inputs far below). The conversion was 6 % of a plan's
-/// instructions (docs/performance.md, session 9).
+/// instructions when profiled (`benches/instructions.sh`).
 pub(crate) fn decimal_from_f64_rounded(x: f64, dp: u32) -> Option<Decimal> {
     if !x.is_finite() || x < 0.0 || dp > 20 {
         return None;

@@ -2,7 +2,7 @@
 //! only for its figures (a sweep point, a spreadsheet cell, a Monte Carlo sample) never formats
 //! them; a JSON answer writes them straight into its bytes (`collect_str`), with no string in
 //! between. Formatting them at build time was 21 % of the instructions of a three-fabric plan
-//! (docs/performance.md, session 13).
+//! when profiled (`benches/instructions.sh`).
 
 use std::fmt;
 

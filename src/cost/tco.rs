@@ -105,7 +105,7 @@ pub fn tco(
 /// lies within about 10⁻²⁸ of its size from a half cent — the cents are then the exact ones (a
 /// review found one: $14.7 quadrillion of opex a year at 7 % for 10 years); a test holds them
 /// equal on 30,000 random schedules. Five rows of decimal divisions were 7 % of a plan's
-/// instructions (docs/performance.md, session 9).
+/// instructions when profiled (`benches/instructions.sh`).
 fn tco_in_cents(capex_usd: Decimal, opex_usd: Decimal, years: u32, rate: Decimal) -> Option<Tco> {
     let (capex, opex) = (cents_of(capex_usd)?, cents_of(opex_usd)?);
     if rate.is_sign_negative() {
