@@ -28,6 +28,62 @@ const dollars = (s) => {
 };
 const dig = (obj, dotted) => dotted.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
 
+async function swaggerUnderHostName(base) {
+  const port = new URL(base).port;
+  const host = `http://fabric-tco.internal.test:${port}`;
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'fabric-tco-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run',
+      '--host-resolver-rules=MAP fabric-tco.internal.test 127.0.0.1',
+    ],
+  });
+  const offsite = [];
+  const violations = [];
+  await context.route('**/*', (route) => {
+    const u = route.request().url();
+    if (u.startsWith(host + '/') || u.startsWith('data:')) return route.continue();
+    offsite.push(u);
+    return route.abort();
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+  });
+  const res = await page.goto(host + '/swagger-ui/', { waitUntil: 'load' });
+  check(res && res.status() === 200, `Swagger UI answered ${res && res.status()}`);
+  const csp = (res && res.headers()['content-security-policy']) || '';
+  check(csp.includes("script-src 'self'"), `Swagger UI's CSP: ${csp}`);
+  let rendered = true;
+  try {
+    await page.locator('.opblock').first().waitFor({ timeout: 15000 });
+  } catch (e) {
+    rendered = false;
+  }
+  check(rendered, 'Swagger UI rendered no operation under its CSP');
+  // "Try it out" on GET /healthz: the answer comes back from this service.
+  try {
+    const op = page.locator('.opblock', { hasText: '/healthz' }).first();
+    await op.locator('.opblock-summary').click();
+    await op.locator('button.try-out__btn').click();
+    await op.locator('button.execute').click();
+    const cell = op.locator('.live-responses-table tbody .response-col_status').first();
+    await cell.waitFor({ timeout: 10000 });
+    const status = (await cell.innerText()).trim();
+    check(status.startsWith('200'), `Try it out on /healthz answered ${status}`);
+  } catch (e) {
+    check(false, `Try it out on /healthz failed: ${e.message.split('\n')[0]}`);
+  }
+  await page.waitForTimeout(500);
+  check(offsite.length === 0, `Swagger UI sent requests off the host: ${offsite.join(', ')}`);
+  check(violations.length === 0, `Swagger UI broke its CSP: ${violations.join(' | ')}`);
+  await context.close();
+  fs.rmSync(profile, { recursive: true, force: true });
+}
+
 (async () => {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'fabric-tco-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -53,6 +109,11 @@ const dig = (obj, dotted) => dotted.split('.').reduce((o, k) => (o == null ? und
     if (u.protocol !== 'data:' && u.hostname !== '127.0.0.1') offsite.push(r.url());
   });
   const page = context.pages()[0] || (await context.newPage());
+  // The page works under its Content-Security-Policy: Chromium reports no violation.
+  const violations = [];
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+  });
 
   // 1. The default page.
   let res = await page.goto(base + '/', { waitUntil: 'load' });
@@ -156,8 +217,14 @@ const dig = (obj, dotted) => dotted.split('.').reduce((o, k) => (o == null ? und
   check((await page.locator('form').count()) === 1, 'the problem page has no form');
 
   check(offsite.length === 0, `requests left 127.0.0.1: ${offsite.join(', ')}`);
+  check(violations.length === 0, `the report page broke its CSP: ${violations.join(' | ')}`);
   await context.close();
   fs.rmSync(profile, { recursive: true, force: true });
+
+  // 8. Swagger UI under a host name other than localhost (mapped to 127.0.0.1): it renders the
+  // operations under its Content-Security-Policy, "Try it out" reaches the service, and no
+  // request leaves the host (no online validator badge).
+  await swaggerUnderHostName(base);
 
   for (const f of failures) console.error('FAIL: ' + f);
   console.log(`browser: ${passed} passed, ${failures.length} failed`);

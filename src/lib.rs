@@ -113,13 +113,20 @@ pub fn build_server(
             .into_utoipa_app()
             .configure(api::configure)
             .into_app()
-            .service(SwaggerUi::new("/swagger-ui/{_:.*}").url("/openapi.json", doc.clone()))
+            .service(
+                SwaggerUi::new("/swagger-ui/{_:.*}")
+                    .url("/openapi.json", doc.clone())
+                    // No badge: Swagger UI would send this service's address to a public
+                    // online validator from every reader's browser.
+                    .config(utoipa_swagger_ui::Config::default().validator_url("none")),
+            )
             .default_service(web::to(api::fallback))
             .wrap(from_fn(api::middleware::deadline))
             .wrap(from_fn(api::middleware::refuse_content_encoding))
             .wrap(from_fn(api::middleware::problem_bodies))
             .wrap(from_fn(api::middleware::head_as_get))
             .wrap(from_fn(api::middleware::access_log))
+            .wrap(from_fn(api::middleware::security_headers))
     };
     // actix-web's `HttpServer` wired by hand (same settings), so that each accepted stream can
     // be wrapped: the HTTP layer's own error responses (400, 408, 431) get problem bodies

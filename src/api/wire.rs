@@ -151,6 +151,16 @@ pub fn with_problem_body(buf: &[u8], long_line: bool) -> Option<Vec<u8>> {
     out.extend_from_slice(status);
     out.extend_from_slice(format!("content-type: {PROBLEM_JSON}\r\n").as_bytes());
     out.extend_from_slice(b"cache-control: no-store\r\n");
+    for (name, value) in super::middleware::SECURITY_HEADERS {
+        out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "content-security-policy: {}\r\n",
+            super::middleware::CSP_DEFAULT
+        )
+        .as_bytes(),
+    );
     out.extend_from_slice(format!("content-length: {}\r\n", body.len()).as_bytes());
     for l in lines {
         out.extend_from_slice(l.as_bytes());

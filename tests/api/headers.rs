@@ -87,3 +87,94 @@ async fn if_none_match_takes_lists_weak_tags_and_a_star() {
         }
     }
 }
+
+/// Security headers of one answer: no sniffing, no framing, no `Referer`, and `policy`.
+fn assert_secured(headers: &reqwest::header::HeaderMap, what: &str, policy: &str) {
+    let h = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(h("x-content-type-options"), "nosniff", "{what}");
+    assert_eq!(h("x-frame-options"), "DENY", "{what}");
+    assert_eq!(h("referrer-policy"), "no-referrer", "{what}");
+    let csp = h("content-security-policy");
+    assert!(csp.contains("frame-ancestors 'none'"), "{what}: {csp}");
+    assert!(csp.contains(policy), "{what}: {csp} lacks {policy}");
+}
+
+/// Every kind of answer carries the security headers: JSON, CSV, SVG, a problem, a 404, a 405,
+/// the report page (its own charts and inline stylesheet, no script), Swagger UI (its own
+/// scripts only, requests to this service only) and the HTTP layer's own 400.
+#[tokio::test]
+async fn every_response_carries_the_security_headers() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let app = spawn_app().await;
+    let none = "default-src 'none'";
+    for (path, status, policy) in [
+        ("/v1/plans?gpus=64", 200, none),
+        ("/v1/plans?gpus=64&format=csv", 200, none),
+        ("/v1/charts/cost?gpus=64", 200, none),
+        ("/openapi.json", 200, none),
+        ("/healthz", 200, none),
+        ("/v1/plans?gpus=0", 422, none),
+        ("/nowhere", 404, none),
+        ("/", 200, "img-src 'self'; style-src 'unsafe-inline'"),
+        ("/report?gpus=64", 200, "form-action 'self'"),
+        ("/swagger-ui/", 200, "script-src 'self'"),
+        (
+            "/swagger-ui/swagger-initializer.js",
+            200,
+            "connect-src 'self'",
+        ),
+    ] {
+        let res = app.get(path).await;
+        assert_eq!(res.status().as_u16(), status, "{path}");
+        assert_secured(res.headers(), path, policy);
+        if path == "/" {
+            assert!(!res.text().await.unwrap().contains("<script"), "{path}");
+        }
+    }
+    let res = app
+        .client
+        .delete(app.url("/v1/plans"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 405);
+    assert_secured(res.headers(), "DELETE /v1/plans", none);
+
+    // A head actix-http refuses itself (400, before any application code).
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    s.write_all(b"GET / HTTP/1.1\r\nHost x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut got = Vec::new();
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), s.read_to_end(&mut got)).await;
+    let text = String::from_utf8_lossy(&got).to_lowercase();
+    assert!(text.starts_with("http/1.1 400"), "{text}");
+    for line in [
+        "x-content-type-options: nosniff\r\n",
+        "x-frame-options: deny\r\n",
+        "referrer-policy: no-referrer\r\n",
+        "content-security-policy: default-src 'none'",
+    ] {
+        assert!(text.contains(line), "{line} missing in {text}");
+    }
+}
+
+/// Swagger UI is configured without the online validator: its badge would send this service's
+/// address to a public host from every reader's browser.
+#[tokio::test]
+async fn swagger_ui_calls_no_online_validator() {
+    let app = spawn_app().await;
+    let js = app.text("/swagger-ui/swagger-initializer.js").await;
+    assert!(
+        js.contains(r#""validatorUrl": "none""#) || js.contains(r#""validatorUrl":"none""#),
+        "{js}"
+    );
+}
