@@ -182,6 +182,11 @@ impl ApiError {
     }
 
     /// Adds `Retry-After: secs` (503 when busy).
+    /// Seconds after which a retry may succeed (a busy service), if said.
+    pub fn retry_after_secs(&self) -> Option<u32> {
+        self.retry_after_secs
+    }
+
     pub fn with_retry_after(mut self, secs: u32) -> ApiError {
         self.retry_after_secs = Some(secs);
         self

@@ -64,7 +64,15 @@ fn problem_page(e: &ApiError, pairs: &[(String, String)], gpus: &[String]) -> Ht
         problem: Some((p.status, p.title.clone(), p.detail.clone(), lines)),
     };
     match page.render() {
-        Ok(body) => html(status, body),
+        Ok(body) => {
+            let mut res = html(status, body);
+            if let Some(secs) = e.retry_after_secs()
+                && let Ok(v) = header::HeaderValue::from_str(&secs.to_string())
+            {
+                res.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+            res
+        }
         Err(e) => ApiError::internal(&e).into_response(),
     }
 }
@@ -213,6 +221,10 @@ enum PageResponses {
     /// An input is invalid: the page shows the problem and the form.
     #[response(status = 422, content_type = "text/html")]
     Invalid(String),
+    /// The plan cannot be made now: too many analyses at once, or an analysis past its time
+    /// budget (`Retry-After` when a retry soon may succeed). The page says so, with the form.
+    #[response(status = 503, content_type = "text/html")]
+    Unavailable(String),
     /// The request head (request line and headers) exceeds what the HTTP layer buffers: the
     /// HTTP layer answers, with a problem document, before the page is involved.
     #[response(status = 431, content_type = "application/problem+json")]

@@ -252,6 +252,15 @@ pub struct Page {
     pub problem: Option<(u16, String, String, Vec<ProblemLine>)>,
 }
 
+impl Page {
+    /// The page shows a problem of the service's (busy, too slow), not of the inputs.
+    pub fn unavailable(&self) -> bool {
+        self.problem
+            .as_ref()
+            .is_some_and(|(status, ..)| *status >= 500)
+    }
+}
+
 /// Everything shown about a plan.
 #[derive(Debug, Clone)]
 pub struct Report {

@@ -106,6 +106,27 @@ async fn a_sweep_past_its_time_budget_is_stopped_with_a_503() {
     assert_eq!(body["code"], "sweep_too_slow", "{body}");
 }
 
+/// The report page whose analysis runs past its time budget says the plan cannot be made now
+/// (a 503 page with Retry-After), not that its inputs are invalid.
+#[tokio::test]
+async fn the_report_pages_503_says_the_service_not_the_inputs() {
+    use std::time::Duration;
+
+    let app = with_deadline(Duration::from_millis(200)).await;
+    let res = app
+        .get("/report?gpus=1024&uncertainty.samples=100000")
+        .await;
+    assert_eq!(res.status(), 503);
+    assert!(res.headers().get("retry-after").is_some());
+    let ct = res.headers()["content-type"].to_str().unwrap().to_string();
+    assert!(ct.starts_with("text/html"), "{ct}");
+    let page = res.text().await.unwrap();
+    assert!(page.contains("not available now"), "{page}");
+    assert!(page.contains("The plan cannot be made now (503"), "{page}");
+    assert!(!page.contains("invalid input"), "{page}");
+    assert!(!page.contains("cannot be planned"), "{page}");
+}
+
 /// At most four sweeps are admitted at once; a fifth gets a 503 `busy` with Retry-After and the
 /// four finish normally. Sweeps share the heavy threads, so four 10,000-plan sweeps run for
 /// several seconds together and the first ends after more than a second: the fifth, sent a
