@@ -1,6 +1,6 @@
 //! CSV for spreadsheets: UTF-8, a header row, CRLF line ends (RFC 4180), `.` decimals, no
 //! thousands separators, quoting where needed, and text cells that a spreadsheet would run as a
-//! formula (`= + - @`, tab, CR) prefixed with `'`.
+//! formula (`= + - @`, their full-width forms, tab, CR, LF) prefixed with `'`.
 
 use std::fmt::Write as _;
 use std::str::FromStr;
@@ -113,7 +113,11 @@ fn write_number(out: &mut String, n: &serde_json::Number) {
 
 /// A text cell: formula-injection guard, then RFC 4180 quoting.
 fn write_text(out: &mut String, s: &str) {
-    let guard = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    // OWASP's list, a line feed (Calc reads the cell's next line as its start), and the
+    // full-width forms East Asian spreadsheets take for the same signs.
+    let guard = s.starts_with([
+        '=', '+', '-', '@', '\t', '\r', '\n', '\u{FF1D}', '\u{FF0B}', '\u{FF0D}', '\u{FF20}',
+    ]);
     // The guard's `'` needs no quoting: whether to quote depends on `s` alone.
     let quote = s.contains([',', '"', '\r', '\n']);
     if quote {
@@ -171,6 +175,11 @@ mod tests {
         assert_eq!(cell(&json!("\"")), "\"\"\"\"");
         assert_eq!(cell(&json!("\rx")), "\"'\rx\"");
         assert_eq!(cell(&json!("\tx")), "'\tx");
+        assert_eq!(cell(&json!("\n=1+1")), "\"'\n=1+1\"");
+        assert_eq!(cell(&json!("＝1+1")), "'＝1+1");
+        assert_eq!(cell(&json!("＋1")), "'＋1");
+        assert_eq!(cell(&json!("－1")), "'－1");
+        assert_eq!(cell(&json!("＠SUM")), "'＠SUM");
         assert_eq!(cell(&json!("+1.50")), "1.50");
         assert_eq!(cell(&json!(true)), "true");
         assert_eq!(cell(&json!(-3)), "-3");
