@@ -785,6 +785,12 @@ impl<'de> Deserialize<'de> for Entry {
                         }
                         _ => match m.next_value::<Entry>()? {
                             Entry::Range(r) => group.push((key, r)),
+                            // `{"economics.pue": {}}` names no range: refused, not dropped.
+                            Entry::Group(g) if g.is_empty() => {
+                                return Err(A::Error::custom(format!(
+                                    "'{key}': an empty object is no range; give {{\"low\": …, \"high\": …}}"
+                                )));
+                            }
                             Entry::Group(g) => {
                                 group.extend(g.into_iter().map(|(k, r)| (format!("{key}.{k}"), r)))
                             }

@@ -431,6 +431,26 @@ async fn an_uncertain_inputs_errors_point_at_its_name() {
     }
 }
 
+/// An uncertain input given as an empty object names no range: a 422 naming it, not an input
+/// silently left out of the analysis (nested or by its dotted name).
+#[tokio::test]
+async fn an_empty_range_is_refused_not_dropped() {
+    let app = spawn_app().await;
+    for inputs in [
+        json!({"economics.gpu_hour_usd": {}}),
+        json!({"economics": {"gpu_hour_usd": {}}}),
+    ] {
+        let body = json!({"gpus": 1024, "uncertainty": {"samples": 20, "inputs": inputs}});
+        let p = assert_problem(app.post_json("/v1/plans", &body).await, 422).await;
+        let text = p.to_string();
+        assert!(text.contains("gpu_hour_usd"), "{text}");
+        assert!(text.contains("no range"), "{text}");
+    }
+    // An empty `inputs` still means the catalog's price ranges only.
+    let body = json!({"gpus": 1024, "uncertainty": {"samples": 20, "inputs": {}}});
+    assert_eq!(app.post_json("/v1/plans", &body).await.status(), 200);
+}
+
 /// A range on a price no line of the plan's chosen designs is priced by — a part none buys, a
 /// vendor none is bought from — moves nothing in the analysis and is said so, in the words of
 /// the plan's warning for the fixed input (audit 21 F3: silently left out of the tornado, and
