@@ -191,9 +191,14 @@ fn size_fabric(
     };
     let ctx = cabled.for_design(design).unwrap_or(&cabled.ctx);
     let items = bom::bill_of_materials(&topology, ctx, detail)?;
-    let catalog = &r.catalog;
-    warnings::cage_fit(catalog, fabric, &parts, ctx, &topology, warnings);
-    warnings::nic_module_fit(catalog, fabric, &parts, ctx, &topology, warnings);
+    let built = warnings::Chosen {
+        fabric,
+        parts: &parts,
+        ctx,
+        topology: &topology,
+    };
+    warnings::cage_fit(&built, warnings);
+    warnings::nic_module_fit(&built, warnings);
     warnings::inexact_ratio(r, fabric, &topology, warnings);
     warnings::placeholders(r, fabric, &items, warnings);
     sized(r, fabric, &parts, topology, design_alternatives, items).map(Sizing::Sized)

@@ -3,24 +3,33 @@
 //! cannot be realised exactly, placeholder prices and power figures.
 
 use super::parts::Parts;
-use crate::catalog::Catalog;
 use crate::fabric::Fabric;
 use crate::plan::{bom, inputs};
 use crate::sizing::Topology;
 use crate::words::push_unique;
 
+/// A fabric's chosen design with the parts and cabling it is built of (the catalog is the
+/// cabling context's).
+#[derive(Clone, Copy)]
+pub(super) struct Chosen<'a> {
+    pub fabric: Fabric,
+    pub parts: &'a Parts<'a>,
+    pub ctx: &'a bom::BomContext<'a>,
+    pub topology: &'a Topology,
+}
+
 /// A switch cage takes one module carrying all its links: a module that serves fewer (a
 /// twin-port 2 x 400G in a 1.6T cage run as 4 x 400G) is counted per link end, two in one
 /// cage; one that carries more (a 4-link module named for a 2-link cage) serves only the
 /// cage's links, one a cage; either way the plan says so.
-pub(super) fn cage_fit(
-    catalog: &Catalog,
-    fabric: Fabric,
-    parts: &Parts<'_>,
-    ctx: &bom::BomContext<'_>,
-    topology: &Topology,
-    warnings: &mut Vec<String>,
-) {
+pub(super) fn cage_fit(chosen: &Chosen<'_>, warnings: &mut Vec<String>) {
+    let Chosen {
+        fabric,
+        parts,
+        ctx,
+        topology,
+    } = *chosen;
+    let catalog = ctx.catalog;
     let switch = parts.switch;
     let per_cage = bom::links_per_cage(switch, topology);
     let links = [
@@ -83,14 +92,14 @@ pub(super) fn cage_fit(
 /// The NIC end of the node links: a module whose lane rate differs from the switch end's (the
 /// two cannot link: priced as given and said to be unbuildable as such), or none in the
 /// catalog that carries the NIC's links in its cage.
-pub(super) fn nic_module_fit(
-    catalog: &Catalog,
-    fabric: Fabric,
-    parts: &Parts<'_>,
-    ctx: &bom::BomContext<'_>,
-    topology: &Topology,
-    warnings: &mut Vec<String>,
-) {
+pub(super) fn nic_module_fit(chosen: &Chosen<'_>, warnings: &mut Vec<String>) {
+    let Chosen {
+        fabric,
+        parts,
+        ctx,
+        topology,
+    } = *chosen;
+    let catalog = ctx.catalog;
     let nic = parts.nic;
     let Some(m) = ctx.cabling[0]
         .nic_module
