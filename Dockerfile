@@ -19,6 +19,8 @@ COPY src ./src
 COPY pricing ./pricing
 COPY templates ./templates
 COPY benches ./benches
+# The validation table (its cases and sources) is compiled into the binary (GET /v1/validation).
+COPY tests/data ./tests/data
 RUN touch src/main.rs src/lib.rs && cargo build --release --locked
 
 # CA certificates for https catalog URLs: Debian's bundle, taken from its package in a stage of

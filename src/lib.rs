@@ -22,6 +22,7 @@ pub mod plan;
 pub mod report;
 pub mod sizing;
 pub mod table;
+pub mod validation;
 pub mod words;
 
 #[cfg(test)]

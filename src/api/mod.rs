@@ -15,6 +15,7 @@ pub mod report;
 pub mod responses;
 pub mod shape;
 pub mod sheets;
+pub mod validation;
 pub mod wire;
 
 use std::sync::Arc;
@@ -129,6 +130,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(charts::get_chart)
         .service(report::index)
         .service(report::report_page)
+        .service(validation::get_validation)
         .configure(sheets::configure);
 }
 
@@ -148,7 +150,8 @@ pointer of each bad field.",
         (name = "catalogs", description = "Pricing catalogs: SKUs, prices, power, sources."),
         (name = "health", description = "Liveness and readiness probes."),
         (name = "charts", description = "Plans drawn as SVG or PNG images."),
-        (name = "report", description = "The report page (HTML) for people.")
+        (name = "report", description = "The report page (HTML) for people."),
+        (name = "validation", description = "The performance model against published measurements, computed live.")
     ),
     components(schemas(
         error::Problem,
@@ -156,7 +159,8 @@ pointer of each bad field.",
         crate::charts::data::ChartId,
         crate::plan::Plan,
         crate::table::BomSheet,
-        sheets::sweeps::SweepResult
+        sheets::sweeps::SweepResult,
+        crate::validation::Validation
     ))
 )]
 struct ApiDoc;

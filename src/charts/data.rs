@@ -365,6 +365,8 @@ pub const INPUT_WORDS: &[(&str, &str)] = &[
     ("reliability.restart_minutes", "Restart time"),
     ("workload.message_bytes", "All-reduce message size"),
     ("workload.background_load", "Background load"),
+    ("nccl.channels", "NCCL channels"),
+    ("nccl.qps_per_connection", "Queue pairs per connection"),
     ("workload.mfu", "Model FLOPs utilization"),
     ("workload.step_compute_ms", "Compute per step"),
     ("workload.model_params_billion", "Model size"),

@@ -3,12 +3,15 @@
 
 use super::constants::{
     BYTES_PER_US_PER_GBYTES_PER_S, COLLNET_ARITY_US, COLLNET_BW_FACTOR, COLLNET_NET_US,
-    COLLNET_NVLINK_HOP_US, LL, LL128, NET_OVERHEAD_SIMPLE_FACTOR, NET_OVERHEAD_US, NVLS_NODE_US,
-    NVLS_TREE_ALGBW_RATIO, NVLS_TREE_NET_HOP_US, RING_BASE_US, RING_NET_HOP_US, RING_NVLINK_HOP_US,
+    COLLNET_NVLINK_HOP_US, LL, LL128, NET_OVERHEAD_SIMPLE_FACTOR, NET_OVERHEAD_US,
+    NVLINK4_NVLS_BUSBW_GBYTES_PER_S, NVLS_CHANNELS_BLACKWELL, NVLS_CHANNELS_HOPPER,
+    NVLS_CHUNK_BYTES, NVLS_NODE_US, NVLS_REFERENCE_RANKS, NVLS_TREE_ALGBW_RATIO,
+    NVLS_TREE_NET_HOP_US, RING_BASE_US, RING_NET_HOP_US, RING_NVLINK_HOP_US,
     RING_PLATEAU_BYTES_PER_CHANNEL_RANK, RING_PROTO_FACTOR, RING_SIMPLE_PLATEAU_FACTOR, SIMPLE,
     TREE_ALGBW_RATIO, TREE_BASE_US, TREE_BW_FACTOR, TREE_CORRECTION, TREE_LL_FACTOR,
     TREE_LL128_FACTOR_MULTI_NODE, TREE_LL128_FACTOR_ONE_NODE, TREE_NET_HOP_US, TREE_NVLINK_HOP_US,
 };
+use super::input::{NcclAlgorithm, NcclProtocol};
 
 /// An NCCL all-reduce algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +69,11 @@ pub struct Communicator {
     pub collnet: bool,
     /// NCCL channels (for the ring plateau rule).
     pub channels: f64,
+    /// The algorithm and protocol a request forces (`nccl.algorithm`, `nccl.protocol`); `auto`
+    /// keeps NCCL's choice. A forced algorithm that cannot run here (NVLS across nodes, CollNet
+    /// without SHARP) leaves the choice to NCCL, as NCCL does when `NCCL_ALGO` names none it
+    /// can use.
+    pub forced: (NcclAlgorithm, NcclProtocol),
 }
 
 /// A message size and what every candidate's time for it shares.
@@ -124,8 +132,11 @@ impl Communicator {
 
     fn nvlink_bound(&self) -> f64 {
         if self.has_nvlink() {
-            self.nvlink_ring_gbytes_per_s
-                .max(self.nvls_gbytes_per_s.unwrap_or(0.0))
+            let g = self.ranks_per_node;
+            let nvls_busbw = self
+                .nvls_algbw_at(g)
+                .map_or(0.0, |a| a * 2.0 * (g - 1.0) / g);
+            self.nvlink_ring_gbytes_per_s.max(nvls_busbw)
         } else {
             f64::INFINITY
         }
@@ -235,12 +246,46 @@ impl Communicator {
             + 2.0 * ((self.ranks_per_node - 1.0) * pick(&TREE_NVLINK_HOP_US, p) + levels * inter)
     }
 
-    fn nvls_algbw(&self) -> Option<f64> {
+    /// NVLS algorithm bandwidth on `g` ranks of one NVLink domain, GB/s: a GPU's links carry
+    /// its whole buffer in and out at a constant rate (the reference server's, 8 ranks), and
+    /// the switch's reduction rate caps the bus bandwidth at the GPU's NVLS figure
+    /// ([`NVLS_REFERENCE_RANKS`]).
+    fn nvls_algbw_at(&self, g: f64) -> Option<f64> {
         let nvls = self.nvls_gbytes_per_s?;
+        if g < 2.0 {
+            return None;
+        }
+        let link = nvls * NVLS_REFERENCE_RANKS / (2.0 * (NVLS_REFERENCE_RANKS - 1.0));
+        let switch = nvls * g / (2.0 * (g - 1.0));
+        Some(link.min(switch))
+    }
+
+    fn nvls_algbw(&self) -> Option<f64> {
         if !self.has_nvlink() {
             return None;
         }
-        Some(nvls * self.ranks_per_node / (2.0 * (self.ranks_per_node - 1.0)))
+        self.nvls_algbw_at(self.ranks_per_node)
+    }
+
+    /// The NVLS pipeline's fill, µs: each of the domain's `g` ranks runs `C` channels, each
+    /// filled with about one chunk before the switch streams, so a message waits
+    /// min(S, g·C·chunk) at the algorithm bandwidth on top of its transfer
+    /// ([`NVLS_CHUNK_BYTES`]).
+    fn nvls_fill_us(&self, g: f64, bytes: f64, algbw: f64) -> f64 {
+        let blackwell = self
+            .nvls_gbytes_per_s
+            .is_some_and(|b| b > NVLINK4_NVLS_BUSBW_GBYTES_PER_S);
+        let channels = if blackwell {
+            NVLS_CHANNELS_BLACKWELL
+        } else {
+            NVLS_CHANNELS_HOPPER
+        };
+        let pipeline = g * channels * NVLS_CHUNK_BYTES;
+        if algbw > 0.0 {
+            bytes.min(pipeline) / (BYTES_PER_US_PER_GBYTES_PER_S * algbw)
+        } else {
+            0.0
+        }
     }
 
     /// (latency µs, algorithm bandwidth GB/s) of a candidate, or None when it does not apply.
@@ -253,7 +298,9 @@ impl Communicator {
                 if multi {
                     return None;
                 }
-                Some((NVLS_NODE_US, self.nvls_gbytes_per_s? * self.bus_to_alg()))
+                let algbw = self.nvls_algbw_at(self.ranks)?;
+                let fill = self.nvls_fill_us(self.ranks, bytes, algbw);
+                Some((NVLS_NODE_US + fill, algbw))
             }
             Algorithm::NvlsTree => {
                 if !multi {
@@ -269,10 +316,9 @@ impl Communicator {
                 let hop = NVLS_TREE_NET_HOP_US
                     + self.path_latency_us * flush_factor(SIMPLE)
                     + self.incast_tail_us;
-                Some((
-                    NVLS_NODE_US + 2.0 * levels * hop,
-                    NVLS_TREE_ALGBW_RATIO * intra.min(net),
-                ))
+                let algbw = NVLS_TREE_ALGBW_RATIO * intra.min(net);
+                let fill = self.nvls_fill_us(self.ranks_per_node, bytes, intra);
+                Some((NVLS_NODE_US + fill + 2.0 * levels * hop, algbw))
             }
             Algorithm::CollNet => {
                 if !multi || !self.collnet {
@@ -321,15 +367,26 @@ impl Communicator {
         Some(lat + bytes / (BYTES_PER_US_PER_GBYTES_PER_S * bw))
     }
 
-    /// The fastest algorithm/protocol for `bytes`, as NCCL picks it.
+    /// The fastest algorithm/protocol for `bytes`, as NCCL picks it, among those the request
+    /// allows (`forced`); NCCL's own choice when none of those can run.
     pub fn choose(&self, bytes: f64) -> Option<Choice> {
         if self.ranks.is_nan() || self.ranks < 2.0 {
             return None;
         }
         let m = self.message(bytes);
+        let allowed = |a: Algorithm, p: usize| allows(self.forced, a, p);
+        self.fastest(&m, allowed)
+            .or_else(|| self.fastest(&m, |_, _| true))
+    }
+
+    /// The fastest candidate `allowed` lets run.
+    fn fastest(&self, m: &Message, allowed: impl Fn(Algorithm, usize) -> bool) -> Option<Choice> {
         let mut best: Option<Choice> = None;
         for (algorithm, protocol) in CANDIDATES {
-            if let Some(t) = self.time_of(algorithm, protocol, &m)
+            if !allowed(algorithm, protocol) {
+                continue;
+            }
+            if let Some(t) = self.time_of(algorithm, protocol, m)
                 && best.is_none_or(|b| t < b.time_us)
             {
                 best = Some(Choice {
@@ -339,19 +396,27 @@ impl Communicator {
                 });
             }
         }
-        // Deviation from NCCL's cost table (docs/model.md): on NVLS-capable nodes the measured
-        // one-node small-message time (C4, 25.6 µs) is NVLS's, not ring LL's 15 µs.
-        if self.nodes <= 1.0
-            && let Some(t) = self.time_of(Algorithm::Nvls, SIMPLE, &m)
-        {
-            best = Some(Choice {
-                algorithm: Algorithm::Nvls,
-                protocol: SIMPLE,
-                time_us: t,
-            });
-        }
         best
     }
+}
+
+/// Whether forced settings let `algorithm` with protocol `p` run.
+fn allows((algorithm, protocol): (NcclAlgorithm, NcclProtocol), a: Algorithm, p: usize) -> bool {
+    let algorithm_ok = match algorithm {
+        NcclAlgorithm::Auto => true,
+        NcclAlgorithm::Ring => a == Algorithm::Ring,
+        NcclAlgorithm::Tree => a == Algorithm::Tree,
+        NcclAlgorithm::Nvls => a == Algorithm::Nvls,
+        NcclAlgorithm::NvlsTree => a == Algorithm::NvlsTree,
+        NcclAlgorithm::Collnet => a == Algorithm::CollNet,
+    };
+    let protocol_ok = match protocol {
+        NcclProtocol::Auto => true,
+        NcclProtocol::Ll => p == LL,
+        NcclProtocol::Ll128 => p == LL128,
+        NcclProtocol::Simple => p == SIMPLE,
+    };
+    algorithm_ok && protocol_ok
 }
 
 /// NCCL adds the network path latency twice for Simple (send + flush, tuning.cc).
@@ -413,6 +478,7 @@ mod tests {
             incast_tail_us: 0.0,
             collnet: false,
             channels: 8.0,
+            forced: Default::default(),
         }
     }
 

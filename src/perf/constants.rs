@@ -27,6 +27,29 @@ pub const TREE_NET_HOP_US: [f64; 3] = [5.0, 8.5, 14.0];
 pub const RING_NET_HOP_US: [f64; 3] = [2.7, 4.0, 14.0];
 /// NVLS (NVLink SHARP) latency inside one node, Simple only (tuning.cc `hwLat[NVLINK][NVLS]`).
 pub const NVLS_NODE_US: f64 = 25.0;
+/// Ranks of the measurement that sets a GPU's NVLS figure (`nvls_busbw_gbytes_per_s`): one
+/// 8-GPU server (H100: nccl-tests#212, 480 GB/s; B200: nccl#1807, 830+). Below it NVLS moves
+/// each GPU's whole buffer through its own links at a constant algorithm bandwidth, so its bus
+/// bandwidth falls as 2(n−1)/n: on one H100 server nccl#1455 measured NVLS at 420, 440, 460
+/// and 480 GB/s on 5 to 8 GPUs (the rule: 438, 456, 470, 480) and no gain over ring on 4 or
+/// fewer. Above it the switch's reduction rate caps the bus bandwidth: 8 B200 and a 72-GPU
+/// GB200 NVL72 rack both measure 830–847 (nccl#1807, coreweave/nccl-tests README).
+pub const NVLS_REFERENCE_RANKS: f64 = 8.0;
+/// NCCL's NVLS chunk, bytes (`NCCL_NVLS_CHUNKSIZE`, default 128 KiB, docs/userguide env.rst).
+/// Each rank's channel fills its pipeline with about one chunk before the switch streams:
+/// an NVLS all-reduce of S bytes on n ranks with C channels takes min(S, n·C·chunk) ÷ algbw
+/// longer than its bandwidth alone (docs/model.md §3). Checked against two independent size
+/// tables: one H100 server (Azure ND H100 v5, 1 MiB–8 GiB) and one GB200 NVL72 rack
+/// (coreweave/nccl-tests, 512 MiB–8 GiB).
+pub const NVLS_CHUNK_BYTES: f64 = 131_072.0;
+/// NVLS channels NCCL runs in one NVLink domain: 16 on Hopper (`NVLS_NCHANNELS_SM90`), 24 on
+/// Blackwell (`NVLS_NCHANNELS_SM100`), `src/transport/nvls.cc`.
+pub const NVLS_CHANNELS_HOPPER: f64 = 16.0;
+/// See [`NVLS_CHANNELS_HOPPER`].
+pub const NVLS_CHANNELS_BLACKWELL: f64 = 24.0;
+/// NVLink 4's NVLS bus bandwidth (one H100 server, nccl-tests#212): a GPU whose figure is
+/// above it has an NVLink 5 switch, and NCCL runs Blackwell's NVLS channel count on it.
+pub const NVLINK4_NVLS_BUSBW_GBYTES_PER_S: f64 = 480.0;
 /// NVLSTree per network tree level (performance.md §1: `25 + 2·floor(log2 N)·20.9`).
 pub const NVLS_TREE_NET_HOP_US: f64 = 20.9;
 /// CollNetDirect (SHARP) network latency, Simple (tuning.cc `hwLat[NET][COLLNET_DIRECT]`).
@@ -125,9 +148,6 @@ pub const DEFAULT_QPS_PER_CONNECTION: f64 = 1.0;
 /// Training at Meta Scale": enhanced ECMP hashing on the QP field with QP scaling; 4 QPs is the
 /// value NCCL users commonly set with `NCCL_IB_QPS_PER_CONNECTION=4`).
 pub const TUNED_QPS_PER_CONNECTION: f64 = 4.0;
-/// Largest gain tuning can give over plain ECMP: Meta 2024, enhanced ECMP with more queue pairs
-/// gave "up to 40%" more AllReduce throughput than plain ECMP.
-pub const TUNED_MAX_GAIN: f64 = 0.40;
 /// PFC/incast tail penalty per fan-in network stage on RoCE, µs. Engineering assumption (not a
 /// measurement): one pause/resume reaction at the top of the 0.1–1 µs switch-latency range quoted
 /// in performance.md §3. Affects only fan-in algorithms (tree, NVLSTree, CollNet) on RoCE.

@@ -10,7 +10,8 @@ use utoipa::ToSchema;
 /// - `default`: NCCL defaults (1 queue pair per connection), plain ECMP, default ECN/PFC.
 /// - `tuned`: more queue pairs per connection and enhanced ECMP hashing on the QP field
 ///   (Meta 2024: "up to 40%" more AllReduce throughput than plain ECMP), tuned ECN thresholds
-///   (halves the incast tail). Modelled as 4 QPs per connection, gain capped at +40%.
+///   (halves the incast tail). Modelled as 4 QPs per connection (unless `nccl.qps_per_connection`
+///   says otherwise): four times the sub-flows for ECMP to hash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RoceTuning {
@@ -20,6 +21,172 @@ pub enum RoceTuning {
     /// Production tuning (more QPs, enhanced ECMP, tuned ECN).
     Tuned,
 }
+
+/// How much of the expert all-to-all the job hides behind compute.
+///
+/// - `none`: all of it is exposed (dispatch and combine sit between attention and experts).
+/// - `dualpipe`: DeepSeek-V3's DualPipe overlaps one micro-batch's dispatch and combine with
+///   another's compute. DeepSeek's released training trace (deepseek-ai/profile-data
+///   `train.json`, EP64) has its DeepEP kernels busy 113.4 ms of a 129.0 ms chunk pair, 109.3 ms
+///   of it beside compute kernels: 96.4 % hidden ([`DUALPIPE_HIDDEN_SHARE`]), at most the step's
+///   compute; and the 20 of 132 SMs DeepEP takes (DeepSeek-V3 report §3.2.2) slow the compute
+///   they overlap by that share ([`DUALPIPE_SM_SHARE`]).
+/// - a fraction in [0, 1]: that share is hidden, at no other cost.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum A2aOverlap {
+    #[default]
+    None,
+    DualPipe,
+    Fraction(f64),
+}
+
+/// Share of the all-to-all DualPipe hides: 109.3 of 113.4 ms in DeepSeek's released trace
+/// (deepseek-ai/profile-data `train.json`: DeepEP kernels beside GEMM/attention kernels).
+pub const DUALPIPE_HIDDEN_SHARE: f64 = 109.3 / 113.4;
+/// Share of a GPU's SMs the overlapped dispatch and combine take from compute: 20 of H800's
+/// 132 (DeepSeek-V3 technical report §3.2.2).
+pub const DUALPIPE_SM_SHARE: f64 = 20.0 / 132.0;
+
+impl A2aOverlap {
+    /// The exposed part, ms, of an all-to-all taking `time_ms` in a step with `compute_ms` of
+    /// compute to hide it behind.
+    pub fn exposed_ms(self, time_ms: f64, compute_ms: f64) -> f64 {
+        match self {
+            A2aOverlap::None => time_ms,
+            A2aOverlap::Fraction(f) => time_ms * (1.0 - f.clamp(0.0, 1.0)),
+            A2aOverlap::DualPipe => {
+                let hidden = (time_ms * DUALPIPE_HIDDEN_SHARE).min(compute_ms.max(0.0));
+                (time_ms - hidden) + hidden * DUALPIPE_SM_SHARE
+            }
+        }
+    }
+}
+
+impl Serialize for A2aOverlap {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            A2aOverlap::None => s.serialize_str("none"),
+            A2aOverlap::DualPipe => s.serialize_str("dualpipe"),
+            A2aOverlap::Fraction(f) => s.serialize_f64(*f),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for A2aOverlap {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = A2aOverlap;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("'none', 'dualpipe' or a fraction between 0 and 1")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<A2aOverlap, E> {
+                match v.trim() {
+                    "none" => Ok(A2aOverlap::None),
+                    "dualpipe" => Ok(A2aOverlap::DualPipe),
+                    other => other
+                        .parse::<f64>()
+                        .map_err(|_| E::invalid_value(serde::de::Unexpected::Str(v), &self))
+                        .and_then(|f| self.visit_f64(f)),
+                }
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<A2aOverlap, E> {
+                if (0.0..=1.0).contains(&v) {
+                    Ok(A2aOverlap::Fraction(v))
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Float(v), &self))
+                }
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<A2aOverlap, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<A2aOverlap, E> {
+                self.visit_f64(v as f64)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl utoipa::PartialSchema for A2aOverlap {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        OneOfBuilder::new()
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some(["none", "dualpipe"])),
+            )
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::Number)
+                    .minimum(Some(0.0))
+                    .maximum(Some(1.0)),
+            )
+            .description(Some(
+                "Share of the expert all-to-all hidden behind compute: `none`, `dualpipe` (DeepSeek-V3's schedule: 96.4 % hidden, at most the step's compute, at 20 of 132 SMs) or a fraction 0–1.",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for A2aOverlap {}
+
+/// NCCL's all-reduce algorithm as a request forces it (`NCCL_ALGO`), or `auto`: NCCL's own
+/// choice, the fastest candidate of its cost model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NcclAlgorithm {
+    /// NCCL's selection (its cost model's fastest candidate).
+    #[default]
+    Auto,
+    /// Ring.
+    Ring,
+    /// Double binary tree across nodes.
+    Tree,
+    /// NVLink SHARP inside one NVLink domain.
+    Nvls,
+    /// NVLS inside domains and a tree across them.
+    NvlsTree,
+    /// In-network reduction (SHARP); InfiniBand with `topology.in_network_reduction` only.
+    Collnet,
+}
+
+/// NCCL's protocol as a request forces it (`NCCL_PROTO`), or `auto`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NcclProtocol {
+    /// NCCL's selection.
+    #[default]
+    Auto,
+    /// Simple.
+    Simple,
+    /// LL (low latency, 8-byte stores with flags: half the bandwidth).
+    Ll,
+    /// LL128.
+    Ll128,
+}
+
+/// NCCL settings a published run may have forced, so that it can be reproduced: `auto` (or
+/// absent) keeps NCCL's own choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NcclSettings {
+    /// `NCCL_ALGO`.
+    pub algorithm: NcclAlgorithm,
+    /// `NCCL_PROTO`.
+    pub protocol: NcclProtocol,
+    /// Channels a communicator runs (`NCCL_MIN_CTAS` = `NCCL_MAX_CTAS`); `None`: two a NIC,
+    /// as NCCL's search and its duplication give on NVLink servers.
+    pub channels: Option<u32>,
+    /// `NCCL_IB_QPS_PER_CONNECTION`; `None`: 1, or 4 under `roce_tuning: tuned`.
+    pub qps_per_connection: Option<u32>,
+}
+
+/// Most channels NCCL runs (`MAXCHANNELS`, `src/include/device.h`).
+pub const MAX_NCCL_CHANNELS: u32 = 64;
+/// Most queue pairs per connection NCCL accepts (`NCCL_IB_QPS_PER_CONNECTION`: 1–128,
+/// `docs/userguide/source/env.rst`).
+pub const MAX_QPS_PER_CONNECTION: u32 = 128;
 
 /// What a GPU brings to the model: its NVLink domain bandwidth.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,8 +225,9 @@ const HOPPER: GpuSpec = GpuSpec {
 ///   No NVLS (NVSwitch gen 2 has no SHARP).
 /// - H100 / H200 (NVLink 4, 18 links): ring busbw ≈ 365–370 GB/s, NVLS ≈ 480 GB/s in one node
 ///   (nccl-tests#212, performance.md §2). H200 has the same NVLink as H100.
-/// - B200 (NVLink 5, 2× NVLink 4 per GPU): ring busbw 2 × H100, as NCCL's own tables scale
-///   Blackwell (tuning.cc `2*141.0`, `2*36.7`…) — a placeholder until a measured ring figure.
+/// - B200 (NVLink 5, 2× NVLink 4 per GPU): ring busbw 695 GB/s, measured on 8 B300 with NVLS
+///   off (NVIDIA/nccl#2140, NCCL 2.30.4; 680 on one 4-GPU GB200 tray, Azure ND GB200 v6), not
+///   2 × H100's 365 as NCCL's tables scale Blackwell: rows N-B300-RING, N-GB200-TRAY-RING-*.
 ///   NVLS busbw is measured, 840 GB/s, not 2 × 480: 8 B200 in one server "830+" GB/s
 ///   (NVIDIA/nccl#1807) and one GB200 NVL72 rack 834.57–846.82 GB/s at 8 GiB
 ///   (coreweave/nccl-tests#43); NVLink SHARP is bounded by the switch's reduction, not the
@@ -90,14 +258,14 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
     (
         "b200",
         GpuSpec {
-            nvlink_ring_busbw_gbytes_per_s: 730.0,
+            nvlink_ring_busbw_gbytes_per_s: 695.0,
             nvls_busbw_gbytes_per_s: Some(840.0),
             gpus_per_node_max: 8,
             dense_bf16_tflops: 2250.0,
             nvlink_domain_gpus: 8,
             pcie_gen: 5,
         },
-        "ring: NVLink 5 = 2x NVLink 4 (NCCL tuning.cc scales Blackwell as 2x Hopper); NVLS 840: NVIDIA/nccl#1807, coreweave/nccl-tests#43",
+        "ring 695: 8 B300 with NVLS off (NVIDIA/nccl#2140), 680 on a 4-GPU GB200 tray (Azure ND GB200 v6); NVLS 840: NVIDIA/nccl#1807, coreweave/nccl-tests#43",
     ),
 ];
 
@@ -309,6 +477,10 @@ pub struct Workload {
     pub bucket_mb: f64,
     /// Share of every scale-out link's bandwidth taken by other jobs (shared fabrics), [0, 0.95].
     pub background_load: f64,
+    /// NCCL settings forced by the request (algorithm, protocol, channels, QPs).
+    pub nccl: NcclSettings,
+    /// How much of the expert all-to-all compute hides.
+    pub a2a_overlap: A2aOverlap,
 }
 
 /// Default model size: 70 B parameters (Llama 2/3 70B class).
@@ -380,6 +552,8 @@ impl Default for Workload {
             step_compute_ms: None,
             bucket_mb: DEFAULT_BUCKET_MB,
             background_load: 0.0,
+            nccl: NcclSettings::default(),
+            a2a_overlap: A2aOverlap::None,
         }
     }
 }
@@ -434,6 +608,8 @@ impl WorkloadPreset {
                 layers: Some(61),
                 experts: Some(256),
                 precision: Precision::Bf16,
+                // The published job hides its all-to-all with DualPipe (report §3.2.1).
+                a2a_overlap: A2aOverlap::DualPipe,
                 ..base
             },
         }

@@ -63,6 +63,9 @@ pub struct JobContext<'a> {
     pub step_compute_ms: f64,
     /// Builds the communicator of a group: (ranks, ranks per NVLink domain, stride).
     pub comm: &'a dyn Fn(f64, f64, f64) -> Communicator,
+    /// The same for point-to-point pairs (pipeline stages): each NIC keeps flows to one peer a
+    /// stage away, so a leaf's servers cross as their peers lie elsewhere.
+    pub comm_pairs: &'a dyn Fn(f64, f64, f64) -> Communicator,
     /// The same for an all-to-all, whose NICs each keep flows to every other server of the
     /// group (ECMP hashes many flows, not a ring's few).
     pub comm_all_to_all: &'a dyn Fn(f64, f64, f64) -> Communicator,
@@ -402,7 +405,7 @@ fn context_all_gather(ctx: &JobContext<'_>, s: &StepShape) -> CollectiveResult {
 /// Pipeline parallelism's activation and gradient transfers: exposed in the fill and drain.
 fn pipeline_send_recv(ctx: &JobContext<'_>, s: &StepShape, dp: f64) -> CollectiveResult {
     let stride = s.tp * s.cp * dp;
-    let c = (ctx.comm)(
+    let c = (ctx.comm_pairs)(
         s.pp,
         ranks_per_domain(s.pp, stride, ctx.domain_gpus, ctx.gpus),
         stride,
@@ -424,7 +427,8 @@ fn pipeline_send_recv(ctx: &JobContext<'_>, s: &StepShape, dp: f64) -> Collectiv
     )
 }
 
-/// Expert parallelism's dispatch and combine all-to-alls: all exposed.
+/// Expert parallelism's dispatch and combine all-to-alls: exposed but what the job's overlap
+/// (`workload.a2a_overlap`) hides behind compute.
 fn expert_all_to_all(ctx: &JobContext<'_>, s: &StepShape) -> CollectiveResult {
     let w = ctx.workload;
     let stride = s.tp * s.cp;
@@ -440,13 +444,14 @@ fn expert_all_to_all(ctx: &JobContext<'_>, s: &StepShape) -> CollectiveResult {
     let msg = s.seq / (s.cp * s.tp) * k * s.h * w.precision.expert_bytes();
     let calls = 4.0 * s.layers_stage * s.micro;
     let t_ms = all_to_all_us(&c, msg) * calls / US_PER_MS;
+    let exposed = w.a2a_overlap.exposed_ms(t_ms, ctx.step_compute_ms);
     result(
         "all_to_all",
         "expert",
         &c,
         msg * calls,
         t_ms,
-        t_ms,
+        exposed,
         "direct",
     )
 }

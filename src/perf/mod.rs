@@ -16,6 +16,10 @@ pub mod workload;
 mod tests;
 
 pub use input::{
+    A2aOverlap, DUALPIPE_HIDDEN_SHARE, DUALPIPE_SM_SHARE, MAX_NCCL_CHANNELS,
+    MAX_QPS_PER_CONNECTION, NcclAlgorithm, NcclProtocol, NcclSettings,
+};
+pub use input::{
     DEFAULT_BUCKET_MB, DEFAULT_BYTES_PER_GRADIENT, DEFAULT_MODEL_PARAMS_BILLION,
     DEFAULT_PIPELINE_PARALLEL, DEFAULT_TENSOR_PARALLEL, FabricPath, GPU_DEFAULTS, GpuSpec,
     MAX_BUCKET_MB, MAX_BYTES_PER_GRADIENT, MAX_GPUS, MAX_GPUS_PER_NODE, MAX_LEAF_UPLINKS,
@@ -219,6 +223,12 @@ fn validate_partial_leaf(l: &PartialLeafPath) -> Result<(), PerfError> {
 
 /// The workload: compute time, background load, and either a message size or a model.
 fn validate_workload(w: &Workload) -> Result<(), PerfError> {
+    if let Some(c) = w.nccl.channels {
+        check_u32("nccl.channels", c, 1, MAX_NCCL_CHANNELS)?;
+    }
+    if let Some(q) = w.nccl.qps_per_connection {
+        check_u32("nccl.qps_per_connection", q, 1, MAX_QPS_PER_CONNECTION)?;
+    }
     if let Some(ms) = w.step_compute_ms {
         check_f64(
             "workload.step_compute_ms",
@@ -584,7 +594,8 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     let node_net = node_network_gbytes_per_s(input, nic_gbytes_per_s, gpn);
     let w = &input.workload;
     let (used_servers, servers_f) = servers_used_and_spanned(input, ranks, dp, gpn);
-    let span = congestion::Span::of(path, servers_f, used_servers);
+    let flows = congestion::sub_flows(path, &w.nccl, input.nics_per_node);
+    let span = congestion::Span::ring(path, servers_f, used_servers, flows);
     let (crossing, kappa) = (span.crossing, span.kappa);
     let comm = data_parallel_communicator(input, (ranks, per_node, nodes), node_net, gpn, span);
 
@@ -715,7 +726,8 @@ fn data_parallel_communicator(
         path_latency_us: span.hops * path.switch_latency_ns / 1000.0,
         incast_tail_us: congestion::incast_tail_us(path),
         collnet: path.fabric == Fabric::Infiniband && path.in_network_reduction,
-        channels: CHANNELS_PER_NIC * f64::from(input.nics_per_node),
+        channels: channels(input),
+        forced: (input.workload.nccl.algorithm, input.workload.nccl.protocol),
     }
 }
 
@@ -847,17 +859,21 @@ struct GroupComm<'a> {
 
 impl GroupComm<'_> {
     /// The communicator of a group of `k` ranks, `per_domain` of them in an NVLink domain,
-    /// `stride` GPUs apart. `every_peer`: each NIC keeps flows to every other server the group
-    /// spans (an all-to-all), else a ring's or a pair's few.
-    fn communicator(&self, k: f64, per_domain: f64, stride: f64, every_peer: bool) -> Communicator {
+    /// `stride` GPUs apart, whose NICs send `traffic`: a ring's (tensor, context, FSDP), a
+    /// pair's (pipeline) or every peer's (all-to-all: each NIC keeps flows to every other
+    /// server the group spans).
+    fn communicator(&self, k: f64, per_domain: f64, stride: f64, traffic: Pattern) -> Communicator {
         let (input, path) = (self.input, &self.input.path);
         let span = (k * stride / self.gpn).ceil().clamp(1.0, self.used_servers);
-        let peers = if every_peer {
-            (span - 1.0).max(1.0)
-        } else {
-            1.0
+        let flows = congestion::sub_flows(path, &input.workload.nccl, input.nics_per_node);
+        let across = match traffic {
+            Pattern::Ring => congestion::Span::ring(path, span, self.used_servers, flows),
+            Pattern::Pairs => congestion::Span::spread(path, span, self.used_servers, 1.0, flows),
+            Pattern::EveryPeer => {
+                let peers = (span - 1.0).max(1.0);
+                congestion::Span::spread(path, span, self.used_servers, peers, flows)
+            }
         };
-        let across = congestion::Span::with_peers(path, span, self.used_servers, peers);
         Communicator {
             ranks: k,
             nodes: (k / per_domain.max(1.0)).ceil().max(1.0),
@@ -869,9 +885,30 @@ impl GroupComm<'_> {
             path_latency_us: across.hops * path.switch_latency_ns / 1000.0,
             incast_tail_us: congestion::incast_tail_us(path),
             collnet: false,
-            channels: CHANNELS_PER_NIC * f64::from(input.nics_per_node),
+            channels: channels(input),
+            forced: (input.workload.nccl.algorithm, input.workload.nccl.protocol),
         }
     }
+}
+
+/// The flows a group's NICs send.
+#[derive(Clone, Copy)]
+enum Pattern {
+    /// A ring or tree over rank-ordered servers.
+    Ring,
+    /// One peer a stage away (pipeline send/recv).
+    Pairs,
+    /// Every other server of the group (all-to-all).
+    EveryPeer,
+}
+
+/// Channels a communicator runs: as forced (`nccl.channels`), else two a NIC.
+fn channels(input: &PerfInput) -> f64 {
+    input
+        .workload
+        .nccl
+        .channels
+        .map_or(CHANNELS_PER_NIC * f64::from(input.nics_per_node), f64::from)
 }
 
 /// A model job's collectives besides the data-parallel all-reduce (see
@@ -889,9 +926,14 @@ fn model_collectives(
         gpn,
         used_servers,
     };
-    let make = |k: f64, per_domain: f64, stride: f64| g.communicator(k, per_domain, stride, false);
-    let make_all_to_all =
-        |k: f64, per_domain: f64, stride: f64| g.communicator(k, per_domain, stride, true);
+    let make =
+        |k: f64, per_domain: f64, stride: f64| g.communicator(k, per_domain, stride, Pattern::Ring);
+    let make_pairs = |k: f64, per_domain: f64, stride: f64| {
+        g.communicator(k, per_domain, stride, Pattern::Pairs)
+    };
+    let make_all_to_all = |k: f64, per_domain: f64, stride: f64| {
+        g.communicator(k, per_domain, stride, Pattern::EveryPeer)
+    };
     let ctx = job::JobContext {
         workload: &input.workload,
         gpus: f64::from(input.gpus),
@@ -899,6 +941,7 @@ fn model_collectives(
         domain_gpus: f64::from(domain_gpus(input)),
         step_compute_ms,
         comm: &make,
+        comm_pairs: &make_pairs,
         comm_all_to_all: &make_all_to_all,
     };
     job::other_collectives(&ctx, dp_f)

@@ -92,6 +92,10 @@ crate::plan::bounded::bounded_inputs! {
     decimal UnitPriceUsd, 0..=1_000_000_000, "USD";
     /// A discount off list price (0.15 = 15% off).
     decimal Discount, 0..<1, "fraction off list";
+    /// NCCL channels a communicator runs (`NCCL_MIN_CTAS` = `NCCL_MAX_CTAS`).
+    int NcclChannels: u32, 1..=64, "channels";
+    /// Queue pairs per NCCL connection (`NCCL_IB_QPS_PER_CONNECTION`).
+    int QpsPerConnection: u32, 1..=128, "queue pairs per connection";
     /// Monte Carlo samples of an uncertainty analysis.
     int Samples: u32, 1..=100_000, "samples", model_default 1000;
     /// Seed of the uncertainty analysis' random draws: the same seed gives the same answer on
@@ -146,6 +150,8 @@ const _: () = {
     inside!(Mfu, MIN_MFU, MAX_MFU, DEFAULT_MFU);
     inside!(BackgroundLoad, _, MAX_BACKGROUND_LOAD);
     assert!(BackgroundLoad::MIN >= 0.0);
+    inside!(NcclChannels, _, MAX_NCCL_CHANNELS);
+    inside!(QpsPerConnection, _, MAX_QPS_PER_CONNECTION);
 };
 
 /// NIC speeds the catalogs carry, Gb/s.
@@ -281,6 +287,9 @@ pub struct PlanRequest {
     /// What the gradient all-reduce moves and how much compute hides it.
     #[validate(nested)]
     pub workload: Option<WorkloadRequest>,
+    /// NCCL settings a published run forced, to reproduce it (`auto`: NCCL's own choice).
+    #[validate(nested)]
+    pub nccl: Option<NcclRequest>,
     /// Network failures that interrupt the job (rates per part, checkpointing, restart).
     #[validate(nested)]
     pub reliability: Option<ReliabilityRequest>,
@@ -340,8 +349,24 @@ pub struct TopologyRequest {
     /// RoCE tuning: `default` (1 QP per connection, plain ECMP) or `tuned` (more QPs, enhanced
     /// ECMP, tuned ECN). Default `default`.
     pub roce_tuning: Option<RoceTuning>,
+    /// The NVLink domain of an NVL72 GPU (GB200, GB300): `rack` (default: the 72 GPUs of a
+    /// rack share multi-node NVLink, as NCCL's MNNVL runs them) or `tray` (each 4-GPU compute
+    /// tray a node of its own, everything between trays over the scale-out fabric, as with
+    /// MNNVL disabled). On a GPU whose server is its NVLink domain both mean the server.
+    pub nvlink_domain: Option<NvlinkDomain>,
     /// Per-tier optics and cables (catalog SKUs), replacing the fabric profile's choice.
     pub cabling: Option<CablingRequest>,
+}
+
+/// Which GPUs share one NVLink domain on an NVL72 rack.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NvlinkDomain {
+    /// The rack's 72 GPUs (multi-node NVLink).
+    #[default]
+    Rack,
+    /// A compute tray's 4 GPUs.
+    Tray,
 }
 
 /// Per-tier cabling overrides.
@@ -427,6 +452,11 @@ pub struct WorkloadRequest {
     /// Activation precision on the wire: `bf16` (2 bytes) or `fp8` (1 byte; on the expert
     /// all-to-all the dispatches only, the combines stay BF16, as DeepSeek-V3). Default `bf16`.
     pub precision: Option<Precision>,
+    /// Share of the expert all-to-all hidden behind compute: `none`, `dualpipe` (DeepSeek-V3's
+    /// schedule: 96.4 % hidden as its released trace shows, at most the step's compute, its 20
+    /// of 132 SMs taken from the compute it overlaps) or a fraction 0–1. Default `none`, or the
+    /// preset's (`moe-deepseek-v3`: `dualpipe`).
+    pub a2a_overlap: Option<crate::perf::A2aOverlap>,
     /// Model FLOPs utilization against the GPU's dense BF16 peak. Default 0.40 (Llama 3 paper:
     /// 38–43% on H100), or the preset's. Sets the step compute when `step_compute_ms` is not
     /// given.
@@ -434,6 +464,28 @@ pub struct WorkloadRequest {
     /// Share of link bandwidth other jobs use. On a shared cluster; applies to every fabric.
     /// Default 0.
     pub background_load: Option<BackgroundLoad>,
+}
+
+/// NCCL settings, as `NCCL_ALGO`, `NCCL_PROTO`, `NCCL_MIN_CTAS`/`NCCL_MAX_CTAS` and
+/// `NCCL_IB_QPS_PER_CONNECTION` would force them, so that a published run can be reproduced.
+/// Absent or `auto`: NCCL's own choice (docs/model.md §3). They apply to every collective of
+/// the job.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Validate, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NcclRequest {
+    /// All-reduce algorithm: `auto` (default: the fastest of NCCL's cost model), `ring`,
+    /// `tree`, `nvls`, `nvls_tree`, `collnet`. One that cannot run on the cluster (NVLS across
+    /// servers, CollNet without `topology.in_network_reduction`) leaves the choice to NCCL, and
+    /// the plan says so.
+    pub algorithm: Option<crate::perf::NcclAlgorithm>,
+    /// Protocol: `auto` (default), `simple`, `ll`, `ll128`.
+    pub protocol: Option<crate::perf::NcclProtocol>,
+    /// Channels a communicator runs, shared over the server's NICs. Default: two a NIC (NCCL's
+    /// search and duplication on NVLink servers).
+    pub channels: Option<NcclChannels>,
+    /// Queue pairs per connection: more sub-flows for ECMP to hash. Default 1, or 4 with
+    /// `topology.roce_tuning: tuned`; given, it applies whatever the tuning.
+    pub qps_per_connection: Option<QpsPerConnection>,
 }
 
 /// Network faults that interrupt the job: yearly failure rates per part and what each

@@ -33,6 +33,45 @@ pub(super) fn pcie_bound_nic_warning(nic: &perf::NicSpec, warnings: &mut Vec<Str
     }
 }
 
+/// Warns when `nccl.algorithm` or `nccl.protocol` forced a choice the all-reduce cannot make
+/// here (NVLS across servers, CollNet without SHARP, NVLS on a GPU without it): NCCL's own
+/// choice ran instead, and the plan says which.
+pub(super) fn forced_algorithm_warning(
+    nccl: &perf::NcclSettings,
+    result: &PerfResult,
+    fabric: crate::fabric::Fabric,
+    warnings: &mut Vec<String>,
+) {
+    if nccl.algorithm == perf::NcclAlgorithm::Auto && nccl.protocol == perf::NcclProtocol::Auto {
+        return;
+    }
+    let wanted = |name: &str, given: String| given == "auto" || given == name;
+    let (algorithm, protocol) = (words_of(&nccl.algorithm), words_of(&nccl.protocol));
+    if result.algorithm == "none"
+        || (wanted(result.algorithm, algorithm.clone())
+            && wanted(result.protocol, protocol.clone()))
+    {
+        return;
+    }
+    push_unique(
+        warnings,
+        format!(
+            "nccl: {algorithm}/{protocol} cannot run this all-reduce on {} (NVLS needs one NVLink domain with NVLink SHARP, nvls_tree several, collnet InfiniBand with topology.in_network_reduction); NCCL's own choice, {}/{}, is timed instead",
+            fabric.as_str(),
+            result.algorithm,
+            result.protocol
+        ),
+    );
+}
+
+/// The wire name of a unit enum (its serde form).
+fn words_of<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 /// The performance model's input for a sized fabric under the resolved request. The leaves'
 /// realised ratio is the one traffic sees (1 without spines).
 pub fn perf_input(r: &inputs::Resolved, s: &SizedFabric) -> perf::PerfInput {

@@ -15,6 +15,7 @@ mod sheets;
 mod shutdown;
 mod svg;
 mod uncertainty;
+mod validation;
 
 use std::net::TcpListener;
 

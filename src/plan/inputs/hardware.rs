@@ -56,8 +56,18 @@ pub(super) fn resolve(req: &PlanRequest, catalog: &Catalog) -> Result<Hardware, 
                 DEFAULT_NIC_SPEED_GBPS
             });
     let fabrics = req.fabrics.clone().unwrap_or_else(|| Fabric::ALL.to_vec());
+    let trays = req
+        .topology
+        .as_ref()
+        .and_then(|t| t.nvlink_domain)
+        .is_some_and(|d| d == NvlinkDomain::Tray);
     Ok(Hardware {
-        domain_gpus: nvlink_domain_gpus(&gpu, gpus_per_node),
+        // `tray`: each server (an NVL72 compute tray) is its own NVLink domain.
+        domain_gpus: if trays {
+            gpus_per_node
+        } else {
+            nvlink_domain_gpus(&gpu, gpus_per_node)
+        },
         gpu,
         gpus,
         gpus_per_node,

@@ -135,6 +135,7 @@ fn normalize(req: &PlanRequest, s: &Steps) -> PlanRequest {
             hw.nic_speed_gbps,
         )),
         workload: Some(workload::echo(&s.job)),
+        nccl: Some(workload::echo_nccl(&s.job)),
         reliability: Some(reliability::echo(&s.reliability)),
         utilization: Some(economics::echo_utilization(&s.costs)),
         economics: Some(economics::echo(&s.costs)),

@@ -21,6 +21,7 @@ pub(super) struct Topology {
     pub switch_sku: Option<String>,
     pub in_network_reduction: bool,
     pub roce_tuning: RoceTuning,
+    pub nvlink_domain: NvlinkDomain,
     pub cabling: CablingRequest,
 }
 
@@ -50,6 +51,7 @@ pub(super) fn resolve(
         nodes_per_rack: topo.nodes_per_rack.map(NodesPerRack::get),
         in_network_reduction: topo.in_network_reduction.unwrap_or(false),
         roce_tuning: topo.roce_tuning.unwrap_or_default(),
+        nvlink_domain: topo.nvlink_domain.unwrap_or_default(),
         cabling: topo.cabling.clone().unwrap_or_default(),
         switch_sku: topo.switch_sku,
     })
@@ -126,6 +128,7 @@ pub(super) fn echo(
         switch_sku: topo.switch_sku.clone(),
         in_network_reduction: Some(topo.in_network_reduction),
         roce_tuning: Some(topo.roce_tuning),
+        nvlink_domain: Some(topo.nvlink_domain),
         cabling: Some(topo.cabling.clone()),
     }
 }

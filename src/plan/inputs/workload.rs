@@ -58,6 +58,7 @@ macro_rules! given_or_preset_if_any {
 pub(super) fn resolve(req: &PlanRequest, gpus: u32, gpus_per_node: u32) -> Result<Job, PlanError> {
     let w = req.workload.clone().unwrap_or_default();
     let mut workload = shape(&w, gpus, gpus_per_node);
+    workload.nccl = nccl(req);
     grow_preset_batch(&w, gpus, &mut workload);
     check_preset_replica(&w, gpus, &workload)?;
     let replica = perf::data_parallel_replica_gpus(&workload);
@@ -106,6 +107,31 @@ fn shape(w: &WorkloadRequest, gpus: u32, gpus_per_node: u32) -> Workload {
         step_compute_ms: given_or_preset_if_any!(w, base, step_compute_ms),
         bucket_mb: given_or_preset!(w, base, bucket_mb),
         background_load: given_or_preset!(w, base, background_load),
+        nccl: perf::NcclSettings::default(),
+        a2a_overlap: w.a2a_overlap.unwrap_or(base.a2a_overlap),
+    }
+}
+
+/// The request's NCCL settings (absent: NCCL's own choices).
+fn nccl(req: &PlanRequest) -> perf::NcclSettings {
+    let n = req.nccl.clone().unwrap_or_default();
+    perf::NcclSettings {
+        algorithm: n.algorithm.unwrap_or_default(),
+        protocol: n.protocol.unwrap_or_default(),
+        channels: n.channels.map(NcclChannels::get),
+        qps_per_connection: n.qps_per_connection.map(QpsPerConnection::get),
+    }
+}
+
+/// The NCCL settings as the plan echoes them: algorithm and protocol always (`auto` when not
+/// forced), channels and queue pairs when given.
+pub(super) fn echo_nccl(job: &Job) -> NcclRequest {
+    let n = &job.workload.nccl;
+    NcclRequest {
+        algorithm: Some(n.algorithm),
+        protocol: Some(n.protocol),
+        channels: n.channels.map(NcclChannels::echo),
+        qps_per_connection: n.qps_per_connection.map(QpsPerConnection::echo),
     }
 }
 
@@ -287,5 +313,6 @@ pub(super) fn echo(job: &Job) -> WorkloadRequest {
         precision: Some(workload.precision),
         mfu: Some(Mfu::echo(workload.mfu)),
         background_load: Some(BackgroundLoad::echo(workload.background_load)),
+        a2a_overlap: Some(workload.a2a_overlap),
     }
 }

@@ -1,0 +1,421 @@
+//! The performance model against published measurements: every case of the validation table
+//! (`tests/data/perf_calibration.json`, each with its source), computed by the running model on
+//! the fabric the measurement ran on, with its error, its tolerance and the plan request that
+//! reproduces it through the API. The same table drives the calibration tests; `GET
+//! /v1/validation` serves it (docs/model.md §6).
+//!
+//! Pure: a case list in, a table out. The table is parsed once; the model runs on every call
+//! (a few microseconds a case).
+
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::catalog::Catalog;
+use crate::fabric::Fabric;
+use crate::perf::{self, FabricPath, GpuSpec, NcclSettings, NicSpec, PerfInput, Workload};
+
+/// The table, as committed (sources and all).
+const TABLE: &str = include_str!("../tests/data/perf_calibration.json");
+
+/// Nodes under one leaf of the fabric the cases are timed on: a DGX SuperPOD scalable unit
+/// (rail-optimized, non-blocking, one switch tier up to 32 nodes, two above; 130 ns a switch).
+pub const REFERENCE_NODES_PER_LEAF: u32 = 32;
+/// Port-to-port latency of the reference fabric's switches, ns.
+pub const REFERENCE_SWITCH_LATENCY_NS: f64 = 130.0;
+
+/// What a case's row says of itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Asserted: the model must land within the tolerance; counted in its group's error.
+    Reference,
+    /// Shown, never fitted or asserted: the source's own thread calls the figure low or the
+    /// cluster misconfigured.
+    Anomaly,
+}
+
+/// The family a case belongs to; each has its own geometric-mean error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Group {
+    /// All-reduce across servers over InfiniBand.
+    Infiniband,
+    /// All-reduce across servers over RoCE.
+    Roce,
+    /// Inside one NVLink domain (a server, an NVL72 rack), or NVL72 racks and trays joined by
+    /// the scale-out fabric.
+    NvlinkDomain,
+    /// Expert-parallel all-to-all.
+    AllToAll,
+    /// Whole training steps.
+    StepTime,
+}
+
+/// The figure a case compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// nccl-tests bus bandwidth, GB/s.
+    BusbwGbytesPerS,
+    /// Time of one all-reduce, µs.
+    AllreduceTimeUs,
+}
+
+/// NCCL settings the measured run forced.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CaseNccl {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<perf::NcclAlgorithm>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<perf::NcclProtocol>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qps_per_connection: Option<u32>,
+}
+
+/// One published measurement and the cluster it ran on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    /// Row id (`C1`, `N-GB200-2RACK-16G`, …).
+    pub id: String,
+    pub group: Group,
+    pub status: Status,
+    /// The model's GPU entry (`a100`, `h100`, `h200`, `b200`).
+    pub gpu: String,
+    /// The catalog GPU the row plans on, when it differs from `gpu` (NVL72, B300).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalog_gpu: Option<String>,
+    pub gpus: u32,
+    pub gpus_per_node: u32,
+    /// GPUs in one NVLink domain when it spans servers (72 on NVL72); else the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvlink_domain_gpus: Option<u32>,
+    pub nics_per_node: u32,
+    pub nic_speed_gbps: u32,
+    /// PCIe generation of the NIC's host link.
+    pub pcie_gen: u8,
+    /// The fabric the measurement ran on.
+    pub fabric: Fabric,
+    /// All-reduce size, bytes.
+    pub message_bytes: u64,
+    pub metric: Metric,
+    /// The published figure, in the metric's unit.
+    pub measured: f64,
+    /// Largest relative error accepted (0.15 for bandwidth at 256 MiB and more, 0.25 below).
+    pub tolerance: f64,
+    /// Where the figure is published, with the quote.
+    pub source: String,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub nccl: CaseNccl,
+    /// `false` when the run disabled NVLink SHARP (`NCCL_NVLS_ENABLE=0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvls: Option<bool>,
+    /// What the row assumes beyond its source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// `false` when the embedded catalog cannot plan the cluster (100G NICs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plannable: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plannable_note: Option<String>,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+#[derive(Deserialize)]
+struct Table {
+    cases: Vec<Case>,
+}
+
+/// The committed table, parsed once.
+pub fn cases() -> &'static [Case] {
+    static CASES: OnceLock<Vec<Case>> = OnceLock::new();
+    CASES.get_or_init(|| {
+        // The table is compiled in and checked by the tests: a malformed one fails them, and a
+        // binary built from it would serve an empty table rather than fail a request.
+        serde_json::from_str::<Table>(TABLE)
+            .map(|t| t.cases)
+            .unwrap_or_default()
+    })
+}
+
+/// A case computed by the model.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Outcome {
+    #[serde(flatten)]
+    pub case: Case,
+    /// The model's figure, in the metric's unit.
+    pub model: f64,
+    /// (model − measured) ÷ measured.
+    pub error: f64,
+    /// |error| ≤ tolerance.
+    pub within_tolerance: bool,
+    /// The algorithm and protocol the model chose.
+    pub algorithm: String,
+    pub protocol: String,
+    /// A `POST /v1/plans` body that runs the case through the planner (which sizes its own
+    /// fabric; the figure above is on the reference fabric); absent when the API cannot say
+    /// what the run forced (NVLS disabled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub request: Option<serde_json::Value>,
+}
+
+/// One group's agreement.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct GroupSummary {
+    pub group: Group,
+    /// Reference rows in the group.
+    pub reference_cases: usize,
+    /// Geometric mean of 1 + |error| over them, minus 1.
+    pub geomean_error: f64,
+    /// Reference rows outside their tolerance.
+    pub outside_tolerance: Vec<String>,
+}
+
+/// The whole table, computed.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Validation {
+    /// The fabric every case is timed on.
+    pub reference_fabric: String,
+    pub groups: Vec<GroupSummary>,
+    pub cases: Vec<Outcome>,
+}
+
+/// Computes every case with the model, GPUs taken from `catalog` when it lists them.
+pub fn validate(catalog: &Catalog) -> Validation {
+    let outcomes: Vec<Outcome> = cases().iter().map(|c| outcome(c, catalog)).collect();
+    let mut groups: Vec<Group> = outcomes.iter().map(|o| o.case.group).collect();
+    groups.sort();
+    groups.dedup();
+    let summaries = groups
+        .into_iter()
+        .map(|g| summarize(g, &outcomes))
+        .collect();
+    Validation {
+        reference_fabric: format!(
+            "rail-optimized, non-blocking, {REFERENCE_NODES_PER_LEAF} servers a leaf (one switch tier up to {REFERENCE_NODES_PER_LEAF}, two above), {REFERENCE_SWITCH_LATENCY_NS} ns a switch; each case on the fabric it was measured on"
+        ),
+        groups: summaries,
+        cases: outcomes,
+    }
+}
+
+fn summarize(group: Group, outcomes: &[Outcome]) -> GroupSummary {
+    let reference: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|o| o.case.group == group && o.case.status == Status::Reference)
+        .collect();
+    let n = reference.len();
+    let log_sum: f64 = reference.iter().map(|o| o.error.abs().ln_1p()).sum();
+    GroupSummary {
+        group,
+        reference_cases: n,
+        geomean_error: if n == 0 {
+            0.0
+        } else {
+            (log_sum / n as f64).exp_m1()
+        },
+        outside_tolerance: reference
+            .iter()
+            .filter(|o| !o.within_tolerance)
+            .map(|o| o.case.id.clone())
+            .collect(),
+    }
+}
+
+/// The model's input for a case: its GPU (the catalog's figures when listed), NICs, NCCL
+/// settings and message on the reference fabric.
+pub fn perf_input(case: &Case, catalog: &Catalog) -> PerfInput {
+    let domain = case.nvlink_domain_gpus.unwrap_or(case.gpus_per_node);
+    let mut gpu = gpu_spec(case, catalog);
+    gpu.nvlink_domain_gpus = domain;
+    if case.nvls == Some(false) {
+        gpu.nvls_busbw_gbytes_per_s = None;
+    }
+    let nodes = case.gpus.div_ceil(case.gpus_per_node.max(1));
+    let tiers = if nodes > REFERENCE_NODES_PER_LEAF {
+        2
+    } else {
+        1
+    };
+    PerfInput {
+        gpus: case.gpus,
+        gpus_per_node: case.gpus_per_node,
+        nics_per_node: case.nics_per_node,
+        gpu,
+        nic: NicSpec {
+            speed_gbps: case.nic_speed_gbps,
+            pcie_gen: case.pcie_gen,
+            pcie_lanes: 16,
+        },
+        path: FabricPath::rail_optimized(
+            case.fabric,
+            tiers,
+            REFERENCE_NODES_PER_LEAF,
+            REFERENCE_SWITCH_LATENCY_NS,
+        ),
+        workload: Workload {
+            message_bytes: Some(case.message_bytes),
+            nccl: NcclSettings {
+                algorithm: case.nccl.algorithm.unwrap_or_default(),
+                protocol: case.nccl.protocol.unwrap_or_default(),
+                channels: case.nccl.channels,
+                qps_per_connection: case.nccl.qps_per_connection,
+            },
+            ..Workload::default()
+        },
+    }
+}
+
+/// The GPU's figures: the catalog's entry for the case's catalog GPU (or GPU) when listed,
+/// else the model's table.
+fn gpu_spec(case: &Case, catalog: &Catalog) -> GpuSpec {
+    let id = case.catalog_gpu.as_deref().unwrap_or(&case.gpu);
+    let base = perf::gpu_default(&case.gpu).unwrap_or(perf::GPU_DEFAULTS[1].1);
+    match catalog
+        .data
+        .gpus
+        .iter()
+        .find(|g| g.id.eq_ignore_ascii_case(id))
+    {
+        Some(g) => GpuSpec {
+            nvlink_ring_busbw_gbytes_per_s: g.nvlink_ring_busbw_gbytes_per_s,
+            nvls_busbw_gbytes_per_s: g.nvls_busbw_gbytes_per_s,
+            gpus_per_node_max: g.gpus_per_node.max(case.gpus_per_node),
+            dense_bf16_tflops: g.dense_bf16_tflops,
+            nvlink_domain_gpus: g.nvlink_domain_gpus,
+            pcie_gen: g.pcie_gen,
+        },
+        None => GpuSpec {
+            gpus_per_node_max: base.gpus_per_node_max.max(case.gpus_per_node),
+            ..base
+        },
+    }
+}
+
+fn outcome(case: &Case, catalog: &Catalog) -> Outcome {
+    let result = perf::evaluate(&perf_input(case, catalog));
+    let (model, algorithm, protocol) = match &result {
+        Ok(r) => (
+            match case.metric {
+                Metric::BusbwGbytesPerS => r.busbw_gbytes_per_s,
+                Metric::AllreduceTimeUs => r.allreduce_time_us,
+            },
+            r.algorithm.to_string(),
+            r.protocol.to_string(),
+        ),
+        Err(e) => (f64::NAN, format!("error: {e}"), String::new()),
+    };
+    let error = if case.measured > 0.0 {
+        (model - case.measured) / case.measured
+    } else {
+        f64::NAN
+    };
+    Outcome {
+        case: case.clone(),
+        model,
+        error,
+        within_tolerance: error.abs() <= case.tolerance,
+        algorithm,
+        protocol,
+        request: request(case),
+    }
+}
+
+/// A `POST /v1/plans` body for the case; none where the run disabled NVLS (no request input
+/// says that).
+pub fn request(case: &Case) -> Option<serde_json::Value> {
+    if case.nvls == Some(false) {
+        return None;
+    }
+    let mut body = serde_json::json!({
+        "gpus": case.gpus,
+        "gpu_model": case.catalog_gpu.as_deref().unwrap_or(&case.gpu),
+        "gpus_per_node": case.gpus_per_node,
+        "nics_per_node": case.nics_per_node,
+        "nic_speed_gbps": case.nic_speed_gbps,
+        "fabrics": [case.fabric.as_str()],
+        "workload": {"message_bytes": case.message_bytes},
+    });
+    if case.nccl != CaseNccl::default() {
+        body["nccl"] = serde_json::to_value(case.nccl).unwrap_or_default();
+    }
+    Some(body)
+}
+
+/// The table as CSV: one row a case.
+pub fn csv(v: &Validation) -> String {
+    use serde_json::json;
+    let mut out = crate::table::csv::Csv::new(&[
+        "id",
+        "group",
+        "status",
+        "metric",
+        "measured",
+        "model",
+        "error",
+        "tolerance",
+        "within_tolerance",
+        "algorithm",
+        "protocol",
+        "gpu",
+        "gpus",
+        "gpus_per_node",
+        "nvlink_domain_gpus",
+        "nics_per_node",
+        "nic_speed_gbps",
+        "fabric",
+        "message_bytes",
+        "source",
+    ]);
+    for o in &v.cases {
+        let c = &o.case;
+        out.row([
+            json!(c.id),
+            json!(word(&c.group)),
+            json!(word(&c.status)),
+            json!(word(&c.metric)),
+            json!(c.measured),
+            json!(round4(o.model)),
+            json!(round4(o.error)),
+            json!(c.tolerance),
+            json!(o.within_tolerance),
+            json!(o.algorithm),
+            json!(o.protocol),
+            json!(c.catalog_gpu.as_deref().unwrap_or(&c.gpu)),
+            json!(c.gpus),
+            json!(c.gpus_per_node),
+            json!(c.nvlink_domain_gpus.unwrap_or(c.gpus_per_node)),
+            json!(c.nics_per_node),
+            json!(c.nic_speed_gbps),
+            json!(c.fabric.as_str()),
+            json!(c.message_bytes),
+            json!(c.source),
+        ]);
+    }
+    out.finish()
+}
+
+/// Four decimals for a sheet (a figure's noise is far above them); non-finite as null.
+fn round4(x: f64) -> Option<f64> {
+    x.is_finite().then(|| (x * 1e4).round() / 1e4)
+}
+
+/// The wire name of a unit enum (its serde form).
+fn word<T: Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,136 @@
+//! The validation table as the calibration test: every reference case within its tolerance
+//! (but the misses named below, each still missing), each group's geometric-mean error under
+//! 10 %, and the table's coverage.
+
+use super::*;
+use crate::catalog::CatalogSet;
+
+/// Reference cases the model misses today, each with why. The test fails when one of them
+/// comes within its tolerance (take it off the list) or another falls out (explain it here or
+/// fix the model): the list is the model's known error, said where it is checked.
+const KNOWN_MISSES: &[(&str, &str)] = &[
+    (
+        "N-H100-NVLS-1M",
+        "1 MiB forced onto NVLS: the pipeline fill is charged as the whole message (min(S, n·C·chunk)), while NCCL's chunks shrink with small messages; +29 % against 25 %",
+    ),
+    NVLS_OFF_20_RACKS[0],
+    NVLS_OFF_20_RACKS[1],
+    NVLS_OFF_20_RACKS[2],
+    NVLS_OFF_20_RACKS[3],
+    NVLS_OFF_20_RACKS[4],
+    NVLS_OFF_20_RACKS[5],
+    (
+        "N-GB200-3xNVL4-TREE",
+        "a forced tree on three NVLink partitions: the model's tree across more than two nodes runs at 0.92 × min(NVLink, network) × ½ (NCCL's tuning.cc rule); the run gets 0.89 of the node-level bound, above NCCL's own prediction",
+    ),
+    (
+        "N-GB200-3xNVL8-TREE",
+        "as N-GB200-3xNVL4-TREE, two trays a partition",
+    ),
+];
+
+/// The 20-rack GB200 run with NVLS disabled: the model's ring and tree across racks are bounded
+/// by the NVLink ring figure and the racks' 72 NICs each, and predict 545–662 GB/s; the run's
+/// curve (an algorithm bandwidth tending to ~217 GB/s after a ~5 ms fixed cost) says NCCL's
+/// inter-rack graph uses far less than that, which the model (no graph search) does not
+/// reproduce.
+const NVLS_OFF_20_RACKS: [(&str, &str); 6] = [
+    ("N-GB200-20RACK-512M", "NVLS off across 20 NVL72 racks"),
+    ("N-GB200-20RACK-1G", "NVLS off across 20 NVL72 racks"),
+    ("N-GB200-20RACK-2G", "NVLS off across 20 NVL72 racks"),
+    ("N-GB200-20RACK-4G", "NVLS off across 20 NVL72 racks"),
+    ("N-GB200-20RACK-8G", "NVLS off across 20 NVL72 racks"),
+    ("N-GB200-20RACK-16G", "NVLS off across 20 NVL72 racks"),
+];
+
+fn computed() -> Validation {
+    let set = CatalogSet::embedded().expect("embedded catalog");
+    validate(set.newest())
+}
+
+#[test]
+fn every_reference_case_lands_within_its_tolerance() {
+    let v = computed();
+    let mut outside = Vec::new();
+    for o in &v.cases {
+        let c = &o.case;
+        println!(
+            "{:<24} [{:?}, {:?}] measured {:>9.2}, model {:>9.2} ({:+6.1} %, ±{:.0} %) via {}/{}",
+            c.id,
+            c.group,
+            c.status,
+            c.measured,
+            o.model,
+            o.error * 100.0,
+            c.tolerance * 100.0,
+            o.algorithm,
+            o.protocol
+        );
+        assert!(o.model.is_finite(), "{}: {}", c.id, o.algorithm);
+        if c.status == Status::Reference && !o.within_tolerance {
+            outside.push(c.id.as_str());
+        }
+    }
+    let known: Vec<&str> = KNOWN_MISSES.iter().map(|(id, _)| *id).collect();
+    assert_eq!(outside, known, "reference cases outside their tolerance");
+    // Each group's geometric-mean error, over every reference case (what the table serves)
+    // and over those the model does not know it misses (asserted under 10 %).
+    for g in &v.groups {
+        let kept: Vec<f64> = v
+            .cases
+            .iter()
+            .filter(|o| o.case.group == g.group && o.case.status == Status::Reference)
+            .filter(|o| !known.contains(&o.case.id.as_str()))
+            .map(|o| o.error.abs().ln_1p())
+            .collect();
+        let geo = (kept.iter().sum::<f64>() / kept.len().max(1) as f64).exp_m1();
+        println!(
+            "{:?}: geometric-mean error {:.1} % over {} reference cases, {:.1} % over the {} not known to miss",
+            g.group,
+            g.geomean_error * 100.0,
+            g.reference_cases,
+            geo * 100.0,
+            kept.len()
+        );
+        assert!(geo < 0.10, "{:?}: {geo}", g.group);
+    }
+}
+
+/// What the table covers: InfiniBand, RoCE and NVLink-domain groups, one server (8 GPUs) to
+/// over 1,024 GPUs, multi-rack NVL72, and every row with a source.
+#[test]
+fn the_table_covers_the_fabrics_and_sizes() {
+    let all = cases();
+    let reference: Vec<&Case> = all
+        .iter()
+        .filter(|c| c.status == Status::Reference)
+        .collect();
+    assert!(reference.len() >= 40, "{} reference rows", reference.len());
+    for g in [Group::Infiniband, Group::Roce, Group::NvlinkDomain] {
+        assert!(reference.iter().any(|c| c.group == g), "{g:?}");
+    }
+    let sizes: Vec<u32> = reference.iter().map(|c| c.gpus).collect();
+    assert!(sizes.iter().min() <= Some(&8) && sizes.iter().max() >= Some(&1024));
+    let multi_rack = reference
+        .iter()
+        .filter(|c| c.nvlink_domain_gpus.is_some() && c.gpus > c.nvlink_domain_gpus.unwrap_or(0))
+        .count();
+    assert!(multi_rack >= 6, "{multi_rack} multi-rack NVL72 rows");
+    for c in all {
+        assert!(c.source.len() > 20, "{}: no source", c.id);
+        assert!(c.tolerance > 0.0 && c.tolerance <= 0.25, "{}", c.id);
+    }
+    let mut ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), all.len(), "ids are unique");
+}
+
+/// The CSV has a row a case and the JSON the same figures.
+#[test]
+fn the_csv_has_a_row_a_case() {
+    let v = computed();
+    let text = csv(&v);
+    assert_eq!(text.lines().count(), v.cases.len() + 1);
+    assert!(text.starts_with("id,group,status,metric,measured,model,error"));
+}
