@@ -9,6 +9,8 @@ use super::error::{ApiError, ErrorCode};
 use super::query::Query;
 use super::responses::{JsonOrCsv, QueryProblems, Sheet};
 use super::sheets::{etag, negotiate, respond};
+use serde::Serialize;
+
 use crate::validation::{self, Validation};
 
 impl Sheet for Validation {
@@ -55,11 +57,77 @@ pub async fn get_validation(
     let internal = |e: serde_json::Error| ApiError::internal(&e);
     let (body, content_type, suffix) = format.body(
         || crate::json::to_vec(&v).map_err(internal),
-        || Ok(validation::csv(&v).into_bytes()),
+        || Ok(csv(&v).into_bytes()),
     )?;
     // The table is computed: its entity tag is its bytes' digest.
     let digest = Sha256::digest(&body);
     let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
     let tag = etag(&format!("validation-{hex}{suffix}"));
     Ok(respond(&req, &tag, content_type, body))
+}
+
+/// The table as CSV: one row a case.
+pub fn csv(v: &Validation) -> String {
+    use serde_json::json;
+    let mut out = crate::table::csv::Csv::new(&[
+        "id",
+        "group",
+        "status",
+        "metric",
+        "measured",
+        "model",
+        "error",
+        "tolerance",
+        "within_tolerance",
+        "algorithm",
+        "protocol",
+        "gpu",
+        "gpus",
+        "gpus_per_node",
+        "nvlink_domain_gpus",
+        "nics_per_node",
+        "nic_speed_gbps",
+        "fabric",
+        "message_bytes",
+        "source",
+    ]);
+    for o in &v.cases {
+        let c = &o.case;
+        out.row([
+            json!(c.id),
+            json!(word(&c.group)),
+            json!(word(&c.status)),
+            json!(word(&c.metric)),
+            json!(c.measured),
+            json!(round4(o.model)),
+            json!(round4(o.error)),
+            json!(c.tolerance),
+            json!(o.within_tolerance),
+            json!(o.algorithm),
+            json!(o.protocol),
+            json!(c.catalog_gpu.as_deref().unwrap_or(&c.gpu)),
+            json!(c.gpus),
+            json!(c.gpus_per_node),
+            json!(c.nvlink_domain_gpus.unwrap_or(c.gpus_per_node)),
+            json!(c.nics_per_node),
+            json!(c.nic_speed_gbps),
+            json!(c.fabric.as_str()),
+            json!(c.message_bytes),
+            json!(c.source),
+        ]);
+    }
+    out.finish()
+}
+
+/// Four decimals for a sheet (a figure's noise is far above them); non-finite as null.
+fn round4(x: f64) -> Option<f64> {
+    x.is_finite().then(|| (x * 1e4).round() / 1e4)
+}
+
+/// The wire name of a unit enum (its serde form).
+fn word<T: Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }

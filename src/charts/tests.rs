@@ -347,7 +347,8 @@ fn tornado_bars_are_the_analysis_largest_swings() {
 #[test]
 fn a_tornado_of_one_bar_draws_it() {
     let p = plan(json!({"gpus": 1024, "uncertainty": {"samples": 20,
-        "catalog_price_ranges": false, "inputs": {"economics.gpu_hour_usd": "1,2.5,4"}}}));
+        "catalog_price_ranges": false, "model_error_ranges": false,
+        "inputs": {"economics.gpu_hour_usd": "1,2.5,4"}}}));
     let c = data::tornado(&p).expect("an analysis of two fabrics");
     let Series::Tornado { bars, .. } = &c.series else {
         panic!("tornado expected")

@@ -104,6 +104,22 @@ impl Span {
     }
 }
 
+impl Span {
+    /// The span with the model's ECMP efficiency term (1 unless an uncertainty analysis samples
+    /// it) applied to plain ECMP's crossing traffic: the collision loss the model predicts may
+    /// be too small or too large.
+    pub fn with_ecmp_term(self, path: &FabricPath, ecmp_efficiency: f64) -> Span {
+        if path.fabric == Fabric::Roce && self.crossing > 0.0 {
+            Span {
+                kappa: (self.kappa * ecmp_efficiency).clamp(0.0, 1.0),
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+}
+
 /// The partial unit's leaf when the job reaches it: the share of its ports' traffic that
 /// crosses and its ports, for the servers the job runs on (a port of a server the job leaves
 /// out carries nothing). A ring leaves it once per piece a block has on each of its rails;

@@ -22,6 +22,32 @@ pub enum RoceTuning {
     Tuned,
 }
 
+/// The model's own terms as multipliers, 1 by default: what the uncertainty analysis samples
+/// over ranges derived from the validation table's residuals (docs/uncertainty.md), so that
+/// the odds carry the model's error as well as the inputs'.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelTerms {
+    /// Every scale-out link's delivered bandwidth (the NIC efficiency).
+    pub nic_efficiency: f64,
+    /// Plain ECMP's efficiency on traffic crossing a leaf (RoCE only; its collision loss).
+    pub ecmp_efficiency: f64,
+    /// The expert all-to-all's network bandwidth.
+    pub a2a_efficiency: f64,
+}
+
+impl Default for ModelTerms {
+    fn default() -> Self {
+        ModelTerms {
+            nic_efficiency: 1.0,
+            ecmp_efficiency: 1.0,
+            a2a_efficiency: 1.0,
+        }
+    }
+}
+
+/// Smallest and largest multiplier a model term takes.
+pub const MODEL_TERM_RANGE: (f64, f64) = (0.25, 2.0);
+
 /// How much of the expert all-to-all the job hides behind compute.
 ///
 /// - `none`: all of it is exposed (dispatch and combine sit between attention and experts).
@@ -481,6 +507,8 @@ pub struct Workload {
     pub nccl: NcclSettings,
     /// How much of the expert all-to-all compute hides.
     pub a2a_overlap: A2aOverlap,
+    /// The model's own terms (1 unless an uncertainty analysis samples them).
+    pub model_terms: ModelTerms,
 }
 
 /// Default model size: 70 B parameters (Llama 2/3 70B class).
@@ -554,6 +582,7 @@ impl Default for Workload {
             background_load: 0.0,
             nccl: NcclSettings::default(),
             a2a_overlap: A2aOverlap::None,
+            model_terms: ModelTerms::default(),
         }
     }
 }

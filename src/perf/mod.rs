@@ -39,6 +39,7 @@ pub use input::{
     MAX_KV_HEADS, MAX_LAYERS, MAX_MFU, MAX_SEQUENCE_LENGTH, MAX_TOP_K, MIN_HIDDEN_SIZE, MIN_MFU,
     Precision,
 };
+pub use input::{MODEL_TERM_RANGE, ModelTerms};
 pub use job::CollectiveResult;
 pub use presets::WorkloadPreset;
 pub use result::{PerfError, PerfResult, RoceTuningRow};
@@ -223,6 +224,11 @@ fn validate_partial_leaf(l: &PartialLeafPath) -> Result<(), PerfError> {
 
 /// The workload: compute time, background load, and either a message size or a model.
 fn validate_workload(w: &Workload) -> Result<(), PerfError> {
+    let (lo, hi) = MODEL_TERM_RANGE;
+    let t = &w.model_terms;
+    check_f64("model.nic_efficiency", t.nic_efficiency, lo, hi)?;
+    check_f64("model.ecmp_efficiency", t.ecmp_efficiency, lo, hi)?;
+    check_f64("model.a2a_efficiency", t.a2a_efficiency, lo, hi)?;
     if let Some(c) = w.nccl.channels {
         check_u32("nccl.channels", c, 1, MAX_NCCL_CHANNELS)?;
     }
@@ -595,7 +601,8 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     let w = &input.workload;
     let (used_servers, servers_f) = servers_used_and_spanned(input, ranks, dp, gpn);
     let flows = congestion::sub_flows(path, &w.nccl, input.nics_per_node);
-    let span = congestion::Span::ring(path, servers_f, used_servers, flows);
+    let span = congestion::Span::ring(path, servers_f, used_servers, flows)
+        .with_ecmp_term(path, w.model_terms.ecmp_efficiency);
     let (crossing, kappa) = (span.crossing, span.kappa);
     let comm = data_parallel_communicator(input, (ranks, per_node, nodes), node_net, gpn, span);
 
@@ -675,8 +682,10 @@ fn node_network_gbytes_per_s(input: &PerfInput, nic_gbytes_per_s: f64, gpn: f64)
     // A GPU reaches its NICs over its own x16 link: more NICs than it can feed add nothing
     // (16 × 400G NICs on 8 H100 would credit each GPU 96 GB/s over a 48 GB/s link).
     let gpu_link = bandwidth::pcie_x16_gbytes_per_s(input.gpu.pcie_gen);
-    // Other jobs' traffic on a shared fabric takes its share of every scale-out link.
+    // Other jobs' traffic on a shared fabric takes its share of every scale-out link; the
+    // model's NIC efficiency term (1 unless sampled) scales what a link delivers.
     (f64::from(input.nics_per_node) * nic_gbytes_per_s).min(gpn * gpu_link)
+        * input.workload.model_terms.nic_efficiency
         * (1.0
             - input
                 .workload
@@ -866,6 +875,7 @@ impl GroupComm<'_> {
         let (input, path) = (self.input, &self.input.path);
         let span = (k * stride / self.gpn).ceil().clamp(1.0, self.used_servers);
         let flows = congestion::sub_flows(path, &input.workload.nccl, input.nics_per_node);
+        let terms = input.workload.model_terms;
         let across = match traffic {
             Pattern::Ring => congestion::Span::ring(path, span, self.used_servers, flows),
             Pattern::Pairs => congestion::Span::spread(path, span, self.used_servers, 1.0, flows),
@@ -873,6 +883,13 @@ impl GroupComm<'_> {
                 let peers = (span - 1.0).max(1.0);
                 congestion::Span::spread(path, span, self.used_servers, peers, flows)
             }
+        }
+        .with_ecmp_term(path, terms.ecmp_efficiency);
+        // The model's all-to-all efficiency term (1 unless sampled) scales what its network
+        // part gets.
+        let net_term = match traffic {
+            Pattern::EveryPeer => terms.a2a_efficiency,
+            Pattern::Ring | Pattern::Pairs => 1.0,
         };
         Communicator {
             ranks: k,
@@ -880,7 +897,7 @@ impl GroupComm<'_> {
             ranks_per_node: per_domain.max(1.0),
             nvlink_ring_gbytes_per_s: input.gpu.nvlink_ring_busbw_gbytes_per_s,
             nvls_gbytes_per_s: input.gpu.nvls_busbw_gbytes_per_s,
-            net_node_raw_gbytes_per_s: self.per_gpu_net * per_domain.max(1.0),
+            net_node_raw_gbytes_per_s: self.per_gpu_net * per_domain.max(1.0) * net_term,
             congestion_factor: across.kappa,
             path_latency_us: across.hops * path.switch_latency_ns / 1000.0,
             incast_tail_us: congestion::incast_tail_us(path),

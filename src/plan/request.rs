@@ -96,6 +96,8 @@ crate::plan::bounded::bounded_inputs! {
     int NcclChannels: u32, 1..=64, "channels";
     /// Queue pairs per NCCL connection (`NCCL_IB_QPS_PER_CONNECTION`).
     int QpsPerConnection: u32, 1..=128, "queue pairs per connection";
+    /// A multiplier on one of the performance model's own terms.
+    float ModelTerm, 0.25..=2.0, "multiplier (1 = the model as validated)", default 1;
     /// Monte Carlo samples of an uncertainty analysis.
     int Samples: u32, 1..=100_000, "samples", model_default 1000;
     /// Seed of the uncertainty analysis' random draws: the same seed gives the same answer on
@@ -290,6 +292,10 @@ pub struct PlanRequest {
     /// NCCL settings a published run forced, to reproduce it (`auto`: NCCL's own choice).
     #[validate(nested)]
     pub nccl: Option<NcclRequest>,
+    /// The performance model's own terms as multipliers (1 = the model as validated); an
+    /// uncertainty analysis samples them over ranges from the validation table's residuals.
+    #[validate(nested)]
+    pub model: Option<ModelRequest>,
     /// Network failures that interrupt the job (rates per part, checkpointing, restart).
     #[validate(nested)]
     pub reliability: Option<ReliabilityRequest>,
@@ -488,6 +494,20 @@ pub struct NcclRequest {
     pub qps_per_connection: Option<QpsPerConnection>,
 }
 
+/// The performance model's own terms, each a multiplier on what the model predicts (1 = the
+/// model as validated against `GET /v1/validation`). Set one to ask "what if the model is off
+/// by this much"; an uncertainty analysis samples them by default (`uncertainty.model_error_ranges`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Validate, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ModelRequest {
+    /// Bandwidth every scale-out link delivers (NIC efficiency). Default 1.
+    pub nic_efficiency: Option<ModelTerm>,
+    /// Plain ECMP's efficiency on traffic that crosses a leaf (RoCE only). Default 1.
+    pub ecmp_efficiency: Option<ModelTerm>,
+    /// The expert all-to-all's network bandwidth. Default 1.
+    pub a2a_efficiency: Option<ModelTerm>,
+}
+
 /// Network faults that interrupt the job: yearly failure rates per part and what each
 /// interruption costs. Defaults and sources in docs/cost.md#failures.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Validate, ToSchema)]
@@ -613,6 +633,11 @@ pub struct UncertaintyRequest {
     /// catalog price range (`price_range_usd`: triangular, low / list price / high). Default
     /// true.
     pub catalog_price_ranges: Option<bool>,
+    /// Sample the performance model's own terms (`model.nic_efficiency`,
+    /// `model.ecmp_efficiency`, `model.a2a_efficiency`) over ranges derived from the validation
+    /// table's residuals (`GET /v1/validation`), unless the request ranges them itself.
+    /// Default true.
+    pub model_error_ranges: Option<bool>,
     /// Uncertain inputs by name: any continuous plan input that does not change the fabric's
     /// design (`economics.*`, `utilization.*`, `workload.*`, `reliability.*`,
     /// `prices.overrides.<sku>`, `prices.discounts.vendor.<vendor>`,

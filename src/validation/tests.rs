@@ -125,12 +125,3 @@ fn the_table_covers_the_fabrics_and_sizes() {
     ids.dedup();
     assert_eq!(ids.len(), all.len(), "ids are unique");
 }
-
-/// The CSV has a row a case and the JSON the same figures.
-#[test]
-fn the_csv_has_a_row_a_case() {
-    let v = computed();
-    let text = csv(&v);
-    assert_eq!(text.lines().count(), v.cases.len() + 1);
-    assert!(text.starts_with("id,group,status,metric,measured,model,error"));
-}

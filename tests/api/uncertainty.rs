@@ -32,13 +32,11 @@ async fn a_1024_gpu_plan_with_catalog_ranges_carries_the_analysis() {
     let t = u["tornado"].as_array().expect("tornado");
     assert!(!t.is_empty());
     assert!(t[0]["swing_usd"].is_string() && t[0]["reason"].is_string());
-    assert!(
-        u["inputs"]
-            .as_array()
-            .expect("inputs")
-            .iter()
-            .all(|i| i["source"] == "catalog")
-    );
+    // The catalog's price ranges and the model's terms (ranges from the validation table).
+    assert!(u["inputs"].as_array().expect("inputs").iter().all(|i| {
+        let model = i["input"].as_str().is_some_and(|n| n.starts_with("model."));
+        i["source"] == if model { "validation" } else { "catalog" }
+    }));
     // The point plan is unchanged by the analysis beside it.
     let plain: Value = app
         .post_json("/v1/plans", &json!({"gpus": 1024}))

@@ -136,6 +136,7 @@ fn normalize(req: &PlanRequest, s: &Steps) -> PlanRequest {
         )),
         workload: Some(workload::echo(&s.job)),
         nccl: Some(workload::echo_nccl(&s.job)),
+        model: Some(workload::echo_model(&s.job)),
         reliability: Some(reliability::echo(&s.reliability)),
         utilization: Some(economics::echo_utilization(&s.costs)),
         economics: Some(economics::echo(&s.costs)),
@@ -144,6 +145,7 @@ fn normalize(req: &PlanRequest, s: &Steps) -> PlanRequest {
             samples: Some(u.samples.unwrap_or_default()),
             seed: Some(u.seed.unwrap_or_default()),
             catalog_price_ranges: Some(u.catalog_price_ranges.unwrap_or(true)),
+            model_error_ranges: Some(u.model_error_ranges.unwrap_or(true)),
             inputs: Some(u.inputs.clone().unwrap_or_default()),
         }),
     }

@@ -59,6 +59,7 @@ pub(super) fn resolve(req: &PlanRequest, gpus: u32, gpus_per_node: u32) -> Resul
     let w = req.workload.clone().unwrap_or_default();
     let mut workload = shape(&w, gpus, gpus_per_node);
     workload.nccl = nccl(req);
+    workload.model_terms = model_terms(req);
     grow_preset_batch(&w, gpus, &mut workload);
     check_preset_replica(&w, gpus, &workload)?;
     let replica = perf::data_parallel_replica_gpus(&workload);
@@ -109,6 +110,28 @@ fn shape(w: &WorkloadRequest, gpus: u32, gpus_per_node: u32) -> Workload {
         background_load: given_or_preset!(w, base, background_load),
         nccl: perf::NcclSettings::default(),
         a2a_overlap: w.a2a_overlap.unwrap_or(base.a2a_overlap),
+        model_terms: perf::ModelTerms::default(),
+    }
+}
+
+/// The request's model terms (absent: 1, the model as validated).
+fn model_terms(req: &PlanRequest) -> perf::ModelTerms {
+    let m = req.model.clone().unwrap_or_default();
+    let get = |t: Option<ModelTerm>| t.map_or(1.0, ModelTerm::get);
+    perf::ModelTerms {
+        nic_efficiency: get(m.nic_efficiency),
+        ecmp_efficiency: get(m.ecmp_efficiency),
+        a2a_efficiency: get(m.a2a_efficiency),
+    }
+}
+
+/// The model terms as the plan echoes them: every one, 1 when not given.
+pub(super) fn echo_model(job: &Job) -> ModelRequest {
+    let t = &job.workload.model_terms;
+    ModelRequest {
+        nic_efficiency: Some(ModelTerm::echo(t.nic_efficiency)),
+        ecmp_efficiency: Some(ModelTerm::echo(t.ecmp_efficiency)),
+        a2a_efficiency: Some(ModelTerm::echo(t.a2a_efficiency)),
     }
 }
 

@@ -16,6 +16,8 @@ pub enum RangeSource {
     Request,
     /// The catalog's `price_range_usd` (triangular around the list price).
     Catalog,
+    /// The validation table's residuals (`GET /v1/validation`): a model term's range.
+    Validation,
 }
 
 /// An uncertain input as the analysis used it.
@@ -23,7 +25,7 @@ pub enum RangeSource {
 pub struct InputUsed {
     /// Input name (`prices.list.<sku>` for a catalog list price).
     pub input: String,
-    /// `request` or `catalog`.
+    /// `request`, `catalog` or `validation`.
     pub source: RangeSource,
     /// Unit of low, mode and high.
     pub unit: String,

@@ -83,7 +83,7 @@ impl<'a> Engine<'a> {
                             .collect();
                         (!lines.is_empty()).then_some((t, lines))
                     }
-                    Kind::Input { .. } => None,
+                    Kind::Input { .. } | Kind::ModelTerm { .. } => None,
                 })
                 .collect();
             fabrics.push(FabricState {
@@ -150,7 +150,8 @@ impl<'a> Engine<'a> {
         };
         let mut out = Vec::with_capacity(self.fabrics.len());
         let targets = self.targets;
-        let reevaluate = self.request.is_some();
+        let (terms, sampled) = model_terms(r, targets, values);
+        let reevaluate = self.request.is_some() || sampled;
         for f in &mut self.fabrics {
             for (t, lines) in &f.slots {
                 let price = crate::plan::bounded::decimal_from_f64(values[*t])
@@ -164,7 +165,9 @@ impl<'a> Engine<'a> {
                 }
             }
             if reevaluate {
-                let perf = crate::perf::evaluate(&perf_input(r, f.sized)).map_err(|e| {
+                let mut input = perf_input(r, f.sized);
+                input.workload.model_terms = terms;
+                let perf = crate::perf::evaluate(&input).map_err(|e| {
                     let e = perf_error(e);
                     PlanError {
                         detail: format!("{}: {}", at_text(targets, values), e.detail),
@@ -190,12 +193,35 @@ impl<'a> Engine<'a> {
     }
 }
 
+/// The model terms of an evaluation: the resolved job's, with each sampled term's value, and
+/// whether any is sampled.
+fn model_terms(
+    r: &inputs::Resolved,
+    targets: &[Target],
+    values: &[f64],
+) -> (crate::perf::ModelTerms, bool) {
+    let mut terms = r.workload.model_terms;
+    let mut sampled = false;
+    for (t, v) in targets.iter().zip(values) {
+        if let Kind::ModelTerm { path } = &t.kind {
+            sampled = true;
+            match path.last().map(String::as_str) {
+                Some("nic_efficiency") => terms.nic_efficiency = *v,
+                Some("ecmp_efficiency") => terms.ecmp_efficiency = *v,
+                Some("a2a_efficiency") => terms.a2a_efficiency = *v,
+                _ => {}
+            }
+        }
+    }
+    (terms, sampled)
+}
+
 /// The request-level values of an evaluation, for errors (`with economics.pue = 1.4`).
 fn at_text(targets: &[Target], values: &[f64]) -> String {
     let parts: Vec<String> = targets
         .iter()
         .zip(values)
-        .filter(|(t, _)| matches!(t.kind, Kind::Input { .. }))
+        .filter(|(t, _)| matches!(t.kind, Kind::Input { .. } | Kind::ModelTerm { .. }))
         .map(|(t, v)| format!("{} = {}", t.name, text::number(*v)))
         .collect();
     format!("with {}", parts.join(", "))

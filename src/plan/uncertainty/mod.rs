@@ -39,12 +39,13 @@ pub use spec::spec;
 
 /// Inputs an analysis may vary: they change what the fabric costs or how the job runs, never
 /// which fabric is built (sizing inputs — GPUs, speeds, topology — are for sweeps).
-const VARIABLE_PREFIXES: [&str; 5] = [
+const VARIABLE_PREFIXES: [&str; 6] = [
     "economics.",
     "utilization.",
     "workload.",
     "reliability.",
     "prices.",
+    "model.",
 ];
 
 /// Where a sampled value goes.
@@ -54,6 +55,9 @@ enum Kind {
     ListPrice(String),
     /// A request input at this JSON path (decimal inputs are sent as decimal strings).
     Input { path: Vec<String>, decimal: bool },
+    /// One of the performance model's terms (`model.*`, at this JSON path): set on the
+    /// resolved job directly, the fabric timed again, nothing resolved again.
+    ModelTerm { path: Vec<String> },
 }
 
 /// One uncertain input, checked: its range, domain and how to say it.

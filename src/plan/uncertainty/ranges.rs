@@ -21,7 +21,7 @@ pub fn outside_ranges(spec: &Spec, prepared: &Prepared, figures: Figures<'_>) ->
             continue;
         }
         let path = match &t.kind {
-            Kind::Input { path, .. } => path,
+            Kind::Input { path, .. } | Kind::ModelTerm { path } => path,
             // The list price the plan's lines carry (an override of it is refused).
             Kind::ListPrice(sku) => {
                 if let Some((list, _)) = priced_in_plan(prepared, sku) {
@@ -91,6 +91,7 @@ pub(super) fn prices_nothing(
             ),
             _ => return None,
         },
+        Kind::ModelTerm { .. } => return None,
     };
     let key = set.key();
     if priced_by(&prepared.sized, &prepared.resolved.adjustments, key) {
@@ -123,7 +124,7 @@ pub(super) fn warn_outside(out: &mut Vec<String>, t: &Target, value: Decimal) {
             Kind::ListPrice(sku) => format!(
                 "to price the plan in the range, set prices.overrides.{sku} to its mode and give the range on prices.overrides.{sku} instead"
             ),
-            Kind::Input { .. } => format!(
+            Kind::Input { .. } | Kind::ModelTerm { .. } => format!(
                 "set {} to a value in the range (its mode) to price the plan there",
                 t.name
             ),

@@ -142,6 +142,9 @@ pub fn spec(u: &UncertaintyRequest, prepared: &Prepared) -> Result<Spec, PlanErr
     if u.catalog_price_ranges.unwrap_or(true) {
         catalog_range_targets(prepared, given, &mut targets);
     }
+    if u.model_error_ranges.unwrap_or(true) {
+        model_error_targets(r, given, &mut targets);
+    }
     Ok(Spec {
         samples: u.samples.unwrap_or_default().get(),
         seed: u.seed.unwrap_or_default().get(),
@@ -230,9 +233,13 @@ pub(super) fn input_target(
         range: range.clone(),
         domain: (n.min, n.highest()),
         source: RangeSource::Request,
-        kind: Kind::Input {
-            path,
-            decimal: n.decimal,
+        kind: if name.starts_with("model.") {
+            Kind::ModelTerm { path }
+        } else {
+            Kind::Input {
+                path,
+                decimal: n.decimal,
+            }
         },
         stream: draw::stream(name),
     })
@@ -325,5 +332,81 @@ pub(super) fn catalog_range_targets(
                 name,
             });
         }
+    }
+}
+
+/// The model's terms and the validation groups whose reference cases' residuals give each its
+/// range: NIC efficiency from every bandwidth case across servers (InfiniBand and RoCE), ECMP
+/// efficiency from the RoCE cases, all-to-all efficiency from the all-to-all cases.
+const MODEL_TERMS: [(&str, &[crate::validation::Group]); 3] = {
+    use crate::validation::Group::{AllToAll, Infiniband, Roce};
+    [
+        ("model.nic_efficiency", &[Infiniband, Roce]),
+        ("model.ecmp_efficiency", &[Roce]),
+        ("model.a2a_efficiency", &[AllToAll]),
+    ]
+};
+
+/// The share of residuals a model term's range covers: the 90th percentile of the reference
+/// cases' absolute errors.
+const MODEL_RESIDUAL_PERCENTILE: f64 = 0.9;
+
+/// A triangular range around 1 for each model term the request does not range itself:
+/// 1 ± the 90th-percentile absolute error of its validation groups' reference cases (a term
+/// whose groups have no case is not sampled).
+pub(super) fn model_error_targets(
+    r: &inputs::Resolved,
+    given: Option<&std::collections::BTreeMap<String, InputRange>>,
+    targets: &mut Vec<Target>,
+) {
+    use crate::validation::Status;
+    let table = crate::validation::validate(&r.catalog);
+    for (name, groups) in MODEL_TERMS {
+        if given.is_some_and(|g| g.contains_key(name)) {
+            continue;
+        }
+        let mut errors: Vec<f64> = table
+            .cases
+            .iter()
+            .filter(|o| o.case.status == Status::Reference && groups.contains(&o.case.group))
+            .map(|o| o.error.abs())
+            .filter(|e| e.is_finite())
+            .collect();
+        if errors.is_empty() {
+            continue;
+        }
+        errors.sort_by(f64::total_cmp);
+        let rank = ((errors.len() as f64 * MODEL_RESIDUAL_PERCENTILE).ceil() as usize)
+            .clamp(1, errors.len());
+        let half = errors[rank - 1];
+        let Some(spec) = registry::numeric_input(name) else {
+            continue;
+        };
+        let Some(n) = &spec.numeric else { continue };
+        let low = (1.0 - half).max(n.min);
+        let high = (1.0 + half).min(n.max);
+        let dec = |x: f64| {
+            rust_decimal::prelude::FromPrimitive::from_f64(x)
+                .map_or(Decimal::ONE, |d: Decimal| d.round_dp(4))
+        };
+        let range = InputRange {
+            distribution: DistributionKind::Triangular,
+            low: dec(low),
+            mode: Some(Decimal::ONE),
+            high: dec(high),
+        };
+        targets.push(Target {
+            name: name.to_string(),
+            label: label_of(spec, name),
+            unit: n.unit.clone(),
+            dist: distribution(&range),
+            range,
+            domain: (n.min, n.highest()),
+            source: RangeSource::Validation,
+            kind: Kind::ModelTerm {
+                path: name.split('.').map(str::to_string).collect(),
+            },
+            stream: draw::stream(name),
+        });
     }
 }

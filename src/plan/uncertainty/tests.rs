@@ -76,13 +76,14 @@ fn zero_width_ranges_reproduce_the_point_plan_to_the_cent() {
         .find(|l| l.priced.line.sku == sku)
         .map(|l| l.priced.line.list_unit_price_usd)
         .expect("line");
-    // Request-level inputs (through the typed setter and resolve) and a list price, all at
-    // their point values; no catalog ranges.
+    // Request-level inputs (through the typed setter and resolve), a model term (set on the
+    // resolved job) and a list price, all at their point values; no catalog or model ranges.
     let u = analysis(json!({"gpus": 1024, "uncertainty": {
-    "samples": 50, "catalog_price_ranges": false,
+    "samples": 50, "catalog_price_ranges": false, "model_error_ranges": false,
     "inputs": {
         "economics.gpu_hour_usd": {"low": gpu_hour.get(), "high": gpu_hour.get()},
         "workload.background_load": "0,0,0",
+        "model.nic_efficiency": "1,1",
         format!("prices.list.{sku}"): {"low": list, "mode": list, "high": list}
     }}}));
     for f in &u.fabrics {
@@ -412,7 +413,8 @@ fn a_sampled_input_moves_the_defaults_that_follow_it_as_in_a_plan_made_with_it()
     // The owned GPU-hour value follows the PUE (its power share): a sample at PUE 1.6 must cost
     // what a plan asked with PUE 1.6 costs, not the default PUE's GPU-hour value.
     let u = analysis(json!({"gpus": 1024, "uncertainty": {"samples": 3,
-        "catalog_price_ranges": false, "inputs": {"economics.pue": "1.6,1.6"}}}));
+        "catalog_price_ranges": false, "model_error_ranges": false,
+        "inputs": {"economics.pue": "1.6,1.6"}}}));
     let at = plan(json!({"gpus": 1024, "economics": {"pue": "1.6"}}));
     let default = plan(json!({"gpus": 1024}));
     for f in &u.fabrics {
@@ -532,4 +534,51 @@ fn a_bar_measures_the_gap_to_every_other_fabric() {
     };
     assert_eq!(cheapest("16100"), Some(Fabric::Infiniband));
     assert_eq!(cheapest("16400"), Some(Fabric::Roce));
+}
+
+/// The model's own error is in the odds (issue 41): by default the analysis samples the model
+/// terms over ranges from the validation residuals (source `validation`), the tornado names
+/// them, and on 2,048 H100 widening their ranges moves the probability each fabric is cheapest
+/// — for a job the network slows (the FSDP preset idles 3–9 %); the default job's network idle
+/// (0.1–0.2 %) is too small for the model's error to flip a sample there.
+#[test]
+fn the_models_own_error_moves_the_odds() {
+    let base = json!({"gpus": 2048, "uncertainty": {"samples": 400, "seed": 5}});
+    let a = analysis(base.clone());
+    let model: Vec<&super::InputUsed> = a
+        .inputs
+        .iter()
+        .filter(|i| i.input.starts_with("model."))
+        .collect();
+    let names: Vec<&str> = model.iter().map(|i| i.input.as_str()).collect();
+    assert_eq!(names, ["model.nic_efficiency", "model.ecmp_efficiency"]);
+    assert!(
+        model
+            .iter()
+            .all(|i| i.source == super::RangeSource::Validation
+                && i.range.low < Decimal::ONE
+                && i.range.high > Decimal::ONE)
+    );
+    assert!(
+        a.tornado.iter().any(|t| t.input.starts_with("model.")),
+        "{:?}",
+        a.tornado.iter().map(|t| &t.input).collect::<Vec<_>>()
+    );
+    let odds = |u: &Uncertainty| -> Vec<f64> {
+        u.fabrics.iter().map(|f| f.probability_cheapest).collect()
+    };
+    let fsdp = |inputs: Value| {
+        analysis(
+            json!({"gpus": 2048, "workload": {"preset": "fsdp-llama2-70b"},
+            "uncertainty": {"samples": 400, "seed": 5, "inputs": inputs}}),
+        )
+    };
+    let validated = fsdp(json!({}));
+    let wide = fsdp(json!({"model.nic_efficiency": "0.5,1,1.5",
+        "model.ecmp_efficiency": "0.5,1,1.5"}));
+    assert_ne!(odds(&validated), odds(&wide));
+    // Off: no model term is sampled.
+    let off = analysis(json!({"gpus": 2048, "uncertainty": {"samples": 50,
+        "model_error_ranges": false}}));
+    assert!(off.inputs.iter().all(|i| !i.input.starts_with("model.")));
 }
