@@ -293,6 +293,7 @@ fn gpu_spec(case: &Case, catalog: &Catalog) -> GpuSpec {
             dense_bf16_tflops: g.dense_bf16_tflops,
             nvlink_domain_gpus: g.nvlink_domain_gpus,
             pcie_gen: g.pcie_gen,
+            grace_c2c: g.nvlink_domain_gpus > g.gpus_per_node,
         },
         None => GpuSpec {
             gpus_per_node_max: base.gpus_per_node_max.max(case.gpus_per_node),

@@ -60,6 +60,15 @@ impl DecimalText {
     }
 }
 
+/// The wire name of a unit enum: its serde form (`nvls_tree`, `infiniband`); empty when it
+/// does not serialize to a string.
+pub fn wire_name<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::lower_first;

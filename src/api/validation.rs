@@ -9,7 +9,6 @@ use super::error::{ApiError, ErrorCode};
 use super::query::Query;
 use super::responses::{JsonOrCsv, QueryProblems, Sheet};
 use super::sheets::{etag, negotiate, respond};
-use serde::Serialize;
 
 use crate::validation::{self, Validation};
 
@@ -95,9 +94,9 @@ pub fn csv(v: &Validation) -> String {
         let c = &o.case;
         out.row([
             json!(c.id),
-            json!(word(&c.group)),
-            json!(word(&c.status)),
-            json!(word(&c.metric)),
+            json!(crate::words::wire_name(&c.group)),
+            json!(crate::words::wire_name(&c.status)),
+            json!(crate::words::wire_name(&c.metric)),
             json!(c.measured),
             json!(round4(o.model)),
             json!(round4(o.error)),
@@ -122,12 +121,4 @@ pub fn csv(v: &Validation) -> String {
 /// Four decimals for a sheet (a figure's noise is far above them); non-finite as null.
 fn round4(x: f64) -> Option<f64> {
     x.is_finite().then(|| (x * 1e4).round() / 1e4)
-}
-
-/// The wire name of a unit enum (its serde form).
-fn word<T: Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }

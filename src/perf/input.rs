@@ -231,6 +231,10 @@ pub struct GpuSpec {
     /// uses crosses it (NCCL's topology search takes the minimum along GPU → PCIe switch →
     /// NIC), so a GPU's share of its server's NICs is at most this link's bandwidth.
     pub pcie_gen: u8,
+    /// The GPU reaches its NICs through a Grace CPU's NVLink-C2C (900 GB/s; GH200, GB200,
+    /// GB300): the NICs hang off Grace's PCIe and the GPU's own x16 link does not cap its
+    /// share of them (one GH200 with four 200G ports: 96.07 GB/s, NVIDIA/nccl#1579).
+    pub grace_c2c: bool,
 }
 
 /// H100 and H200 (the same NVLink 4 / NVSwitch, the same dense BF16 peak: H200 changes the
@@ -242,6 +246,7 @@ const HOPPER: GpuSpec = GpuSpec {
     dense_bf16_tflops: 989.0,
     nvlink_domain_gpus: 8,
     pcie_gen: 5,
+    grace_c2c: false,
 };
 
 /// Per-GPU defaults the catalog can copy: `(name, spec, source)`.
@@ -268,6 +273,7 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
             dense_bf16_tflops: 312.0,
             nvlink_domain_gpus: 8,
             pcie_gen: 4,
+            grace_c2c: false,
         },
         "NCCL tuning.cc compCap80 cap 235 GB/s; DGX A100 nccl-tests ≈ 230 GB/s",
     ),
@@ -290,6 +296,7 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
             dense_bf16_tflops: 2250.0,
             nvlink_domain_gpus: 8,
             pcie_gen: 5,
+            grace_c2c: false,
         },
         "ring 695: 8 B300 with NVLS off (NVIDIA/nccl#2140), 680 on a 4-GPU GB200 tray (Azure ND GB200 v6); NVLS 840: NVIDIA/nccl#1807, coreweave/nccl-tests#43",
     ),

@@ -681,7 +681,13 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
 fn node_network_gbytes_per_s(input: &PerfInput, nic_gbytes_per_s: f64, gpn: f64) -> f64 {
     // A GPU reaches its NICs over its own x16 link: more NICs than it can feed add nothing
     // (16 × 400G NICs on 8 H100 would credit each GPU 96 GB/s over a 48 GB/s link).
-    let gpu_link = bandwidth::pcie_x16_gbytes_per_s(input.gpu.pcie_gen);
+    // On a Grace system (NVL72 trays) the NICs hang off Grace's PCIe and the GPU reaches them
+    // over NVLink-C2C: each NIC's own link (in `nic_gbytes_per_s`) is the only cap.
+    let gpu_link = if input.gpu.grace_c2c {
+        f64::INFINITY
+    } else {
+        bandwidth::pcie_x16_gbytes_per_s(input.gpu.pcie_gen)
+    };
     // Other jobs' traffic on a shared fabric takes its share of every scale-out link; the
     // model's NIC efficiency term (1 unless sampled) scales what a link delivers.
     (f64::from(input.nics_per_node) * nic_gbytes_per_s).min(gpn * gpu_link)

@@ -202,6 +202,7 @@ fn arb_input() -> impl Strategy<Value = PerfInput> {
                         dense_bf16_tflops: 989.0,
                         nvlink_domain_gpus: gpn,
                         pcie_gen: gen_,
+                        grace_c2c: false,
                     },
                     nic: NicSpec {
                         speed_gbps: speed,
@@ -520,6 +521,26 @@ fn more_nics_than_a_gpu_link_feeds_add_nothing() {
         assert_eq!(a.exposed_comm_ms, b.exposed_comm_ms, "{preset:?}");
         assert!(c.exposed_comm_ms > a.exposed_comm_ms, "{preset:?}");
     }
+}
+
+/// On a Grace system the GPU reaches its NICs over NVLink-C2C, so a second NIC a GPU is not
+/// capped by the GPU's x16 link: an 8 GiB all-reduce over 16 trays of 4 GB200 with 8 × 400G NICs
+/// a tray runs faster than with 4; the same on an x86 HGX server adds nothing (above).
+#[test]
+fn grace_attached_gpus_are_not_capped_by_their_own_pcie_link() {
+    let tray = |nics: u32, grace_c2c: bool| PerfInput {
+        gpus_per_node: 4,
+        nics_per_node: nics,
+        gpu: GpuSpec {
+            nvlink_domain_gpus: 4,
+            grace_c2c,
+            ..gpu_default("b200").expect("b200")
+        },
+        ..h100_input(64, superpod_ib(64, 4), explicit(8 << 30))
+    };
+    let busbw = |i: PerfInput| evaluate(&i).expect("evaluates").busbw_gbytes_per_s;
+    assert!(busbw(tray(8, true)) > 1.5 * busbw(tray(4, true)));
+    assert_eq!(busbw(tray(8, false)), busbw(tray(4, false)));
 }
 
 #[test]

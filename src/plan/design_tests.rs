@@ -1212,3 +1212,50 @@ fn no_cliff_between_neighbouring_server_counts() {
         }
     }
 }
+
+/// A job that idles more than a third of its step on the network is told which collective
+/// waits and what would help (issue 41: the 70 B FSDP preset idled 57 % on 2,048 B200 without
+/// a word; the MoE preset 48 % with its all-to-all exposed).
+#[test]
+fn a_network_bound_job_is_told_what_waits_and_what_would_help() {
+    let fsdp = plan(serde_json::json!({"gpus": 2048, "gpu_model": "b200",
+        "fabrics": ["roce"], "workload": {"preset": "fsdp-llama2-70b"}}))
+    .expect("plan");
+    let idle = fsdp.fabrics[0]
+        .performance
+        .as_ref()
+        .expect("perf")
+        .gpu_idle_fraction;
+    assert!(idle > 1.0 / 3.0, "{idle}");
+    let said: Vec<&String> = fsdp
+        .warnings
+        .iter()
+        .filter(|w| w.contains("of its step on the network"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", fsdp.warnings);
+    assert!(
+        said[0].contains("data all-gather") && said[0].contains("shard over fewer GPUs"),
+        "{}",
+        said[0]
+    );
+    let moe = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
+        "workload": {"preset": "moe-deepseek-v3", "a2a_overlap": "none"}}))
+    .expect("plan");
+    assert!(
+        moe.warnings
+            .iter()
+            .any(|w| w.contains("expert all-to-all") && w.contains("a2a_overlap: dualpipe")),
+        "{:?}",
+        moe.warnings
+    );
+    // Hidden as DeepSeek-V3 hides it, the preset idles less than a third: nothing said.
+    let hidden = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
+        "workload": {"preset": "moe-deepseek-v3"}}))
+    .expect("plan");
+    assert!(
+        !hidden
+            .warnings
+            .iter()
+            .any(|w| w.contains("of its step on the network"))
+    );
+}

@@ -46,7 +46,10 @@ pub(super) fn forced_algorithm_warning(
         return;
     }
     let wanted = |name: &str, given: String| given == "auto" || given == name;
-    let (algorithm, protocol) = (words_of(&nccl.algorithm), words_of(&nccl.protocol));
+    let (algorithm, protocol) = (
+        crate::words::wire_name(&nccl.algorithm),
+        crate::words::wire_name(&nccl.protocol),
+    );
     if result.algorithm == "none"
         || (wanted(result.algorithm, algorithm.clone())
             && wanted(result.protocol, protocol.clone()))
@@ -64,12 +67,62 @@ pub(super) fn forced_algorithm_warning(
     );
 }
 
-/// The wire name of a unit enum (its serde form).
-fn words_of<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+/// Share of a step idled on the network above which the plan says which collective waits and
+/// what would help (a third: issue 41's threshold, where a buyer stops trusting a plan that
+/// does not explain itself).
+const NETWORK_BOUND_SHARE: f64 = 1.0 / 3.0;
+
+/// Warns when the job idles more than [`NETWORK_BOUND_SHARE`] of its step on the network: the
+/// collective with the most exposed network time, its share, and what would help it.
+pub(super) fn network_bound_warning(
+    fabric: crate::fabric::Fabric,
+    result: &PerfResult,
+    workload: &perf::Workload,
+    warnings: &mut Vec<String>,
+) {
+    if result.gpu_idle_fraction <= NETWORK_BOUND_SHARE || workload.message_bytes.is_some() {
+        return;
+    }
+    let Some(worst) = result
+        .collectives
+        .iter()
+        .filter(|c| c.placement == perf::job::NETWORK)
+        .max_by(|a, b| a.exposed_ms.total_cmp(&b.exposed_ms))
+    else {
+        return;
+    };
+    let help = match (worst.parallelism, worst.kind) {
+        ("expert", _) => {
+            "hide it behind compute (workload.a2a_overlap: dualpipe, or the share your schedule hides), keep expert groups inside an NVLink domain (a smaller expert_parallel, or an NVL72 rack), or place them under one leaf"
+        }
+        ("data", "all_gather" | "reduce_scatter") => {
+            "shard over fewer GPUs (add tensor or pipeline parallelism) or give each GPU more tokens a step (a larger batch), so that the parameter traffic hides behind compute"
+        }
+        ("data", _) => {
+            "give each GPU more compute a step (a larger batch) or more of the backward to hide the gradient all-reduce behind"
+        }
+        ("tensor", _) => {
+            "keep tensor parallelism inside an NVLink domain (tensor_parallel at most the GPUs of a server or rack)"
+        }
+        ("pipeline", _) => "run more micro-batches a step, or fewer pipeline stages",
+        ("context", _) => {
+            "keep context-parallel groups inside an NVLink domain, or shorten the sequence a rank holds"
+        }
+        _ => "overlap it with compute",
+    };
+    push_unique(
+        warnings,
+        format!(
+            "{}: the job idles {:.0} % of its step on the network; the largest wait is the {} {} over {} GPUs ({:.0} ms exposed of a {:.0} ms step): {help}",
+            fabric.as_str(),
+            100.0 * result.gpu_idle_fraction,
+            worst.parallelism,
+            worst.kind.replace('_', "-"),
+            worst.group_size,
+            worst.exposed_ms,
+            result.step_time_ms
+        ),
+    );
 }
 
 /// The performance model's input for a sized fabric under the resolved request. The leaves'
@@ -87,6 +140,8 @@ pub fn perf_input(r: &inputs::Resolved, s: &SizedFabric) -> perf::PerfInput {
             dense_bf16_tflops: r.gpu.dense_bf16_tflops,
             nvlink_domain_gpus: r.nvlink_domain_gpus,
             pcie_gen: r.gpu.pcie_gen,
+            // An NVL72 compute tray: Grace CPUs with NVLink-C2C between GPU and NICs.
+            grace_c2c: r.gpu.nvlink_domain_gpus > r.gpu.gpus_per_node,
         },
         nic: perf::NicSpec {
             speed_gbps: r.nic_speed_gbps,

@@ -283,6 +283,65 @@ pub struct Report {
     /// The plan inputs the address gives ([`given_inputs`]).
     pub given: Vec<(String, String)>,
     pub json_url: String,
+    /// The performance model against published measurements, by group and case.
+    pub validation: Validated,
+}
+
+/// The validation table as the page shows it (`GET /v1/validation` in full).
+#[derive(Debug, Clone, Default)]
+pub struct Validated {
+    /// Group, reference cases, geometric-mean error (text), cases outside tolerance (text).
+    pub groups: Vec<(String, usize, String, String)>,
+    /// Id, group, status, measured, model, error, tolerance, source; one a case.
+    pub cases: Vec<[String; 8]>,
+}
+
+/// The validation table computed with `catalog`'s GPUs, as text for the page.
+fn validated(catalog: Option<&Catalog>) -> Validated {
+    let Some(catalog) = catalog else {
+        return Validated::default();
+    };
+    let v = crate::validation::validate(catalog);
+    let pct = |x: f64| format!("{:+.1} %", 100.0 * x);
+    Validated {
+        groups: v
+            .groups
+            .iter()
+            .map(|g| {
+                (
+                    crate::words::wire_name(&g.group),
+                    g.reference_cases,
+                    format!("{:.1} %", 100.0 * g.geomean_error),
+                    if g.outside_tolerance.is_empty() {
+                        "none".to_string()
+                    } else {
+                        g.outside_tolerance.join(", ")
+                    },
+                )
+            })
+            .collect(),
+        cases: v
+            .cases
+            .iter()
+            .map(|o| {
+                let c = &o.case;
+                let unit = match c.metric {
+                    crate::validation::Metric::BusbwGbytesPerS => "GB/s",
+                    crate::validation::Metric::AllreduceTimeUs => "µs",
+                };
+                [
+                    c.id.clone(),
+                    crate::words::wire_name(&c.group),
+                    crate::words::wire_name(&c.status),
+                    format!("{} {unit}", c.measured),
+                    format!("{:.1} {unit}", o.model),
+                    pct(o.error),
+                    format!("±{:.0} %", 100.0 * c.tolerance),
+                    c.source.clone(),
+                ]
+            })
+            .collect(),
+    }
 }
 
 /// One fabric's row of the uncertainty table.
@@ -650,6 +709,7 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
         assumptions,
         given: given_inputs(pairs),
         json_url: format!("/v1/plans?{qs}"),
+        validation: validated(catalog),
     }
 }
 

@@ -67,3 +67,20 @@ async fn the_validation_table_as_csv_and_its_errors() {
     let res = app.get("/v1/validation?format=xml").await;
     assert_problem(res, 422).await;
 }
+
+/// The report page has a section with the validation groups and every case.
+#[tokio::test]
+async fn the_report_page_shows_the_model_against_measurements() {
+    let app = spawn_app().await;
+    let html = app.html("/report?gpus=64", 200).await;
+    assert!(html.contains("The model against measurements"));
+    assert!(html.contains("id=\"validation-groups\"") && html.contains("id=\"validation-cases\""));
+    for group in ["infiniband", "roce", "nvlink_domain"] {
+        assert!(
+            html.contains(&format!("<th scope=\"row\">{group}</th>")),
+            "{group}"
+        );
+    }
+    let rows = html.matches("<tr><th scope=\"row\">").count();
+    assert!(rows >= fabric_tco::validation::cases().len(), "{rows}");
+}
