@@ -419,8 +419,8 @@ pub enum Precision {
     #[default]
     Bf16,
     /// 1 byte per activation element on tensor, pipeline and context traffic; on the expert
-    /// all-to-all the dispatches only, the combines staying BF16 (DeepSeek-V3). Compute is
-    /// still counted against the BF16 peak times `mfu`.
+    /// all-to-all the dispatches only, the combines staying BF16 (DeepSeek-V3). Compute runs
+    /// against the FP8 peak (twice the dense BF16 peak) times `mfu`.
     Fp8,
 }
 

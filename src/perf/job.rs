@@ -510,11 +510,30 @@ pub fn global_tokens(w: &Workload, dp: f64) -> f64 {
     }
 }
 
-/// Compute per step, ms: 6 · active params · tokens ÷ (GPUs · peak · MFU) (Kaplan et al. 2020
-/// 6N FLOPs per token; MFU as in the Llama 3 paper).
+/// Dense FP8 tensor throughput over dense BF16 on Hopper and Blackwell: H100 1,979 against 989
+/// TFLOPS, B200 4,500 against 2,250 (NVIDIA H100 and HGX B200 datasheets, dense = sparse ÷ 2).
+pub const FP8_OVER_BF16_PEAK: f64 = 2.0;
+
+/// Model FLOPs of one token's forward and backward: 6 · active params (Kaplan et al. 2020) plus
+/// causal attention's scores and values, 6 · layers · sequence · hidden (Megatron-LM's counter,
+/// `megatron/training/training.py` `num_floating_point_operations`: PaLM's 12·L·H·Q·T halved
+/// for the causal mask). Llama 3 405B at 8,192 tokens: 2.43e12 + 1.01e11 (+4 %); at 131,072:
+/// +67 %.
+pub fn flops_per_token(w: &Workload) -> f64 {
+    let attention = 6.0 * layers(w) * f64::from(w.sequence_length.max(1)) * hidden_size(w);
+    6.0 * active_params(w) + attention
+}
+
+/// Compute per step, ms: model FLOPs per token · tokens ÷ (GPUs · peak · MFU), the peak the
+/// job's precision runs at (FP8: [`FP8_OVER_BF16_PEAK`] × the dense BF16 peak); MFU as the Llama
+/// 3 paper and Megatron-Bridge count it (model FLOPs, attention included, no recomputation).
 pub fn step_compute_ms(w: &Workload, dp: f64, job_gpus: f64, dense_bf16_tflops: f64) -> f64 {
-    let flops = 6.0 * active_params(w) * global_tokens(w, dp);
-    let rate = job_gpus.max(1.0) * dense_bf16_tflops * 1e12 * w.mfu;
+    let flops = flops_per_token(w) * global_tokens(w, dp);
+    let peak = match w.precision {
+        super::input::Precision::Bf16 => dense_bf16_tflops,
+        super::input::Precision::Fp8 => dense_bf16_tflops * FP8_OVER_BF16_PEAK,
+    };
+    let rate = job_gpus.max(1.0) * peak * 1e12 * w.mfu;
     if rate > 0.0 {
         flops / rate * US_PER_MS
     } else {
@@ -565,10 +584,20 @@ mod tests {
 
     #[test]
     fn default_step_compute_by_hand() {
-        // 6 · 70e9 · (64 · 65,536) / (2048 · 989e12 · 0.40) = 2,174.32 ms
+        // (6 · 70e9 + 6 · L · 4,096 · h) · (64 · 65,536) / (2048 · 989e12 · 0.40), with the
+        // derived h = 9,072 and L = 70e9 / (12 h²) = 70.9: the attention adds 3.76 % to the
+        // 2,174.32 ms of 6N alone, 2,256.3 ms.
         let w = Workload::default();
         let t = step_compute_ms(&w, 64.0, 2048.0, 989.0);
-        assert!((t - 2174.32).abs() < 0.01, "{t}");
+        let per_token = 6.0 * 70e9 + 6.0 * layers(&w) * 4096.0 * hidden_size(&w);
+        let want = per_token * 64.0 * 65_536.0 / (2048.0 * 989e12 * 0.40) * 1e3;
+        assert!((t - want).abs() < 1e-9 && (t - 2256.3).abs() < 0.1, "{t}");
+        // FP8 runs at twice the BF16 peak.
+        let fp8 = Workload {
+            precision: crate::perf::input::Precision::Fp8,
+            ..w
+        };
+        assert!((step_compute_ms(&fp8, 64.0, 2048.0, 989.0) - t / 2.0).abs() < 1e-9);
         // Twice the peak, half the time.
         assert!((step_compute_ms(&w, 64.0, 2048.0, 1978.0) - t / 2.0).abs() < 1e-9);
     }

@@ -480,6 +480,13 @@ fn fp8_sends_the_expert_dispatch_in_fp8_and_the_combine_in_bf16() {
     );
     let mut fp8 = bf16;
     fp8.workload.precision = Precision::Fp8;
+    // FP8 computes at twice the BF16 peak: half the compute a step.
+    let (b0, f0) = (evaluate(&bf16).expect("bf16"), evaluate(&fp8).expect("fp8"));
+    assert!((f0.step_compute_ms - b0.step_compute_ms / 2.0).abs() < 1e-6);
+    // On the same compute, the wire alone: fewer bytes, less idle.
+    let mut bf16 = bf16;
+    bf16.workload.step_compute_ms = Some(b0.step_compute_ms);
+    fp8.workload.step_compute_ms = Some(b0.step_compute_ms);
     let (b, f) = (evaluate(&bf16).expect("bf16"), evaluate(&fp8).expect("fp8"));
     let bytes = |r: &PerfResult, kind: &str| {
         r.collectives
@@ -582,7 +589,8 @@ fn faster_gpu_exposes_more_communication() {
 /// Llama 3 405B's long-context stage (Llama 3 paper Table 4: 16,384 H100, TP 8, CP 16, PP 16,
 /// 131,072 tokens, 16 M tokens a batch, 38 % MFU): grouped-query attention keeps K and V at 8
 /// heads of 128, so the context all-gather hides behind the forward ("negligible", §3.3.2).
-/// Taken hidden-wide it was 16× larger and the job came out 33 % idle on the network.
+/// Taken hidden-wide it was 16× larger and the job came out 33 % idle on the network (15 %
+/// since attention's FLOPs count: 131,072-token sequences add 67 % to the compute).
 #[test]
 fn long_context_all_gather_moves_only_the_kv_heads() {
     let mut input = llama3_long_context();
@@ -597,7 +605,7 @@ fn long_context_all_gather_moves_only_the_kv_heads() {
         collective(&mha, "context").bytes_per_step,
         16 * cp.bytes_per_step
     );
-    assert!(mha.gpu_idle_fraction > 0.2, "{}", mha.gpu_idle_fraction);
+    assert!(mha.gpu_idle_fraction > 0.1, "{}", mha.gpu_idle_fraction);
 }
 
 /// Llama 3 405B's long-context stage on 16,384 H100 over InfiniBand: TP 8 × CP 16 × PP 16,

@@ -481,7 +481,7 @@ fn unused_adjustments_are_named_only_as_a_set_that_changes_nothing() {
 /// At the break-even as written (four places) the sentence says the two are level and which
 /// side the runner-up is cheaper on, from the GPU-hours each loses — not from the rounded
 /// break-even against the current value (audit 23 F4: "below it InfiniBand becomes cheaper"
-/// at 148.397, where it was cheaper above; since the NVLS model of 2026-11-29 the break-even is 152.6842).
+/// at 148.397, where it was cheaper above; since the model revision of 2026-11-29 the break-even is 157.5870).
 #[test]
 fn the_break_even_sentence_points_the_way_the_runner_up_gets_cheaper() {
     let cats = CatalogSet::embedded().expect("catalog");
@@ -500,18 +500,17 @@ fn the_break_even_sentence_points_the_way_the_runner_up_gets_cheaper() {
         )
     };
     use crate::fabric::Fabric::{Infiniband, Roce};
-    // At the break-even as written InfiniBand is already cheapest (the exact value lies just
-    // below it); just below it RoCE is.
+    // At the break-even as written RoCE is still cheapest; just above it InfiniBand is.
     for (value, cheapest, says) in [
         (
-            "152.6842",
-            Infiniband,
-            "below it RoCE (ECMP) becomes cheaper than InfiniBand.",
+            "157.5870",
+            Roce,
+            "above it InfiniBand becomes cheaper than RoCE (ECMP).",
         ),
         (
-            "152.6",
-            Roce,
-            "Above $152.68 per GPU-hour (now $152.60), InfiniBand becomes cheaper than RoCE (ECMP).",
+            "157.7",
+            Infiniband,
+            "Below $157.59 per GPU-hour (now $157.70), RoCE (ECMP) becomes cheaper than InfiniBand.",
         ),
     ] {
         let (c, s) = last_reason(value);

@@ -371,20 +371,20 @@ async fn the_recommendation_names_a_fabric_that_cannot_be_built() {
 }
 
 /// The per-GPU rows are the plan's figure divided by the GPU count, rounded once to whole
-/// dollars, half away from zero: InfiniBand's $17,372,670.94 over 1,024 GPUs is
-/// $16,965.49896484375, so $16,965 (rounding to cents first made it $16,965.50, then banker's
-/// rounding $16,966).
+/// dollars, half away from zero: RoCE's $15,115,775.93 over 1,024 GPUs is
+/// $14,761.499931640625, so $14,761 (rounding to cents first made it $14,761.50, then banker's
+/// rounding $14,762).
 #[tokio::test]
 async fn the_per_gpu_rows_are_rounded_once_from_the_exact_quotient() {
     use rust_decimal::{Decimal, RoundingStrategy};
     let app = spawn_app().await;
-    // A case with a per-GPU figure within half a cent of a half dollar (17,372,670.94 ÷ 1,024
-    // = 16,965.49896484375): rounded to cents first it becomes 16,965.50, then the even dollar
-    // 16,966 instead of 16,965. A model change that moves the totals needs a new such case
+    // A case with a per-GPU figure within half a cent of a half dollar (15,115,775.93 ÷ 1,024
+    // = 14,761.499931640625): rounded to cents first it becomes 14,761.50, then the even dollar
+    // 14,762 instead of 14,761. A model change that moves the totals needs a new such case
     // (7 years at $2.5/h and 4:1 was one until crossing edges gated the collective,
     // 2026-11-27; 3 years at $2.5/h and 4:1 until rings crossed leaves at their edges only,
-    // 2026-11-29).
-    let qs = "gpus=1024&economics.years=6&economics.gpu_hour_usd=3&topology.oversubscription=2";
+    // and 6 years at $3/h and 2:1 until attention's FLOPs counted, 2026-11-29).
+    let qs = "gpus=1024&economics.years=7&economics.gpu_hour_usd=2.5&topology.oversubscription=4";
     let plan = plan_json(&app, qs).await;
     let html = app.html(&format!("/report?{qs}"), 200).await;
     let gpus = Decimal::from(1024);
@@ -634,15 +634,15 @@ async fn price_and_discount_chart_labels_differ_and_name_the_crossover_exactly()
     };
     let price =
         texts("gpus=1024&vary=prices.overrides.nvidia-sn5600&from=10000&to=200000&steps=20").await;
-    assert!(price.contains("at $45,925"), "{price}");
+    assert!(price.contains("at $45,912"), "{price}");
     let discount =
         texts("gpus=1024&fabrics=roce,roce_adaptive&vary=prices.discounts.vendor.NVIDIA&from=0&to=0.9&steps=4")
             .await;
-    assert!(discount.contains("at 0.4794"), "{discount}");
+    assert!(discount.contains("at 0.47951"), "{discount}");
     // Whole swept values do not make a decimal crossover whole (audit 15: "$148" for 148.4).
     let hour =
         texts("gpus=1024&fabrics=infiniband,roce&vary=economics.gpu_hour_usd&values=0,500").await;
-    assert!(hour.contains("at $152.69 per GPU-hour"), "{hour}");
+    assert!(hour.contains("at $157.59 per GPU-hour"), "{hour}");
 }
 
 /// Every `<img src>` of a page, as addresses (askama's `&#38;` turned back into `&`).
