@@ -539,7 +539,7 @@ fn a_bar_measures_the_gap_to_every_other_fabric() {
 /// The model's own error is in the odds (issue 41): by default the analysis samples the model
 /// terms over ranges from the validation residuals (source `validation`), the tornado names
 /// them, and on 2,048 H100 widening their ranges moves the probability each fabric is cheapest
-/// — for a job the network slows (the FSDP preset idles 3–9 %); the default job's network idle
+/// — for a job the network slows (the FSDP preset idles 0.4–5.5 %); the default job's network idle
 /// (0.1–0.2 %) is too small for the model's error to flip a sample there.
 #[test]
 fn the_models_own_error_moves_the_odds() {
