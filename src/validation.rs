@@ -77,9 +77,10 @@ pub struct CaseNccl {
     pub qps_per_connection: Option<u32>,
 }
 
-/// One published measurement and the cluster it ran on.
+/// One published measurement and the cluster it ran on. (Unknown keys in the table are caught
+/// by `validation::tests`, not by `deny_unknown_fields`, which would close the schema of the
+/// outcome this is flattened into.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct Case {
     /// Row id (`C1`, `N-GB200-2RACK-16G`, …).
     pub id: String,

@@ -125,3 +125,45 @@ fn the_table_covers_the_fabrics_and_sizes() {
     ids.dedup();
     assert_eq!(ids.len(), all.len(), "ids are unique");
 }
+
+/// Every key of every case in the table is a field of `Case` (a misspelt key would otherwise be
+/// dropped without a word).
+#[test]
+fn the_table_has_no_unknown_keys() {
+    const KEYS: [&str; 22] = [
+        "id",
+        "group",
+        "status",
+        "gpu",
+        "catalog_gpu",
+        "gpus",
+        "gpus_per_node",
+        "nvlink_domain_gpus",
+        "nics_per_node",
+        "nic_speed_gbps",
+        "pcie_gen",
+        "fabric",
+        "message_bytes",
+        "metric",
+        "measured",
+        "tolerance",
+        "source",
+        "nccl",
+        "nvls",
+        "note",
+        "plannable",
+        "plannable_note",
+    ];
+    let raw: serde_json::Value = serde_json::from_str(TABLE).expect("the table is JSON");
+    let rows = raw["cases"].as_array().expect("cases");
+    assert_eq!(rows.len(), cases().len());
+    for row in rows {
+        for key in row.as_object().expect("a case is an object").keys() {
+            assert!(
+                KEYS.contains(&key.as_str()),
+                "{}: unknown key {key}",
+                row["id"]
+            );
+        }
+    }
+}
