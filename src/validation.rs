@@ -233,10 +233,11 @@ fn summarize(group: Group, outcomes: &[Outcome]) -> GroupSummary {
 }
 
 /// The model's input for a case: its GPU (the catalog's figures when listed), NICs, NCCL
-/// settings and message on the reference fabric.
-pub fn perf_input(case: &Case, catalog: &Catalog) -> PerfInput {
+/// settings and message on the reference fabric; `None` for a GPU neither the catalog nor the
+/// model's table knows.
+pub fn perf_input(case: &Case, catalog: &Catalog) -> Option<PerfInput> {
     let domain = case.nvlink_domain_gpus.unwrap_or(case.gpus_per_node);
-    let mut gpu = gpu_spec(case, catalog);
+    let mut gpu = gpu_spec(case, catalog)?;
     gpu.nvlink_domain_gpus = domain;
     if case.nvls == Some(false) {
         gpu.nvls_busbw_gbytes_per_s = None;
@@ -247,7 +248,7 @@ pub fn perf_input(case: &Case, catalog: &Catalog) -> PerfInput {
     } else {
         1
     };
-    PerfInput {
+    Some(PerfInput {
         gpus: case.gpus,
         gpus_per_node: case.gpus_per_node,
         nics_per_node: case.nics_per_node,
@@ -273,38 +274,44 @@ pub fn perf_input(case: &Case, catalog: &Catalog) -> PerfInput {
             },
             ..Workload::default()
         },
-    }
+    })
 }
 
 /// The GPU's figures: the catalog's entry for the case's catalog GPU (or GPU) when listed,
-/// else the model's table.
-fn gpu_spec(case: &Case, catalog: &Catalog) -> GpuSpec {
+/// else the model's table entry for `gpu`.
+fn gpu_spec(case: &Case, catalog: &Catalog) -> Option<GpuSpec> {
     let id = case.catalog_gpu.as_deref().unwrap_or(&case.gpu);
-    let base = perf::gpu_default(&case.gpu).unwrap_or(perf::GPU_DEFAULTS[1].1);
-    match catalog
-        .data
-        .gpus
-        .iter()
-        .find(|g| g.id.eq_ignore_ascii_case(id))
-    {
-        Some(g) => GpuSpec {
-            nvlink_ring_busbw_gbytes_per_s: g.nvlink_ring_busbw_gbytes_per_s,
-            nvls_busbw_gbytes_per_s: g.nvls_busbw_gbytes_per_s,
-            gpus_per_node_max: g.gpus_per_node.max(case.gpus_per_node),
-            dense_bf16_tflops: g.dense_bf16_tflops,
-            nvlink_domain_gpus: g.nvlink_domain_gpus,
-            pcie_gen: g.pcie_gen,
-            grace_c2c: g.nvlink_domain_gpus > g.gpus_per_node,
+    Some(
+        match catalog
+            .data
+            .gpus
+            .iter()
+            .find(|g| g.id.eq_ignore_ascii_case(id))
+        {
+            Some(g) => GpuSpec {
+                nvlink_ring_busbw_gbytes_per_s: g.nvlink_ring_busbw_gbytes_per_s,
+                nvls_busbw_gbytes_per_s: g.nvls_busbw_gbytes_per_s,
+                gpus_per_node_max: g.gpus_per_node.max(case.gpus_per_node),
+                dense_bf16_tflops: g.dense_bf16_tflops,
+                nvlink_domain_gpus: g.nvlink_domain_gpus,
+                pcie_gen: g.pcie_gen,
+                grace_c2c: g.nvlink_domain_gpus > g.gpus_per_node,
+            },
+            None => {
+                let base = perf::gpu_default(&case.gpu)?;
+                GpuSpec {
+                    gpus_per_node_max: base.gpus_per_node_max.max(case.gpus_per_node),
+                    ..base
+                }
+            }
         },
-        None => GpuSpec {
-            gpus_per_node_max: base.gpus_per_node_max.max(case.gpus_per_node),
-            ..base
-        },
-    }
+    )
 }
 
 fn outcome(case: &Case, catalog: &Catalog) -> Outcome {
-    let result = perf::evaluate(&perf_input(case, catalog));
+    let result = perf_input(case, catalog)
+        .ok_or_else(|| format!("no GPU '{}' in the catalog or the model's table", case.gpu))
+        .and_then(|input| perf::evaluate(&input).map_err(|e| e.to_string()));
     let (model, algorithm, protocol) = match &result {
         Ok(r) => (
             match case.metric {

@@ -742,7 +742,7 @@ fn data_parallel_communicator(
         incast_tail_us: congestion::incast_tail_us(path),
         collnet: path.fabric == Fabric::Infiniband && path.in_network_reduction,
         channels: channels(input),
-        forced: (input.workload.nccl.algorithm, input.workload.nccl.protocol),
+        forced: forced(input),
     }
 }
 
@@ -909,7 +909,7 @@ impl GroupComm<'_> {
             incast_tail_us: congestion::incast_tail_us(path),
             collnet: false,
             channels: channels(input),
-            forced: (input.workload.nccl.algorithm, input.workload.nccl.protocol),
+            forced: forced(input),
         }
     }
 }
@@ -923,6 +923,11 @@ enum Pattern {
     Pairs,
     /// Every other server of the group (all-to-all).
     EveryPeer,
+}
+
+/// The algorithm and protocol the request forces (`nccl.algorithm`, `nccl.protocol`).
+fn forced(input: &PerfInput) -> (NcclAlgorithm, NcclProtocol) {
+    (input.workload.nccl.algorithm, input.workload.nccl.protocol)
 }
 
 /// Channels a communicator runs: as forced (`nccl.channels`), else two a NIC.

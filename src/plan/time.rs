@@ -45,14 +45,13 @@ pub(super) fn forced_algorithm_warning(
     if nccl.algorithm == perf::NcclAlgorithm::Auto && nccl.protocol == perf::NcclProtocol::Auto {
         return;
     }
-    let wanted = |name: &str, given: String| given == "auto" || given == name;
     let (algorithm, protocol) = (
         crate::words::wire_name(&nccl.algorithm),
         crate::words::wire_name(&nccl.protocol),
     );
+    let ran = |given: &str, chosen: &str| given == "auto" || given == chosen;
     if result.algorithm == "none"
-        || (wanted(result.algorithm, algorithm.clone())
-            && wanted(result.protocol, protocol.clone()))
+        || (ran(&algorithm, result.algorithm) && ran(&protocol, result.protocol))
     {
         return;
     }
