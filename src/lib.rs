@@ -21,6 +21,7 @@ pub mod perf;
 pub mod plan;
 pub mod report;
 pub mod sizing;
+pub mod store;
 pub mod table;
 pub mod validation;
 pub mod words;

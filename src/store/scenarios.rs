@@ -1,0 +1,516 @@
+//! Saved scenarios and their revisions. A scenario belongs to a team; every save or revision
+//! is one transaction, committed before it is acknowledged.
+
+use sqlx::{Any, Transaction};
+
+use super::{Db, StoreError, now_ms, random_hex};
+
+/// A scenario as listed: its newest revision's name, description and tags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioRow {
+    pub id: String,
+    pub team: String,
+    pub name: String,
+    pub description: String,
+    pub tags: Vec<String>,
+    pub revision: i64,
+    pub created_ms: i64,
+    pub updated_ms: i64,
+}
+
+/// One revision, whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevisionRow {
+    pub scenario_id: String,
+    pub revision: i64,
+    pub name: String,
+    pub description: String,
+    pub tags: Vec<String>,
+    /// The normalized plan request, JSON, its catalog pinned.
+    pub request: String,
+    pub catalog_sha256: String,
+    pub plan_id: String,
+    /// The headline figures at save time, JSON.
+    pub headline: String,
+    pub key_id: String,
+    pub created_ms: i64,
+}
+
+/// What a save or a revision writes.
+#[derive(Debug, Clone)]
+pub struct Draft {
+    pub name: String,
+    pub description: String,
+    pub tags: Vec<String>,
+    pub request: String,
+    pub catalog_sha256: String,
+    pub plan_id: String,
+    pub headline: String,
+    pub key_id: String,
+}
+
+/// The outcome of a conditional write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Write<T> {
+    Done(T),
+    NotFound,
+    /// `If-Match` named another revision: the current one.
+    Stale(i64),
+}
+
+fn tags_text(tags: &[String]) -> String {
+    serde_json::to_string(tags).unwrap_or_else(|_| "[]".to_string())
+}
+
+fn tags_of(text: &str) -> Vec<String> {
+    serde_json::from_str(text).unwrap_or_default()
+}
+
+/// Saves a new scenario (revision 1). With an idempotency key already used by this team, the
+/// scenario saved then is returned instead and nothing is written (a retried request).
+pub async fn create(
+    db: &Db,
+    team: &str,
+    draft: &Draft,
+    idempotency_key: Option<&str>,
+) -> Result<(ScenarioRow, bool), StoreError> {
+    let pool = db.pool().await?;
+    if let Some(key) = idempotency_key
+        && let Some(row) = by_idempotency_key(db, team, key).await?
+    {
+        return Ok((row, false));
+    }
+    let id = random_hex(16)?;
+    let now = now_ms();
+    let mut tx = pool.begin().await?;
+    let inserted = sqlx::query(
+        "INSERT INTO scenarios (id, team, name, description, tags, revision, created_ms, updated_ms, idempotency_key) \
+         VALUES ($1, $2, $3, $4, $5, 1, $6, $6, $7) ON CONFLICT DO NOTHING",
+    )
+    .bind(&id)
+    .bind(team)
+    .bind(&draft.name)
+    .bind(&draft.description)
+    .bind(tags_text(&draft.tags))
+    .bind(now)
+    .bind(idempotency_key)
+    .execute(&mut *tx)
+    .await?;
+    if inserted.rows_affected() == 0 {
+        // Another request with the same idempotency key won the race.
+        tx.rollback().await?;
+        if let Some(key) = idempotency_key
+            && let Some(row) = by_idempotency_key(db, team, key).await?
+        {
+            return Ok((row, false));
+        }
+        return Err(StoreError::Unavailable(
+            "the scenario could not be saved; retry".into(),
+        ));
+    }
+    insert_revision(&mut tx, &id, 1, draft, now).await?;
+    tx.commit().await?;
+    Ok((
+        ScenarioRow {
+            id,
+            team: team.to_string(),
+            name: draft.name.clone(),
+            description: draft.description.clone(),
+            tags: draft.tags.clone(),
+            revision: 1,
+            created_ms: now,
+            updated_ms: now,
+        },
+        true,
+    ))
+}
+
+async fn by_idempotency_key(
+    db: &Db,
+    team: &str,
+    key: &str,
+) -> Result<Option<ScenarioRow>, StoreError> {
+    let pool = db.pool().await?;
+    let row = sqlx::query_as::<_, ScenarioTuple>(
+        "SELECT id, team, name, description, tags, revision, created_ms, updated_ms FROM scenarios \
+         WHERE team = $1 AND idempotency_key = $2",
+    )
+    .bind(team)
+    .bind(key)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(scenario_of))
+}
+
+async fn insert_revision(
+    tx: &mut Transaction<'_, Any>,
+    id: &str,
+    revision: i64,
+    draft: &Draft,
+    now: i64,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO scenario_revisions (scenario_id, revision, name, description, tags, request, catalog_sha256, plan_id, headline, key_id, created_ms) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+    )
+    .bind(id)
+    .bind(revision)
+    .bind(&draft.name)
+    .bind(&draft.description)
+    .bind(tags_text(&draft.tags))
+    .bind(&draft.request)
+    .bind(&draft.catalog_sha256)
+    .bind(&draft.plan_id)
+    .bind(&draft.headline)
+    .bind(&draft.key_id)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query("DELETE FROM scenario_tags WHERE scenario_id = $1")
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    let mut tags = draft.tags.clone();
+    tags.sort();
+    tags.dedup();
+    for tag in &tags {
+        sqlx::query("INSERT INTO scenario_tags (scenario_id, tag) VALUES ($1, $2)")
+            .bind(id)
+            .bind(tag)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+
+type ScenarioTuple = (String, String, String, String, String, i64, i64, i64);
+
+fn scenario_of(t: ScenarioTuple) -> ScenarioRow {
+    let (id, team, name, description, tags, revision, created_ms, updated_ms) = t;
+    ScenarioRow {
+        id,
+        team,
+        name,
+        description,
+        tags: tags_of(&tags),
+        revision,
+        created_ms,
+        updated_ms,
+    }
+}
+
+/// Scenario `id` of `team`.
+pub async fn get(db: &Db, team: &str, id: &str) -> Result<Option<ScenarioRow>, StoreError> {
+    let pool = db.pool().await?;
+    let row = sqlx::query_as::<_, ScenarioTuple>(
+        "SELECT id, team, name, description, tags, revision, created_ms, updated_ms FROM scenarios \
+         WHERE id = $1 AND team = $2",
+    )
+    .bind(id)
+    .bind(team)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(scenario_of))
+}
+
+type RevisionTuple = (
+    String,
+    i64,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    i64,
+);
+
+fn revision_of(t: RevisionTuple) -> RevisionRow {
+    let (
+        scenario_id,
+        revision,
+        name,
+        description,
+        tags,
+        request,
+        catalog_sha256,
+        plan_id,
+        headline,
+        key_id,
+        created_ms,
+    ) = t;
+    RevisionRow {
+        scenario_id,
+        revision,
+        name,
+        description,
+        tags: tags_of(&tags),
+        request,
+        catalog_sha256,
+        plan_id,
+        headline,
+        key_id,
+        created_ms,
+    }
+}
+
+const REVISION_COLUMNS: &str = "r.scenario_id, r.revision, r.name, r.description, r.tags, r.request, r.catalog_sha256, r.plan_id, r.headline, r.key_id, r.created_ms";
+
+/// Revision `revision` of scenario `id` of `team` (the newest when `None`).
+pub async fn revision(
+    db: &Db,
+    team: &str,
+    id: &str,
+    revision: Option<i64>,
+) -> Result<Option<RevisionRow>, StoreError> {
+    let pool = db.pool().await?;
+    let sql = format!(
+        "SELECT {REVISION_COLUMNS} FROM scenario_revisions r JOIN scenarios s ON s.id = r.scenario_id \
+         WHERE s.id = $1 AND s.team = $2 AND r.revision = {}",
+        if revision.is_some() {
+            "$3"
+        } else {
+            "s.revision"
+        }
+    );
+    let mut q = sqlx::query_as::<_, RevisionTuple>(sqlx::AssertSqlSafe(sql))
+        .bind(id)
+        .bind(team);
+    if let Some(r) = revision {
+        q = q.bind(r);
+    }
+    Ok(q.fetch_optional(pool).await?.map(revision_of))
+}
+
+/// Every revision of scenario `id` of `team`, oldest first; `None` when there is no such
+/// scenario.
+pub async fn revisions(
+    db: &Db,
+    team: &str,
+    id: &str,
+) -> Result<Option<Vec<RevisionRow>>, StoreError> {
+    if get(db, team, id).await?.is_none() {
+        return Ok(None);
+    }
+    let pool = db.pool().await?;
+    let sql = format!(
+        "SELECT {REVISION_COLUMNS} FROM scenario_revisions r WHERE r.scenario_id = $1 ORDER BY r.revision"
+    );
+    let rows = sqlx::query_as::<_, RevisionTuple>(sqlx::AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_all(pool)
+        .await?;
+    Ok(Some(rows.into_iter().map(revision_of).collect()))
+}
+
+/// Adds a revision to scenario `id` of `team`: when `expected` is given, only if it is the
+/// current revision.
+pub async fn revise(
+    db: &Db,
+    team: &str,
+    id: &str,
+    expected: Option<i64>,
+    draft: &Draft,
+) -> Result<Write<ScenarioRow>, StoreError> {
+    let pool = db.pool().await?;
+    let Some(current) = get(db, team, id).await? else {
+        return Ok(Write::NotFound);
+    };
+    let base = expected.unwrap_or(current.revision);
+    if base != current.revision {
+        return Ok(Write::Stale(current.revision));
+    }
+    let now = now_ms();
+    let mut tx = pool.begin().await?;
+    // The compare and the increment are one statement: of two writers on one revision, one
+    // updates a row and the other none.
+    let done = sqlx::query(
+        "UPDATE scenarios SET name = $1, description = $2, tags = $3, revision = revision + 1, updated_ms = $4 \
+         WHERE id = $5 AND team = $6 AND revision = $7",
+    )
+    .bind(&draft.name)
+    .bind(&draft.description)
+    .bind(tags_text(&draft.tags))
+    .bind(now)
+    .bind(id)
+    .bind(team)
+    .bind(base)
+    .execute(&mut *tx)
+    .await?;
+    if done.rows_affected() != 1 {
+        tx.rollback().await?;
+        return Ok(match get(db, team, id).await? {
+            Some(now) => Write::Stale(now.revision),
+            None => Write::NotFound,
+        });
+    }
+    let next = base.saturating_add(1);
+    insert_revision(&mut tx, id, next, draft, now).await?;
+    tx.commit().await?;
+    Ok(Write::Done(ScenarioRow {
+        id: id.to_string(),
+        team: team.to_string(),
+        name: draft.name.clone(),
+        description: draft.description.clone(),
+        tags: draft.tags.clone(),
+        revision: next,
+        created_ms: current.created_ms,
+        updated_ms: now,
+    }))
+}
+
+/// Deletes scenario `id` of `team` and its revisions: when `expected` is given, only if it is
+/// the current revision.
+pub async fn delete(
+    db: &Db,
+    team: &str,
+    id: &str,
+    expected: Option<i64>,
+) -> Result<Write<()>, StoreError> {
+    let pool = db.pool().await?;
+    let Some(current) = get(db, team, id).await? else {
+        return Ok(Write::NotFound);
+    };
+    let base = expected.unwrap_or(current.revision);
+    if base != current.revision {
+        return Ok(Write::Stale(current.revision));
+    }
+    let mut tx = pool.begin().await?;
+    let done = sqlx::query("DELETE FROM scenarios WHERE id = $1 AND team = $2 AND revision = $3")
+        .bind(id)
+        .bind(team)
+        .bind(base)
+        .execute(&mut *tx)
+        .await?;
+    if done.rows_affected() != 1 {
+        tx.rollback().await?;
+        return Ok(match get(db, team, id).await? {
+            Some(now) => Write::Stale(now.revision),
+            None => Write::NotFound,
+        });
+    }
+    for table in ["scenario_revisions", "scenario_tags"] {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DELETE FROM {table} WHERE scenario_id = $1"
+        )))
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(Write::Done(()))
+}
+
+/// The order of a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sort {
+    Name,
+    Created,
+    Updated,
+}
+
+impl Sort {
+    fn column(self) -> &'static str {
+        match self {
+            Sort::Name => "s.name",
+            Sort::Created => "s.created_ms",
+            Sort::Updated => "s.updated_ms",
+        }
+    }
+}
+
+/// Where a page starts: after the row with this sort key and id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum After {
+    Text(String, String),
+    Number(i64, String),
+}
+
+/// A listing's filter, order and page.
+#[derive(Debug, Clone)]
+pub struct Listing {
+    pub tag: Option<String>,
+    /// Case-insensitive substring of the name.
+    pub name_contains: Option<String>,
+    pub sort: Sort,
+    pub descending: bool,
+    pub after: Option<After>,
+    pub limit: u32,
+}
+
+/// One page of `team`'s scenarios, and the cursor of the next page when there is one.
+pub async fn list(
+    db: &Db,
+    team: &str,
+    listing: &Listing,
+) -> Result<(Vec<ScenarioRow>, Option<After>), StoreError> {
+    let pool = db.pool().await?;
+    let mut sql = String::from(
+        "SELECT s.id, s.team, s.name, s.description, s.tags, s.revision, s.created_ms, s.updated_ms \
+         FROM scenarios s WHERE s.team = $1",
+    );
+    let mut n = 1;
+    let mut next = || {
+        n += 1;
+        format!("${n}")
+    };
+    if listing.tag.is_some() {
+        sql += &format!(
+            " AND EXISTS (SELECT 1 FROM scenario_tags t WHERE t.scenario_id = s.id AND t.tag = {})",
+            next()
+        );
+    }
+    if listing.name_contains.is_some() {
+        sql += &format!(" AND LOWER(s.name) LIKE {} ESCAPE '\\'", next());
+    }
+    let col = listing.sort.column();
+    let (cmp, dir) = if listing.descending {
+        ("<", "DESC")
+    } else {
+        (">", "ASC")
+    };
+    if listing.after.is_some() {
+        let (a, b) = (next(), next());
+        sql += &format!(" AND ({col}, s.id) {cmp} ({a}, {b})");
+    }
+    let limit = next();
+    sql += &format!(" ORDER BY {col} {dir}, s.id {dir} LIMIT {limit}");
+    let mut q = sqlx::query_as::<_, ScenarioTuple>(sqlx::AssertSqlSafe(sql)).bind(team);
+    if let Some(tag) = &listing.tag {
+        q = q.bind(tag);
+    }
+    if let Some(name) = &listing.name_contains {
+        let escaped = name
+            .to_lowercase()
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        q = q.bind(format!("%{escaped}%"));
+    }
+    match &listing.after {
+        Some(After::Text(k, id)) => q = q.bind(k).bind(id),
+        Some(After::Number(k, id)) => q = q.bind(*k).bind(id),
+        None => {}
+    }
+    // One more than the page: whether a next page exists.
+    q = q.bind(i64::from(listing.limit).saturating_add(1));
+    let mut rows: Vec<ScenarioRow> = q
+        .fetch_all(pool)
+        .await?
+        .into_iter()
+        .map(scenario_of)
+        .collect();
+    let more = rows.len() > listing.limit as usize;
+    rows.truncate(listing.limit as usize);
+    let cursor = match rows.last() {
+        Some(last) if more => Some(match listing.sort {
+            Sort::Name => After::Text(last.name.clone(), last.id.clone()),
+            Sort::Created => After::Number(last.created_ms, last.id.clone()),
+            Sort::Updated => After::Number(last.updated_ms, last.id.clone()),
+        }),
+        _ => None,
+    };
+    Ok((rows, cursor))
+}
