@@ -35,16 +35,22 @@ RUN apt-get update \
 # Run stage: slim Debian, non-root (uid and gid 10001), the binary only (the default catalog is
 # embedded).
 FROM debian:bookworm-slim
+# The data directory (saved scenarios and catalog versions in SQLite) belongs to that user; mount
+# a volume there to keep it across containers, or set FABRIC_TCO_DATABASE_URL=postgres://…
 RUN groupadd --system --gid 10001 fabric \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
-       --shell /usr/sbin/nologin fabric
+       --shell /usr/sbin/nologin fabric \
+    && mkdir -p /var/lib/fabric-tco \
+    && chown 10001:10001 /var/lib/fabric-tco
 COPY --from=certs /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 COPY --from=build /src/target/release/fabric-tco /usr/local/bin/fabric-tco
 USER 10001:10001
 # JSON log lines for log collectors.
 ENV FABRIC_TCO_BIND=0.0.0.0:8080 \
+    FABRIC_TCO_DATA_DIR=/var/lib/fabric-tco \
     FABRIC_TCO_LOG_FORMAT=json \
     RUST_LOG=info
+VOLUME /var/lib/fabric-tco
 EXPOSE 8080
 # The binary probes its own /healthz at the address in FABRIC_TCO_BIND (whatever port the
 # container is started with), so the image needs no HTTP client.

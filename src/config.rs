@@ -31,6 +31,12 @@ pub struct Settings {
     /// `FABRIC_TCO_EXPOSE_SOURCES` (default false): show catalog file paths, source URLs and
     /// fetch error text in `/v1/catalogs`, `/readyz` and plan warnings.
     pub expose_sources: bool,
+    /// `FABRIC_TCO_DATABASE_URL`: `sqlite://PATH` or `postgres://…`; default: SQLite in the data
+    /// directory ([`Settings::database_url`]).
+    pub database_url: Option<String>,
+    /// `FABRIC_TCO_DATA_DIR`: where the default SQLite database lives; default
+    /// `$XDG_DATA_HOME/fabric-tco`, else `$HOME/.local/share/fabric-tco`, else `./fabric-tco-data`.
+    pub data_dir: PathBuf,
 }
 
 /// Plans the memo keeps by default (`FABRIC_TCO_PLAN_CACHE`): a plan with its JSON is ~60 KB,
@@ -224,7 +230,24 @@ impl Settings {
             "FABRIC_TCO_EXPOSE_SOURCES",
             &[(&["false", "0"], false), (&["true", "1"], true)],
         )?;
+        let database_url = get("FABRIC_TCO_DATABASE_URL").filter(|s| !s.is_empty());
+        let data_dir = get("FABRIC_TCO_DATA_DIR")
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                get("XDG_DATA_HOME")
+                    .filter(|s| s.starts_with('/'))
+                    .map(|d| PathBuf::from(d).join("fabric-tco"))
+            })
+            .or_else(|| {
+                get("HOME")
+                    .filter(|s| s.starts_with('/') && s != "/nonexistent")
+                    .map(|h| PathBuf::from(h).join(".local/share/fabric-tco"))
+            })
+            .unwrap_or_else(|| PathBuf::from("fabric-tco-data"));
         Ok(Settings {
+            database_url,
+            data_dir,
             bind,
             catalog_dir,
             catalog_urls,
@@ -243,6 +266,13 @@ impl Settings {
             },
             expose_sources,
         })
+    }
+
+    /// The database to open: `FABRIC_TCO_DATABASE_URL`, else SQLite under the data directory.
+    pub fn database_url(&self) -> String {
+        self.database_url
+            .clone()
+            .unwrap_or_else(|| crate::store::default_url(&self.data_dir))
     }
 
     pub fn from_env() -> Result<Settings, String> {

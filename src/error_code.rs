@@ -41,6 +41,14 @@ pub enum ErrorCode {
     AnalysisTooSlow,
     /// Any other 4xx/5xx status produced by the HTTP layer.
     HttpError,
+    /// No valid API key (`Authorization: Bearer …`).
+    Unauthorized,
+    /// The key's scope does not allow this.
+    Forbidden,
+    /// `If-Match` names a revision that is no longer the current one.
+    PreconditionFailed,
+    /// The database cannot be reached; plans still answer.
+    DatabaseUnavailable,
     // ---- field-level codes (in `errors[]`) ----
     /// A required input is missing.
     Required,
@@ -155,6 +163,10 @@ impl ErrorCode {
             SweepTooSlow => "sweep_too_slow",
             AnalysisTooSlow => "analysis_too_slow",
             HttpError => "http_error",
+            Unauthorized => "unauthorized",
+            Forbidden => "forbidden",
+            PreconditionFailed => "precondition_failed",
+            DatabaseUnavailable => "database_unavailable",
             Required => "required",
             InvalidType => "invalid_type",
             UnknownField => "unknown_field",
@@ -216,8 +228,11 @@ impl ErrorCode {
             UnsupportedMediaType => 415,
             HeadersTooLarge => 431,
             InternalError => 500,
-            Busy | SweepTooSlow | AnalysisTooSlow => 503,
+            Busy | SweepTooSlow | AnalysisTooSlow | DatabaseUnavailable => 503,
             HttpError => 500,
+            Unauthorized => 401,
+            Forbidden => 403,
+            PreconditionFailed => 412,
             _ => 422,
         }
     }
@@ -240,6 +255,10 @@ impl ErrorCode {
             SweepTooSlow => "Sweep too slow",
             AnalysisTooSlow => "Analysis too slow",
             HttpError => "HTTP error",
+            Unauthorized => "Unauthorized",
+            Forbidden => "Forbidden",
+            PreconditionFailed => "Precondition failed",
+            DatabaseUnavailable => "Database unavailable",
             _ => "Invalid request",
         }
     }

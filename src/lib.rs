@@ -5,7 +5,9 @@
 //! knows about HTTP; the rest are plain functions over plain data (`arith` holds the integer
 //! helpers the models share).
 
+pub mod admin;
 pub mod api;
+pub mod archive;
 pub mod arith;
 pub mod catalog;
 pub mod charts;
@@ -76,12 +78,49 @@ pub async fn start_catalogs(
     Ok((store, Some(fetcher)))
 }
 
+/// Opens the store the settings name and writes the live catalogs' versions to it. A database
+/// that cannot be reached is not fatal (plans answer; readiness says so; the versions are
+/// written on first use); one that is not fabric-tco's is.
+pub async fn open_archive(
+    settings: &Settings,
+    catalogs: &CatalogStore,
+) -> Result<Arc<archive::Archive>, String> {
+    let db = Arc::new(store::Db::open(&settings.database_url())?);
+    let archive = Arc::new(archive::Archive::new(db));
+    match archive.remember(&catalogs.current()).await {
+        Ok(()) => log::info!("database: {}", archive.db().shown()),
+        Err(e @ store::StoreError::Foreign(_)) => return Err(e.to_string()),
+        Err(e) => log::warn!("{e}; saved scenarios are unavailable until it answers"),
+    }
+    Ok(archive)
+}
+
+/// Refreshes the remote catalogs every `every`, storing each new version.
+pub async fn refresh_catalogs(
+    fetcher: Arc<Fetcher>,
+    catalogs: Arc<CatalogStore>,
+    archive: Arc<archive::Archive>,
+    every: Duration,
+) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await; // the first tick is immediate; start-up already fetched
+    loop {
+        tick.tick().await;
+        fetcher.refresh_all(&catalogs).await;
+        if let Err(e) = archive.remember(&catalogs.current()).await {
+            log::warn!("catalog versions not stored: {e}");
+        }
+    }
+}
+
 /// The app factory: builds the HTTP server on `listener` (used by `main` and the tests).
 /// Everything shared — the catalog store, the OpenAPI document, the route table — is built
 /// once here, outside the per-worker closure.
 pub fn build_server(
     listener: TcpListener,
     catalogs: Arc<CatalogStore>,
+    archive: Arc<archive::Archive>,
     options: &ServerOptions,
 ) -> std::io::Result<Server> {
     let doc = api::openapi_document();
@@ -107,6 +146,7 @@ pub fn build_server(
             api::sheets::sweeps::MAX_CONCURRENT_SWEEPS,
         )),
         heavy,
+        archive,
     });
     let app = move || {
         App::new()

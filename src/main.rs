@@ -16,6 +16,12 @@ Usage:
   fabric-tco               serve the API (Swagger UI at /swagger-ui/)
   fabric-tco openapi       print the OpenAPI document
   fabric-tco healthcheck   probe a running service's /healthz (exit 0 on 200)
+  fabric-tco keys create --name N --scope read|write [--team T]
+                           create an API key for saved scenarios (printed once)
+  fabric-tco keys list     the keys (never their secrets)
+  fabric-tco keys revoke ID
+                           revoke a key
+  fabric-tco backup FILE   copy the SQLite database to FILE (a new file), while the service runs
   fabric-tco --help        this text
   fabric-tco --version     the version
 
@@ -23,6 +29,8 @@ Settings come from the environment (README.md, Configuration), among them:
   FABRIC_TCO_BIND                   address to listen on (default 127.0.0.1:8080)
   FABRIC_TCO_CATALOG_DIR            a directory of pricing catalogs (default: the embedded one)
   FABRIC_TCO_CATALOG_URLS           remote catalogs, comma-separated
+  FABRIC_TCO_DATABASE_URL           sqlite://PATH or postgres://... (default: SQLite in the data directory)
+  FABRIC_TCO_DATA_DIR               the data directory (default $XDG_DATA_HOME/fabric-tco or ~/.local/share/fabric-tco)
   FABRIC_TCO_REQUEST_DEADLINE_SECS  longest a request may take (default 30)
   FABRIC_TCO_LOG_FORMAT             text (default) or json
 ";
@@ -30,22 +38,31 @@ Settings come from the environment (README.md, Configuration), among them:
 #[actix_web::main]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() > 1 {
-        eprintln!(
-            "fabric-tco: unexpected argument '{}' after '{}'\n\n{USAGE}",
-            args[1], args[0]
-        );
-        return ExitCode::from(2);
-    }
-    match args.first().map(String::as_str) {
-        None => {}
-        Some("openapi") => return openapi(),
-        Some("healthcheck") => return healthcheck(),
-        Some("--help" | "-h" | "help") => return print_or_fail(USAGE),
-        Some("--version" | "-V" | "version") => {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        [] => {}
+        ["openapi"] => return openapi(),
+        ["healthcheck"] => return healthcheck(),
+        ["--help" | "-h" | "help"] => return print_or_fail(USAGE),
+        ["--version" | "-V" | "version"] => {
             return print_or_fail(&format!("fabric-tco {}\n", env!("CARGO_PKG_VERSION")));
         }
-        Some(other) => {
+        ["keys", rest @ ..] => {
+            return admin(|s| async move { fabric_tco::admin::keys(&s, rest).await }).await;
+        }
+        ["backup", file] => {
+            return admin(|s| async move { fabric_tco::admin::backup(&s, file).await }).await;
+        }
+        [
+            first @ ("openapi" | "healthcheck" | "backup" | "help" | "--help" | "-h" | "--version"
+            | "-V" | "version"),
+            second,
+            ..,
+        ] => {
+            eprintln!("fabric-tco: unexpected argument '{second}' after '{first}'\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+        [other, ..] => {
             eprintln!("fabric-tco: unknown command '{other}'\n\n{USAGE}");
             return ExitCode::from(2);
         }
@@ -80,6 +97,13 @@ async fn main() -> ExitCode {
             "a remote catalog source is failing; serving the local catalogs and each source's last good version (GET /readyz shows which)"
         );
     }
+    let archive = match fabric_tco::open_archive(&settings, &store).await {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("fabric-tco: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let listener = match TcpListener::bind(settings.bind) {
         Ok(l) => l,
         Err(e) => {
@@ -92,7 +116,7 @@ async fn main() -> ExitCode {
     let bound = listener.local_addr().unwrap_or(settings.bind);
     log::info!("listening on http://{bound}/ (Swagger UI at /swagger-ui/)");
     let options = &settings.server;
-    let server = match fabric_tco::build_server(listener, store.clone(), options) {
+    let server = match fabric_tco::build_server(listener, store.clone(), archive.clone(), options) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("fabric-tco: cannot start the server: {e}");
@@ -100,14 +124,44 @@ async fn main() -> ExitCode {
         }
     };
     if let (Some(fetcher), Some(every)) = (fetcher, settings.catalog_refresh) {
-        actix_web::rt::spawn(fetcher.run(store, every));
+        actix_web::rt::spawn(fabric_tco::refresh_catalogs(
+            fetcher,
+            store,
+            archive.clone(),
+            every,
+        ));
     }
     // actix-web stops gracefully on SIGTERM / SIGINT: it stops accepting, lets in-flight
     // requests finish (up to FABRIC_TCO_SHUTDOWN_SECS), then returns.
-    match server.await {
+    let served = server.await;
+    archive.db().close().await;
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("fabric-tco: server error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// An operator's command with the service's settings: its text on standard output, or its
+/// error on standard error and exit status 1.
+async fn admin<F, Fut>(command: F) -> ExitCode
+where
+    F: FnOnce(Settings) -> Fut,
+    Fut: std::future::Future<Output = Result<String, String>>,
+{
+    let settings = match Settings::from_env() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("fabric-tco: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match command(settings).await {
+        Ok(text) => print_or_fail(&text),
+        Err(e) => {
+            eprintln!("fabric-tco: {e}");
             ExitCode::FAILURE
         }
     }

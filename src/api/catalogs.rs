@@ -1,13 +1,16 @@
 //! `GET /v1/catalogs` and `GET /v1/catalogs/{id}`.
 
-use actix_web::{HttpResponse, get, web};
+use std::sync::Arc;
+
+use actix_web::{HttpRequest, HttpResponse, get, web};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::AppState;
-use super::error::{ApiError, Problem};
+use super::error::{ApiError, ErrorCode, Problem};
+use super::query::Query;
 use crate::catalog::store::SourceStatus;
-use crate::catalog::{Catalog, CatalogData, EntryCounts, Listed, Part, Provenance};
+use crate::catalog::{Catalog, CatalogData, EntryCounts, Listed, Part, Provenance, is_pin};
 
 /// One loaded catalog, summarized.
 #[derive(Debug, Serialize, ToSchema)]
@@ -111,6 +114,123 @@ pub async fn list_catalogs(state: web::Data<AppState>) -> HttpResponse {
         })
 }
 
+fn unknown(set: &crate::catalog::CatalogSet, id: &str) -> ApiError {
+    let known: Vec<&str> = set.all().iter().map(|c| c.id()).collect();
+    ApiError::not_found(format!("no catalog '{id}'; loaded: {}", known.join(", ")))
+}
+
+/// The version of catalog `id` that `v` names (a version string or 12+ hex digits of its
+/// sha256): the live one when it matches, else a stored one; never another (404).
+async fn version(
+    state: &AppState,
+    live: Option<&Arc<Catalog>>,
+    id: &str,
+    v: &str,
+) -> Result<Arc<Catalog>, ApiError> {
+    use crate::archive::VersionError;
+    use crate::store::versions::Selector;
+    if let Some(l) = live
+        && (l.data.version == v || (is_pin(v) && l.sha256.starts_with(v)))
+    {
+        return Ok(Arc::clone(l));
+    }
+    let selector = if is_pin(v) {
+        Selector::Sha256Prefix(v)
+    } else {
+        Selector::Version(v)
+    };
+    match state.archive.version(id, selector).await {
+        Ok(Some(c)) => Ok(c),
+        Ok(None) => Err(ApiError::not_found(format!(
+            "catalog '{id}' has no version '{v}' (a version string or 12 to 64 hex digits of its sha256); GET /v1/catalogs/{id}/versions lists them"
+        ))),
+        Err(VersionError::Store(e)) => Err(ApiError::store(&e)),
+        Err(VersionError::Ambiguous(m) | VersionError::Invalid(m)) => {
+            Err(ApiError::field("/version", ErrorCode::UnknownCatalog, m))
+        }
+    }
+}
+
+/// One stored version of a catalog.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CatalogVersion {
+    /// Hex SHA-256 of the catalog's bytes: pin it as `catalog: "<id>@<first 12+ digits>"`.
+    pub sha256: String,
+    /// The catalog's own version string.
+    #[schema(example = "2026.11.0")]
+    pub version: String,
+    /// Its publication date (`YYYY-MM-DD`).
+    pub published: String,
+    /// When this service first loaded it (RFC 3339, UTC).
+    pub first_seen_at: String,
+    /// True for the version served now.
+    pub live: bool,
+}
+
+/// The stored versions of one catalog.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CatalogVersions {
+    pub id: String,
+    /// Newest first.
+    pub versions: Vec<CatalogVersion>,
+}
+
+/// List a catalog's versions.
+///
+/// Every content of this catalog the service has loaded (embedded, directory or remote), kept
+/// once by its sha256, newest first, with the time it was first seen. A plan pins one with
+/// `catalog: "<id>@<sha256 prefix>"`; `GET /v1/catalogs/{id}?version=` shows one.
+#[utoipa::path(
+    tag = "catalogs",
+    params(("id" = String, Path, description = "Catalog id.", example = "default")),
+    responses(
+        (status = 200, description = "The versions, newest first.", body = CatalogVersions),
+        (status = 404, description = "No version of this catalog was ever loaded.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The database cannot be reached.", body = Problem, content_type = "application/problem+json")
+    )
+)]
+#[get("/v1/catalogs/{id}/versions")]
+pub async fn list_versions(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let set = state.catalogs.current();
+    state
+        .archive
+        .remember(&set)
+        .await
+        .map_err(|e| ApiError::store(&e))?;
+    let rows = state
+        .archive
+        .versions(&id)
+        .await
+        .map_err(|e| ApiError::store(&e))?;
+    if rows.is_empty() {
+        return Err(unknown(&set, &id));
+    }
+    let live = set.get(&id).map(|c| c.sha256.clone());
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(CatalogVersions {
+            id: id.into_inner(),
+            versions: rows
+                .into_iter()
+                .map(|r| CatalogVersion {
+                    live: live.as_deref() == Some(r.sha256.as_str()),
+                    first_seen_at: crate::clock::rfc3339(
+                        std::time::UNIX_EPOCH
+                            + std::time::Duration::from_millis(
+                                u64::try_from(r.first_seen_ms).unwrap_or_default(),
+                            ),
+                    ),
+                    sha256: r.sha256,
+                    version: r.version,
+                    published: r.published,
+                })
+                .collect(),
+        }))
+}
+
 /// Show one pricing catalog.
 ///
 /// Every entry: switches (ports, speeds, latency, power in W, price in USD), NICs, transceivers,
@@ -119,29 +239,49 @@ pub async fn list_catalogs(state: web::Data<AppState>) -> HttpResponse {
 /// P placeholder). Money is a decimal string in USD.
 #[utoipa::path(
     tag = "catalogs",
-    params(("id" = String, Path, description = "Catalog id, as listed by `GET /v1/catalogs`.", example = "default")),
+    params(
+        ("id" = String, Path, description = "Catalog id, as listed by `GET /v1/catalogs`.", example = "default"),
+        ("version" = Option<String>, Query, description = "A version string (`2026.11.0`) or 12 to 64 hex digits of its sha256: that version, live or stored (`GET /v1/catalogs/{id}/versions`). Default: the live one.")
+    ),
     responses(
         (status = 200, description = "The catalog with every entry and its source.", body = CatalogDetail),
-        (status = 404, description = "No catalog with this id.", body = Problem, content_type = "application/problem+json")
+        (status = 404, description = "No catalog with this id, or no such version of it.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An unknown query parameter, or a version prefix that matches two versions.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The database cannot be reached (for a version that is not live).", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[get("/v1/catalogs/{id}")]
 pub async fn get_catalog(
+    req: HttpRequest,
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
+    let q = Query::from_request(&req)?;
+    if let Some((k, _)) = q
+        .pairs
+        .iter()
+        .find(|(k, _)| k != "version" && !k.starts_with('_'))
+    {
+        return Err(ApiError::field(
+            &format!("/{k}"),
+            ErrorCode::UnknownField,
+            format!("query parameter '{k}' is not read here; this takes only 'version'"),
+        ));
+    }
     let set = state.catalogs.current();
-    let catalog = set.get(&id).ok_or_else(|| {
-        let known: Vec<&str> = set.all().iter().map(|c| c.id()).collect();
-        ApiError::not_found(format!("no catalog '{id}'; loaded: {}", known.join(", ")))
-    })?;
-    let default = catalog.id() == set.newest().id();
+    let live = set.get(&id);
+    let catalog = match q.single("version")? {
+        None => Arc::clone(live.ok_or_else(|| unknown(&set, &id))?),
+        Some(v) => version(&state, live, &id, v).await?,
+    };
+    let default =
+        live.is_some_and(|l| l.sha256 == catalog.sha256) && catalog.id() == set.newest().id();
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(CatalogDetail {
             summary: summarize(
-                catalog,
+                &catalog,
                 default,
                 state.catalogs.shown_origin(&catalog.origin),
             ),

@@ -129,6 +129,35 @@ impl ApiError {
         }])
     }
 
+    /// 503 while the database cannot be reached (plans still answer).
+    pub fn store(e: &crate::store::StoreError) -> ApiError {
+        match e {
+            crate::store::StoreError::Unavailable(_) => {
+                log::warn!("{e}");
+                ApiError::new(
+                    ErrorCode::DatabaseUnavailable,
+                    "the database cannot be reached; saved scenarios and catalog versions are unavailable (plans still answer); retry later",
+                )
+                .with_retry_after(5)
+            }
+            crate::store::StoreError::Foreign(_) => ApiError::internal(e),
+        }
+    }
+
+    /// The same problem with every field pointer under `prefix` (a plan request inside a
+    /// scenario: `/gpus` → `/request/gpus`).
+    pub fn under(mut self, prefix: &str) -> ApiError {
+        for e in &mut self.problem.errors {
+            e.pointer = format!("{prefix}{}", e.pointer);
+        }
+        if let [one] = self.problem.errors.as_slice()
+            && !one.detail.starts_with("query parameter '")
+        {
+            self.problem.detail = format!("{}: {}", one.pointer, one.detail);
+        }
+        self
+    }
+
     pub fn not_found(detail: impl Into<String>) -> ApiError {
         ApiError::new(ErrorCode::NotFound, detail)
     }
@@ -238,6 +267,12 @@ impl ResponseError for ApiError {
         }
         if let Some(secs) = self.retry_after_secs {
             res.insert_header((header::RETRY_AFTER, secs.to_string()));
+        }
+        if self.status == StatusCode::UNAUTHORIZED {
+            res.insert_header((
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"fabric-tco\""),
+            ));
         }
         res.body(body)
     }

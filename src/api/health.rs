@@ -41,6 +41,20 @@ pub struct Readiness {
     pub sources: Vec<SourceStatus>,
     /// The memo of recent plans (`FABRIC_TCO_PLAN_CACHE`).
     pub plan_cache: PlanCacheStats,
+    /// The database of saved scenarios and catalog versions.
+    pub database: DatabaseStatus,
+}
+
+/// Whether the database answers.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DatabaseStatus {
+    /// `sqlite` or `postgres`.
+    #[schema(example = "sqlite")]
+    pub backend: String,
+    /// `ok`, or `unavailable` (saved scenarios and catalog versions answer 503; plans still
+    /// answer).
+    #[schema(example = "ok")]
+    pub state: String,
 }
 
 /// What the plan memo holds and how often it answered.
@@ -80,21 +94,41 @@ pub async fn healthz() -> HttpResponse {
 /// catalog, so a running service can always price. `status` is `degraded` when a configured
 /// remote catalog source is failing (or never loaded): plans are then priced from the local
 /// catalogs and each source's last good version; `sources` says which source, since when and
-/// why. Alert on `degraded`; do not take the instance out of rotation for it.
+/// why. Alert on `degraded`; do not take the instance out of rotation for it. Answers `503`
+/// with `status: unavailable` while the database cannot be reached (within 5 s): saved
+/// scenarios cannot be served then, though plans still answer.
 #[utoipa::path(
     tag = "health",
-    responses((status = 200, description = "Plans can be priced; `status` says whether every remote catalog source is current.", body = Readiness))
+    responses(
+        (status = 200, description = "Plans can be priced and the database answers; `status` says whether every remote catalog source is current.", body = Readiness),
+        (status = 503, description = "The database cannot be reached (`database.state`); plans still answer.", body = Readiness)
+    )
 )]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
     let set = state.catalogs.current();
-    HttpResponse::Ok()
-        .insert_header(("Cache-Control", "no-store"))
+    let db = state.archive.db();
+    let reachable = db.reachable().await.is_ok();
+    let mut res = if reachable {
+        HttpResponse::Ok()
+    } else {
+        HttpResponse::ServiceUnavailable()
+    };
+    res.insert_header(("Cache-Control", "no-store"))
         .json(Readiness {
-            status: if state.catalogs.degraded() {
+            status: if !reachable {
+                "unavailable".into()
+            } else if state.catalogs.degraded() {
                 "degraded".into()
             } else {
                 "ready".into()
+            },
+            database: DatabaseStatus {
+                backend: match db.backend() {
+                    crate::store::Backend::Sqlite => "sqlite".into(),
+                    crate::store::Backend::Postgres => "postgres".into(),
+                },
+                state: if reachable { "ok" } else { "unavailable" }.into(),
             },
             catalogs: set.all().len(),
             default_catalog: set.newest().id().to_string(),

@@ -1,5 +1,6 @@
 //! HTTP only: handlers translate between HTTP and the pure core (`plan`), nothing else.
 
+pub mod auth;
 pub mod catalogs;
 pub mod charts;
 pub mod conneg;
@@ -13,6 +14,7 @@ pub mod plans;
 pub mod query;
 pub mod report;
 pub mod responses;
+pub mod scenarios;
 pub mod shape;
 pub mod sheets;
 pub mod validation;
@@ -47,6 +49,39 @@ pub struct AppState {
     /// A sweep or an analysis takes one permit and every other one free ([`heavy::Heavy`]);
     /// admitted work beyond them waits its turn (within its deadline).
     pub heavy: heavy::Heavy,
+    /// The store: catalog versions, saved scenarios, API keys.
+    pub archive: Arc<crate::archive::Archive>,
+}
+
+/// The catalogs to plan `reference` with: the live set, plus the stored version it pins when
+/// that is not live any more.
+pub async fn catalogs_for(
+    state: &AppState,
+    reference: Option<&str>,
+) -> Result<Arc<crate::catalog::CatalogSet>, ApiError> {
+    use crate::archive::VersionError;
+    let set = state.catalogs.current();
+    let Some(reference) = reference else {
+        return Ok(set);
+    };
+    let (id, Some(pin)) = crate::catalog::split_reference(reference) else {
+        return Ok(set);
+    };
+    if set.resolve(reference).is_some() || !crate::catalog::is_pin(pin) {
+        return Ok(set);
+    }
+    let selector = crate::store::versions::Selector::Sha256Prefix(pin);
+    match state.archive.version(id, selector).await {
+        Ok(Some(c)) => Ok(Arc::new(set.with_pinned(c))),
+        // The plan names the unknown version (422).
+        Ok(None) => Ok(set),
+        Err(VersionError::Store(e)) => Err(ApiError::store(&e)),
+        Err(VersionError::Ambiguous(m) | VersionError::Invalid(m)) => Err(ApiError::field(
+            "/catalog",
+            error::ErrorCode::UnknownCatalog,
+            m,
+        )),
+    }
 }
 
 /// The plan for `req` from the live catalogs (through the memo), with warnings about failing
@@ -72,11 +107,14 @@ pub async fn plan_at(
     req: &crate::plan::PlanRequest,
     detail: crate::plan::Detail,
 ) -> Result<Arc<crate::plan::cache::CachedPlan>, ApiError> {
-    let set = state.catalogs.current();
+    let set = catalogs_for(state, req.catalog.as_deref()).await?;
     let id = req
         .catalog
-        .clone()
+        .as_deref()
+        .map(|r| crate::catalog::split_reference(r).0.to_string())
         .unwrap_or_else(|| set.newest().id().to_string());
+    // A pinned plan says nothing of newer versions: its answer stays byte for byte the same
+    // after the catalog changed (`plan.catalog` names the version that priced it).
     let warnings = state.catalogs.plan_warnings(&id);
     if req.uncertainty.is_none() {
         return Ok(state.plans.plan(req, &set, &warnings, detail)?);
@@ -125,7 +163,15 @@ pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(health::healthz)
         .service(health::readyz)
         .service(catalogs::list_catalogs)
+        .service(catalogs::list_versions)
         .service(catalogs::get_catalog)
+        .service(scenarios::create_scenario)
+        .service(scenarios::list_scenarios)
+        .service(scenarios::get_scenario)
+        .service(scenarios::revise_scenario)
+        .service(scenarios::delete_scenario)
+        .service(scenarios::list_revisions)
+        .service(scenarios::scenario_plan)
         .service(plans::post_plan)
         .service(charts::get_chart)
         .service(report::index)
@@ -151,8 +197,10 @@ pointer of each bad field.",
         (name = "health", description = "Liveness and readiness probes."),
         (name = "charts", description = "Plans drawn as SVG or PNG images."),
         (name = "report", description = "The report page (HTML) for people."),
-        (name = "validation", description = "The performance model against published measurements, computed live.")
+        (name = "validation", description = "The performance model against published measurements, computed live."),
+        (name = "scenarios", description = "Saved scenarios, each plan reproducible on its pinned catalog version (API key).")
     ),
+    modifiers(&BearerKeys),
     components(schemas(
         error::Problem,
         error::FieldError,
@@ -164,6 +212,28 @@ pointer of each bad field.",
     ))
 )]
 struct ApiDoc;
+
+/// The `api_key` security scheme the scenario endpoints name: `Authorization: Bearer <key>`.
+struct BearerKeys;
+
+impl utoipa::Modify for BearerKeys {
+    fn modify(&self, doc: &mut OpenApiDoc) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        if let Some(c) = doc.components.as_mut() {
+            c.add_security_scheme(
+                "api_key",
+                SecurityScheme::Http(
+                    HttpBuilder::new()
+                        .scheme(HttpAuthScheme::Bearer)
+                        .description(Some(
+                            "A key from `fabric-tco keys create --name N --scope read|write`.",
+                        ))
+                        .build(),
+                ),
+            );
+        }
+    }
+}
 
 /// The OpenAPI document the service serves (and `openapi/openapi.json` holds).
 pub fn openapi_document() -> OpenApiDoc {

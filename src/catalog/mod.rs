@@ -33,6 +33,8 @@ pub struct Catalog {
     pub sha256: String,
     /// Where it came from (`embedded:pricing/default.json`, a file path, a URL).
     pub origin: String,
+    /// The file's text exactly as loaded (what the store keeps under `sha256`).
+    pub content: Arc<str>,
     /// The plan's notes about this catalog's placeholder operating figures, written by the
     /// first plan that reads them (`plan::inputs`): (index, value, scope, sentence).
     pub notes: std::sync::OnceLock<
@@ -88,10 +90,15 @@ impl Catalog {
             return Err(err(list.join("; ")));
         }
         let sha256 = hex(&Sha256::digest(bytes));
+        // JSON that parsed is UTF-8 (its tokens are ASCII, serde_json checks its strings).
+        let content = std::str::from_utf8(bytes)
+            .map_err(|e| err(format!("not UTF-8: {e}")))?
+            .into();
         Ok(Catalog {
             data,
             sha256,
             origin: origin.to_string(),
+            content,
             notes: std::sync::OnceLock::new(),
         })
     }
@@ -230,6 +237,29 @@ fn hex(bytes: &[u8]) -> String {
 pub struct CatalogSet {
     newest: Arc<Catalog>,
     catalogs: Vec<Arc<Catalog>>,
+    /// Earlier versions a request pinned (read back from the store for that request): found by
+    /// [`CatalogSet::resolve`] with their hash only, never by id alone.
+    pinned: Vec<Arc<Catalog>>,
+}
+
+/// Shortest hash prefix that pins a catalog version (`default@<12+ hex digits>`).
+pub const MIN_PIN_HEX: usize = 12;
+
+/// A catalog reference split: `default` → (`default`, None); `default@3f0c…` → (`default`,
+/// Some(`3f0c…`)).
+pub fn split_reference(reference: &str) -> (&str, Option<&str>) {
+    match reference.split_once('@') {
+        Some((id, prefix)) => (id, Some(prefix)),
+        None => (reference, None),
+    }
+}
+
+/// True for a pin's hash part: 12 to 64 lower-case hex digits.
+pub fn is_pin(prefix: &str) -> bool {
+    (MIN_PIN_HEX..=64).contains(&prefix.len())
+        && prefix
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 impl CatalogSet {
@@ -259,6 +289,7 @@ impl CatalogSet {
             Some(newest) => Ok(CatalogSet {
                 newest: Arc::clone(newest),
                 catalogs,
+                pinned: Vec::new(),
             }),
             None => Err(LoadError {
                 origin: "catalogs".into(),
@@ -320,6 +351,26 @@ impl CatalogSet {
 
     pub fn get(&self, id: &str) -> Option<&Arc<Catalog>> {
         self.catalogs.iter().find(|c| c.data.id == id)
+    }
+
+    /// The catalog a request's `catalog` names: an id (the live catalog), or `id@<hash prefix>`
+    /// (that version: the live one when its hash matches, else a pinned one this set carries).
+    pub fn resolve(&self, reference: &str) -> Option<&Arc<Catalog>> {
+        match split_reference(reference) {
+            (id, None) => self.get(id),
+            (id, Some(prefix)) => self
+                .catalogs
+                .iter()
+                .chain(&self.pinned)
+                .find(|c| c.data.id == id && is_pin(prefix) && c.sha256.starts_with(prefix)),
+        }
+    }
+
+    /// This set and `version`, an earlier version of one of its catalogs, for one request.
+    pub fn with_pinned(&self, version: Arc<Catalog>) -> CatalogSet {
+        let mut out = self.clone();
+        out.pinned.push(version);
+        out
     }
 
     pub fn all(&self) -> &[Arc<Catalog>] {

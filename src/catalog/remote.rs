@@ -140,17 +140,6 @@ impl Fetcher {
         }
         while tasks.join_next().await.is_some() {}
     }
-
-    /// Refreshes every `every`, forever (the task ends with the server's runtime).
-    pub async fn run(self: Arc<Self>, store: Arc<CatalogStore>, every: Duration) {
-        let mut tick = tokio::time::interval(every);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tick.tick().await; // the first tick is immediate; start-up already fetched
-        loop {
-            tick.tick().await;
-            self.refresh_all(&store).await;
-        }
-    }
 }
 
 fn strip_url(e: &reqwest::Error) -> String {

@@ -239,7 +239,7 @@ impl PlanCache {
         }
         let catalog = match &req.catalog {
             None => catalogs.newest(),
-            Some(id) => catalogs.get(id)?,
+            Some(reference) => catalogs.resolve(reference)?,
         };
         let mut h = Sha256::new();
         h.update(crate::json::to_vec(req).ok()?);

@@ -236,6 +236,22 @@ fn distinct_fabrics(v: &[Fabric]) -> Result<(), ValidationError> {
     Ok(())
 }
 
+/// A catalog reference: an id, or `id@<12 to 64 lower-case hex digits of its SHA-256>`.
+fn catalog_reference(v: &str) -> Result<(), ValidationError> {
+    let (id, pin) = crate::catalog::split_reference(v);
+    identifier(id)?;
+    match pin {
+        Some(p) if !crate::catalog::is_pin(p) => {
+            let mut e = ValidationError::new("pattern");
+            e.message = Some(
+                "a pinned version is 'id@' and 12 to 64 lower-case hex digits of its sha256".into(),
+            );
+            Err(e)
+        }
+        _ => Ok(()),
+    }
+}
+
 fn identifier(v: &str) -> Result<(), ValidationError> {
     if v.bytes()
         .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
@@ -274,12 +290,15 @@ pub struct PlanRequest {
     #[validate(length(min = 1, max = 3), custom(function = "distinct_fabrics"))]
     #[schema(min_items = 1, max_items = 3)]
     pub fabrics: Option<Vec<Fabric>>,
-    /// Pricing catalog id (see `GET /v1/catalogs`). Default: the newest.
-    #[validate(length(min = 1, max = 64), custom(function = "identifier"))]
+    /// Pricing catalog id (see `GET /v1/catalogs`), or one version of it pinned by the first 12
+    /// or more hex digits of its sha256 (`default@3f0c1a2b4c5d`; see
+    /// `GET /v1/catalogs/{id}/versions`): a pinned plan is priced from that version even after
+    /// the catalog changed. Default: the newest catalog, as it is now.
+    #[validate(length(min = 1, max = 129), custom(function = "catalog_reference"))]
     #[schema(
         min_length = 1,
-        max_length = 64,
-        pattern = "^[A-Za-z0-9._-]+$",
+        max_length = 129,
+        pattern = "^[A-Za-z0-9._-]+(@[0-9a-f]{12,64})?$",
         example = "default"
     )]
     pub catalog: Option<String>,

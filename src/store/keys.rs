@@ -128,11 +128,12 @@ pub async fn verify(db: &Db, token: &str) -> Result<Option<KeyRow>, StoreError> 
 /// Revokes key `id`; false when there is no such key or it was revoked already.
 pub async fn revoke(db: &Db, id: &str) -> Result<bool, StoreError> {
     let pool = db.pool().await?;
-    let done = sqlx::query("UPDATE api_keys SET revoked_ms = $1 WHERE id = $2 AND revoked_ms IS NULL")
-        .bind(now_ms())
-        .bind(id)
-        .execute(pool)
-        .await?;
+    let done =
+        sqlx::query("UPDATE api_keys SET revoked_ms = $1 WHERE id = $2 AND revoked_ms IS NULL")
+            .bind(now_ms())
+            .bind(id)
+            .execute(pool)
+            .await?;
     Ok(done.rows_affected() == 1)
 }
 

@@ -112,7 +112,11 @@ impl Db {
                 })?;
             }
             // rwc: create the file on first start.
-            (Backend::Sqlite, format!("sqlite://{path}?mode=rwc"), Some(file))
+            (
+                Backend::Sqlite,
+                format!("sqlite://{path}?mode=rwc"),
+                Some(file),
+            )
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             (Backend::Postgres, url.to_string(), None)
         } else {
@@ -167,10 +171,7 @@ impl Db {
         }
         let tables = self.tables().await?;
         let ours = tables.iter().any(|t| t == "fabric_tco_meta");
-        let foreign: Vec<&String> = tables
-            .iter()
-            .filter(|t| *t != "_sqlx_migrations")
-            .collect();
+        let foreign: Vec<&String> = tables.iter().filter(|t| *t != "_sqlx_migrations").collect();
         if !ours && !foreign.is_empty() {
             return Err(StoreError::Foreign(format!(
                 "the database {} holds tables that are not fabric-tco's ({}); refusing to use it (point FABRIC_TCO_DATABASE_URL at an empty database or a new file)",
@@ -239,7 +240,10 @@ impl Db {
             return Err("backup copies a SQLite database; use pg_dump for PostgreSQL".into());
         }
         if target.exists() {
-            return Err(format!("{} exists; backup writes a new file", target.display()));
+            return Err(format!(
+                "{} exists; backup writes a new file",
+                target.display()
+            ));
         }
         let pool = self.pool().await.map_err(|e| e.to_string())?;
         let text = target

@@ -35,7 +35,9 @@ pub async fn postgres_url(tag: &str) -> Option<String> {
     {
         Ok(Ok(c)) => c,
         _ => {
-            eprintln!("PostgreSQL does not answer at {base}: the PostgreSQL half of {tag} is skipped");
+            eprintln!(
+                "PostgreSQL does not answer at {base}: the PostgreSQL half of {tag} is skipped"
+            );
             return None;
         }
     };
@@ -139,7 +141,13 @@ async fn keys_verify_only_their_own_secret_and_not_once_revoked() {
         wrong.pop();
         wrong.push(last);
         assert_eq!(keys::verify(&db, &wrong).await.unwrap(), None);
-        for junk in ["", "ftco_", "Bearer x", "ftco_zz_zz", &format!("ftco_{}_", row.id)] {
+        for junk in [
+            "",
+            "ftco_",
+            "Bearer x",
+            "ftco_zz_zz",
+            &format!("ftco_{}_", row.id),
+        ] {
             assert_eq!(keys::verify(&db, junk).await.unwrap(), None, "{junk}");
         }
         assert!(keys::revoke(&db, &row.id).await.unwrap());
@@ -183,7 +191,10 @@ async fn scenarios_revise_conditionally_and_stay_with_their_team() {
             .unwrap()
             .unwrap();
         assert_eq!(
-            history.iter().map(|r| r.request.as_str()).collect::<Vec<_>>(),
+            history
+                .iter()
+                .map(|r| r.request.as_str())
+                .collect::<Vec<_>>(),
             [r#"{"gpus":1024}"#, r#"{"gpus":2048}"#]
         );
         let first = scenarios::revision(&db, "a", &saved.id, Some(1))
@@ -205,10 +216,25 @@ async fn scenarios_revise_conditionally_and_stay_with_their_team() {
             after: None,
             limit: 10,
         };
-        assert!(scenarios::list(&db, "a", &listing("q1")).await.unwrap().0.is_empty());
-        assert_eq!(scenarios::list(&db, "a", &listing("q2")).await.unwrap().0.len(), 1);
+        assert!(
+            scenarios::list(&db, "a", &listing("q1"))
+                .await
+                .unwrap()
+                .0
+                .is_empty()
+        );
         assert_eq!(
-            scenarios::delete(&db, "a", &saved.id, Some(1)).await.unwrap(),
+            scenarios::list(&db, "a", &listing("q2"))
+                .await
+                .unwrap()
+                .0
+                .len(),
+            1
+        );
+        assert_eq!(
+            scenarios::delete(&db, "a", &saved.id, Some(1))
+                .await
+                .unwrap(),
             Write::Stale(2)
         );
         assert_eq!(
@@ -216,7 +242,9 @@ async fn scenarios_revise_conditionally_and_stay_with_their_team() {
             Write::NotFound
         );
         assert_eq!(
-            scenarios::delete(&db, "a", &saved.id, Some(2)).await.unwrap(),
+            scenarios::delete(&db, "a", &saved.id, Some(2))
+                .await
+                .unwrap(),
             Write::Done(())
         );
         assert_eq!(
@@ -259,7 +287,11 @@ async fn pages_cover_every_scenario_once_in_order() {
                 .await
                 .unwrap();
         }
-        for (sort, descending) in [(Sort::Name, false), (Sort::Name, true), (Sort::Created, true)] {
+        for (sort, descending) in [
+            (Sort::Name, false),
+            (Sort::Name, true),
+            (Sort::Created, true),
+        ] {
             let mut seen = Vec::new();
             let mut after: Option<After> = None;
             loop {
@@ -299,7 +331,13 @@ async fn pages_cover_every_scenario_once_in_order() {
             after: None,
             limit: 50,
         };
-        assert!(scenarios::list(&db, "t", &literal).await.unwrap().0.is_empty());
+        assert!(
+            scenarios::list(&db, "t", &literal)
+                .await
+                .unwrap()
+                .0
+                .is_empty()
+        );
         db.close().await;
     }
 }
@@ -310,7 +348,11 @@ async fn a_database_that_is_not_ours_is_refused_and_left_alone() {
     let url = sqlite_url("foreign");
     let path = url.trim_start_matches("sqlite://").to_string();
     std::fs::create_dir_all(std::path::Path::new(&path).parent().unwrap()).unwrap();
-    std::fs::write(&path, b"these are somebody's notes, not a database\n".repeat(200)).unwrap();
+    std::fs::write(
+        &path,
+        b"these are somebody's notes, not a database\n".repeat(200),
+    )
+    .unwrap();
     let db = Db::open(&url).expect("open");
     let err = db.reachable().await.expect_err("refused");
     assert!(matches!(err, StoreError::Foreign(_)), "{err:?}");

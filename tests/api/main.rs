@@ -11,6 +11,7 @@ mod healthcheck;
 mod openapi;
 mod plans;
 mod remote;
+mod scenarios;
 mod sheets;
 mod shutdown;
 mod svg;
@@ -158,9 +159,41 @@ pub async fn spawn_store(store: Arc<CatalogStore>) -> TestApp {
     spawn_configured(store, fabric_tco::ServerOptions::default()).await
 }
 
-/// Starts the service with given server options (one worker).
+/// A new SQLite database file in the temporary directory (nothing is created until used).
+pub fn temp_sqlite_url() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "fabric-tco-api-{}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default()
+    ));
+    fabric_tco::store::default_url(&dir)
+}
+
+/// The store over `url`.
+pub fn archive_at(url: &str) -> Arc<fabric_tco::archive::Archive> {
+    Arc::new(fabric_tco::archive::Archive::new(Arc::new(
+        fabric_tco::store::Db::open(url).expect("database URL"),
+    )))
+}
+
+/// Starts the service with given server options (one worker) and a new SQLite store.
 pub async fn spawn_configured(
     store: Arc<CatalogStore>,
+    options: fabric_tco::ServerOptions,
+) -> TestApp {
+    spawn_full(store, archive_at(&temp_sqlite_url()), options).await
+}
+
+/// Starts the service over a given catalog store and database.
+pub async fn spawn_full(
+    store: Arc<CatalogStore>,
+    archive: Arc<fabric_tco::archive::Archive>,
     options: fabric_tco::ServerOptions,
 ) -> TestApp {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a random port");
@@ -169,7 +202,8 @@ pub async fn spawn_configured(
         workers: Some(1),
         ..options
     };
-    let server = fabric_tco::build_server(listener, store, &options).expect("server builds");
+    let server =
+        fabric_tco::build_server(listener, store, archive, &options).expect("server builds");
     tokio::spawn(server);
     TestApp {
         base: format!("http://127.0.0.1:{port}"),

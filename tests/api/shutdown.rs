@@ -21,7 +21,10 @@ async fn start_binary(
     out: fn() -> Stdio,
 ) -> (std::process::Child, String, reqwest::Client) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_fabric-tco"));
+    let data =
+        std::env::temp_dir().join(format!("fabric-tco-shutdown-{port}-{}", std::process::id()));
     cmd.env("FABRIC_TCO_BIND", format!("127.0.0.1:{port}"))
+        .env("FABRIC_TCO_DATA_DIR", data)
         .stdout(out())
         .stderr(out());
     for (k, v) in env {

@@ -26,13 +26,15 @@ pub(super) struct Hardware {
 pub(super) fn catalog(req: &PlanRequest, catalogs: &CatalogSet) -> Result<Arc<Catalog>, PlanError> {
     Ok(match &req.catalog {
         None => Arc::clone(catalogs.newest()),
-        Some(id) => Arc::clone(catalogs.get(id).ok_or_else(|| {
+        Some(reference) => Arc::clone(catalogs.resolve(reference).ok_or_else(|| {
             let known: Vec<&str> = catalogs.all().iter().map(|c| c.id()).collect();
-            PlanError::field(
-                "/catalog",
-                ErrorCode::UnknownCatalog,
-                format!("no catalog '{id}'; loaded: {}", known.join(", ")),
-            )
+            let detail = match crate::catalog::split_reference(reference) {
+                (id, Some(pin)) if catalogs.get(id).is_some() => format!(
+                    "catalog '{id}' has no version {pin}; GET /v1/catalogs/{id}/versions lists them"
+                ),
+                (id, _) => format!("no catalog '{id}'; loaded: {}", known.join(", ")),
+            };
+            PlanError::field("/catalog", ErrorCode::UnknownCatalog, detail)
         })?),
     })
 }

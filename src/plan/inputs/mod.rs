@@ -127,7 +127,13 @@ fn normalize(req: &PlanRequest, s: &Steps) -> PlanRequest {
         nics_per_node: Some(NicsPerNode::echo(hw.nics_per_node)),
         nic_speed_gbps: Some(NicSpeedGbps::echo(hw.nic_speed_gbps)),
         fabrics: Some(hw.fabrics.clone()),
-        catalog: Some(s.catalog.id().to_string()),
+        // A pinned catalog stays pinned, to its whole hash (any prefix given plans the same).
+        catalog: Some(
+            match req.catalog.as_deref().map(crate::catalog::split_reference) {
+                Some((_, Some(_))) => format!("{}@{}", s.catalog.id(), s.catalog.sha256),
+                _ => s.catalog.id().to_string(),
+            },
+        ),
         topology: Some(topology::echo(
             &s.topology,
             &s.catalog,
