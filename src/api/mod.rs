@@ -4,6 +4,7 @@ pub mod auth;
 pub mod catalogs;
 pub mod charts;
 pub mod conneg;
+pub mod diff;
 pub mod error;
 pub mod extract;
 pub mod health;
@@ -172,6 +173,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(scenarios::delete_scenario)
         .service(scenarios::list_revisions)
         .service(scenarios::scenario_plan)
+        .service(diff::get_diff)
         .service(plans::post_plan)
         .service(charts::get_chart)
         .service(report::index)

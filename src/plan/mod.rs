@@ -20,6 +20,7 @@ pub mod cache;
 mod compare;
 #[cfg(test)]
 mod design_tests;
+pub mod diff;
 mod error;
 mod id;
 pub mod inputs;

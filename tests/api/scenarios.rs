@@ -218,6 +218,85 @@ async fn a_saved_plan_is_byte_identical_after_the_catalog_changed_while_a_fresh_
             fresh["fabrics"][0]["capex"]["switches_usd"],
             plan["fabrics"][0]["capex"]["switches_usd"]
         );
+        // The diff of the saved scenario and the same request planned now names the re-priced
+        // switch lines and their deltas.
+        let id = saved["id"].as_str().expect("id");
+        let d: Value = send(
+            &app,
+            reqwest::Method::GET,
+            &format!("/v1/diff?from={id}&to=plan&gpus=2048&gpu_model=b200"),
+            Some(&read),
+            None,
+            None,
+        )
+        .await
+        .json()
+        .await
+        .expect("diff");
+        assert_eq!(d["catalog_changed"], true, "{d}");
+        let ib = &d["fabrics"][0];
+        let repriced: Vec<&Value> = ib["bom"]
+            .as_array()
+            .expect("bom changes")
+            .iter()
+            .filter(|c| c["sku"] == sku.as_str())
+            .collect();
+        assert!(!repriced.is_empty(), "{ib}");
+        let mut sum = rust_decimal::Decimal::ZERO;
+        for c in &repriced {
+            assert_eq!(c["change"], "repriced", "{c}");
+            let dec = |v: &Value| {
+                v.as_str()
+                    .expect("decimal")
+                    .parse::<rust_decimal::Decimal>()
+                    .expect("decimal")
+            };
+            let qty = rust_decimal::Decimal::from(c["to_quantity"].as_u64().expect("qty"));
+            let unit = dec(&c["to_unit_price_usd"]) - dec(&c["from_unit_price_usd"]);
+            assert_eq!(dec(&c["extended_delta_usd"]), qty * unit, "{c}");
+            sum += dec(&c["extended_delta_usd"]);
+        }
+        let switches = ib["capex"]
+            .as_array()
+            .expect("capex")
+            .iter()
+            .find(|m| m["item"] == "switches_usd")
+            .expect("switches line");
+        assert_eq!(
+            switches["delta"]
+                .as_str()
+                .map(|s| s.parse::<rust_decimal::Decimal>().ok()),
+            Some(Some(sum))
+        );
+        assert!(
+            d["inputs"]
+                .as_array()
+                .expect("inputs")
+                .iter()
+                .all(|i| i["pointer"] == "/catalog"),
+            "{}",
+            d["inputs"]
+        );
+        let csv = send(
+            &app,
+            reqwest::Method::GET,
+            &format!("/v1/diff?from={id}&to=plan&gpus=2048&gpu_model=b200&format=csv"),
+            Some(&read),
+            None,
+            None,
+        )
+        .await
+        .text()
+        .await
+        .expect("csv");
+        assert!(
+            csv.starts_with("section,fabric,item,change,from,to,delta\r\n"),
+            "{csv}"
+        );
+        assert!(
+            csv.contains(&format!("bom,infiniband,{sku} (leaf switch),repriced,")),
+            "{csv}"
+        );
         // Both versions are listed; the old one is served by its hash, an unknown one is a 404.
         let versions = app.json("/v1/catalogs/default/versions").await;
         let listed: Vec<&str> = versions["versions"]
