@@ -354,15 +354,15 @@ fn with_scenario(mut res: actix_web::HttpResponseBuilder, s: &Scenario) -> HttpR
 /// catalog to the version that priced it, and stores the normalized request, the catalog's
 /// sha256, the `plan_id` and the headline figures as revision 1, owned by the key's team.
 /// Answers 201 with `Location` and `ETag`. An `Idempotency-Key` header makes a retried save
-/// return the scenario the first one stored. Needs a key with scope `write`.
+/// (a lost answer, a load balancer's retry) return the scenario the first one stored, with
+/// `Idempotent-Replayed: true`, and store nothing. Needs a key with scope `write`.
 #[utoipa::path(
     tag = "scenarios",
     request_body(content = ScenarioInput, content_type = "application/json"),
     params(("Idempotency-Key" = Option<String>, Header, description = "Up to 100 characters; a repeated key returns the scenario saved with it.")),
     security(("api_key" = [])),
     responses(
-        (status = 201, description = "Saved; `Location` names it, `ETag` is its revision.", body = Scenario),
-        (status = 200, description = "A save with this `Idempotency-Key` was made before: that scenario.", body = Scenario),
+        (status = 201, description = "Saved; `Location` names it, `ETag` is its revision. A save repeated with the same `Idempotency-Key` answers the scenario the first one stored, with `Idempotent-Replayed: true`.", body = Scenario),
         (status = 400, description = "Not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid API key.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "The key may only read.", body = Problem, content_type = "application/problem+json"),
@@ -407,12 +407,12 @@ pub async fn create_scenario(
         .map_err(|e| ApiError::store(&e))?
         .ok_or_else(|| no_scenario(&row.id))?;
     let out = scenario_out(&row, current);
-    let mut res = if new {
-        HttpResponse::Created()
-    } else {
-        HttpResponse::Ok()
-    };
+    // A replay answers as the first save did (201), and says it is one.
+    let mut res = HttpResponse::Created();
     res.insert_header((header::LOCATION, out.links.self_.clone()));
+    if !new {
+        res.insert_header(("Idempotent-Replayed", "true"));
+    }
     Ok(with_scenario(res, &out))
 }
 

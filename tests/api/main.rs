@@ -1,9 +1,11 @@
 //! Black-box tests: the real server on a random port, spoken to over HTTP with reqwest.
 //! One integration-test binary (modules below) so it links once.
 
+mod binary;
 mod catalogs;
 mod charts;
 mod cli;
+mod durability;
 mod errors;
 mod headers;
 mod health;
@@ -11,6 +13,7 @@ mod healthcheck;
 mod openapi;
 mod plans;
 mod remote;
+mod replicas;
 mod scenarios;
 mod sheets;
 mod shutdown;

@@ -19,7 +19,7 @@ fn postgres_base_url() -> String {
 
 /// A new schema in the test PostgreSQL and a URL whose connections use it; `None` (said on
 /// standard error) when PostgreSQL does not answer.
-async fn postgres_url(tag: &str) -> Option<String> {
+pub async fn postgres_url(tag: &str) -> Option<String> {
     use sqlx::{Connection, Executor};
     sqlx::any::install_default_drivers();
     let base = postgres_base_url();
@@ -662,7 +662,7 @@ async fn a_retried_save_with_an_idempotency_key_is_stored_once() {
     let (app, write, read) = start(embedded(), &temp_sqlite_url()).await;
     let body = json!({"name": "once", "request": {"gpus": 64}});
     let mut ids = Vec::new();
-    for expected in [201, 200] {
+    for replayed in [false, true] {
         let res = app
             .client
             .post(app.url("/v1/scenarios"))
@@ -672,7 +672,8 @@ async fn a_retried_save_with_an_idempotency_key_is_stored_once() {
             .send()
             .await
             .expect("save");
-        assert_eq!(res.status(), expected);
+        assert_eq!(res.status(), 201);
+        assert_eq!(res.headers().contains_key("idempotent-replayed"), replayed);
         ids.push(res.json::<Value>().await.expect("json")["id"].clone());
     }
     assert_eq!(ids[0], ids[1]);
