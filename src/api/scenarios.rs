@@ -293,11 +293,7 @@ fn no_scenario(id: &str) -> ApiError {
 
 /// Plans `input.request` on the catalog version it names (or the newest), and the draft to
 /// store: the normalized request with the catalog pinned to its whole sha256.
-async fn draft(
-    state: &AppState,
-    input: &ScenarioInput,
-    key_id: &str,
-) -> Result<(Draft, Plan), ApiError> {
+async fn draft(state: &AppState, input: &ScenarioInput, key_id: &str) -> Result<Draft, ApiError> {
     let set = super::catalogs_for(state, input.request.catalog.as_deref())
         .await
         .map_err(|e| e.under("/request"))?;
@@ -327,19 +323,34 @@ async fn draft(
     let cached = super::plan_at(state, &pinned, crate::plan::Detail::Full)
         .await
         .map_err(|e| e.under("/request"))?;
-    let plan = cached.plan.clone();
-    let draft = Draft {
+    let plan = &cached.plan;
+    Ok(Draft {
         name: input.name.clone(),
         description: input.description.clone().unwrap_or_default(),
         tags: input.tags.clone().unwrap_or_default(),
         request: serde_json::to_string(&plan.inputs).map_err(|e| ApiError::internal(&e))?,
         catalog_sha256: sha,
         plan_id: plan.plan_id.clone(),
-        headline: serde_json::to_string(&Headline::of(&plan))
-            .map_err(|e| ApiError::internal(&e))?,
+        headline: serde_json::to_string(&Headline::of(plan)).map_err(|e| ApiError::internal(&e))?,
         key_id: key_id.to_string(),
-    };
-    Ok((draft, plan))
+    })
+}
+
+/// The revision a write just stored, from what it wrote (no read back).
+fn written(row: &rows::ScenarioRow, draft: Draft) -> RevisionRow {
+    RevisionRow {
+        scenario_id: row.id.clone(),
+        revision: row.revision,
+        name: draft.name,
+        description: draft.description,
+        tags: draft.tags,
+        request: draft.request,
+        catalog_sha256: draft.catalog_sha256,
+        plan_id: draft.plan_id,
+        headline: draft.headline,
+        key_id: draft.key_id,
+        created_ms: row.updated_ms,
+    }
 }
 
 fn with_scenario(mut res: actix_web::HttpResponseBuilder, s: &Scenario) -> HttpResponse {
@@ -393,7 +404,7 @@ pub async fn create_scenario(
                 })
         })
         .transpose()?;
-    let (draft, _) = draft(&state, &body.0, &key.id).await?;
+    let draft = draft(&state, &body.0, &key.id).await?;
     let (row, new) = rows::create(
         state.archive.db(),
         &key.team,
@@ -402,10 +413,14 @@ pub async fn create_scenario(
     )
     .await
     .map_err(|e| ApiError::store(&e))?;
-    let current = rows::revision(state.archive.db(), &key.team, &row.id, None)
-        .await
-        .map_err(|e| ApiError::store(&e))?
-        .ok_or_else(|| no_scenario(&row.id))?;
+    let current = if new {
+        written(&row, draft)
+    } else {
+        rows::revision(state.archive.db(), &key.team, &row.id, None)
+            .await
+            .map_err(|e| ApiError::store(&e))?
+            .ok_or_else(|| no_scenario(&row.id))?
+    };
     let out = scenario_out(&row, current);
     // A replay answers as the first save did (201), and says it is one.
     let mut res = HttpResponse::Created();
@@ -672,7 +687,7 @@ pub async fn revise_scenario(
     let key = caller(&req, &state, Scope::Write).await?;
     let id = scenario_id(&id)?;
     let expected = if_match(&req)?;
-    let (draft, _) = draft(&state, &body.0, &key.id).await?;
+    let draft = draft(&state, &body.0, &key.id).await?;
     let db = state.archive.db();
     let row = match rows::revise(db, &key.team, id, expected, &draft)
         .await
@@ -682,10 +697,7 @@ pub async fn revise_scenario(
         Write::NotFound => return Err(no_scenario(id)),
         Write::Stale(now) => return Err(stale(now)),
     };
-    let current = rows::revision(db, &key.team, id, Some(row.revision))
-        .await
-        .map_err(|e| ApiError::store(&e))?
-        .ok_or_else(|| no_scenario(id))?;
+    let current = written(&row, draft);
     Ok(with_scenario(
         HttpResponse::Ok(),
         &scenario_out(&row, current),

@@ -47,6 +47,30 @@ pub struct KeyRow {
     pub revoked_ms: Option<i64>,
 }
 
+/// How long a verified key is believed without asking the database again: a key revoked in
+/// another process stops working within this time (at once in the process that revoked it).
+pub const VERIFIED_FOR: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Most verified keys remembered (the memory is emptied when full).
+const VERIFIED_KEPT: usize = 10_000;
+
+/// Keys verified lately, by the SHA-256 of the whole token presented.
+#[derive(Debug, Default)]
+pub struct Verified {
+    map: std::sync::Mutex<std::collections::HashMap<[u8; 32], (KeyRow, std::time::Instant)>>,
+}
+
+impl Verified {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<[u8; 32], (KeyRow, std::time::Instant)>>
+    {
+        self.map
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 /// Longest key name and team name.
 pub const MAX_NAME_CHARS: usize = 100;
 
@@ -91,6 +115,30 @@ fn secret_hash(secret: &str) -> String {
 
 /// The key a presented token belongs to, if it is valid and not revoked.
 pub async fn verify(db: &Db, token: &str) -> Result<Option<KeyRow>, StoreError> {
+    let seen: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+    if let Some((row, at)) = db.verified().lock().get(&seen)
+        && at.elapsed() < VERIFIED_FOR
+    {
+        return Ok(Some(row.clone()));
+    }
+    let found = verify_stored(db, token).await?;
+    let mut memo = db.verified().lock();
+    match &found {
+        Some(row) => {
+            if memo.len() >= VERIFIED_KEPT {
+                memo.clear();
+            }
+            memo.insert(seen, (row.clone(), std::time::Instant::now()));
+        }
+        None => {
+            memo.remove(&seen);
+        }
+    }
+    Ok(found)
+}
+
+/// [`verify`] against the database.
+async fn verify_stored(db: &Db, token: &str) -> Result<Option<KeyRow>, StoreError> {
     let Some((id, secret)) = token
         .strip_prefix("ftco_")
         .and_then(|rest| rest.split_once('_'))
@@ -134,6 +182,7 @@ pub async fn revoke(db: &Db, id: &str) -> Result<bool, StoreError> {
             .bind(id)
             .execute(pool)
             .await?;
+    db.verified().lock().retain(|_, (row, _)| row.id != id);
     Ok(done.rows_affected() == 1)
 }
 

@@ -11,6 +11,7 @@
 pub mod keys;
 pub mod scenarios;
 pub mod versions;
+pub mod writer;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -84,6 +85,10 @@ pub struct Db {
     migrated: tokio::sync::OnceCell<()>,
     /// The SQLite file, for backups and messages.
     sqlite_path: Option<PathBuf>,
+    /// Writes, committed in groups ([`writer`]).
+    writer: writer::Writer,
+    /// Keys verified lately ([`keys::verify`]).
+    verified: keys::Verified,
 }
 
 /// The default database: SQLite in `data_dir`.
@@ -148,7 +153,28 @@ impl Db {
             backend,
             migrated: tokio::sync::OnceCell::new(),
             sqlite_path,
+            writer: writer::Writer::default(),
+            verified: keys::Verified::default(),
         })
+    }
+
+    /// Runs `job` in a write transaction, committed together with the writes queued beside
+    /// it ([`writer`]); its result once committed.
+    pub async fn write<T, F>(&self, job: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: for<'c> FnOnce(
+                &'c mut sqlx::AnyConnection,
+            ) -> writer::BoxFuture<'c, Result<T, StoreError>>
+            + Send
+            + 'static,
+    {
+        let pool = self.pool().await?;
+        self.writer.write(pool, job).await
+    }
+
+    fn verified(&self) -> &keys::Verified {
+        &self.verified
     }
 
     pub fn backend(&self) -> Backend {

@@ -1,7 +1,7 @@
 //! Saved scenarios and their revisions. A scenario belongs to a team; every save or revision
 //! is one transaction, committed before it is acknowledged.
 
-use sqlx::{Any, Transaction};
+use sqlx::AnyConnection;
 
 use super::{Db, StoreError, now_ms, random_hex};
 
@@ -67,87 +67,95 @@ fn tags_of(text: &str) -> Vec<String> {
 }
 
 /// Saves a new scenario (revision 1). With an idempotency key already used by this team, the
-/// scenario saved then is returned instead and nothing is written (a retried request).
+/// scenario saved then is returned instead and nothing is written (a retried request); the
+/// flag is false then.
 pub async fn create(
     db: &Db,
     team: &str,
     draft: &Draft,
     idempotency_key: Option<&str>,
 ) -> Result<(ScenarioRow, bool), StoreError> {
-    let pool = db.pool().await?;
-    if let Some(key) = idempotency_key
-        && let Some(row) = by_idempotency_key(db, team, key).await?
-    {
-        return Ok((row, false));
-    }
     let id = random_hex(16)?;
-    let now = now_ms();
-    let mut tx = pool.begin().await?;
-    let inserted = sqlx::query(
-        "INSERT INTO scenarios (id, team, name, description, tags, revision, created_ms, updated_ms, idempotency_key) \
-         VALUES ($1, $2, $3, $4, $5, 1, $6, $6, $7) ON CONFLICT DO NOTHING",
-    )
-    .bind(&id)
-    .bind(team)
-    .bind(&draft.name)
-    .bind(&draft.description)
-    .bind(tags_text(&draft.tags))
-    .bind(now)
-    .bind(idempotency_key)
-    .execute(&mut *tx)
-    .await?;
-    if inserted.rows_affected() == 0 {
-        // Another request with the same idempotency key won the race.
-        tx.rollback().await?;
-        if let Some(key) = idempotency_key
-            && let Some(row) = by_idempotency_key(db, team, key).await?
-        {
-            return Ok((row, false));
-        }
-        return Err(StoreError::Unavailable(
-            "the scenario could not be saved; retry".into(),
-        ));
-    }
-    insert_revision(&mut tx, &id, 1, draft, now).await?;
-    tx.commit().await?;
-    Ok((
-        ScenarioRow {
-            id,
-            team: team.to_string(),
-            name: draft.name.clone(),
-            description: draft.description.clone(),
-            tags: draft.tags.clone(),
-            revision: 1,
-            created_ms: now,
-            updated_ms: now,
-        },
-        true,
-    ))
+    let (team, draft, key) = (
+        team.to_string(),
+        draft.clone(),
+        idempotency_key.map(str::to_string),
+    );
+    db.write(move |conn| {
+        Box::pin(async move {
+            if let Some(k) = &key
+                && let Some(row) = by_idempotency_key(&mut *conn, &team, k).await?
+            {
+                return Ok((row, false));
+            }
+            let now = now_ms();
+            let inserted = sqlx::query(
+                "INSERT INTO scenarios (id, team, name, description, tags, revision, created_ms, updated_ms, idempotency_key) \
+                 VALUES ($1, $2, $3, $4, $5, 1, $6, $6, $7) ON CONFLICT DO NOTHING",
+            )
+            .bind(&id)
+            .bind(&team)
+            .bind(&draft.name)
+            .bind(&draft.description)
+            .bind(tags_text(&draft.tags))
+            .bind(now)
+            .bind(key.as_deref())
+            .execute(&mut *conn)
+            .await?;
+            if inserted.rows_affected() == 0 {
+                // Another replica saved with the same key between the look-up and the insert
+                // (PostgreSQL waited for its commit): that save is the answer.
+                if let Some(k) = &key
+                    && let Some(row) = by_idempotency_key(&mut *conn, &team, k).await?
+                {
+                    return Ok((row, false));
+                }
+                return Err(StoreError::Unavailable(
+                    "the scenario could not be saved; retry".into(),
+                ));
+            }
+            insert_revision(conn, &id, 1, &draft, now, false).await?;
+            Ok((
+                ScenarioRow {
+                    id,
+                    team,
+                    name: draft.name,
+                    description: draft.description,
+                    tags: draft.tags,
+                    revision: 1,
+                    created_ms: now,
+                    updated_ms: now,
+                },
+                true,
+            ))
+        })
+    })
+    .await
 }
 
 async fn by_idempotency_key(
-    db: &Db,
+    conn: &mut AnyConnection,
     team: &str,
     key: &str,
 ) -> Result<Option<ScenarioRow>, StoreError> {
-    let pool = db.pool().await?;
     let row = sqlx::query_as::<_, ScenarioTuple>(
         "SELECT id, team, name, description, tags, revision, created_ms, updated_ms FROM scenarios \
          WHERE team = $1 AND idempotency_key = $2",
     )
     .bind(team)
     .bind(key)
-    .fetch_optional(pool)
+    .fetch_optional(conn)
     .await?;
     Ok(row.map(scenario_of))
 }
 
 async fn insert_revision(
-    tx: &mut Transaction<'_, Any>,
+    conn: &mut AnyConnection,
     id: &str,
     revision: i64,
     draft: &Draft,
     now: i64,
+    replace_tags: bool,
 ) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO scenario_revisions (scenario_id, revision, name, description, tags, request, catalog_sha256, plan_id, headline, key_id, created_ms) \
@@ -164,12 +172,14 @@ async fn insert_revision(
     .bind(&draft.headline)
     .bind(&draft.key_id)
     .bind(now)
-    .execute(&mut **tx)
+    .execute(&mut *conn)
     .await?;
-    sqlx::query("DELETE FROM scenario_tags WHERE scenario_id = $1")
-        .bind(id)
-        .execute(&mut **tx)
-        .await?;
+    if replace_tags {
+        sqlx::query("DELETE FROM scenario_tags WHERE scenario_id = $1")
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
+    }
     let mut tags = draft.tags.clone();
     tags.sort();
     tags.dedup();
@@ -177,7 +187,7 @@ async fn insert_revision(
         sqlx::query("INSERT INTO scenario_tags (scenario_id, tag) VALUES ($1, $2)")
             .bind(id)
             .bind(tag)
-            .execute(&mut **tx)
+            .execute(&mut *conn)
             .await?;
     }
     Ok(())
@@ -201,14 +211,28 @@ fn scenario_of(t: ScenarioTuple) -> ScenarioRow {
 
 /// Scenario `id` of `team`.
 pub async fn get(db: &Db, team: &str, id: &str) -> Result<Option<ScenarioRow>, StoreError> {
-    let pool = db.pool().await?;
-    let row = sqlx::query_as::<_, ScenarioTuple>(
+    let mut conn = db.pool().await?.acquire().await?;
+    current_in(&mut conn, team, id).await
+}
+
+/// Scenario `id` of `team`, read on `conn` (inside a write: the row as that write sees it;
+/// PostgreSQL locks it until the write commits).
+async fn current_in(
+    conn: &mut AnyConnection,
+    team: &str,
+    id: &str,
+) -> Result<Option<ScenarioRow>, StoreError> {
+    let lock = match conn.backend_name() {
+        "PostgreSQL" => " FOR UPDATE",
+        _ => "",
+    };
+    let row = sqlx::query_as::<_, ScenarioTuple>(sqlx::AssertSqlSafe(format!(
         "SELECT id, team, name, description, tags, revision, created_ms, updated_ms FROM scenarios \
-         WHERE id = $1 AND team = $2",
-    )
+         WHERE id = $1 AND team = $2{lock}"
+    )))
     .bind(id)
     .bind(team)
-    .fetch_optional(pool)
+    .fetch_optional(conn)
     .await?;
     Ok(row.map(scenario_of))
 }
@@ -314,51 +338,45 @@ pub async fn revise(
     expected: Option<i64>,
     draft: &Draft,
 ) -> Result<Write<ScenarioRow>, StoreError> {
-    let pool = db.pool().await?;
-    let Some(current) = get(db, team, id).await? else {
-        return Ok(Write::NotFound);
-    };
-    let base = expected.unwrap_or(current.revision);
-    if base != current.revision {
-        return Ok(Write::Stale(current.revision));
-    }
-    let now = now_ms();
-    let mut tx = pool.begin().await?;
-    // The compare and the increment are one statement: of two writers on one revision, one
-    // updates a row and the other none.
-    let done = sqlx::query(
-        "UPDATE scenarios SET name = $1, description = $2, tags = $3, revision = revision + 1, updated_ms = $4 \
-         WHERE id = $5 AND team = $6 AND revision = $7",
-    )
-    .bind(&draft.name)
-    .bind(&draft.description)
-    .bind(tags_text(&draft.tags))
-    .bind(now)
-    .bind(id)
-    .bind(team)
-    .bind(base)
-    .execute(&mut *tx)
-    .await?;
-    if done.rows_affected() != 1 {
-        tx.rollback().await?;
-        return Ok(match get(db, team, id).await? {
-            Some(now) => Write::Stale(now.revision),
-            None => Write::NotFound,
-        });
-    }
-    let next = base.saturating_add(1);
-    insert_revision(&mut tx, id, next, draft, now).await?;
-    tx.commit().await?;
-    Ok(Write::Done(ScenarioRow {
-        id: id.to_string(),
-        team: team.to_string(),
-        name: draft.name.clone(),
-        description: draft.description.clone(),
-        tags: draft.tags.clone(),
-        revision: next,
-        created_ms: current.created_ms,
-        updated_ms: now,
-    }))
+    let (team, id, draft) = (team.to_string(), id.to_string(), draft.clone());
+    db.write(move |conn| {
+        Box::pin(async move {
+            let Some(current) = current_in(&mut *conn, &team, &id).await? else {
+                return Ok(Write::NotFound);
+            };
+            let base = expected.unwrap_or(current.revision);
+            if base != current.revision {
+                return Ok(Write::Stale(current.revision));
+            }
+            let now = now_ms();
+            sqlx::query(
+                "UPDATE scenarios SET name = $1, description = $2, tags = $3, revision = revision + 1, updated_ms = $4 \
+                 WHERE id = $5 AND team = $6 AND revision = $7",
+            )
+            .bind(&draft.name)
+            .bind(&draft.description)
+            .bind(tags_text(&draft.tags))
+            .bind(now)
+            .bind(&id)
+            .bind(&team)
+            .bind(base)
+            .execute(&mut *conn)
+            .await?;
+            let next = base.saturating_add(1);
+            insert_revision(conn, &id, next, &draft, now, true).await?;
+            Ok(Write::Done(ScenarioRow {
+                id,
+                team,
+                name: draft.name,
+                description: draft.description,
+                tags: draft.tags,
+                revision: next,
+                created_ms: current.created_ms,
+                updated_ms: now,
+            }))
+        })
+    })
+    .await
 }
 
 /// Deletes scenario `id` of `team` and its revisions: when `expected` is given, only if it is
@@ -369,38 +387,27 @@ pub async fn delete(
     id: &str,
     expected: Option<i64>,
 ) -> Result<Write<()>, StoreError> {
-    let pool = db.pool().await?;
-    let Some(current) = get(db, team, id).await? else {
-        return Ok(Write::NotFound);
-    };
-    let base = expected.unwrap_or(current.revision);
-    if base != current.revision {
-        return Ok(Write::Stale(current.revision));
-    }
-    let mut tx = pool.begin().await?;
-    let done = sqlx::query("DELETE FROM scenarios WHERE id = $1 AND team = $2 AND revision = $3")
-        .bind(id)
-        .bind(team)
-        .bind(base)
-        .execute(&mut *tx)
-        .await?;
-    if done.rows_affected() != 1 {
-        tx.rollback().await?;
-        return Ok(match get(db, team, id).await? {
-            Some(now) => Write::Stale(now.revision),
-            None => Write::NotFound,
-        });
-    }
-    for table in ["scenario_revisions", "scenario_tags"] {
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "DELETE FROM {table} WHERE scenario_id = $1"
-        )))
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-    }
-    tx.commit().await?;
-    Ok(Write::Done(()))
+    let (team, id) = (team.to_string(), id.to_string());
+    db.write(move |conn| {
+        Box::pin(async move {
+            let Some(current) = current_in(&mut *conn, &team, &id).await? else {
+                return Ok(Write::NotFound);
+            };
+            let base = expected.unwrap_or(current.revision);
+            if base != current.revision {
+                return Ok(Write::Stale(current.revision));
+            }
+            for sql in [
+                "DELETE FROM scenario_revisions WHERE scenario_id = $1",
+                "DELETE FROM scenario_tags WHERE scenario_id = $1",
+                "DELETE FROM scenarios WHERE id = $1",
+            ] {
+                sqlx::query(sql).bind(&id).execute(&mut *conn).await?;
+            }
+            Ok(Write::Done(()))
+        })
+    })
+    .await
 }
 
 /// The order of a listing.

@@ -400,3 +400,52 @@ async fn a_backup_is_a_database_with_every_save() {
     copy.close().await;
     db.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_writes_committed_together_each_get_their_own_answer() {
+    for url in backends("group").await {
+        let db = std::sync::Arc::new(Db::open(&url).expect("open"));
+        with_version(&db).await;
+        let (saved, _) = scenarios::create(&db, "t", &draft("base", &[]), None)
+            .await
+            .unwrap();
+        // 40 saves and 10 revisions of one scenario, all on revision 1, at once.
+        let mut tasks = Vec::new();
+        for i in 0..50 {
+            let (db, id) = (std::sync::Arc::clone(&db), saved.id.clone());
+            tasks.push(tokio::spawn(async move {
+                if i < 40 {
+                    let (row, new) =
+                        scenarios::create(&db, "t", &draft(&format!("s{i}"), &[]), None)
+                            .await
+                            .unwrap();
+                    assert!(new);
+                    Ok(row.id)
+                } else {
+                    Err(scenarios::revise(&db, "t", &id, Some(1), &draft("r", &[]))
+                        .await
+                        .unwrap())
+                }
+            }));
+        }
+        let (mut ids, mut revised, mut stale) = (Vec::new(), 0, 0);
+        for t in tasks {
+            match t.await.unwrap() {
+                Ok(id) => ids.push(id),
+                Err(Write::Done(row)) => {
+                    assert_eq!(row.revision, 2);
+                    revised += 1;
+                }
+                Err(Write::Stale(2)) => stale += 1,
+                Err(other) => panic!("{other:?}"),
+            }
+        }
+        ids.sort();
+        ids.dedup();
+        assert_eq!((ids.len(), revised, stale), (40, 1, 9), "{url}");
+        for id in &ids {
+            assert!(scenarios::get(&db, "t", id).await.unwrap().is_some());
+        }
+        db.close().await;
+    }
+}

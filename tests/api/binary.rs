@@ -53,7 +53,6 @@ impl Binary {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-
 }
 
 impl Drop for Binary {
