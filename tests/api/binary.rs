@@ -10,6 +10,8 @@ pub struct Binary {
     pub child: Child,
     /// `http://127.0.0.1:PORT`
     pub base: String,
+    /// Every line it has logged so far.
+    pub log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Binary {
@@ -28,9 +30,14 @@ impl Binary {
         let mut child = cmd.spawn().expect("start the binary");
         let stderr = child.stderr.take().expect("stderr");
         let (tx, rx) = std::sync::mpsc::channel();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = std::sync::Arc::clone(&log);
         std::thread::spawn(move || {
             let mut sent = false;
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Ok(mut l) = kept.lock() {
+                    l.push(line.clone());
+                }
                 if !sent && let Some(at) = line.find("listening on http://") {
                     let addr = line[at + "listening on ".len()..]
                         .split('/')
@@ -45,7 +52,7 @@ impl Binary {
         let base = rx
             .recv_timeout(Duration::from_secs(20))
             .expect("the service logs its address within 20 s");
-        Binary { child, base }
+        Binary { child, base, log }
     }
 
     /// SIGKILL, and wait for the process to be gone.

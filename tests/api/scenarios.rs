@@ -713,3 +713,48 @@ async fn without_a_database_plans_answer_and_scenarios_say_unavailable() {
     let ready = app.get("/readyz").await;
     assert_eq!(ready.status(), 503);
 }
+
+#[tokio::test]
+async fn a_stored_version_that_no_longer_validates_is_reported_not_served() {
+    let url = temp_sqlite_url();
+    let (app, _, _) = start(embedded(), &url).await;
+    let db = archive_at(&url);
+    let row = fabric_tco::store::versions::VersionRow {
+        sha256: "ab".repeat(32),
+        catalog_id: "default".into(),
+        version: "2020.01.0".into(),
+        published: "2020-01-01".into(),
+        first_seen_ms: 1,
+    };
+    fabric_tco::store::versions::remember(
+        db.db(),
+        &row,
+        r#"{"id": "default", "switches": "gone"}"#,
+    )
+    .await
+    .expect("stored");
+    let res = app
+        .client
+        .post(app.url("/v1/plans"))
+        .json(&json!({"gpus": 64, "catalog": "default@abababababab"}))
+        .send()
+        .await
+        .expect("plan");
+    let p = problem(res, 422).await;
+    assert_eq!(p["errors"][0]["pointer"], "/catalog", "{p}");
+    assert!(
+        p["errors"][0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("no longer validates")),
+        "{p}"
+    );
+    let shown = app
+        .problem("/v1/catalogs/default?version=2020.01.0", 422)
+        .await;
+    assert!(
+        shown["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("no longer validates")),
+        "{shown}"
+    );
+}
