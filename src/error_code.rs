@@ -49,6 +49,8 @@ pub enum ErrorCode {
     PreconditionFailed,
     /// The database cannot be reached; plans still answer.
     DatabaseUnavailable,
+    /// An `Idempotency-Key` used before for another save.
+    IdempotencyKeyReused,
     // ---- field-level codes (in `errors[]`) ----
     /// A required input is missing.
     Required,
@@ -167,6 +169,7 @@ impl ErrorCode {
             Forbidden => "forbidden",
             PreconditionFailed => "precondition_failed",
             DatabaseUnavailable => "database_unavailable",
+            IdempotencyKeyReused => "idempotency_key_reused",
             Required => "required",
             InvalidType => "invalid_type",
             UnknownField => "unknown_field",
@@ -259,6 +262,7 @@ impl ErrorCode {
             Forbidden => "Forbidden",
             PreconditionFailed => "Precondition failed",
             DatabaseUnavailable => "Database unavailable",
+            IdempotencyKeyReused => "Idempotency key reused",
             _ => "Invalid request",
         }
     }

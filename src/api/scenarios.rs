@@ -151,7 +151,7 @@ pub struct Revision {
     pub headline: Headline,
     /// The normalized request, its catalog pinned.
     #[schema(value_type = Object)]
-    pub request: serde_json::Value,
+    pub request: Box<serde_json::value::RawValue>,
 }
 
 /// A saved scenario: its current revision, with links.
@@ -211,13 +211,15 @@ fn time(ms: i64) -> String {
 }
 
 fn revision_out(r: RevisionRow) -> Revision {
-    let catalog_id = serde_json::from_str::<serde_json::Value>(&r.request)
+    /// The one field read back from a stored request.
+    #[derive(Deserialize)]
+    struct CatalogOnly {
+        catalog: Option<String>,
+    }
+    let catalog_id = serde_json::from_str::<CatalogOnly>(&r.request)
         .ok()
-        .and_then(|v| {
-            v.get("catalog")
-                .and_then(|c| c.as_str())
-                .map(|c| crate::catalog::split_reference(c).0.to_string())
-        })
+        .and_then(|c| c.catalog)
+        .map(|c| crate::catalog::split_reference(&c).0.to_string())
         .unwrap_or_default();
     Revision {
         revision: r.revision,
@@ -235,7 +237,10 @@ fn revision_out(r: RevisionRow) -> Revision {
             cheapest_fabric: None,
             fabrics: Vec::new(),
         }),
-        request: serde_json::from_str(&r.request).unwrap_or(serde_json::Value::Null),
+        // Stored as serde wrote it: answered as it is.
+        request: serde_json::value::RawValue::from_string(r.request).unwrap_or_else(|_| {
+            serde_json::value::RawValue::from_string("null".into()).unwrap_or_default()
+        }),
     }
 }
 
@@ -379,7 +384,7 @@ fn with_scenario(mut res: actix_web::HttpResponseBuilder, s: &Scenario) -> HttpR
         (status = 403, description = "The key may only read.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Not `application/json`.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid scenario, or a request that does not plan.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid scenario, a request that does not plan, or an `Idempotency-Key` used before for another save.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The database cannot be reached.", body = Problem, content_type = "application/problem+json")
     )
 )]
@@ -416,6 +421,20 @@ pub async fn create_scenario(
     let current = if new {
         written(&row, draft)
     } else {
+        // A replay must be the same save: the first revision's name and request.
+        let first = rows::revision(state.archive.db(), &key.team, &row.id, Some(1))
+            .await
+            .map_err(|e| ApiError::store(&e))?
+            .ok_or_else(|| no_scenario(&row.id))?;
+        if first.name != draft.name || first.request != draft.request {
+            return Err(ApiError::new(
+                ErrorCode::IdempotencyKeyReused,
+                format!(
+                    "Idempotency-Key was used for scenario {} with another name or request; use a new key for a new save",
+                    row.id
+                ),
+            ));
+        }
         rows::revision(state.archive.db(), &key.team, &row.id, None)
             .await
             .map_err(|e| ApiError::store(&e))?

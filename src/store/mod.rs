@@ -30,9 +30,13 @@ pub const SQLITE_FILE: &str = "fabric-tco.sqlite3";
 /// reports itself unavailable.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Connections per process: SQLite serialises writers anyway; PostgreSQL's default
-/// `max_connections` (100) shared by a few replicas.
+/// PostgreSQL connections per process: its default `max_connections` (100) shared by a few
+/// replicas.
 const MAX_CONNECTIONS: u32 = 16;
+
+/// SQLite connections per process: each is a thread of sqlx's; writes go one batch at a time
+/// and reads are short, so a few suffice (more only added thread switches under load).
+const SQLITE_CONNECTIONS: u32 = 4;
 
 /// The database behind the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,7 +136,10 @@ impl Db {
         let options = AnyConnectOptions::from_str(&url)
             .map_err(|e| format!("FABRIC_TCO_DATABASE_URL is not a database URL: {e}"))?;
         let pool = AnyPoolOptions::new()
-            .max_connections(MAX_CONNECTIONS)
+            .max_connections(match backend {
+                Backend::Sqlite => SQLITE_CONNECTIONS,
+                Backend::Postgres => MAX_CONNECTIONS,
+            })
             .acquire_timeout(ACQUIRE_TIMEOUT)
             .after_connect(move |conn, _| {
                 Box::pin(async move {

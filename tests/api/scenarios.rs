@@ -677,6 +677,17 @@ async fn a_retried_save_with_an_idempotency_key_is_stored_once() {
         ids.push(res.json::<Value>().await.expect("json")["id"].clone());
     }
     assert_eq!(ids[0], ids[1]);
+    // The same key for another save is refused.
+    let other = app
+        .client
+        .post(app.url("/v1/scenarios"))
+        .bearer_auth(&write)
+        .header("Idempotency-Key", "order-42")
+        .json(&json!({"name": "another", "request": {"gpus": 64}}))
+        .send()
+        .await
+        .expect("save");
+    assert_eq!(problem(other, 422).await["code"], "idempotency_key_reused");
     let list: Value = send(
         &app,
         reqwest::Method::GET,
