@@ -8,6 +8,7 @@
 # the bound address from its "listening on http://…/" log line, waits for /healthz and sets
 #
 #   SERVE_URL  (http://127.0.0.1:PORT)   SERVE_PID   SERVE_LOG (the service's log file)
+#   SERVE_DATA (its data directory: $FABRIC_TCO_DATA_DIR, else a new temporary one)
 #
 # Extra environment for the service can be passed as usual (FABRIC_TCO_WORKERS=1 serve_start).
 # `serve_stop` (also run on EXIT) sends SIGTERM and waits. Needs only bash and curl.
@@ -38,8 +39,11 @@ serve_stop() {
 serve_start() {
   local bin="${1:-${FABRIC_TCO_BIN:-target/release/fabric-tco}}"
   SERVE_LOG="${SERVE_LOG:-$(mktemp)}"
+  # Saved scenarios in a directory of this run's own, never the user's data directory.
+  SERVE_DATA="${FABRIC_TCO_DATA_DIR:-$(mktemp -d)}"
+  export SERVE_DATA
   FABRIC_TCO_BIND="127.0.0.1:0" RUST_LOG="${RUST_LOG:-info}" FABRIC_TCO_LOG_FORMAT=text \
-    "$bin" >"$SERVE_LOG" 2>&1 &
+    FABRIC_TCO_DATA_DIR="$SERVE_DATA" "$bin" >"$SERVE_LOG" 2>&1 &
   SERVE_PID=$!
   trap serve_stop EXIT
   SERVE_URL=""

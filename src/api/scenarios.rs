@@ -166,11 +166,11 @@ pub struct Scenario {
     #[serde(flatten)]
     pub current: Revision,
     /// `plan`, `revisions` and `self` URLs.
-    pub links: Links,
+    pub links: ScenarioLinks,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Links {
+pub struct ScenarioLinks {
     #[serde(rename = "self")]
     pub self_: String,
     pub plan: String,
@@ -251,7 +251,7 @@ fn scenario_out(row: &rows::ScenarioRow, current: RevisionRow) -> Scenario {
         created_at: time(row.created_ms),
         updated_at: time(row.updated_ms),
         current: revision_out(current),
-        links: Links {
+        links: ScenarioLinks {
             plan: format!("{base}/plan"),
             revisions: format!("{base}/revisions"),
             self_: base,

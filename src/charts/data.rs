@@ -377,6 +377,7 @@ pub const INPUT_WORDS: &[(&str, &str)] = &[
     ("workload.hidden_size", "Hidden size"),
     ("workload.sequence_length", "Sequence length"),
     ("workload.global_batch_tokens", "Global batch"),
+    ("workload.train_tokens", "Training tokens"),
     ("workload.bucket_mb", "Gradient bucket"),
     ("workload.bytes_per_gradient", "Gradient precision"),
     ("workload.tensor_parallel", "Tensor parallelism"),

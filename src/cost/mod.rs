@@ -16,6 +16,7 @@ pub mod money;
 mod opex;
 mod sentences;
 mod tco;
+mod training;
 
 #[cfg(test)]
 mod tests;
@@ -36,6 +37,7 @@ pub use money::{HOURS_PER_YEAR, format_usd_short};
 pub use opex::{OpexPerYear, opex_per_year};
 pub use sentences::{BreakEvenAt, Reason, Recommendation};
 pub use tco::{Tco, TcoYear, tco};
+pub use training::{CostPerMillionTokens, Training, TrainingInput, training};
 
 use crate::fabric::Fabric;
 use money::{add_money, div, mul, rate};

@@ -667,6 +667,10 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         step_time_ms: step_ms,
         gpu_idle_fraction: idle,
         step_compute_ms,
+        tokens_per_step: w
+            .message_bytes
+            .is_none()
+            .then(|| job::global_tokens(w, dp_f)),
         layers,
         hidden_size,
         collectives,

@@ -63,6 +63,9 @@ pub struct PerfResult {
     /// Compute of one step, ms: the request's `step_compute_ms`, else 6 × active params ×
     /// tokens ÷ (GPUs × dense BF16 TFLOPS × MFU).
     pub step_compute_ms: f64,
+    /// Tokens per optimizer step over the whole job (`workload.global_batch_tokens`, else 16
+    /// sequences per data-parallel replica); null for an explicit `message_bytes`.
+    pub tokens_per_step: Option<f64>,
     /// Transformer layers the job was timed with: `workload.layers`, else derived (active
     /// params ÷ (12 × hidden²)); null for an explicit `message_bytes`.
     pub layers: Option<u32>,

@@ -116,6 +116,58 @@ pub fn cost_input<'s>(
 }
 
 /// Performance and cost of a sized fabric, with its plan entry.
+/// The training run `workload.train_tokens` asks for, on this fabric's step time.
+fn training(
+    fabric: Fabric,
+    r: &inputs::Resolved,
+    performance: &perf::PerfResult,
+    cost: &cost::FabricCost,
+    warnings: &mut Vec<String>,
+) -> Result<Option<cost::Training>, PlanError> {
+    let Some(train_tokens) = r.train_tokens else {
+        return Ok(None);
+    };
+    let Some(tokens_per_step) = performance.tokens_per_step else {
+        push_unique(
+            warnings,
+            "workload.train_tokens is not timed with workload.message_bytes (no training job): set the job instead".to_string(),
+        );
+        return Ok(None);
+    };
+    let run = cost::training(&cost::TrainingInput {
+        train_tokens,
+        tokens_per_step,
+        step_time_ms: performance.step_time_ms,
+        gpus: r.gpus,
+        gpu_idle_fraction: cost.gpu_idle.idle_fraction,
+        failure_gpu_hours_per_year: cost.gpu_idle.failure_gpu_hours_per_year,
+        busy_fraction: r.economics.busy_fraction,
+        network_tco_usd: cost.tco.total_usd,
+        years: r.economics.years,
+        gpu_hour_usd: r.economics.gpu_hour_usd,
+    })
+    .map_err(|e| {
+        PlanError::field(
+            "/workload/train_tokens",
+            crate::error_code::ErrorCode::Range,
+            e.to_string(),
+        )
+    })?;
+    let horizon_days = f64::from(r.economics.years) * 365.0;
+    if run.days_to_train > horizon_days {
+        push_unique(
+            warnings,
+            format!(
+                "{}: workload.train_tokens: the run takes {:.0} days, longer than the {}-year horizon ({horizon_days:.0} days)",
+                fabric.display_name(),
+                run.days_to_train,
+                r.economics.years
+            ),
+        );
+    }
+    Ok(Some(run))
+}
+
 pub(super) fn plan_sized(
     r: &inputs::Resolved,
     s: &SizedFabric,
@@ -195,6 +247,7 @@ pub(super) fn plan_sized(
             })
             .collect()
     });
+    let training = training(fabric, r, &performance, &cost, warnings)?;
     let fp = FabricPlan {
         fabric,
         feasible: true,
@@ -209,6 +262,7 @@ pub(super) fn plan_sized(
         tco: Some(cost.tco.clone()),
         performance: Some(performance),
         gpu_idle: Some(cost.gpu_idle.clone()),
+        training,
         total_cost_usd: Some(cost.total_cost_usd),
         cost_per_useful_gpu_hour_usd: Some(cost.cost_per_useful_gpu_hour_usd),
     };

@@ -61,6 +61,8 @@ crate::plan::bounded::bounded_inputs! {
     int GlobalBatchTokens: u64, 1..=1_000_000_000_000, "tokens";
     /// Model hidden size.
     int HiddenSize: u32, 64..=1_000_000, "model dimension";
+    /// Tokens a training run processes.
+    float TrainTokens, 1.0..=1.0e16, "tokens";
     /// Model FLOPs utilization against the GPU's dense BF16 peak.
     float Mfu, 0.01..=1.0, "fraction of peak", model_default 0.4;
     /// Share of every scale-out link's bandwidth other jobs use.
@@ -489,6 +491,10 @@ pub struct WorkloadRequest {
     /// Share of link bandwidth other jobs use. On a shared cluster; applies to every fabric.
     /// Default 0.
     pub background_load: Option<BackgroundLoad>,
+    /// Tokens the training run processes (Llama 3 405B: 15.6e12): gives per fabric
+    /// `training` — the days to train from the step time, GPU-hours, and the cost per million
+    /// tokens (network, idle GPU time, the GPUs' own time). Default: none (not timed).
+    pub train_tokens: Option<TrainTokens>,
 }
 
 /// NCCL settings, as `NCCL_ALGO`, `NCCL_PROTO`, `NCCL_MIN_CTAS`/`NCCL_MAX_CTAS` and

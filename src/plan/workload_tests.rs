@@ -345,3 +345,44 @@ fn an_exposed_expert_all_to_all_is_said_to_be_an_upper_bound() {
     ));
     assert!(!said(serde_json::json!({"gpus": 1024})));
 }
+
+#[test]
+fn a_4096_gpu_run_takes_its_steps_times_its_step_time() {
+    let p = plan(serde_json::json!({"gpus": 4096, "workload": {"train_tokens": 15e12}}));
+    let twice = plan(serde_json::json!({"gpus": 4096, "workload": {"train_tokens": 30e12}}));
+    for f in &p.fabrics {
+        let perf = f.performance.as_ref().expect("performance");
+        let t = f.training.as_ref().expect("training");
+        let tokens = perf.tokens_per_step.expect("tokens per step");
+        assert_eq!(t.steps, (15e12 / tokens).ceil() as u64);
+        // Steps × step time, lengthened only by restarts after network failures (a few %).
+        let bare_days = t.steps as f64 * perf.step_time_ms / 86_400_000.0;
+        assert!(
+            t.days_to_train >= bare_days && t.days_to_train < bare_days * 1.05,
+            "{:?}: {} days against {bare_days}",
+            f.fabric,
+            t.days_to_train
+        );
+        let gpu_hours: f64 = t.gpu_hours.to_string().parse().expect("number");
+        assert!((gpu_hours - t.days_to_train * 4096.0 * 24.0).abs() < 0.01);
+        let other = twice
+            .fabrics
+            .iter()
+            .find(|x| x.fabric == f.fabric)
+            .and_then(|x| x.training.as_ref())
+            .expect("training");
+        assert!((other.days_to_train / t.days_to_train - 2.0).abs() < 1e-5);
+        // Per million tokens the same at any run length (to the cost model's rounding).
+        let per = |x: &crate::cost::Training| {
+            x.cost_per_million_tokens_usd
+                .total_usd
+                .to_string()
+                .parse::<f64>()
+                .expect("number")
+        };
+        assert!((per(other) / per(t) - 1.0).abs() < 1e-3);
+    }
+    // Without train_tokens there is no training section.
+    let none = plan(serde_json::json!({"gpus": 4096}));
+    assert!(none.fabrics.iter().all(|f| f.training.is_none()));
+}

@@ -24,6 +24,14 @@ fn sample_request() -> Option<PlanRequest> {
     .ok()
 }
 
+/// The metrics that are names, not numbers: which fabric is cheapest (for a spreadsheet cell
+/// that shows the recommendation).
+pub const TEXT_METRICS: [&str; 3] = [
+    "comparison.cheapest_fabric",
+    "comparison.break_even.cheapest_fabric",
+    "comparison.break_even.runner_up_fabric",
+];
+
 /// The metrics of a plan (sorted, each once).
 fn metrics_of(plan: &Plan) -> Vec<String> {
     let tree = tree(plan);
@@ -82,6 +90,12 @@ pub fn valid_metrics(
     numeric_paths(fabric, "", &mut out);
     if let Some(c) = comparison {
         numeric_paths(c, "comparison", &mut out);
+        out.extend(
+            TEXT_METRICS
+                .iter()
+                .filter(|m| dig_comparison(c, m.trim_start_matches("comparison."), None).is_some())
+                .map(|m| m.to_string()),
+        );
         if let Some(first) = c.get("deltas").and_then(|d| d.get(0)) {
             numeric_paths(first, "comparison.deltas", &mut out);
         }
@@ -225,9 +239,10 @@ pub fn value(
     if found.is_null() {
         return Ok((String::new(), fabric));
     }
-    match plain_number(&found) {
-        Some(text) => Ok((text, fabric)),
-        None => Err(listing(
+    match (plain_number(&found), found.as_str()) {
+        (Some(text), _) => Ok((text, fabric)),
+        (None, Some(name)) if TEXT_METRICS.contains(&metric) => Ok((name.to_string(), fabric)),
+        (None, _) => Err(listing(
             ErrorCode::NotNumeric,
             format!("query parameter 'metric': '{metric}' is not a number"),
         )),

@@ -1625,3 +1625,30 @@ async fn a_sweep_points_error_names_the_sweeps_own_field() {
         assert_eq!(p["errors"][0]["pointer"], pointer, "{p}");
     }
 }
+
+#[tokio::test]
+async fn a_cell_can_get_the_name_of_the_cheapest_fabric() {
+    let app = crate::spawn_app().await;
+    let plan = app.json("/v1/plans?gpus=2048&gpu_model=b200").await;
+    let name = app
+        .text("/v1/value?gpus=2048&gpu_model=b200&metric=comparison.cheapest_fabric")
+        .await;
+    assert_eq!(
+        name,
+        plan["comparison"]["cheapest_fabric"]
+            .as_str()
+            .expect("name")
+    );
+    let runner = app
+        .text("/v1/value?gpus=2048&gpu_model=b200&metric=comparison.break_even.runner_up_fabric")
+        .await;
+    assert!(
+        ["infiniband", "roce", "roce_adaptive"].contains(&runner.as_str()),
+        "{runner}"
+    );
+    // Other text is still not a value.
+    let p = app
+        .problem("/v1/value?gpus=2048&metric=comparison.recommendation", 422)
+        .await;
+    assert_eq!(p["errors"][0]["code"], "not_numeric");
+}

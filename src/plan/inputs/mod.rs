@@ -63,6 +63,8 @@ pub struct Resolved {
     pub roce_tuning: RoceTuning,
     pub cabling: CablingRequest,
     pub workload: Workload,
+    /// `workload.train_tokens`: the training run to time, tokens.
+    pub train_tokens: Option<f64>,
     pub reliability: failure::Reliability,
     pub economics: Economics,
     pub gpu_hour_basis: GpuHourBasis,
@@ -194,6 +196,7 @@ impl Steps {
             in_network_reduction: topology.in_network_reduction,
             roce_tuning: topology.roce_tuning,
             cabling: topology.cabling,
+            train_tokens: job.train_tokens,
             workload: job.workload,
             reliability,
             economics: costs.economics,

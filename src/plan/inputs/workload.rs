@@ -21,6 +21,8 @@ pub(super) struct Job {
     pub ep_refitted: bool,
     /// The refitted degree splits the experts unevenly (echoed as not set).
     pub experts_uneven: bool,
+    /// `workload.train_tokens`: the run to time, tokens.
+    pub train_tokens: Option<f64>,
 }
 
 /// The parallel degrees of the job.
@@ -75,6 +77,7 @@ pub(super) fn resolve(req: &PlanRequest, gpus: u32, gpus_per_node: u32) -> Resul
         ep_refitted: refit.is_some(),
         experts_uneven: refit.as_ref().is_some_and(|r| r.experts_uneven),
         expert_note: refit.map(|r| r.note),
+        train_tokens: w.train_tokens.map(TrainTokens::get),
     })
 }
 
@@ -337,5 +340,6 @@ pub(super) fn echo(job: &Job) -> WorkloadRequest {
         mfu: Some(Mfu::echo(workload.mfu)),
         background_load: Some(BackgroundLoad::echo(workload.background_load)),
         a2a_overlap: Some(workload.a2a_overlap),
+        train_tokens: job.train_tokens.map(TrainTokens::echo),
     }
 }

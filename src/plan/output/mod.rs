@@ -124,6 +124,10 @@ pub struct FabricPlan {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[serde(serialize_with = "crate::json::opt_decimal")]
     pub total_cost_usd: Option<Decimal>,
+    /// The training run `workload.train_tokens` asks for: days to train, GPU-hours, cost per
+    /// million tokens (absent without `train_tokens` and on infeasible fabrics).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub training: Option<cost::Training>,
     /// total_cost_usd per useful GPU-hour over the horizon, USD; null when none (absent on
     /// infeasible fabrics).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -250,6 +254,7 @@ impl FabricPlan {
             tco: None,
             performance: None,
             gpu_idle: None,
+            training: None,
             total_cost_usd: None,
             cost_per_useful_gpu_hour_usd: None,
         }
