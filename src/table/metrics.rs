@@ -14,11 +14,12 @@ use crate::fabric::Fabric;
 use crate::plan::{Plan, PlanError, PlanRequest, build_plan};
 
 /// The request whose plan documents the metrics: 1,056 GPUs, a partly filled scalable unit, so
-/// that `topology.partial_leaf.*` is listed too.
+/// that `topology.partial_leaf.*` is listed too, and a training run (`training.*`).
 fn sample_request() -> Option<PlanRequest> {
     serde_json::from_value(serde_json::json!({
         "gpus": 1056,
         "fabrics": ["infiniband", "roce", "roce_adaptive"],
+        "workload": {"train_tokens": 1.0e12},
         "uncertainty": {"samples": 1}
     }))
     .ok()
@@ -393,7 +394,8 @@ mod tests {
     /// One plan documents every plan's metrics: two- and three-tier plans, small and large,
     /// have the same numeric leaves (absent figures are null, not missing), but for a partly
     /// filled unit's leaf (`topology.partial_leaf.*`), which only such a plan has — and the
-    /// documenting plan is one.
+    /// documenting plan is one — and `training.*`, which only a plan with a run has (these
+    /// have one).
     #[test]
     fn one_plan_documents_every_plans_metrics() {
         let cats = CatalogSet::embedded().expect("embedded catalog");
@@ -409,6 +411,7 @@ mod tests {
         for gpus in [64, 65_536] {
             let req: PlanRequest = serde_json::from_value(serde_json::json!({
                 "gpus": gpus, "fabrics": ["infiniband", "roce", "roce_adaptive"],
+                "workload": {"train_tokens": 2.0e12},
                 "uncertainty": {"samples": 2}
             }))
             .expect("request");

@@ -1652,3 +1652,37 @@ async fn a_cell_can_get_the_name_of_the_cheapest_fabric() {
         .await;
     assert_eq!(p["errors"][0]["code"], "not_numeric");
 }
+
+#[tokio::test]
+async fn days_to_train_is_a_value_a_cell_can_read() {
+    let app = crate::spawn_app().await;
+    let q = "gpus=4096&workload.train_tokens=15e12";
+    let plan = app.json(&format!("/v1/plans?{q}")).await;
+    let days = app
+        .text(&format!(
+            "/v1/value?{q}&metric=training.days_to_train&fabric=roce"
+        ))
+        .await;
+    let roce = plan["fabrics"]
+        .as_array()
+        .expect("fabrics")
+        .iter()
+        .find(|f| f["fabric"] == "roce")
+        .expect("roce");
+    assert_eq!(
+        days.parse::<f64>().ok(),
+        roce["training"]["days_to_train"].as_f64()
+    );
+    // Without a run the cell is empty, as its CSV cell would be.
+    assert_eq!(
+        app.text("/v1/value?gpus=4096&metric=training.days_to_train&fabric=roce")
+            .await,
+        ""
+    );
+    app.problem_at(
+        "/v1/plans?gpus=4096&workload.train_tokens=0",
+        422,
+        "/workload/train_tokens",
+    )
+    .await;
+}
