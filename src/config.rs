@@ -65,6 +65,10 @@ pub struct ServerOptions {
     /// at once, together; `None`: every core with the idle scheduling class, else the cores
     /// less one (`api::heavy::Heavy::new`).
     pub heavy_threads: Option<usize>,
+    /// `FABRIC_TCO_KEYS_FOR` (default `scenarios`): `all` makes every API path but the probes,
+    /// `/openapi.json` and Swagger UI need an API key (plans, sweeps, values, charts, the
+    /// report page, catalogs, validation); `scenarios`: only saved scenarios and diffs.
+    pub keys_for_all: bool,
     /// `FABRIC_TCO_HEAVY_PRIORITY` (default `idle`): the scheduling class of those threads,
     /// `idle` (Linux's `SCHED_IDLE`) or `normal`.
     pub heavy_priority: HeavyPriority,
@@ -81,6 +85,7 @@ impl Default for ServerOptions {
             request_deadline: Duration::from_secs(30),
             heavy_threads: None,
             heavy_priority: HeavyPriority::Idle,
+            keys_for_all: false,
         }
     }
 }
@@ -225,6 +230,11 @@ impl Settings {
                 (&["normal"], HeavyPriority::Normal),
             ],
         )?;
+        let keys_for_all = choice(
+            &get,
+            "FABRIC_TCO_KEYS_FOR",
+            &[(&["scenarios"], false), (&["all"], true)],
+        )?;
         let expose_sources = choice(
             &get,
             "FABRIC_TCO_EXPOSE_SOURCES",
@@ -263,6 +273,7 @@ impl Settings {
                 request_deadline: Duration::from_secs(deadline),
                 heavy_threads: usize::try_from(heavy_threads).ok().filter(|&n| n > 0),
                 heavy_priority,
+                keys_for_all,
             },
             expose_sources,
         })

@@ -147,6 +147,7 @@ pub fn build_server(
         )),
         heavy,
         archive,
+        keys_for_all: options.keys_for_all,
     });
     let app = move || {
         App::new()
@@ -163,6 +164,7 @@ pub fn build_server(
                     .config(utoipa_swagger_ui::Config::default().validator_url("none")),
             )
             .default_service(web::to(api::fallback))
+            .wrap(from_fn(api::middleware::require_keys))
             .wrap(from_fn(api::middleware::deadline))
             .wrap(from_fn(api::middleware::refuse_content_encoding))
             .wrap(from_fn(api::middleware::problem_bodies))

@@ -114,6 +114,34 @@ pub async fn deadline(
     }
 }
 
+/// With `FABRIC_TCO_KEYS_FOR=all`, every API path but the probes and the OpenAPI document
+/// (and the saved-scenario paths, which check their own scope) needs a valid key of any scope.
+pub async fn require_keys(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<actix_web::body::EitherBody<impl MessageBody>>, Error> {
+    let state = req
+        .app_data::<actix_web::web::Data<super::AppState>>()
+        .cloned();
+    let path = req.path();
+    let open = matches!(path, "/healthz" | "/readyz" | "/openapi.json")
+        || path.starts_with("/swagger-ui")
+        || path.starts_with("/v1/scenarios")
+        || path == "/v1/diff";
+    if let Some(state) = state
+        && state.keys_for_all
+        && !open
+    {
+        let (http, payload) = req.into_parts();
+        if let Err(e) = super::auth::caller(&http, &state, crate::store::keys::Scope::Read).await {
+            return Ok(ServiceResponse::new(http, e.error_response()).map_into_right_body());
+        }
+        let req = ServiceRequest::from_parts(http, payload);
+        return Ok(next.call(req).await?.map_into_left_body());
+    }
+    Ok(next.call(req).await?.map_into_left_body())
+}
+
 tokio::task_local! {
     /// When the request being served arrived: set by [`deadline`] around its handler.
     static ARRIVED: Instant;

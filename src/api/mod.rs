@@ -52,6 +52,8 @@ pub struct AppState {
     pub heavy: heavy::Heavy,
     /// The store: catalog versions, saved scenarios, API keys.
     pub archive: Arc<crate::archive::Archive>,
+    /// `FABRIC_TCO_KEYS_FOR=all`: every API path needs a key, not only saved scenarios.
+    pub keys_for_all: bool,
 }
 
 /// The catalogs to plan `reference` with: the live set, plus the stored version it pins when

@@ -769,3 +769,32 @@ async fn a_stored_version_that_no_longer_validates_is_reported_not_served() {
         "{shown}"
     );
 }
+
+#[tokio::test]
+async fn with_keys_for_all_every_api_path_but_the_probes_needs_a_key() {
+    let url = temp_sqlite_url();
+    let archive = archive_at(&url);
+    let store = Arc::new(CatalogStore::new(embedded(), &[]));
+    archive.remember(&store.current()).await.expect("database");
+    let (_, read) = keys::create(archive.db(), "reader", "t", Scope::Read)
+        .await
+        .expect("key");
+    let options = fabric_tco::ServerOptions {
+        keys_for_all: true,
+        ..Default::default()
+    };
+    let app = spawn_full(store, archive, options).await;
+    for path in [
+        "/v1/plans?gpus=64",
+        "/v1/catalogs",
+        "/report?gpus=64",
+        "/v1/value?gpus=64&metric=tco.total_usd&fabric=roce",
+    ] {
+        problem(app.get(path).await, 401).await;
+        let ok = send(&app, reqwest::Method::GET, path, Some(&read), None, None).await;
+        assert_eq!(ok.status(), 200, "{path}");
+    }
+    for open in ["/healthz", "/readyz", "/openapi.json"] {
+        assert_eq!(app.get(open).await.status(), 200, "{open}");
+    }
+}
