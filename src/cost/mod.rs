@@ -34,7 +34,7 @@ pub use input::{
     BomLine, Category, Economics, FabricCostInput, PriceAdjustments, TrafficLabel, TrafficShare,
 };
 pub use money::{HOURS_PER_YEAR, format_usd_short};
-pub use opex::{OpexPerYear, opex_per_year};
+pub use opex::{OpexPerYear, StaffRole, opex_per_year};
 pub use sentences::{BreakEvenAt, Reason, Recommendation};
 pub use tco::{Tco, TcoYear, tco};
 pub use training::{CostPerMillionTokens, Training, TrainingInput, training};

@@ -42,6 +42,34 @@ pub struct OpexPerYear {
     /// Staff charged to the fabric, FTEs (fractional, 4 decimals).
     #[serde(serialize_with = "crate::json::decimal")]
     pub staff_fte: Decimal,
+    /// `staff_usd` by role: network engineers on every fabric, InfiniBand specialists on
+    /// InfiniBand; `staff_usd` is the sum of their `usd`.
+    pub staff_by_role: Vec<StaffRole>,
+}
+
+/// One staff role charged to the fabric.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct StaffRole {
+    /// `network_engineer` or `ib_specialist`.
+    #[schema(example = "network_engineer")]
+    pub role: &'static str,
+    /// GPUs one FTE of the role looks after (`economics.gpus_per_network_fte`,
+    /// `economics.gpus_per_ib_specialist`).
+    #[serde(serialize_with = "crate::json::decimal")]
+    #[schema(value_type = String)]
+    pub gpus_per_fte: Decimal,
+    /// gpus ÷ gpus_per_fte, FTEs (4 decimals).
+    #[serde(serialize_with = "crate::json::decimal")]
+    #[schema(value_type = String)]
+    pub fte: Decimal,
+    /// Fully loaded cost of one FTE, USD per year.
+    #[serde(serialize_with = "crate::json::decimal")]
+    #[schema(value_type = String)]
+    pub usd_per_fte_per_year: Decimal,
+    /// FTEs × cost, USD per year (cents).
+    #[serde(serialize_with = "crate::json::decimal")]
+    #[schema(value_type = String)]
+    pub usd: Decimal,
 }
 
 /// Computes [`OpexPerYear`]; also returns the input behind the largest part (blamed if a later
@@ -69,7 +97,7 @@ pub fn opex_per_year(
         spares_input,
     )?;
 
-    let (staff, fte, staff_input) = staff_per_year(fabric, gpus, econ)?;
+    let (staff, fte, staff_input, staff_by_role) = staff_per_year(fabric, gpus, econ)?;
     let (licenses, licence_input) = licences_per_year(fabric, endpoints, switches, econ)?;
 
     let parts = [
@@ -92,6 +120,7 @@ pub fn opex_per_year(
             total_usd: total,
             it_power_w,
             staff_fte,
+            staff_by_role,
         },
         blame,
     ))
@@ -122,46 +151,66 @@ fn power_per_year(lines: &[LinePrice], econ: &Economics) -> Result<(Decimal, Dec
     Ok((power, it_power_w))
 }
 
-/// Staff per year, USD (blaming the larger of its two salaries), and its fractional FTEs.
+/// Staff per year, USD (the sum of its roles, each rounded to cents; blaming the larger of its
+/// two salaries), its fractional FTEs, and the roles.
 fn staff_per_year(
     fabric: Fabric,
     gpus: u32,
     econ: &Economics,
-) -> Result<(Decimal, Decimal, &'static str), CostError> {
+) -> Result<(Decimal, Decimal, &'static str, Vec<StaffRole>), CostError> {
     // Staff: fractional FTEs, no rounding up to whole people (the fabric's share of a team).
     let g = Decimal::from(gpus);
-    let net_fte = div(
-        g,
+    let role = |name: &'static str,
+                per_fte: Decimal,
+                salary: Decimal,
+                (per_fte_input, salary_input): (&'static str, &'static str)|
+     -> Result<(StaffRole, Decimal), CostError> {
+        let fte = div(g, per_fte, per_fte_input)?;
+        let usd = money(mul(fte, salary, salary_input)?, salary_input)?;
+        Ok((
+            StaffRole {
+                role: name,
+                gpus_per_fte: per_fte,
+                fte: super::money::round_places(fte, FTE_DP),
+                usd_per_fte_per_year: salary,
+                usd,
+            },
+            fte,
+        ))
+    };
+    let (net, net_fte) = role(
+        "network_engineer",
         econ.gpus_per_network_fte,
-        "economics.gpus_per_network_fte",
-    )?;
-    let mut staff = mul(
-        net_fte,
         econ.network_engineer_usd_per_year,
-        "economics.network_engineer_usd_per_year",
+        (
+            "economics.gpus_per_network_fte",
+            "economics.network_engineer_usd_per_year",
+        ),
     )?;
+    let mut staff = net.usd;
     let mut fte = net_fte;
     let mut staff_input = "economics.network_engineer_usd_per_year";
+    let mut roles = vec![net];
     if fabric == Fabric::Infiniband {
-        let ib_fte = div(
-            g,
+        let (ib, ib_fte) = role(
+            "ib_specialist",
             econ.gpus_per_ib_specialist,
-            "economics.gpus_per_ib_specialist",
-        )?;
-        let ib = mul(
-            ib_fte,
             econ.ib_specialist_usd_per_year,
-            "economics.ib_specialist_usd_per_year",
+            (
+                "economics.gpus_per_ib_specialist",
+                "economics.ib_specialist_usd_per_year",
+            ),
         )?;
-        if ib > staff {
+        if ib.usd > staff {
             staff_input = "economics.ib_specialist_usd_per_year";
         }
-        staff = add(staff, ib, staff_input)?;
+        staff = add(staff, ib.usd, staff_input)?;
         fte = add(fte, ib_fte, "economics.gpus_per_ib_specialist")?;
+        roles.push(ib);
     }
     let staff = money(staff, staff_input)?;
 
-    Ok((staff, fte, staff_input))
+    Ok((staff, fte, staff_input, roles))
 }
 
 /// Recurring licences per year, USD, and the input that prices them: UFM per endpoint on

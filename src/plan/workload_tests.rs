@@ -386,3 +386,23 @@ fn a_4096_gpu_run_takes_its_steps_times_its_step_time() {
     let none = plan(serde_json::json!({"gpus": 4096}));
     assert!(none.fabrics.iter().all(|f| f.training.is_none()));
 }
+
+#[test]
+fn staff_is_laid_out_by_role_and_sums_to_the_staff_line() {
+    // 1,000 GPUs: fractional FTEs (1,000 ÷ 256, 1,000 ÷ 1,024), each role rounded to cents.
+    let p = plan(serde_json::json!({"gpus": 1000, "gpus_per_node": 8}));
+    for f in &p.fabrics {
+        let opex = f.opex_per_year.as_ref().expect("opex");
+        let roles: Vec<&str> = opex.staff_by_role.iter().map(|r| r.role).collect();
+        let expected: &[&str] = if f.fabric == Fabric::Infiniband {
+            &["network_engineer", "ib_specialist"]
+        } else {
+            &["network_engineer"]
+        };
+        assert_eq!(roles, expected, "{:?}", f.fabric);
+        let sum: rust_decimal::Decimal = opex.staff_by_role.iter().map(|r| r.usd).sum();
+        assert_eq!(sum, opex.staff_usd, "{:?}", f.fabric);
+        let fte: rust_decimal::Decimal = opex.staff_by_role.iter().map(|r| r.fte).sum();
+        assert!((fte - opex.staff_fte).abs() <= rust_decimal::Decimal::new(2, 4));
+    }
+}
