@@ -150,6 +150,7 @@ pub fn training(t: &TrainingInput) -> Result<Training, CostError> {
         .then(|| per_m(gpu_cost))
         .transpose()?;
     let network_usd = per_m(network_cost)?;
+    let total_usd = super::money::add(network_usd, gpus_usd.unwrap_or_default(), INPUT)?;
     Ok(Training {
         train_tokens: t.train_tokens,
         steps: steps as u64,
@@ -162,7 +163,7 @@ pub fn training(t: &TrainingInput) -> Result<Training, CostError> {
         cost_per_million_tokens_usd: CostPerMillionTokens {
             network_usd,
             gpu_idle_usd: per_m(idle_cost)?,
-            total_usd: network_usd + gpus_usd.unwrap_or_default(),
+            total_usd,
             gpus_usd,
         },
     })

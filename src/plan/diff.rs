@@ -343,7 +343,7 @@ fn recommendation(from: &Plan, to: &Plan) -> RecommendationChange {
                     .filter_map(|x| x.total_cost_usd)
                     .min()
                     .zip(total_of(p, a))
-                    .map(|(runner, best)| runner - best)
+                    .and_then(|(runner, best)| runner.checked_sub(best))
             };
             match (margin(from), margin(to)) {
                 (Some(m0), Some(m1)) => format!(
@@ -359,7 +359,7 @@ fn recommendation(from: &Plan, to: &Plan) -> RecommendationChange {
             let moved = |f: Fabric| {
                 total_of(from, f)
                     .zip(total_of(to, f))
-                    .map(|(x, y)| y - x)
+                    .and_then(|(x, y)| y.checked_sub(x))
                     .map_or_else(
                         || "changed".to_string(),
                         |d| {
