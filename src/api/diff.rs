@@ -10,6 +10,7 @@ use super::AppState;
 use super::auth::caller;
 use super::error::{ApiError, ErrorCode, Problem};
 use super::query::Query;
+use super::responses::{KeyProblems, NoScenario};
 use super::scenarios::stored_request;
 use crate::plan::diff::{PlanDiff, diff, diff_rows};
 use crate::store::keys::Scope;
@@ -100,11 +101,10 @@ async fn plan_of(
     params(DiffParams),
     security(("api_key" = [])),
     responses(
+        KeyProblems,
         (status = 200, description = "The diff (JSON), or one CSV row per change.", body = PlanDiff, content_type = "application/json"),
-        (status = 401, description = "No valid API key.", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such scenario or revision for this key's team.", body = Problem, content_type = "application/problem+json"),
+        NoScenario,
         (status = 422, description = "An invalid `from`, `to` or plan parameter.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The database cannot be reached.", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[get("/v1/diff")]

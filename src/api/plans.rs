@@ -54,6 +54,14 @@ pub async fn post_plan(
     let q = super::query::Query::for_post(&req)?;
     let format = sheets::negotiate(&req, Some(&q));
     let cached = super::plan_at(&state, &body.0, crate::plan::Detail::Full).await?;
+    plan_answer(format, &cached)
+}
+
+/// A plan as its answer: its JSON, or its CSV (`format`), with the plan id for the access log.
+pub fn plan_answer(
+    format: Result<super::conneg::Format, ApiError>,
+    cached: &crate::plan::cache::CachedPlan,
+) -> Result<HttpResponse, ApiError> {
     let plan = &cached.plan;
     let (body, media_type, _) = format?.body(
         || cached.json().map_err(|e| ApiError::internal(&e)),

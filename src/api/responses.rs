@@ -112,6 +112,38 @@ pub struct SweepInvalid(Problem);
 #[allow(dead_code)]
 pub struct Busy(Problem);
 
+/// What every saved-scenario endpoint may answer besides its own: no valid key, or a database
+/// that cannot be reached.
+#[derive(IntoResponses)]
+#[allow(dead_code)]
+pub enum KeyProblems {
+    /// No valid API key (`Authorization: Bearer …`): missing, unknown, mistyped or revoked;
+    /// with `WWW-Authenticate: Bearer`.
+    #[response(status = 401, content_type = "application/problem+json")]
+    Unauthorized(Problem),
+    /// The database cannot be reached (`Retry-After`); plans still answer.
+    #[response(status = 503, content_type = "application/problem+json")]
+    Unavailable(Problem),
+}
+
+/// The key may only read: saving, revising and deleting need scope `write`.
+#[derive(IntoResponses)]
+#[response(status = 403, content_type = "application/problem+json")]
+#[allow(dead_code)]
+pub struct ReadOnlyKey(Problem);
+
+/// No such scenario (or revision) for this key's team.
+#[derive(IntoResponses)]
+#[response(status = 404, content_type = "application/problem+json")]
+#[allow(dead_code)]
+pub struct NoScenario(Problem);
+
+/// `If-Match` names a revision that is no longer the current one (`extra.current_revision`).
+#[derive(IntoResponses)]
+#[response(status = 412, content_type = "application/problem+json")]
+#[allow(dead_code)]
+pub struct StaleRevision(Problem);
+
 /// A real problem document for `status`, as the service renders it (for OpenAPI examples; a
 /// chart's 404 is `charts::unknown_chart`'s).
 pub fn problem_example(status: u16, query: bool) -> Option<serde_json::Value> {

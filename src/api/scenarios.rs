@@ -14,6 +14,7 @@ use super::auth::caller;
 use super::error::{ApiError, ErrorCode, Problem};
 use super::extract::ValidJson;
 use super::query::Query;
+use super::responses::{BodyProblems, KeyProblems, NoScenario, ReadOnlyKey, StaleRevision};
 use crate::fabric::Fabric;
 use crate::plan::{Plan, PlanRequest};
 use crate::store::keys::Scope;
@@ -378,14 +379,11 @@ fn with_scenario(mut res: actix_web::HttpResponseBuilder, s: &Scenario) -> HttpR
     params(("Idempotency-Key" = Option<String>, Header, description = "Up to 100 characters; a repeated key returns the scenario saved with it.")),
     security(("api_key" = [])),
     responses(
+        KeyProblems,
         (status = 201, description = "Saved; `Location` names it, `ETag` is its revision. A save repeated with the same `Idempotency-Key` answers the scenario the first one stored, with `Idempotent-Replayed: true`.", body = Scenario),
-        (status = 400, description = "Not JSON.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid API key.", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "The key may only read.", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large.", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not `application/json`.", body = Problem, content_type = "application/problem+json"),
+        BodyProblems,
+        ReadOnlyKey,
         (status = 422, description = "Invalid scenario, a request that does not plan, or an `Idempotency-Key` used before for another save.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The database cannot be reached.", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[post("/v1/scenarios")]
@@ -586,10 +584,9 @@ fn decode_cursor(c: &str, sort: Sort, sort_text: &str) -> Option<After> {
     params(ListParams),
     security(("api_key" = [])),
     responses(
+        KeyProblems,
         (status = 200, description = "One page.", body = ScenarioPage),
-        (status = 401, description = "No valid API key.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "An invalid parameter.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The database cannot be reached.", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[get("/v1/scenarios")]
@@ -640,10 +637,9 @@ fn scenario_id(id: &str) -> Result<&str, ApiError> {
     params(("id" = String, Path, description = "Scenario id.")),
     security(("api_key" = [])),
     responses(
+        KeyProblems,
         (status = 200, description = "The scenario.", body = Scenario),
-        (status = 401, description = "No valid API key.", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such scenario for this key's team.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The database cannot be reached.", body = Problem, content_type = "application/problem+json")
+        NoScenario,
     )
 )]
 #[get("/v1/scenarios/{id}")]
@@ -683,16 +679,13 @@ pub async fn get_scenario(
     request_body(content = ScenarioInput, content_type = "application/json"),
     security(("api_key" = [])),
     responses(
+        KeyProblems,
         (status = 200, description = "The scenario at its new revision.", body = Scenario),
-        (status = 400, description = "Not JSON, or a malformed `If-Match`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid API key.", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "The key may only read.", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such scenario for this key's team.", body = Problem, content_type = "application/problem+json"),
-        (status = 412, description = "`If-Match` names an earlier revision.", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large.", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not `application/json`.", body = Problem, content_type = "application/problem+json"),
+        BodyProblems,
+        ReadOnlyKey,
+        NoScenario,
+        StaleRevision,
         (status = 422, description = "Invalid scenario, or a request that does not plan.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The database cannot be reached.", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[put("/v1/scenarios/{id}")]
@@ -735,13 +728,12 @@ pub async fn revise_scenario(
     ),
     security(("api_key" = [])),
     responses(
+        KeyProblems,
         (status = 204, description = "Deleted."),
         (status = 400, description = "A malformed `If-Match`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid API key.", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "The key may only read.", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such scenario for this key's team.", body = Problem, content_type = "application/problem+json"),
-        (status = 412, description = "`If-Match` names an earlier revision.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The database cannot be reached.", body = Problem, content_type = "application/problem+json")
+        ReadOnlyKey,
+        NoScenario,
+        StaleRevision,
     )
 )]
 #[delete("/v1/scenarios/{id}")]
@@ -772,10 +764,9 @@ pub async fn delete_scenario(
     params(("id" = String, Path, description = "Scenario id.")),
     security(("api_key" = [])),
     responses(
+        KeyProblems,
         (status = 200, description = "The revisions.", body = RevisionList),
-        (status = 401, description = "No valid API key.", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such scenario for this key's team.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The database cannot be reached.", body = Problem, content_type = "application/problem+json")
+        NoScenario,
     )
 )]
 #[get("/v1/scenarios/{id}/revisions")]
@@ -842,11 +833,10 @@ pub struct PlanParams {
     params(("id" = String, Path, description = "Scenario id."), PlanParams),
     security(("api_key" = [])),
     responses(
+        KeyProblems,
         super::responses::JsonOrCsv<Plan>,
-        (status = 401, description = "No valid API key.", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such scenario or revision for this key's team.", body = Problem, content_type = "application/problem+json"),
+        NoScenario,
         (status = 422, description = "The stored catalog version no longer validates, or an invalid parameter.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "The database cannot be reached.", body = Problem, content_type = "application/problem+json")
     )
 )]
 #[get("/v1/scenarios/{id}/plan")]
@@ -882,18 +872,5 @@ pub async fn scenario_plan(
     let format = super::sheets::negotiate(&req, Some(&q));
     let (request, _) = stored_request(&state, &key.team, id, revision).await?;
     let cached = super::plan_at(&state, &request, crate::plan::Detail::Full).await?;
-    let plan = &cached.plan;
-    let (body, media_type, _) = format?.body(
-        || cached.json().map_err(|e| ApiError::internal(&e)),
-        || {
-            Ok(crate::table::plan_csv(plan)
-                .map_err(|e| ApiError::internal(&e))?
-                .into())
-        },
-    )?;
-    let res = HttpResponse::Ok()
-        .insert_header(("Cache-Control", "no-store"))
-        .content_type(media_type)
-        .body(body);
-    Ok(super::middleware::with_plan_id(res, &plan.plan_id))
+    super::plans::plan_answer(format, &cached)
 }
