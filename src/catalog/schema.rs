@@ -381,8 +381,23 @@ pub struct Figure {
     pub value: Decimal,
     /// Unit of `value` (`USD/kWh`, `ratio`, `USD/year`, …).
     pub unit: String,
+    /// The range the source gives (or the catalog assumes, as its source says), around
+    /// `value`: an uncertainty analysis varies the figure over it (triangular, peak at `value`)
+    /// when the request neither sets the figure nor ranges it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<FigureRange>,
     #[serde(flatten)]
     pub provenance: Provenance,
+}
+
+/// A figure's plausible range.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FigureRange {
+    #[schema(value_type = String)]
+    pub low: Decimal,
+    #[schema(value_type = String)]
+    pub high: Decimal,
 }
 
 /// Operating defaults (requests may override each).

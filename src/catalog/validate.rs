@@ -185,6 +185,18 @@ impl Checker {
                 format!("must be within {min}..={max} (got {})", f.value),
             );
         }
+        if let Some(r) = f.range
+            && !(r.low <= f.value && f.value <= r.high && min <= r.low && r.high <= max)
+        {
+            self.fail(
+                &entry,
+                "range",
+                format!(
+                    "must hold the value and stay within {min}..={max} (got {}..={} around {})",
+                    r.low, r.high, f.value
+                ),
+            );
+        }
         self.text(&entry, "unit", &f.unit);
         self.provenance(&entry, &f.provenance);
     }

@@ -655,7 +655,9 @@ pub struct UncertaintyRequest {
     /// analysis).
     pub seed: Option<Seed>,
     /// Give every BOM SKU without a range of its own (and without a price override) its
-    /// catalog price range (`price_range_usd`: triangular, low / list price / high). Default
+    /// catalog price range (`price_range_usd`: triangular, low / list price / high), and every
+    /// catalog operating figure with a range (support rate, staffing ratios, the InfiniBand
+    /// specialist's cost) that the request neither sets nor ranges its catalog range. Default
     /// true.
     pub catalog_price_ranges: Option<bool>,
     /// Sample the performance model's own terms (`model.nic_efficiency`,

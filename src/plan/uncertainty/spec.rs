@@ -141,6 +141,7 @@ pub fn spec(u: &UncertaintyRequest, prepared: &Prepared) -> Result<Spec, PlanErr
     }
     if u.catalog_price_ranges.unwrap_or(true) {
         catalog_range_targets(prepared, given, &mut targets);
+        operations_range_targets(r, given, &mut targets);
     }
     if u.model_error_ranges.unwrap_or(true) {
         model_error_targets(r, given, &mut targets);
@@ -331,6 +332,60 @@ pub(super) fn catalog_range_targets(
                 stream: draw::stream(&name),
                 name,
             });
+        }
+    }
+}
+
+/// The catalog's range of each operating figure that has one (support rate, staffing ratios,
+/// the IB specialist's cost), when the request neither sets the figure (it is the catalog's
+/// value) nor ranges it: triangular, peak at the catalog's value.
+pub(super) fn operations_range_targets(
+    r: &inputs::Resolved,
+    given: Option<&std::collections::BTreeMap<String, InputRange>>,
+    targets: &mut Vec<Target>,
+) {
+    let ops = &r.catalog.data.operations;
+    let e = &r.economics;
+    for (name, figure, used) in [
+        ("economics.support_rate", &ops.support_rate, e.support_rate),
+        (
+            "economics.network_engineer_usd_per_year",
+            &ops.network_engineer_usd_per_year,
+            e.network_engineer_usd_per_year,
+        ),
+        (
+            "economics.ib_specialist_usd_per_year",
+            &ops.ib_specialist_usd_per_year,
+            e.ib_specialist_usd_per_year,
+        ),
+        (
+            "economics.gpus_per_network_fte",
+            &ops.gpus_per_network_fte,
+            e.gpus_per_network_fte,
+        ),
+        (
+            "economics.gpus_per_ib_specialist",
+            &ops.gpus_per_ib_specialist,
+            e.gpus_per_ib_specialist,
+        ),
+    ] {
+        let Some(range) = figure.range else {
+            continue;
+        };
+        if used != figure.value || given.is_some_and(|g| g.contains_key(name)) {
+            continue;
+        }
+        let range = InputRange {
+            distribution: DistributionKind::Triangular,
+            low: range.low,
+            mode: Some(figure.value),
+            high: range.high,
+        };
+        // A catalog range outside the input's own bounds is left out (validation keeps them
+        // inside).
+        if let Ok(mut t) = input_target(r, name, &range) {
+            t.source = RangeSource::Catalog;
+            targets.push(t);
         }
     }
 }

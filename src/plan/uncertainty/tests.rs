@@ -582,3 +582,38 @@ fn the_models_own_error_moves_the_odds() {
         "model_error_ranges": false}}));
     assert!(off.inputs.iter().all(|i| !i.input.starts_with("model.")));
 }
+
+#[test]
+fn staffing_ratios_and_the_support_rate_vary_by_default_unless_the_request_sets_them() {
+    let named = |u: &Uncertainty| -> Vec<(String, super::RangeSource)> {
+        u.inputs
+            .iter()
+            .filter(|i| i.input.starts_with("economics."))
+            .map(|i| (i.input.clone(), i.source))
+            .collect()
+    };
+    let default = analysis(json!({"gpus": 1024, "uncertainty": {"samples": 200, "seed": 3}}));
+    let listed = named(&default);
+    for name in [
+        "economics.support_rate",
+        "economics.gpus_per_network_fte",
+        "economics.gpus_per_ib_specialist",
+        "economics.ib_specialist_usd_per_year",
+    ] {
+        assert!(
+            listed.contains(&(name.to_string(), super::RangeSource::Catalog)),
+            "{name}: {listed:?}"
+        );
+    }
+    // A figure the buyer sets is theirs: not varied; nor with catalog ranges turned off.
+    let set = analysis(json!({"gpus": 1024, "economics": {"support_rate": "0.1"},
+        "uncertainty": {"samples": 200, "seed": 3}}));
+    assert!(
+        named(&set)
+            .iter()
+            .all(|(n, _)| n != "economics.support_rate")
+    );
+    let off = analysis(json!({"gpus": 1024,
+        "uncertainty": {"samples": 200, "seed": 3, "catalog_price_ranges": false}}));
+    assert!(named(&off).is_empty(), "{:?}", named(&off));
+}
