@@ -118,13 +118,13 @@ async function swaggerUnderHostName(base) {
   // 1. The default page.
   let res = await page.goto(base + '/', { waitUntil: 'load' });
   check(res && res.status() === 200, `GET / answered ${res && res.status()}`);
-  check((await page.locator('form').count()) === 1, 'GET / has no form');
+  check((await page.locator('form[action="/report"]').count()) === 1, 'GET / has no form');
   check((await page.locator('#comparison').count()) === 1, 'GET / has no comparison table');
 
   // 2. Submit the form with another GPU count.
   const gpus = '2048';
   await page.fill('#f-gpus', gpus);
-  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form button[type=submit]')]);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form[action="/report"] button[type=submit]')]);
   const url = new URL(page.url());
   check(url.pathname === '/report', `the form went to ${url.pathname}`);
   check(url.searchParams.get('gpus') === gpus, `the submitted URL has gpus=${url.searchParams.get('gpus')}`);
@@ -180,7 +180,7 @@ async function swaggerUnderHostName(base) {
   // 6. The uncertainty analysis: choose it in the form; the table equals the JSON analysis.
   await page.goto(base + '/', { waitUntil: 'load' });
   await page.selectOption('#f-uncertainty-samples', '1000');
-  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form button[type=submit]')]);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form[action="/report"] button[type=submit]')]);
   const uurl = new URL(page.url());
   check(uurl.searchParams.get('uncertainty.samples') === '1000', `the submitted URL has uncertainty.samples=${uurl.searchParams.get('uncertainty.samples')}`);
   const uapi = await page.request.get(base + '/v1/plans' + uurl.search);
@@ -214,7 +214,7 @@ async function swaggerUnderHostName(base) {
   check(res.status() === 422, `/report?gpus=0 answered ${res.status()}`);
   check((res.headers()['content-type'] || '').startsWith('text/html'), 'the problem page is not HTML');
   check((await page.locator('.problem').innerText()).includes('gpus'), 'the problem page does not name gpus');
-  check((await page.locator('form').count()) === 1, 'the problem page has no form');
+  check((await page.locator('form[action="/report"]').count()) === 1, 'the problem page has no form');
 
   check(offsite.length === 0, `requests left 127.0.0.1: ${offsite.join(', ')}`);
   check(violations.length === 0, `the report page broke its CSP: ${violations.join(' | ')}`);

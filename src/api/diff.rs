@@ -87,6 +87,20 @@ async fn plan_of(
     }
 }
 
+/// The diff of saved scenario `reference` (`<id>` or `<id>@<revision>`) and the plan that the
+/// query `q` describes (the report page's "Compare with…").
+pub async fn scenario_against_query(
+    state: &AppState,
+    team: &str,
+    reference: &str,
+    q: &Query,
+) -> Result<PlanDiff, ApiError> {
+    let from = side("_scenario", reference)?;
+    let (a, a_label) = plan_of(state, q, team, &from).await?;
+    let (b, b_label) = plan_of(state, q, team, &Side::Query).await?;
+    Ok(diff(&a.plan, &a_label, &b.plan, &b_label))
+}
+
 /// Compare two plans.
 ///
 /// `from` and `to` each name a saved scenario (its current revision), one revision of it

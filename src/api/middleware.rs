@@ -225,7 +225,7 @@ pub const CSP_SWAGGER_UI: &str = "default-src 'none'; script-src 'self'; \
 pub fn content_security_policy(path: &str) -> &'static str {
     if path.starts_with("/swagger-ui") {
         CSP_SWAGGER_UI
-    } else if path == "/" || path == "/report" {
+    } else if matches!(path, "/" | "/report" | "/report/save" | "/report/compare") {
         CSP_REPORT
     } else {
         CSP_DEFAULT

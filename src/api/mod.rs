@@ -180,6 +180,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(charts::get_chart)
         .service(report::index)
         .service(report::report_page)
+        .service(report::save_form)
+        .service(report::compare_form)
         .service(validation::get_validation)
         .configure(sheets::configure);
 }

@@ -1,7 +1,7 @@
 //! `GET /` and `GET /report`: the report page (server-rendered HTML, no JavaScript).
 
 use actix_web::http::{StatusCode, header};
-use actix_web::{HttpRequest, HttpResponse, get, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use askama::Template;
 use utoipa::IntoParams;
 use utoipa::openapi::path::{Parameter, ParameterIn};
@@ -62,6 +62,8 @@ fn problem_page(e: &ApiError, pairs: &[(String, String)], gpus: &[String]) -> Ht
         kept: report::kept(pairs),
         report: None,
         problem: Some((p.status, p.title.clone(), p.detail.clone(), lines)),
+        plan_pairs: report::plan_pairs(pairs),
+        notice: None,
     };
     match page.render() {
         Ok(body) => {
@@ -118,11 +120,20 @@ async fn page(req: &HttpRequest, state: &AppState) -> HttpResponse {
         .await
         .unwrap_or(SweepSpan::Default);
     report::limit_sweep(&mut shown, &q.pairs, &span);
+    let notice = q
+        .pairs
+        .iter()
+        .find(|(k, v)| k == "_saved" && v.len() <= 64 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'@'))
+        .map(|(_, id)| {
+            format!("Saved as scenario {id}: GET /v1/scenarios/{id} with your key brings it back, its plan byte for byte.")
+        });
     let page = Page {
         fields: report::form(&q.pairs, inputs.as_ref(), &gpus),
         kept: report::kept(&q.pairs),
         report: Some(shown),
         problem: None,
+        plan_pairs: report::plan_pairs(&q.pairs),
+        notice,
     };
     match page.render() {
         Ok(body) => with_plan_id(html(StatusCode::OK, body), &plan.plan_id),
@@ -249,4 +260,190 @@ pub async fn index(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse
 #[get("/report")]
 pub async fn report_page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
     page(&req, &state).await
+}
+
+/// Most bytes a page's form may post (as a JSON body).
+const MAX_FORM_BYTES: usize = super::extract::MAX_BODY_BYTES;
+
+/// A form posted by the page: its pairs (URL-encoded, as a query string), the page's plan
+/// inputs among them; `gpus` defaults as on the page.
+fn form_pairs(body: &[u8]) -> Result<Query, ApiError> {
+    if body.len() > MAX_FORM_BYTES {
+        return Err(ApiError::payload_too_large(MAX_FORM_BYTES));
+    }
+    let text =
+        std::str::from_utf8(body).map_err(|_| ApiError::malformed("the form is not UTF-8 text"))?;
+    let mut q = Query::parse(text)?;
+    if !q
+        .pairs
+        .iter()
+        .any(|(k, v)| k == "gpus" && !v.trim().is_empty())
+    {
+        q.pairs.retain(|(k, _)| k != "gpus");
+        q.pairs.push(("gpus".into(), DEFAULT_GPUS.to_string()));
+    }
+    Ok(q)
+}
+
+/// The form's field `name` (one of the page's own, `_…`).
+fn field<'a>(q: &'a Query, name: &str) -> Result<&'a str, ApiError> {
+    q.single(name)?
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| {
+            ApiError::field(
+                &format!("/{name}"),
+                super::error::ErrorCode::Required,
+                format!("the form's field '{name}' is required"),
+            )
+        })
+}
+
+/// The report page's address for the form's plan inputs.
+fn report_address(q: &Query, extra: &[(&str, &str)]) -> String {
+    let mut pairs: Vec<(String, String)> = report::plan_pairs(&q.pairs);
+    pairs.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let encoded: Vec<String> = pairs
+        .iter()
+        .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+        .collect();
+    format!("/report?{}", encoded.join("&"))
+}
+
+/// Percent-encoding for a query string's names and values.
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// What the page's forms answer.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)]
+enum FormResponses {
+    /// The comparison (Compare with…).
+    #[response(status = 200, content_type = "text/html")]
+    Page(String),
+    /// Saved: to the report page, which says so.
+    #[response(status = 303)]
+    SeeOther,
+    /// The form cannot be decoded.
+    #[response(status = 400, content_type = "text/html")]
+    Malformed(String),
+    /// No valid API key.
+    #[response(status = 401, content_type = "text/html")]
+    Unauthorized(String),
+    /// The key may only read.
+    #[response(status = 403, content_type = "text/html")]
+    Forbidden(String),
+    /// No such scenario for the key's team.
+    #[response(status = 404, content_type = "text/html")]
+    NotFound(String),
+    /// The form is larger than 256 KiB.
+    #[response(status = 413, content_type = "text/html")]
+    TooLarge(String),
+    /// A field is missing or invalid, or the plan cannot be made.
+    #[response(status = 422, content_type = "text/html")]
+    Invalid(String),
+    /// The database cannot be reached, or the service is busy.
+    #[response(status = 503, content_type = "text/html")]
+    Unavailable(String),
+}
+
+/// Save the page's plan as a scenario.
+///
+/// The report page's "Save" form (`application/x-www-form-urlencoded`): the page's plan inputs,
+/// `_name`, `_tags` (comma-separated) and `_key` (a write key). Saves as `POST /v1/scenarios`
+/// does and answers 303 to the report page, which names the scenario; a problem is the page
+/// with the problem.
+#[utoipa::path(
+    tag = "report",
+    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "The page's plan inputs, `_name`, `_tags`, `_key`."),
+    responses(FormResponses)
+)]
+#[post("/report/save")]
+pub async fn save_form(state: web::Data<AppState>, body: web::Bytes) -> HttpResponse {
+    let set = state.catalogs.current();
+    let q = match form_pairs(&body) {
+        Ok(q) => q,
+        Err(e) => return problem_page(&e, &[], &gpu_ids(set.newest())),
+    };
+    match saved(&state, &q).await {
+        Ok(id) => HttpResponse::SeeOther()
+            .insert_header((header::LOCATION, report_address(&q, &[("_saved", &id)])))
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .finish(),
+        Err(e) => problem_page(&e, &report::plan_pairs(&q.pairs), &gpu_ids(set.newest())),
+    }
+}
+
+async fn saved(state: &AppState, q: &Query) -> Result<String, ApiError> {
+    let key = super::auth::caller_token(state, field(q, "_key")?, crate::store::keys::Scope::Write)
+        .await?;
+    let request = q.plan_request(REPORT_PARAMS)?;
+    let tags: Vec<String> = q
+        .single("_tags")?
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect();
+    let input = super::scenarios::ScenarioInput {
+        name: field(q, "_name")?.to_string(),
+        description: None,
+        tags: (!tags.is_empty()).then_some(tags),
+        request,
+    };
+    validator::Validate::validate(&input).map_err(|e| {
+        ApiError::field(
+            "/_name",
+            super::error::ErrorCode::ValidationFailed,
+            format!("the name (1 to 200 characters) or a tag (1 to 50 letters, digits, '-', '_', '.', ':'; at most 20) is invalid: {e}"),
+        )
+    })?;
+    let draft = super::scenarios::draft(state, &input, &key.id).await?;
+    let (row, _) = crate::store::scenarios::create(state.archive.db(), &key.team, &draft, None)
+        .await
+        .map_err(|e| ApiError::store(&e))?;
+    Ok(row.id)
+}
+
+/// Compare the page's plan with a saved scenario.
+///
+/// The report page's "Compare with…" form: the page's plan inputs, `_scenario` (an id, or
+/// `id@revision`) and `_key`. Answers a page with what changed from the scenario to the page's
+/// plan, as `GET /v1/diff?from=<scenario>&to=plan` does.
+#[utoipa::path(
+    tag = "report",
+    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "The page's plan inputs, `_scenario`, `_key`."),
+    responses(FormResponses)
+)]
+#[post("/report/compare")]
+pub async fn compare_form(state: web::Data<AppState>, body: web::Bytes) -> HttpResponse {
+    let set = state.catalogs.current();
+    let q = match form_pairs(&body) {
+        Ok(q) => q,
+        Err(e) => return problem_page(&e, &[], &gpu_ids(set.newest())),
+    };
+    let page = async {
+        let key =
+            super::auth::caller_token(&state, field(&q, "_key")?, crate::store::keys::Scope::Read)
+                .await?;
+        let d = super::diff::scenario_against_query(&state, &key.team, field(&q, "_scenario")?, &q)
+            .await?;
+        report::DiffPage::of(&d, report_address(&q, &[]))
+            .render()
+            .map_err(|e| ApiError::internal(&e))
+    };
+    match page.await {
+        Ok(body) => html(StatusCode::OK, body),
+        Err(e) => problem_page(&e, &report::plan_pairs(&q.pairs), &gpu_ids(set.newest())),
+    }
 }

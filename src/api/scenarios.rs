@@ -299,7 +299,11 @@ fn no_scenario(id: &str) -> ApiError {
 
 /// Plans `input.request` on the catalog version it names (or the newest), and the draft to
 /// store: the normalized request with the catalog pinned to its whole sha256.
-async fn draft(state: &AppState, input: &ScenarioInput, key_id: &str) -> Result<Draft, ApiError> {
+pub(super) async fn draft(
+    state: &AppState,
+    input: &ScenarioInput,
+    key_id: &str,
+) -> Result<Draft, ApiError> {
     let set = super::catalogs_for(state, input.request.catalog.as_deref())
         .await
         .map_err(|e| e.under("/request"))?;

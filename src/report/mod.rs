@@ -250,6 +250,112 @@ pub struct Page {
     pub kept: Vec<(String, String)>,
     pub report: Option<Report>,
     pub problem: Option<(u16, String, String, Vec<ProblemLine>)>,
+    /// Every plan input of the address, carried by the "Save" and "Compare with…" forms.
+    pub plan_pairs: Vec<(String, String)>,
+    /// What a form just did ("Saved as scenario …").
+    pub notice: Option<String>,
+}
+
+/// The plan inputs of an address: its pairs but those whose names begin with `_` (the page's
+/// own, such as `_saved`).
+pub fn plan_pairs(pairs: &[(String, String)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .filter(|(k, _)| !k.starts_with('_'))
+        .cloned()
+        .collect()
+}
+
+/// A saved scenario compared with the page's plan (`POST /report/compare`).
+#[derive(Template)]
+#[template(path = "diff.html")]
+pub struct DiffPage {
+    pub from: String,
+    pub to: String,
+    /// The report page of the plan compared.
+    pub back: String,
+    pub catalog_changed: bool,
+    pub recommendation: String,
+    pub inputs: Vec<(String, String, String)>,
+    pub fabrics: Vec<DiffFabric>,
+}
+
+/// One fabric's changes, as text.
+pub struct DiffFabric {
+    pub name: String,
+    /// (item, from, to, change)
+    pub money: Vec<(String, String, String, String)>,
+    /// (SKU and unit, change, from, to, extended-price change)
+    pub bom: Vec<(String, String, String, String, String)>,
+}
+
+impl DiffPage {
+    /// The diff in words and whole dollars.
+    pub fn of(d: &crate::plan::diff::PlanDiff, back: String) -> DiffPage {
+        use crate::cost::money::format_usd_short;
+        let usd = |v: Option<rust_decimal::Decimal>| v.map(format_usd_short).unwrap_or_default();
+        let text = |v: &serde_json::Value| match v {
+            serde_json::Value::Null => "—".to_string(),
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        DiffPage {
+            from: d.from.label.clone(),
+            to: d.to.label.clone(),
+            back,
+            catalog_changed: d.catalog_changed,
+            recommendation: d.recommendation.why.clone(),
+            inputs: d
+                .inputs
+                .iter()
+                .map(|i| {
+                    (
+                        i.pointer.trim_start_matches('/').replace('/', "."),
+                        text(&i.from),
+                        text(&i.to),
+                    )
+                })
+                .collect(),
+            fabrics: d
+                .fabrics
+                .iter()
+                .map(|f| DiffFabric {
+                    name: f.fabric.display_name().to_string(),
+                    money: f
+                        .capex
+                        .iter()
+                        .map(|m| (format!("capex {}", m.item), m))
+                        .chain(
+                            f.opex_per_year
+                                .iter()
+                                .map(|m| (format!("opex per year {}", m.item), m)),
+                        )
+                        .chain(f.totals.iter().map(|m| (m.item.clone(), m)))
+                        .filter(|(_, m)| m.delta != Some(rust_decimal::Decimal::ZERO))
+                        .map(|(item, m)| (item, usd(m.from), usd(m.to), usd(m.delta)))
+                        .collect(),
+                    bom: f
+                        .bom
+                        .iter()
+                        .map(|b| {
+                            let side =
+                                |q: Option<u64>, p: Option<rust_decimal::Decimal>| match (q, p) {
+                                    (Some(q), Some(p)) => format!("{q} × {}", format_usd_short(p)),
+                                    _ => "—".to_string(),
+                                };
+                            (
+                                format!("{} ({})", b.sku, b.unit),
+                                crate::words::wire_name(&b.change).replace('_', " "),
+                                side(b.from_quantity, b.from_unit_price_usd),
+                                side(b.to_quantity, b.to_unit_price_usd),
+                                format_usd_short(b.extended_delta_usd),
+                            )
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
 }
 
 impl Page {

@@ -247,6 +247,8 @@ fn a_sweep_chart_that_cannot_be_drawn_is_said_in_words() {
             kept: Vec::new(),
             report: Some(r),
             problem: None,
+            plan_pairs: Vec::new(),
+            notice: None,
         }
         .render()
         .expect("page")

@@ -303,10 +303,16 @@ async fn the_report_form_keeps_the_inputs_it_has_no_field_for() {
     assert!(html.contains("<code>prices.overrides.nvidia-sn5600=50000</code>"));
     assert!(html.contains("<option value=\"500\" selected>500</option>"));
     assert!(!html.contains("name=\"_t\""), "cache-busters are not kept");
+    // The inputs form (the Save and Compare forms below carry every input as hidden fields).
+    let start = html
+        .find("<form method=\"get\" action=\"/report\"")
+        .expect("the inputs form");
+    let form = &html[start..start + html[start..].find("</form>").expect("its end")];
     assert!(
-        !html.contains("type=\"hidden\" name=\"gpus\""),
+        !form.contains("type=\"hidden\" name=\"gpus\""),
         "form fields are not doubled"
     );
+    assert!(form.contains("name=\"prices.overrides.nvidia-sn5600\""));
 }
 
 /// The page's HTML text with askama's entity escapes turned back into characters.

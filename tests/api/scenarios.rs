@@ -798,3 +798,130 @@ async fn with_keys_for_all_every_api_path_but_the_probes_needs_a_key() {
         assert_eq!(app.get(open).await.status(), 200, "{open}");
     }
 }
+
+/// POSTs a form (URL-encoded pairs) to `path` without following a redirect.
+async fn post_form(app: &TestApp, path: &str, pairs: &[(&str, &str)]) -> reqwest::Response {
+    let body: Vec<String> = pairs
+        .iter()
+        .map(|(k, v)| {
+            let enc = |s: &str| {
+                s.bytes()
+                    .map(|b| {
+                        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                            char::from(b).to_string()
+                        } else {
+                            format!("%{b:02X}")
+                        }
+                    })
+                    .collect::<String>()
+            };
+            format!("{}={}", enc(k), enc(v))
+        })
+        .collect();
+    app.client
+        .post(app.url(path))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body.join("&"))
+        .send()
+        .await
+        .expect("form")
+}
+
+#[tokio::test]
+async fn the_report_page_saves_its_plan_and_compares_it_with_a_saved_one() {
+    let (app, write, read) = start(embedded(), &temp_sqlite_url()).await;
+    let page = app.html("/report?gpus=512&economics.years=7", 200).await;
+    assert!(
+        page.contains(r#"action="/report/save""#) && page.contains(r#"action="/report/compare""#)
+    );
+    let res = post_form(
+        &app,
+        "/report/save",
+        &[
+            ("gpus", "512"),
+            ("economics.years", "7"),
+            ("_name", "from the page"),
+            ("_tags", "q1, web"),
+            ("_key", &write),
+        ],
+    )
+    .await;
+    assert_eq!(res.status(), 303);
+    let location = res.headers()["location"]
+        .to_str()
+        .expect("location")
+        .to_string();
+    assert!(
+        location.starts_with("/report?gpus=512&economics.years=7&_saved="),
+        "{location}"
+    );
+    let id = location.rsplit('=').next().expect("id").to_string();
+    let shown = app.html(&location, 200).await;
+    assert!(
+        shown.contains(&format!("Saved as scenario {id}")),
+        "the page says it"
+    );
+    // The scenario is the page's plan.
+    let saved: Value = send(
+        &app,
+        reqwest::Method::GET,
+        &format!("/v1/scenarios/{id}"),
+        Some(&read),
+        None,
+        None,
+    )
+    .await
+    .json()
+    .await
+    .expect("json");
+    assert_eq!(saved["tags"], json!(["q1", "web"]));
+    assert_eq!(saved["request"]["gpus"], 512);
+    assert_eq!(saved["request"]["economics"]["years"], 7);
+    // Compared with 1,024 GPUs: the page names the input that changed.
+    let res = post_form(
+        &app,
+        "/report/compare",
+        &[("gpus", "1024"), ("_scenario", &id), ("_key", &read)],
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+    let diff = res.text().await.expect("page");
+    assert!(
+        diff.contains(&format!("scenario {id} revision 1")) && diff.contains("<code>gpus</code>"),
+        "{diff}"
+    );
+    // A read key cannot save; a wrong key is a 401 page; a missing name a 422 page.
+    let res = post_form(
+        &app,
+        "/report/save",
+        &[("gpus", "512"), ("_name", "x"), ("_key", &read)],
+    )
+    .await;
+    assert_eq!(res.status(), 403);
+    let res = post_form(
+        &app,
+        "/report/save",
+        &[
+            ("gpus", "512"),
+            ("_name", "x"),
+            ("_key", "ftco_0123456789abcdef_00"),
+        ],
+    )
+    .await;
+    assert_eq!(res.status(), 401);
+    assert!(
+        res.headers()["content-type"]
+            .to_str()
+            .unwrap_or("")
+            .starts_with("text/html")
+    );
+    let res = post_form(&app, "/report/save", &[("gpus", "512"), ("_key", &write)]).await;
+    assert_eq!(res.status(), 422);
+    let res = post_form(
+        &app,
+        "/report/compare",
+        &[("gpus", "512"), ("_scenario", "nope"), ("_key", &read)],
+    )
+    .await;
+    assert_eq!(res.status(), 422);
+}
