@@ -262,8 +262,9 @@ pub async fn report_page(req: HttpRequest, state: web::Data<AppState>) -> HttpRe
     page(&req, &state).await
 }
 
-/// Most bytes a page's form may post (as a JSON body).
-const MAX_FORM_BYTES: usize = super::extract::MAX_BODY_BYTES;
+/// Most bytes a page's form may post: what its address may hold (the form carries the page's
+/// query plus a name, tags and a key).
+const MAX_FORM_BYTES: usize = super::query::MAX_QUERY_BYTES;
 
 /// A form posted by the page: its pairs (URL-encoded, as a query string), the page's plan
 /// inputs among them; `gpus` defaults as on the page.
@@ -345,7 +346,7 @@ enum FormResponses {
     /// No such scenario for the key's team.
     #[response(status = 404, content_type = "text/html")]
     NotFound(String),
-    /// The form is larger than 256 KiB.
+    /// The form is larger than 8 KiB.
     #[response(status = 413, content_type = "text/html")]
     TooLarge(String),
     /// A field is missing or invalid, or the plan cannot be made.

@@ -925,3 +925,17 @@ async fn the_report_page_saves_its_plan_and_compares_it_with_a_saved_one() {
     .await;
     assert_eq!(res.status(), 422);
 }
+
+#[tokio::test]
+async fn a_page_form_over_8_kib_is_a_413_page() {
+    let (app, write, _) = start(embedded(), &temp_sqlite_url()).await;
+    let long = "x".repeat(9 * 1024);
+    let res = post_form(&app, "/report/save", &[("_name", &long), ("_key", &write)]).await;
+    assert_eq!(res.status(), 413);
+    assert!(
+        res.headers()["content-type"]
+            .to_str()
+            .unwrap_or("")
+            .starts_with("text/html")
+    );
+}
