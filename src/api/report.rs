@@ -324,6 +324,34 @@ fn encode(s: &str) -> String {
     out
 }
 
+/// The "Save" form's own fields; the page's plan inputs ride along as further fields, named as
+/// in `GET /v1/plans` (for the OpenAPI document only).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct SaveForm {
+    /// The scenario's name (1 to 200 characters).
+    #[schema(min_length = 1, max_length = 200)]
+    _name: String,
+    /// Tags, comma-separated.
+    _tags: Option<String>,
+    /// A write key (`fabric-tco keys create --scope write`).
+    _key: String,
+    /// GPUs of the plan, as `GET /v1/plans` takes it (default 1,024).
+    gpus: Option<u32>,
+}
+
+/// The "Compare with…" form's own fields, and the page's plan inputs (OpenAPI only).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct CompareForm {
+    /// A saved scenario's id, or `id@revision`.
+    _scenario: String,
+    /// A key (`read` or `write`).
+    _key: String,
+    /// GPUs of the plan, as `GET /v1/plans` takes it (default 1,024).
+    gpus: Option<u32>,
+}
+
 /// What the page's forms answer.
 #[derive(utoipa::IntoResponses)]
 #[allow(dead_code)]
@@ -365,7 +393,7 @@ enum FormResponses {
 /// with the problem.
 #[utoipa::path(
     tag = "report",
-    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "The page's plan inputs, `_name`, `_tags`, `_key`."),
+    request_body(content = SaveForm, content_type = "application/x-www-form-urlencoded", description = "The page's plan inputs, `_name`, `_tags`, `_key`."),
     responses(FormResponses)
 )]
 #[post("/report/save")]
@@ -423,7 +451,7 @@ async fn saved(state: &AppState, q: &Query) -> Result<String, ApiError> {
 /// plan, as `GET /v1/diff?from=<scenario>&to=plan` does.
 #[utoipa::path(
     tag = "report",
-    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "The page's plan inputs, `_scenario`, `_key`."),
+    request_body(content = CompareForm, content_type = "application/x-www-form-urlencoded", description = "The page's plan inputs, `_scenario`, `_key`."),
     responses(FormResponses)
 )]
 #[post("/report/compare")]
