@@ -74,20 +74,16 @@ async fn create(db: &Db, args: &[&str]) -> Result<String, String> {
 async fn list(db: &Db) -> Result<String, String> {
     let mut out = String::from("id\tname\tteam\tscope\tcreated\trevoked\n");
     for k in keys::list(db).await.map_err(shown)? {
-        let at = |ms: i64| {
-            crate::clock::rfc3339(
-                std::time::UNIX_EPOCH
-                    + std::time::Duration::from_millis(u64::try_from(ms).unwrap_or_default()),
-            )
-        };
         out += &format!(
             "{}\t{}\t{}\t{}\t{}\t{}\n",
             k.id,
             k.name,
             k.team,
             k.scope.as_str(),
-            at(k.created_ms),
-            k.revoked_ms.map(at).unwrap_or_default()
+            crate::clock::rfc3339_ms(k.created_ms),
+            k.revoked_ms
+                .map(crate::clock::rfc3339_ms)
+                .unwrap_or_default()
         );
     }
     Ok(out)

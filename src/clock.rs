@@ -29,6 +29,13 @@ pub fn rfc3339(t: SystemTime) -> String {
     )
 }
 
+/// RFC 3339 (UTC) of a time stored as milliseconds since the Unix epoch.
+pub fn rfc3339_ms(ms: i64) -> String {
+    rfc3339(
+        std::time::UNIX_EPOCH + std::time::Duration::from_millis(u64::try_from(ms).unwrap_or(0)),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,8 +32,7 @@ pub async fn caller(req: &HttpRequest, state: &AppState, need: Scope) -> Result<
 /// The key `token` (as a form on the report page sends it), verified, and allowed `need`.
 pub async fn caller_token(state: &AppState, token: &str, need: Scope) -> Result<KeyRow, ApiError> {
     let key = keys::verify(state.archive.db(), token)
-        .await
-        .map_err(|e| ApiError::store(&e))?
+        .await?
         .ok_or_else(|| {
             ApiError::new(
                 ErrorCode::Unauthorized,

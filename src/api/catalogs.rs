@@ -195,16 +195,8 @@ pub async fn list_versions(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let set = state.catalogs.current();
-    state
-        .archive
-        .remember(&set)
-        .await
-        .map_err(|e| ApiError::store(&e))?;
-    let rows = state
-        .archive
-        .versions(&id)
-        .await
-        .map_err(|e| ApiError::store(&e))?;
+    state.archive.remember(&set).await?;
+    let rows = state.archive.versions(&id).await?;
     if rows.is_empty() {
         return Err(unknown(&set, &id));
     }
@@ -217,12 +209,7 @@ pub async fn list_versions(
                 .into_iter()
                 .map(|r| CatalogVersion {
                     live: live.as_deref() == Some(r.sha256.as_str()),
-                    first_seen_at: crate::clock::rfc3339(
-                        std::time::UNIX_EPOCH
-                            + std::time::Duration::from_millis(
-                                u64::try_from(r.first_seen_ms).unwrap_or_default(),
-                            ),
-                    ),
+                    first_seen_at: crate::clock::rfc3339_ms(r.first_seen_ms),
                     sha256: r.sha256,
                     version: r.version,
                     published: r.published,

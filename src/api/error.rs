@@ -129,7 +129,8 @@ impl ApiError {
         }])
     }
 
-    /// 503 while the database cannot be reached (plans still answer).
+    /// 503 while the database cannot be reached (plans still answer); a database that is not
+    /// ours (refused at start) is an internal error.
     pub fn store(e: &crate::store::StoreError) -> ApiError {
         match e {
             crate::store::StoreError::Unavailable(_) => {
@@ -275,5 +276,11 @@ impl ResponseError for ApiError {
             ));
         }
         res.body(body)
+    }
+}
+
+impl From<crate::store::StoreError> for ApiError {
+    fn from(e: crate::store::StoreError) -> ApiError {
+        ApiError::store(&e)
     }
 }

@@ -306,22 +306,9 @@ fn report_address(q: &Query, extra: &[(&str, &str)]) -> String {
     pairs.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let encoded: Vec<String> = pairs
         .iter()
-        .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+        .map(|(k, v)| format!("{}={}", report::encode(k), report::encode(v)))
         .collect();
     format!("/report?{}", encoded.join("&"))
-}
-
-/// Percent-encoding for a query string's names and values.
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// The "Save" form's own fields; the page's plan inputs ride along as further fields, named as
@@ -438,9 +425,8 @@ async fn saved(state: &AppState, q: &Query) -> Result<String, ApiError> {
         )
     })?;
     let draft = super::scenarios::draft(state, &input, &key.id).await?;
-    let (row, _) = crate::store::scenarios::create(state.archive.db(), &key.team, &draft, None)
-        .await
-        .map_err(|e| ApiError::store(&e))?;
+    let (row, _) =
+        crate::store::scenarios::create(state.archive.db(), &key.team, &draft, None).await?;
     Ok(row.id)
 }
 

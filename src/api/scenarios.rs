@@ -20,11 +20,10 @@ use crate::plan::{Plan, PlanRequest};
 use crate::store::keys::Scope;
 use crate::store::scenarios::{self as rows, After, Draft, Listing, RevisionRow, Sort, Write};
 
-/// Longest scenario name, description and tag; most tags.
+/// Longest scenario name and tag (the description's bound and the tag count are on
+/// [`ScenarioInput`]).
 pub const MAX_NAME_CHARS: u64 = 200;
-pub const MAX_DESCRIPTION_CHARS: u64 = 4_000;
 pub const MAX_TAG_CHARS: usize = 50;
-pub const MAX_TAGS: u64 = 20;
 /// Most scenarios a page lists, and the default.
 pub const MAX_PAGE: u32 = 200;
 pub const DEFAULT_PAGE: u32 = 50;
@@ -205,12 +204,6 @@ pub struct RevisionList {
     pub revisions: Vec<Revision>,
 }
 
-fn time(ms: i64) -> String {
-    let at = std::time::UNIX_EPOCH
-        + std::time::Duration::from_millis(u64::try_from(ms).unwrap_or_default());
-    crate::clock::rfc3339(at)
-}
-
 fn revision_out(r: RevisionRow) -> Revision {
     /// The one field read back from a stored request.
     #[derive(Deserialize)]
@@ -227,7 +220,7 @@ fn revision_out(r: RevisionRow) -> Revision {
         name: r.name,
         description: r.description,
         tags: r.tags,
-        saved_at: time(r.created_ms),
+        saved_at: crate::clock::rfc3339_ms(r.created_ms),
         saved_by_key: r.key_id,
         catalog: PinnedCatalog {
             id: catalog_id,
@@ -249,8 +242,8 @@ fn scenario_out(row: &rows::ScenarioRow, current: RevisionRow) -> Scenario {
     let base = format!("/v1/scenarios/{}", row.id);
     Scenario {
         id: row.id.clone(),
-        created_at: time(row.created_ms),
-        updated_at: time(row.updated_ms),
+        created_at: crate::clock::rfc3339_ms(row.created_ms),
+        updated_at: crate::clock::rfc3339_ms(row.updated_ms),
         current: revision_out(current),
         links: ScenarioLinks {
             plan: format!("{base}/plan"),
@@ -323,11 +316,7 @@ pub(super) async fn draft(
         );
     };
     let (sha, id) = (catalog.sha256.clone(), catalog.id().to_string());
-    state
-        .archive
-        .remember(&set)
-        .await
-        .map_err(|e| ApiError::store(&e))?;
+    state.archive.remember(&set).await?;
     let mut pinned = input.request.clone();
     pinned.catalog = Some(format!("{id}@{sha}"));
     let cached = super::plan_at(state, &pinned, crate::plan::Detail::Full)
@@ -418,15 +407,13 @@ pub async fn create_scenario(
         &draft,
         idempotency.as_deref(),
     )
-    .await
-    .map_err(|e| ApiError::store(&e))?;
+    .await?;
     let current = if new {
         written(&row, draft)
     } else {
         // A replay must be the same save: the first revision's name and request.
         let first = rows::revision(state.archive.db(), &key.team, &row.id, Some(1))
-            .await
-            .map_err(|e| ApiError::store(&e))?
+            .await?
             .ok_or_else(|| no_scenario(&row.id))?;
         if first.name != draft.name || first.request != draft.request {
             return Err(ApiError::new(
@@ -438,8 +425,7 @@ pub async fn create_scenario(
             ));
         }
         rows::revision(state.archive.db(), &key.team, &row.id, None)
-            .await
-            .map_err(|e| ApiError::store(&e))?
+            .await?
             .ok_or_else(|| no_scenario(&row.id))?
     };
     let out = scenario_out(&row, current);
@@ -601,17 +587,15 @@ pub async fn list_scenarios(
     let key = caller(&req, &state, Scope::Read).await?;
     let q = Query::from_request(&req)?;
     let (listing, sort_text) = listing(&q)?;
-    let (page, next) = rows::list(state.archive.db(), &key.team, &listing)
-        .await
-        .map_err(|e| ApiError::store(&e))?;
+    let (page, next) = rows::list(state.archive.db(), &key.team, &listing).await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(ScenarioPage {
             scenarios: page
                 .into_iter()
                 .map(|r| ScenarioSummary {
-                    created_at: time(r.created_ms),
-                    updated_at: time(r.updated_ms),
+                    created_at: crate::clock::rfc3339_ms(r.created_ms),
+                    updated_at: crate::clock::rfc3339_ms(r.updated_ms),
                     id: r.id,
                     name: r.name,
                     description: r.description,
@@ -656,12 +640,10 @@ pub async fn get_scenario(
     let id = scenario_id(&id)?;
     let db = state.archive.db();
     let row = rows::get(db, &key.team, id)
-        .await
-        .map_err(|e| ApiError::store(&e))?
+        .await?
         .ok_or_else(|| no_scenario(id))?;
     let current = rows::revision(db, &key.team, id, Some(row.revision))
-        .await
-        .map_err(|e| ApiError::store(&e))?
+        .await?
         .ok_or_else(|| no_scenario(id))?;
     Ok(with_scenario(
         HttpResponse::Ok(),
@@ -705,10 +687,7 @@ pub async fn revise_scenario(
     let expected = if_match(&req)?;
     let draft = draft(&state, &body.0, &key.id).await?;
     let db = state.archive.db();
-    let row = match rows::revise(db, &key.team, id, expected, &draft)
-        .await
-        .map_err(|e| ApiError::store(&e))?
-    {
+    let row = match rows::revise(db, &key.team, id, expected, &draft).await? {
         Write::Done(row) => row,
         Write::NotFound => return Err(no_scenario(id)),
         Write::Stale(now) => return Err(stale(now)),
@@ -749,10 +728,7 @@ pub async fn delete_scenario(
     let key = caller(&req, &state, Scope::Write).await?;
     let id = scenario_id(&id)?;
     let expected = if_match(&req)?;
-    match rows::delete(state.archive.db(), &key.team, id, expected)
-        .await
-        .map_err(|e| ApiError::store(&e))?
-    {
+    match rows::delete(state.archive.db(), &key.team, id, expected).await? {
         Write::Done(()) => Ok(HttpResponse::NoContent().finish()),
         Write::NotFound => Err(no_scenario(id)),
         Write::Stale(now) => Err(stale(now)),
@@ -782,8 +758,7 @@ pub async fn list_revisions(
     let key = caller(&req, &state, Scope::Read).await?;
     let id = scenario_id(&id)?;
     let list = rows::revisions(state.archive.db(), &key.team, id)
-        .await
-        .map_err(|e| ApiError::store(&e))?
+        .await?
         .ok_or_else(|| no_scenario(id))?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
@@ -801,8 +776,7 @@ pub async fn stored_request(
     revision: Option<i64>,
 ) -> Result<(PlanRequest, RevisionRow), ApiError> {
     let row = rows::revision(state.archive.db(), team, id, revision)
-        .await
-        .map_err(|e| ApiError::store(&e))?
+        .await?
         .ok_or_else(|| match revision {
             Some(r) => ApiError::not_found(format!("scenario '{id}' has no revision {r}")),
             None => no_scenario(id),

@@ -107,10 +107,7 @@ pub async fn create(
 }
 
 fn secret_hash(secret: &str) -> String {
-    Sha256::digest(secret.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    super::hex(&Sha256::digest(secret.as_bytes()))
 }
 
 /// The key a presented token belongs to, if it is valid and not revoked.

@@ -338,7 +338,12 @@ pub fn random_hex(n: usize) -> Result<String, StoreError> {
     let mut bytes = vec![0u8; n];
     getrandom::fill(&mut bytes)
         .map_err(|e| StoreError::Unavailable(format!("no random bytes from the OS: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(hex(&bytes))
+}
+
+/// Bytes as lower-case hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
