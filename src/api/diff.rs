@@ -45,6 +45,15 @@ fn side<'a>(name: &str, text: &'a str) -> Result<Side<'a>, ApiError> {
     if text == "plan" {
         return Ok(Side::Query);
     }
+    let (id, revision) = scenario_reference(name, text)?;
+    Ok(Side::Scenario { id, revision })
+}
+
+/// A scenario reference `<id>` or `<id>@<revision>` given as parameter `name`.
+pub fn scenario_reference<'a>(
+    name: &str,
+    text: &'a str,
+) -> Result<(&'a str, Option<i64>), ApiError> {
     let (id, revision) = match text.split_once('@') {
         Some((id, r)) => (id, Some(r)),
         None => (text, None),
@@ -54,7 +63,12 @@ fn side<'a>(name: &str, text: &'a str) -> Result<Side<'a>, ApiError> {
             &format!("/{name}"),
             ErrorCode::Pattern,
             format!(
-                "query parameter '{name}' must be a scenario id (32 hex digits), optionally '@' and a revision number, or 'plan'"
+                "query parameter '{name}' must be a scenario id (32 hex digits), optionally '@' and a revision number{}",
+                if name == "_scenario" {
+                    ""
+                } else {
+                    ", or 'plan'"
+                }
             ),
         )
     };
@@ -65,7 +79,7 @@ fn side<'a>(name: &str, text: &'a str) -> Result<Side<'a>, ApiError> {
         None => None,
         Some(r) => Some(r.parse::<i64>().ok().filter(|r| *r >= 1).ok_or_else(bad)?),
     };
-    Ok(Side::Scenario { id, revision })
+    Ok((id, revision))
 }
 
 async fn plan_of(

@@ -225,7 +225,10 @@ pub const CSP_SWAGGER_UI: &str = "default-src 'none'; script-src 'self'; \
 pub fn content_security_policy(path: &str) -> &'static str {
     if path.starts_with("/swagger-ui") {
         CSP_SWAGGER_UI
-    } else if matches!(path, "/" | "/report" | "/report/save" | "/report/compare") {
+    } else if matches!(
+        path,
+        "/" | "/report" | "/report/save" | "/report/compare" | "/report/open"
+    ) {
         CSP_REPORT
     } else {
         CSP_DEFAULT
@@ -252,6 +255,16 @@ pub async fn security_headers(
     let policy = content_security_policy(req.path());
     match next.call(req).await {
         Ok(mut res) => {
+            // A report page answered at an API path (a saved scenario's plan as HTML).
+            let html = res
+                .headers()
+                .get(header::CONTENT_TYPE)
+                .is_some_and(|t| t.as_bytes().starts_with(b"text/html"));
+            let policy = if html && policy == CSP_DEFAULT {
+                CSP_REPORT
+            } else {
+                policy
+            };
             secure(res.headers_mut(), policy);
             Ok(res)
         }

@@ -15,6 +15,7 @@ pub mod plans;
 pub mod query;
 pub mod report;
 pub mod responses;
+pub mod scenario_plan;
 pub mod scenarios;
 pub mod shape;
 pub mod sheets;
@@ -174,7 +175,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(scenarios::revise_scenario)
         .service(scenarios::delete_scenario)
         .service(scenarios::list_revisions)
-        .service(scenarios::scenario_plan)
+        .service(scenario_plan::scenario_plan)
         .service(diff::get_diff)
         .service(plans::post_plan)
         .service(charts::get_chart)
@@ -182,6 +183,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(report::report_page)
         .service(report::save_form)
         .service(report::compare_form)
+        .service(report::open_form)
         .service(validation::get_validation)
         .configure(sheets::configure);
 }

@@ -92,11 +92,16 @@ impl IntoResponse for ApiError {
 /// The page for this request: the plan from the query (`gpus` defaults to 1024), or the
 /// problem with the form to correct it.
 async fn page(req: &HttpRequest, state: &AppState) -> HttpResponse {
+    match Query::from_request(req) {
+        Ok(q) => page_of(q, state, None).await,
+        Err(e) => problem_page(&e, &[], &gpu_ids(state.catalogs.current().newest())),
+    }
+}
+
+/// The page for the plan inputs `q` (`gpus` defaults to 1024), with `notice` above the
+/// report, or the problem with the form to correct it.
+async fn page_of(mut q: Query, state: &AppState, notice: Option<String>) -> HttpResponse {
     let set = state.catalogs.current();
-    let mut q = match Query::from_request(req) {
-        Ok(q) => q,
-        Err(e) => return problem_page(&e, &[], &gpu_ids(set.newest())),
-    };
     if !q
         .pairs
         .iter()
@@ -120,13 +125,14 @@ async fn page(req: &HttpRequest, state: &AppState) -> HttpResponse {
         .await
         .unwrap_or(SweepSpan::Default);
     report::limit_sweep(&mut shown, &q.pairs, &span);
-    let notice = q
-        .pairs
-        .iter()
-        .find(|(k, v)| k == "_saved" && v.len() <= 64 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'@'))
-        .map(|(_, id)| {
-            format!("Saved as scenario {id}: GET /v1/scenarios/{id} with your key brings it back, its plan byte for byte.")
-        });
+    let notice = notice.or_else(|| {
+        q.pairs
+            .iter()
+            .find(|(k, v)| k == "_saved" && v.len() <= 64 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'@'))
+            .map(|(_, id)| {
+                format!("Saved as scenario {id}: GET /v1/scenarios/{id} with your key brings it back, its plan byte for byte.")
+            })
+    });
     let page = Page {
         fields: report::form(&q.pairs, inputs.as_ref(), &gpus),
         kept: report::kept(&q.pairs),
@@ -428,6 +434,74 @@ async fn saved(state: &AppState, q: &Query) -> Result<String, ApiError> {
     let (row, _) =
         crate::store::scenarios::create(state.archive.db(), &key.team, &draft, None).await?;
     Ok(row.id)
+}
+
+/// The report page of a saved scenario's revision (the current one when `revision` is absent):
+/// its stored request as the page's inputs, the catalog pinned as saved, so the page shows the
+/// plan the scenario keeps (the same `plan_id`), with a line naming the scenario.
+pub async fn scenario_page(
+    state: &AppState,
+    team: &str,
+    id: &str,
+    revision: Option<i64>,
+) -> Result<HttpResponse, ApiError> {
+    let (request, row) = super::scenarios::stored_request(state, team, id, revision).await?;
+    let pairs = crate::api::query::pairs::pairs_of(&request).map_err(|why| {
+        ApiError::new(
+            super::error::ErrorCode::ValidationFailed,
+            format!(
+                "revision {} of scenario '{id}' cannot be shown as the report page ({why}); its JSON and CSV are at /v1/scenarios/{id}/plan",
+                row.revision
+            ),
+        )
+    })?;
+    let notice = format!(
+        "Saved scenario “{}” ({id}), revision {}, saved {}; plan {} on catalog version {} (pinned). Changing an input below makes a new plan; saving it makes a new scenario.",
+        row.name,
+        row.revision,
+        crate::clock::rfc3339_ms(row.created_ms),
+        row.plan_id,
+        row.catalog_sha256.get(..12).unwrap_or(&row.catalog_sha256),
+    );
+    Ok(page_of(Query { pairs }, state, Some(notice)).await)
+}
+
+/// The "Open a saved scenario" form's fields (OpenAPI only).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct OpenForm {
+    /// A saved scenario's id, or `id@revision`.
+    _scenario: String,
+    /// A key (`read` or `write`).
+    _key: String,
+}
+
+/// Open a saved scenario as the report page.
+///
+/// The report page's "Open" form: `_scenario` (an id, or `id@revision`) and `_key` (a read or
+/// write key). Answers the report page of the scenario's plan, recomputed on its pinned
+/// catalog version (the page `GET /v1/scenarios/{id}/plan?format=html` answers to a key in
+/// the `Authorization` header).
+#[utoipa::path(
+    tag = "report",
+    request_body(content = OpenForm, content_type = "application/x-www-form-urlencoded", description = "`_scenario`, `_key`."),
+    responses(FormResponses)
+)]
+#[post("/report/open")]
+pub async fn open_form(state: web::Data<AppState>, body: web::Bytes) -> HttpResponse {
+    let set = state.catalogs.current();
+    let page = async {
+        let q = form_pairs(&body)?;
+        let key =
+            super::auth::caller_token(&state, field(&q, "_key")?, crate::store::keys::Scope::Read)
+                .await?;
+        let (id, revision) = super::diff::scenario_reference("_scenario", field(&q, "_scenario")?)?;
+        scenario_page(&state, &key.team, id, revision).await
+    };
+    match page.await {
+        Ok(res) => res,
+        Err(e) => problem_page(&e, &[], &gpu_ids(set.newest())),
+    }
 }
 
 /// Compare the page's plan with a saved scenario.

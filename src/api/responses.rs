@@ -47,6 +47,24 @@ impl<T: Sheet> IntoResponses for JsonOrCsv<T> {
     }
 }
 
+/// A `200` that is [`JsonOrCsv`] or, when negotiated (`Accept: text/html` or `format=html`),
+/// the report page.
+pub struct JsonCsvOrPage<T>(PhantomData<T>);
+
+impl<T: Sheet> IntoResponses for JsonCsvOrPage<T> {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        let mut answers = JsonOrCsv::<T>::responses();
+        if let Some(RefOr::T(ok)) = answers.get_mut("200") {
+            let page = ContentBuilder::new()
+                .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
+                .build();
+            ok.content.insert("text/html".to_string(), RefOr::T(page));
+            ok.description = format!("{} Or the report page (HTML).", T::DESCRIPTION);
+        }
+        answers
+    }
+}
+
 /// `304 Not Modified`, for every GET that answers with an `ETag`.
 #[derive(IntoResponses)]
 #[response(

@@ -607,7 +607,7 @@ pub async fn list_scenarios(
         }))
 }
 
-fn scenario_id(id: &str) -> Result<&str, ApiError> {
+pub(super) fn scenario_id(id: &str) -> Result<&str, ApiError> {
     if id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()) {
         Ok(id)
     } else {
@@ -788,67 +788,4 @@ pub async fn stored_request(
         )
     })?;
     Ok((request, row))
-}
-
-/// Parameters of `GET /v1/scenarios/{id}/plan`.
-#[derive(Debug, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[allow(dead_code)]
-pub struct PlanParams {
-    /// Which revision (default: the current one).
-    revision: Option<i64>,
-    /// `json` (default) or `csv`.
-    format: Option<String>,
-}
-
-/// A saved scenario's plan.
-///
-/// Recomputed from the stored request on the pinned catalog version: the same `plan_id` and
-/// the same figures as when it was saved, after the catalog changed. JSON, or CSV like
-/// `POST /v1/plans`. Needs a key.
-#[utoipa::path(
-    tag = "scenarios",
-    params(("id" = String, Path, description = "Scenario id."), PlanParams),
-    security(("api_key" = [])),
-    responses(
-        KeyProblems,
-        super::responses::JsonOrCsv<Plan>,
-        NoScenario,
-        (status = 422, description = "The stored catalog version no longer validates, or an invalid parameter.", body = Problem, content_type = "application/problem+json"),
-    )
-)]
-#[get("/v1/scenarios/{id}/plan")]
-pub async fn scenario_plan(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let key = caller(&req, &state, Scope::Read).await?;
-    let id = scenario_id(&id)?;
-    let q = Query::from_request(&req)?;
-    if let Some((k, _)) = q
-        .pairs
-        .iter()
-        .find(|(k, _)| k != "format" && k != "revision" && !k.starts_with('_'))
-    {
-        return Err(ApiError::field(
-            &format!("/{k}"),
-            ErrorCode::UnknownField,
-            format!("query parameter '{k}' is not read here; this takes revision and format"),
-        ));
-    }
-    let revision = match q.single("revision")? {
-        None => None,
-        Some(t) => Some(t.parse::<i64>().ok().filter(|r| *r >= 1).ok_or_else(|| {
-            ApiError::field(
-                "/revision",
-                ErrorCode::Range,
-                "query parameter 'revision' must be a whole number from 1",
-            )
-        })?),
-    };
-    let format = super::sheets::negotiate(&req, Some(&q));
-    let (request, _) = stored_request(&state, &key.team, id, revision).await?;
-    let cached = super::plan_at(&state, &request, crate::plan::Detail::Full).await?;
-    super::plans::plan_answer(format, &cached)
 }

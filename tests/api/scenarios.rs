@@ -939,3 +939,126 @@ async fn a_page_form_over_8_kib_is_a_413_page() {
             .starts_with("text/html")
     );
 }
+
+#[tokio::test]
+async fn a_saved_scenarios_plan_is_a_report_page_on_its_pinned_catalog() {
+    let url = temp_sqlite_url();
+    let (app, write, read) = start(embedded(), &url).await;
+    // Inputs of every kind the page carries: a list, nested groups, a price map keyed by SKU,
+    // an uncertainty range.
+    let request = json!({
+        "gpus": 1024,
+        "fabrics": ["infiniband", "roce"],
+        "economics": {"years": 4},
+        "prices": {"overrides": {"nvidia-qm9700": "45000"}},
+        "uncertainty": {"samples": 20, "seed": 3, "inputs": {"economics.pue": "1.2,1.4"}}
+    });
+    let saved = save(
+        &app,
+        &write,
+        json!({"name": "June review", "request": request}),
+    )
+    .await;
+    let id = saved["id"].as_str().expect("id").to_string();
+    let plan_id = saved["plan_id"].as_str().expect("plan id").to_string();
+    let pinned = saved["request"]["catalog"]
+        .as_str()
+        .expect("pinned catalog")
+        .to_string();
+
+    // The catalog changes and the service restarts on the same database: the page is still
+    // the saved plan (its plan id), and its form keeps the pinned version.
+    let (app, _, _) = start(
+        CatalogSet::new(vec![repriced("nvidia-sn5600", 2)]).expect("set"),
+        &url,
+    )
+    .await;
+    let res = send(
+        &app,
+        reqwest::Method::GET,
+        &format!("/v1/scenarios/{id}/plan?format=html"),
+        Some(&read),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+    let csp = res.headers()["content-security-policy"]
+        .to_str()
+        .expect("csp")
+        .to_string();
+    assert!(
+        csp.contains("img-src 'self'"),
+        "the report page's policy: {csp}"
+    );
+    let page = res.text().await.expect("page");
+    assert!(page.contains(&format!("plan {plan_id}")), "the saved plan");
+    assert!(page.contains("Saved scenario “June review”"), "named");
+    assert!(
+        pinned.starts_with("default@") && page.contains(&format!(r#"value="{pinned}""#)),
+        "the form keeps the pin"
+    );
+    // The same page from Accept: text/html, and from the page's own "Open" form.
+    let by_accept = app
+        .client
+        .get(app.url(&format!("/v1/scenarios/{id}/plan")))
+        .header("authorization", format!("Bearer {read}"))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .expect("page");
+    assert_eq!(by_accept.status(), 200);
+    assert!(
+        by_accept
+            .text()
+            .await
+            .expect("page")
+            .contains(&format!("plan {plan_id}"))
+    );
+    let res = post_form(
+        &app,
+        "/report/open",
+        &[("_scenario", &format!("{id}@1")), ("_key", &read)],
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+    assert!(
+        res.text()
+            .await
+            .expect("page")
+            .contains(&format!("plan {plan_id}"))
+    );
+    // No key, an unknown scenario, a bad reference: pages with the problem.
+    let res = post_form(
+        &app,
+        "/report/open",
+        &[("_scenario", &id), ("_key", "ftco_0123456789abcdef_00")],
+    )
+    .await;
+    assert_eq!(res.status(), 401);
+    let res = post_form(
+        &app,
+        "/report/open",
+        &[("_scenario", &"0".repeat(32)), ("_key", &read)],
+    )
+    .await;
+    assert_eq!(res.status(), 404);
+    let res = post_form(
+        &app,
+        "/report/open",
+        &[("_scenario", "nope"), ("_key", &read)],
+    )
+    .await;
+    assert_eq!(res.status(), 422);
+    // Without a key the API answers 401 problem+json, as for JSON.
+    let res = send(
+        &app,
+        reqwest::Method::GET,
+        &format!("/v1/scenarios/{id}/plan?format=html"),
+        None,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(res.status(), 401);
+}

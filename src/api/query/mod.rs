@@ -16,6 +16,7 @@ use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
 use utoipa::openapi::{RefOr, Required, Schema};
 
 pub mod de;
+pub mod pairs;
 
 use crate::api::AppState;
 use crate::api::error::{ApiError, ErrorCode, FieldError};
