@@ -79,9 +79,9 @@ const LATER_COLUMNS: usize = 2;
 /// figures plan has no recommendation words).
 pub const PLAN_TAIL_COLUMNS: &[&str] = &["recommendation", "break_even_gpu_hour_usd"];
 
-/// Columns LibreOffice's area link of the plan CSV reads in CI (`A1:AZ20`,
-/// tests/spreadsheet/check.fods.in): a plan CSV without an uncertainty analysis fits in it.
-pub const SPREADSHEET_AREA_COLUMNS: usize = 52;
+/// Columns LibreOffice's area link of the plan CSV reads in CI (`A1:BZ20`,
+/// tests/spreadsheet/check.fods.in): every plan CSV column fits in it.
+pub const SPREADSHEET_AREA_COLUMNS: usize = 78;
 
 /// The uncertainty analysis' per-fabric columns (present when the plan carries an analysis):
 /// probability of being cheapest, expected regret, and mean and percentiles of each amount.
@@ -106,9 +106,10 @@ pub const UNCERTAINTY_COLUMNS: &[&str] = &[
     "uncertainty.gpu_idle_usd.p95",
 ];
 
-/// The per-fabric summary of a plan as CSV (header + one row per fabric); with an
-/// uncertainty analysis, its [`UNCERTAINTY_COLUMNS`] follow the plan's (empty for an
-/// infeasible fabric).
+/// The per-fabric summary of a plan as CSV (header + one row per fabric). The columns are the
+/// same with and without an uncertainty analysis: its [`UNCERTAINTY_COLUMNS`] come last, empty
+/// when the plan has no analysis (and for an infeasible fabric), so a sheet that reads cells by
+/// position reads the same cells either way.
 pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
     let first = PLAN_COLUMNS.len().saturating_sub(LATER_COLUMNS);
     let (figures, later) = PLAN_COLUMNS.split_at(first);
@@ -117,9 +118,6 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
         Some(u) => Some(serde_json::to_value(&u.fabrics)?),
         None => None,
     };
-    if analysis.is_some() {
-        header.extend(UNCERTAINTY_COLUMNS);
-    }
     header.extend([
         "cheapest",
         "catalog.id",
@@ -129,6 +127,7 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
     ]);
     header.extend(later);
     header.extend(PLAN_TAIL_COLUMNS);
+    header.extend(UNCERTAINTY_COLUMNS);
     let mut out = Csv::new(&header);
     let cheapest = plan.cheapest_fabric();
     let recommendation = Value::String(
@@ -151,15 +150,6 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
             .map(Option::unwrap_or_default)
             .collect();
         let later_cells = row.split_off(first.min(row.len()));
-        if let Some(entries) = analysis.as_ref().and_then(Value::as_array) {
-            let entry = entries.iter().find(|e| e["fabric"] == f.fabric.as_str());
-            row.extend(UNCERTAINTY_COLUMNS.iter().map(|c| {
-                entry
-                    .and_then(|e| csv::dig(e, c.trim_start_matches("uncertainty.")))
-                    .cloned()
-                    .unwrap_or(Value::Null)
-            }));
-        }
         // An infeasible fabric has empty cost cells, its reason, and is never the cheapest.
         row.push(Value::Bool(cheapest == Some(f.fabric)));
         row.push(Value::String(plan.catalog.id.clone()));
@@ -171,6 +161,16 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
         row.extend(later_cells);
         row.push(recommendation.clone());
         row.push(break_even.clone());
+        let entry = analysis
+            .as_ref()
+            .and_then(Value::as_array)
+            .and_then(|entries| entries.iter().find(|e| e["fabric"] == f.fabric.as_str()));
+        row.extend(UNCERTAINTY_COLUMNS.iter().map(|c| {
+            entry
+                .and_then(|e| csv::dig(e, c.trim_start_matches("uncertainty.")))
+                .cloned()
+                .unwrap_or(Value::Null)
+        }));
         out.row(row);
     }
     Ok(out.finish())

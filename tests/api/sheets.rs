@@ -993,7 +993,7 @@ async fn csv_columns_sum_to_totals_and_carry_the_warnings() {
 }
 
 /// A CSV line's cells (quoted cells may hold commas and doubled quotes).
-fn parse_csv_line(line: &str) -> Vec<String> {
+pub(crate) fn parse_csv_line(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quoted = false;
@@ -1367,7 +1367,7 @@ async fn plan_csv_columns_keep_their_positions() {
     let released: Vec<&str> = released.split(',').collect();
     assert_eq!(header[..released.len()], released[..]);
     assert_eq!(
-        header[released.len()..],
+        header[released.len()..released.len() + 4],
         [
             "tco.npv_usd",
             "cost_per_useful_gpu_hour_usd",
@@ -1375,16 +1375,48 @@ async fn plan_csv_columns_keep_their_positions() {
             "break_even_gpu_hour_usd"
         ]
     );
-    // CI's LibreOffice area link reads A1:AZ20 (tests/spreadsheet/check.fods.in): 52 columns.
+    // The uncertainty analysis' columns come last, there without an analysis (empty cells) and
+    // with one (filled): turning the analysis on moves no column.
+    let analysis_columns = &header[released.len() + 4..];
+    assert_eq!(
+        analysis_columns.first(),
+        Some(&"uncertainty.probability_cheapest")
+    );
+    assert_eq!(analysis_columns.len(), 18);
+    let row: Vec<&str> = text
+        .lines()
+        .nth(1)
+        .unwrap_or_default()
+        .rsplitn(19, ',')
+        .collect();
+    assert!(
+        row[..18].iter().all(|c| c.is_empty()),
+        "empty without an analysis: {row:?}"
+    );
+    let with = app
+        .text("/v1/plans?gpus=1024&format=csv&uncertainty.samples=20")
+        .await;
+    assert_eq!(with.lines().next(), text.lines().next(), "the same columns");
+    let row: Vec<&str> = with
+        .lines()
+        .nth(1)
+        .unwrap_or_default()
+        .rsplitn(19, ',')
+        .collect();
+    assert!(
+        row[..18].iter().all(|c| !c.is_empty()),
+        "filled with one: {row:?}"
+    );
+    // CI's LibreOffice area link reads A1:BZ20 (tests/spreadsheet/check.fods.in): 78 columns.
     let area = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spreadsheet/check.fods.in"),
     )
     .expect("the spreadsheet check");
     assert!(
-        area.contains("table:name=\"A1:AZ20\""),
-        "the area is A1:AZ20"
+        area.contains("table:name=\"A1:BZ20\""),
+        "the area is A1:BZ20"
     );
-    assert!(header.len() <= 52, "{} columns past AZ", header.len());
+    assert!(header.len() <= 78, "{} columns past BZ", header.len());
 }
 
 /// The decimal of a JSON leaf or CSV cell (money and fractions are decimal strings).
@@ -1456,8 +1488,14 @@ async fn the_plan_csv_ends_with_the_recommendation_and_the_break_even() {
         let c = &plan["comparison"];
         let (_, text) = get_ok(&app, &format!("/v1/plans?{qs}&format=csv")).await;
         let header = parse_csv(&text)[0].clone();
+        // The last plan columns, before the uncertainty analysis' 18 (empty without one).
+        let first_analysis = header
+            .iter()
+            .position(|h| h == "uncertainty.probability_cheapest")
+            .expect("the analysis columns");
+        assert_eq!(header.len() - first_analysis, 18);
         assert_eq!(
-            header[header.len() - 2..],
+            header[first_analysis - 2..first_analysis],
             ["recommendation", "break_even_gpu_hour_usd"]
         );
         let recs = csv_records(&text);
@@ -1685,4 +1723,58 @@ async fn days_to_train_is_a_value_a_cell_can_read() {
         "/workload/train_tokens",
     )
     .await;
+}
+
+/// `errors=text`: a spreadsheet cell (`=WEBSERVICE(…)`) shows only `Err:540` for a 4xx, so the
+/// problem can be asked as one line of text with a 200, its status in `X-Error-Status`; a valid
+/// request answers as without it, and an unknown `errors` value is itself a 422.
+#[tokio::test]
+async fn value_errors_can_be_asked_as_one_line_of_text() {
+    let app = spawn_app().await;
+    let res = app
+        .get("/v1/value?metric=total_cost_usd&fabric=nope&gpus=1024&errors=text")
+        .await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["x-error-status"], "422");
+    assert!(
+        res.headers()["content-type"]
+            .to_str()
+            .unwrap_or("")
+            .starts_with("text/plain")
+    );
+    let line = res.text().await.expect("text");
+    assert!(
+        line.starts_with("Error 422: ") && line.contains("'fabric'") && !line.contains('\n'),
+        "{line}"
+    );
+    let res = app
+        .get("/v1/value?metric=total_cost_usd&fabric=roce&gpus=0&errors=text")
+        .await;
+    assert_eq!(res.status(), 200);
+    let line = res.text().await.expect("text");
+    assert!(
+        line.starts_with("Error 422: ") && line.contains("gpus"),
+        "{line}"
+    );
+    // Valid: the same number as without it.
+    let plain = app
+        .text("/v1/value?metric=total_cost_usd&fabric=roce&gpus=1024")
+        .await;
+    let asked = app
+        .text("/v1/value?metric=total_cost_usd&fabric=roce&gpus=1024&errors=text")
+        .await;
+    assert_eq!(plain, asked);
+    assert!(plain.parse::<rust_decimal::Decimal>().is_ok(), "{plain}");
+    // Without it, or with errors=problem: the problem document.
+    app.problem("/v1/value?metric=total_cost_usd&fabric=nope&gpus=1024", 422)
+        .await;
+    app.problem(
+        "/v1/value?metric=total_cost_usd&fabric=nope&gpus=1024&errors=problem",
+        422,
+    )
+    .await;
+    let p = app
+        .problem("/v1/value?metric=total_cost_usd&gpus=1024&errors=html", 422)
+        .await;
+    assert_eq!(p["errors"][0]["pointer"], "/errors", "{p}");
 }

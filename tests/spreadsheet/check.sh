@@ -216,8 +216,8 @@ hint = {"Err:540": " (external content blocked: link update not allowed)",
 
 # 1. Single values: WEBSERVICE + VALUE / NUMBERVALUE, with cell references.
 value_checks = [
-    ("B5", "tco.total_usd", "VALUE",
-     f"/v1/value?metric=tco.total_usd&fabric={fabric}&gpus={gpus}&economics.years={years}"),
+    ("B5", "total_cost_usd", "VALUE",
+     f"/v1/value?metric=total_cost_usd&fabric={fabric}&gpus={gpus}&economics.years={years}"),
     ("B6", "performance.gpu_idle_fraction", "VALUE",
      f"/v1/value?metric=performance.gpu_idle_fraction&fabric={fabric}&gpus={gpus}"),
     ("B7", "topology.spine_switches", "VALUE",
@@ -234,12 +234,24 @@ for ref, metric, fn, path in value_checks:
     result(ok, f"Inputs.{ref} {fn}(WEBSERVICE) {metric} = {show(got)}{hint.get(got[1], '')}"
                f"  curl {path} -> {expected}")
 
+# 1b. Text answers: the recommended fabric's name, and an error as text (errors=text).
+for ref, what, path in (
+    ("B12", "comparison.cheapest_fabric", f"/v1/value?metric=comparison.cheapest_fabric&gpus={gpus}"),
+    ("B13", "errors=text", f"/v1/value?metric=total_cost_usd&fabric=nope&gpus={gpus}&errors=text"),
+):
+    expected = curl(path)
+    got = cell(book, "Inputs", ref)
+    ok = got[0] == "string" and got[1] == expected and expected != ""
+    if ref == "B13":
+        ok = ok and expected.startswith("Error 422:")
+    result(ok, f"Inputs.{ref} WEBSERVICE {what} = {show(got)}{hint.get(got[1], '')}  curl {path} -> {expected}")
+
 # 2. The CSV table, linked into sheets: header row + one row per fabric, numbers as numbers.
 csv_path = "/v1/plans?gpus=1024&fabrics=infiniband,roce&format=csv"
 expected_rows = list(csv.reader(io.StringIO(curl(csv_path))))
 numeric_fields = sum(1 for r in expected_rows[1:] for f in r if NUMBER.match(f))
 boolean_fields = sum(1 for r in expected_rows[1:] for f in r if f in ("true", "false"))
-for sheet, how in (("Plans", "sheet link"), ("PlansArea", "area link A1:AZ20")):
+for sheet, how in (("Plans", "sheet link"), ("PlansArea", "area link A1:BZ20")):
     rows = book.get(sheet, [])
     shape_ok = len(rows) == len(expected_rows) and all(
         len(r) == len(e) for r, e in zip(rows, expected_rows))

@@ -7,6 +7,7 @@
 pub mod sweeps;
 
 use crate::error_code::ErrorCode;
+use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use utoipa::IntoParams;
 use utoipa::openapi::path::{Parameter, ParameterIn};
@@ -87,6 +88,12 @@ impl IntoParams for ValueParams {
                 true,
                 "The fabric whose result to read, or `cheapest` for the fabric with the lowest total cost in this plan (the comparison's `cheapest_fabric`, or the only fabric that can be built). Required by every metric but the plan-wide `comparison.break_even.*` ones (which ignore it).",
                 Kind::Enum(&["infiniband", "roce", "roce_adaptive", "cheapest"]),
+            ),
+            extra_param(
+                "errors",
+                false,
+                "`problem` (default): an invalid request is a 4xx problem document. `text`: it is a 200 whose body is the one-line message (`Error 422: …`) and whose `X-Error-Status` header is the status, so a spreadsheet cell (`=WEBSERVICE(…)`, which shows only `Err:540` for a 4xx) shows what is wrong.",
+                Kind::Enum(&["problem", "text"]),
             ),
         ];
         v.extend(plan_parameters());
@@ -213,6 +220,62 @@ pub async fn get_value(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
+    let as_text = errors_as_text(&q)?;
+    match value_answer(&req, &state, q).await {
+        Err(e) if as_text => Ok(error_text(&e)),
+        answer => answer,
+    }
+}
+
+/// `errors=text` (a spreadsheet cell shows the message) or `errors=problem` (the default:
+/// the status and a problem document).
+fn errors_as_text(q: &Query) -> Result<bool, ApiError> {
+    match q.single("errors")? {
+        None => Ok(false),
+        Some(v) if v.eq_ignore_ascii_case("problem") => Ok(false),
+        Some(v) if v.eq_ignore_ascii_case("text") => Ok(true),
+        Some(v) => Err(ApiError::field(
+            "/errors",
+            ErrorCode::UnknownValue,
+            format!(
+                "query parameter 'errors' must be text or problem (got '{}')",
+                v.chars().take(40).collect::<String>()
+            ),
+        )),
+    }
+}
+
+/// A problem as one line of text with 200, for `=WEBSERVICE(…)`, which shows only a status
+/// code (`Err:540`) for anything but a 200: "Error 422: <detail>", the fields' own details
+/// after it.
+fn error_text(e: &ApiError) -> HttpResponse {
+    let p = e.problem();
+    let mut line = format!("Error {}: {}", p.status, p.detail);
+    for f in p.errors.iter().take(3) {
+        if !p.detail.contains(&f.detail) {
+            line.push_str(&format!(
+                " ({}: {})",
+                f.pointer.trim_start_matches('/'),
+                f.detail
+            ));
+        }
+    }
+    let line: String = line
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/plain; charset=utf-8"))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header(("X-Error-Status", p.status.to_string()))
+        .body(line)
+}
+
+async fn value_answer(
+    req: &HttpRequest,
+    state: &AppState,
+    q: Query,
+) -> Result<HttpResponse, ApiError> {
     let metric = q
         .single("metric")?
         .ok_or_else(|| {
@@ -241,7 +304,7 @@ pub async fn get_value(
     if metric.starts_with("uncertainty.") {
         q.ensure_analysis();
     }
-    let own = ["metric", "fabric"];
+    let own = ["metric", "fabric", "errors"];
     // A figures plan (no BOM lines, no comparison words: about two thirds of a full plan's
     // work) has every figure a full plan has, the same, and fails as it fails. What it leaves
     // out (a BOM line's figures, the RoCE tunings side by side) and a metric's error are
@@ -250,7 +313,7 @@ pub async fn get_value(
     let figure = if q.asks_analysis() {
         None
     } else {
-        let figures = plan_from_query_at(&q, &own, &state, Detail::Figures).await?;
+        let figures = plan_from_query_at(&q, &own, state, Detail::Figures).await?;
         // An empty answer may be a part the figures plan leaves out: the full plan says.
         metrics::value(&figures.plan, &metric, choice)
             .ok()
@@ -260,7 +323,7 @@ pub async fn get_value(
     let (cached, (text, fabric)) = match figure {
         Some(found) => found,
         None => {
-            let cached = plan_from_query(&q, &own, &state).await?;
+            let cached = plan_from_query(&q, &own, state).await?;
             let answer = metrics::value(&cached.plan, &metric, choice).map_err(|e| {
                 let err = ApiError::from(e.error);
                 match e.valid_metrics {
@@ -279,7 +342,7 @@ pub async fn get_value(
         fabric.map(Fabric::as_str).unwrap_or("all")
     ));
     Ok(with_plan_id(
-        respond(&req, &tag, "text/plain; charset=utf-8", text.into_bytes()),
+        respond(req, &tag, "text/plain; charset=utf-8", text.into_bytes()),
         &plan.plan_id,
     ))
 }
