@@ -25,7 +25,7 @@ pub struct Settings {
     /// `FABRIC_TCO_LOG_FORMAT`: `text` (default) or `json` (one JSON object per line).
     pub log_format: LogFormat,
     /// The HTTP server's settings (`FABRIC_TCO_WORKERS`, `…_KEEP_ALIVE_SECS`,
-    /// `…_REQUEST_TIMEOUT_MS`, `…_SHUTDOWN_SECS`, `…_PLAN_CACHE`, `…_REQUEST_DEADLINE_SECS`,
+    /// `…_REQUEST_TIMEOUT_MS`, `…_SHUTDOWN_SECS`, `…_PLAN_CACHE`, `…_REQUEST_DEADLINE_SECS`, `…_WRITE_STALL_SECS`,
     /// `…_HEAVY_THREADS`, `…_HEAVY_PRIORITY`; each field says its variable).
     pub server: ServerOptions,
     /// `FABRIC_TCO_EXPOSE_SOURCES` (default false): show catalog file paths, source URLs and
@@ -61,6 +61,9 @@ pub struct ServerOptions {
     /// `FABRIC_TCO_REQUEST_DEADLINE_SECS` (default 30): longest a request may take from its
     /// head to its answer, body included; 408 after.
     pub request_deadline: Duration,
+    /// `FABRIC_TCO_WRITE_STALL_SECS` (default 10): a client that takes no byte of an answer
+    /// for this long is cut off (the answer's memory is given back).
+    pub write_stall: Duration,
     /// `FABRIC_TCO_HEAVY_THREADS` (default 0 = `None`): threads computing sweeps and analyses
     /// at once, together; `None`: every core with the idle scheduling class, else the cores
     /// less one (`api::heavy::Heavy::new`).
@@ -83,6 +86,7 @@ impl Default for ServerOptions {
             shutdown: Duration::from_secs(10),
             plan_cache: DEFAULT_PLAN_CACHE,
             request_deadline: Duration::from_secs(30),
+            write_stall: Duration::from_secs(10),
             heavy_threads: None,
             heavy_priority: HeavyPriority::Idle,
             keys_for_all: false,
@@ -221,6 +225,7 @@ impl Settings {
         let shutdown = number(&get, "FABRIC_TCO_SHUTDOWN_SECS", 10, 0..=300)?;
         let plan_cache = number(&get, "FABRIC_TCO_PLAN_CACHE", 256, 0..=100_000)?;
         let deadline = number(&get, "FABRIC_TCO_REQUEST_DEADLINE_SECS", 30, 1..=600)?;
+        let write_stall = number(&get, "FABRIC_TCO_WRITE_STALL_SECS", 10, 1..=600)?;
         let heavy_threads = number(&get, "FABRIC_TCO_HEAVY_THREADS", 0, 0..=256)?;
         let heavy_priority = choice(
             &get,
@@ -271,6 +276,7 @@ impl Settings {
                 shutdown: Duration::from_secs(shutdown),
                 plan_cache: usize::try_from(plan_cache).unwrap_or(256),
                 request_deadline: Duration::from_secs(deadline),
+                write_stall: Duration::from_secs(write_stall),
                 heavy_threads: usize::try_from(heavy_threads).ok().filter(|&n| n > 0),
                 heavy_priority,
                 keys_for_all,

@@ -146,6 +146,9 @@ pub fn build_server(
             api::sheets::sweeps::MAX_CONCURRENT_SWEEPS,
         )),
         heavy,
+        renders: Arc::new(tokio::sync::Semaphore::new(api::charts::render_permits())),
+        unsent: Arc::new(tokio::sync::Semaphore::new(api::parts::UNSENT_KIB)),
+        unsent_by_peer: api::parts::UnsentByPeer::default(),
         archive,
         keys_for_all: options.keys_for_all,
     });
@@ -178,9 +181,8 @@ pub fn build_server(
     let addr = listener.local_addr()?;
     let keep_alive = options.keep_alive;
     let request_timeout = options.request_timeout;
-    // A client that takes no byte of an answer for the request deadline is cut off
-    // (`api::wire`).
-    let stall_limit = options.request_deadline;
+    // A client that takes no byte of an answer for `write_stall` is cut off (`api::wire`).
+    let stall_limit = options.write_stall;
     let mut builder = actix_server::Server::build()
         .shutdown_timeout(options.shutdown.as_secs())
         .listen("fabric-tco", listener, move || {

@@ -189,6 +189,32 @@ impl IntoParams for ChartParams {
     }
 }
 
+/// How long a chart waits for a render permit before it is a 503 busy: a PNG of the largest
+/// width takes about 50 ms of a core, so a queue of this length clears in well under it.
+pub const RENDER_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Charts rendered at once: one per core (at least 2), so a burst of PNG requests queues for
+/// cores instead of holding one pixmap per request (256 at once held 3.1 GB).
+pub fn render_permits() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get().max(2))
+}
+
+/// A permit to render, within [`RENDER_WAIT`], or a 503 busy with `Retry-After`.
+async fn render_permit(state: &AppState) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+    let wait = Arc::clone(&state.renders).acquire_owned();
+    match tokio::time::timeout(RENDER_WAIT, wait).await {
+        Ok(Ok(permit)) => Ok(permit),
+        _ => Err(ApiError::new(
+            crate::error_code::ErrorCode::Busy,
+            format!(
+                "{} charts are being drawn and more are waiting; retry in a second",
+                render_permits()
+            ),
+        )
+        .with_retry_after(1)),
+    }
+}
+
 /// The 404 of a chart name that is none of the charts.
 pub fn unknown_chart(name: &str) -> ApiError {
     ApiError::not_found(format!(
@@ -285,7 +311,9 @@ pub async fn get_chart(
             )
         }
     };
+    let permit = render_permit(&state).await?;
     let (body, ct) = web::block(move || -> Result<(Vec<u8>, &'static str), ApiError> {
+        let _permit = permit;
         let svg = render::svg(&chart).map_err(|e| ApiError::internal(&e))?;
         Ok(match format {
             ImageFormat::Svg => (svg.into_bytes(), "image/svg+xml"),

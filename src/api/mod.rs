@@ -51,6 +51,16 @@ pub struct AppState {
     /// A sweep or an analysis takes one permit and every other one free ([`heavy::Heavy`]);
     /// admitted work beyond them waits its turn (within its deadline).
     pub heavy: heavy::Heavy,
+    /// Permits for chart images rasterised at once ([`charts::RENDER_WAIT`]): a PNG holds a
+    /// pixmap of up to 14 MB and a core; more wait briefly, then get a 503 busy.
+    pub renders: Arc<tokio::sync::Semaphore>,
+    /// KiB of heavy answers computed but not yet taken by their clients
+    /// ([`parts::UNSENT_KIB`]): the memory slow readers may hold, apart from the computing
+    /// slots, which are given back once an answer is encoded.
+    pub unsent: Arc<tokio::sync::Semaphore>,
+    /// Heavy answers not yet taken, by client address ([`parts::MAX_UNSENT_PER_PEER`]): a
+    /// client that does not read its answers is refused more, and other clients are not.
+    pub unsent_by_peer: parts::UnsentByPeer,
     /// The store: catalog versions, saved scenarios, API keys.
     pub archive: Arc<crate::archive::Archive>,
     /// `FABRIC_TCO_KEYS_FOR=all`: every API path needs a key, not only saved scenarios.

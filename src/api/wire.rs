@@ -8,8 +8,8 @@
 //! application produces for these statuses is already a problem document with a body — and
 //! writes the same response with an RFC 9457 problem body instead.
 //!
-//! It also closes a connection whose client takes none of the answer for a stall limit (the
-//! request deadline): nothing else bounds how long an unread answer is held, and a client
+//! It also closes a connection whose client takes none of the answer for a stall limit
+//! (`FABRIC_TCO_WRITE_STALL_SECS`): nothing else bounds how long an unread answer is held, and a client
 //! that sends a 150-byte sweep request and never reads kept ~30 MB each (audit 28: 30 such
 //! connections took the process from 364 MB to 1.26 GB, still held after the deadline).
 

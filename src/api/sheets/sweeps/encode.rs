@@ -42,13 +42,53 @@ pub(super) async fn render(
         } else {
             encode(format, &result, permits.threads())
         };
+        // Computed and encoded: the computing slot goes back now, not when the client has
+        // read the answer ([`Held`] holds its bytes' share of the unsent budget instead).
         drop(permits);
-        // The slot rides in the answer until it is sent or its connection closes.
-        (encoded.map(|e| (e, slot)), result)
+        drop(slot);
+        (encoded, result)
     });
-    let ((body, ct, tag), slot) =
-        heavy::by(until, || too_slow(limit), async { encoding.await? }).await?;
-    Ok(respond(req, &tag, ct, Held::new(body, slot)))
+    let (body, ct, tag) = heavy::by(until, || too_slow(limit), async { encoding.await? }).await?;
+    let unsent = unsent_share(state, body.len())?;
+    let reader = state.unsent_by_peer.hold(req.peer_addr().map(|a| a.ip()));
+    Ok(respond(req, &tag, ct, Held::new(body, (unsent, reader))))
+}
+
+/// A 503 busy when this client's address has [`crate::api::parts::MAX_UNSENT_PER_PEER`] heavy
+/// answers it has not read yet (asked before computing another).
+pub(crate) fn admit_reader(state: &AppState, req: &HttpRequest) -> Result<(), ApiError> {
+    if state.unsent_by_peer.admits(req.peer_addr().map(|a| a.ip())) {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        crate::error_code::ErrorCode::Busy,
+        format!(
+            "this client has {} sweep answers it has not read yet; read them (or close their connections) and retry",
+            crate::api::parts::MAX_UNSENT_PER_PEER
+        ),
+    )
+    .with_retry_after(5))
+}
+
+/// `len` bytes' share of the answers waiting for their clients ([`crate::api::parts::UNSENT_KIB`]),
+/// or a 503 busy when slow readers hold it all.
+pub(crate) fn unsent_share(
+    state: &AppState,
+    len: u64,
+) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+    let kib = crate::api::parts::unsent_kib(len);
+    std::sync::Arc::clone(&state.unsent)
+        .try_acquire_many_owned(kib)
+        .map_err(|_| {
+            ApiError::new(
+                crate::error_code::ErrorCode::Busy,
+                format!(
+                    "answers their clients have not read yet hold the {} MiB kept for them; retry in a few seconds",
+                    crate::api::parts::UNSENT_KIB / 1024
+                ),
+            )
+            .with_retry_after(5)
+        })
 }
 
 /// The sweep as JSON, in parts: the bytes `serde_json::to_vec` gives for a [`SweepResult`],

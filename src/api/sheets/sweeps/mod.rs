@@ -485,8 +485,8 @@ async fn run_blocking(
     checked: Checked,
     state: &AppState,
 ) -> Result<Computed, ApiError> {
-    // A place among the sweeps admitted at once, given back when the answer is sent or its
-    // connection closes (`parts::Held`).
+    // A place among the sweeps admitted at once, given back when the answer is encoded (the
+    // answer's bytes then count against `AppState::unsent`, `parts::Held`).
     let slot = Arc::clone(&state.sweep_slots)
         .try_acquire_owned()
         .map_err(|_| {
@@ -524,8 +524,8 @@ async fn run_blocking(
     .await
 }
 
-/// Most sweeps admitted at once, computing, encoding or sending (each can take a second of a
-/// core, and its answer up to ~30 MB), and uncertainty analyses computing.
+/// Most sweeps admitted at once, computing or encoding (each can take a second of a core), and
+/// uncertainty analyses computing. Answers being sent hold no slot (`parts::UNSENT_KIB`).
 pub const MAX_CONCURRENT_SWEEPS: usize = 4;
 
 /// The varied value as the row shows it: integers as integers.
@@ -609,6 +609,7 @@ pub async fn get_sweep(
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
     let format = negotiate(&req, Some(&q))?;
+    encode::admit_reader(&state, &req)?;
     let result = sweep_from_query(&q, &["format"], &state).await?;
     render(&req, &state, format, result).await
 }
@@ -667,6 +668,7 @@ pub async fn post_sweep(
     // A POST's base is a whole plan request, whose `gpus` is required: a `gpus` sweep must
     // give one, so its replacement goes without saying.
     base.replaced.retain(|given| !given.starts_with("gpus="));
+    encode::admit_reader(&state, &req)?;
     let result = run_blocking(base, spec, &state)
         .await
         .map_err(prefix_base)?;
