@@ -340,3 +340,29 @@ fn yearly_licences_are_the_ones_plans_charge() {
         ],
     );
 }
+
+/// #44: a price that overflows the arithmetic, a power no part draws, a version with a line
+/// break and a description of megabytes are refused at load, each named.
+#[test]
+fn figures_and_texts_out_of_bounds_are_refused_at_load() {
+    assert_broken(
+        |v| v["switches"][0]["price_usd"] = "79228162514264337593543950335".into(),
+        &["switches", "price_usd", "more than 100000000 USD"],
+    );
+    assert_broken(
+        |v| v["switches"][0]["price_range_usd"]["high"] = "1000000000".into(),
+        &["price_range_usd", "high"],
+    );
+    assert_broken(
+        |v| v["nics"][0]["power_w"] = "5000000".into(),
+        &["nics", "power_w", "more than 1000000 W"],
+    );
+    assert_broken(
+        |v| v["version"] = "2026.11.0\nINFO forged line".into(),
+        &["version", "control character"],
+    );
+    assert_broken(
+        |v| v["switches"][1]["description"] = "x".repeat(validate::MAX_TEXT_CHARS + 1).into(),
+        &["description", "longer than 4000"],
+    );
+}

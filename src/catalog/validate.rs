@@ -286,7 +286,100 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
     check_gpus(&mut k, c);
     check_operations(&mut k, &c.operations);
     check_fabric_profiles(&mut k, c);
+    check_bounds(&mut k, c);
     k.problems
+}
+
+/// Longest text a catalog field may hold, characters (the longest source today has 840).
+pub const MAX_TEXT_CHARS: usize = 4_000;
+
+/// Largest amount of money one catalog figure may state, USD (a unit price, a range's end, a
+/// GPU's price or hourly rate): a modular chassis is about $1M, and at this bound a plan of the
+/// most GPUs a request may ask (1,000,000), its parts and its years stays far inside a
+/// decimal's 28 digits. A remote catalog with `price_usd "79228162514264337593543950335"`
+/// loaded, and every plan using the part then failed with the user's `gpus` blamed.
+pub const MAX_CATALOG_USD: u64 = 100_000_000;
+
+/// Largest power one catalog part may draw, W (a 16-slot chassis draws tens of kW).
+pub const MAX_PART_POWER_W: u64 = 1_000_000;
+
+/// Every text of the catalog is printable and at most [`MAX_TEXT_CHARS`] (a `version` with a
+/// newline forged a log line; a 3.9 MB description loaded), every amount of money at most
+/// [`MAX_CATALOG_USD`] and every part's power at most [`MAX_PART_POWER_W`]: walked over the
+/// catalog as served, so a field added later is covered too.
+fn check_bounds(k: &mut Checker, c: &CatalogData) {
+    match serde_json::to_value(c) {
+        Ok(v) => walk_bounds(k, "catalog", "", &v),
+        Err(e) => k.fail("catalog", "", format!("cannot be read back: {e}")),
+    }
+}
+
+fn walk_bounds(k: &mut Checker, path: &str, key: &str, v: &serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::String(text) => {
+            if text.chars().any(char::is_control) {
+                k.fail(
+                    path,
+                    key,
+                    "holds a control character (a line break, a tab, …)",
+                );
+            }
+            if text.chars().count() > MAX_TEXT_CHARS {
+                k.fail(
+                    path,
+                    key,
+                    format!("is longer than {MAX_TEXT_CHARS} characters"),
+                );
+            }
+            figure_bound(k, path, key, text.parse::<Decimal>().ok());
+        }
+        Value::Number(n) => {
+            figure_bound(
+                k,
+                path,
+                key,
+                n.as_f64().and_then(|f| Decimal::try_from(f).ok()),
+            );
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                walk_bounds(k, &format!("{path}.{key}[{i}]"), "", item);
+            }
+        }
+        Value::Object(fields) => {
+            let here = if key.is_empty() {
+                path.to_string()
+            } else {
+                format!("{path}.{key}")
+            };
+            for (name, item) in fields {
+                walk_bounds(k, &here, name, item);
+            }
+        }
+        Value::Bool(_) | Value::Null => {}
+    }
+}
+
+/// A figure named `key` against its bound: money (`…_usd…`, a range's `low`/`high` under one)
+/// or power (`power_w`).
+fn figure_bound(k: &mut Checker, path: &str, key: &str, value: Option<Decimal>) {
+    let Some(value) = value else { return };
+    let money = key.contains("_usd") || (path.contains("_usd") && (key == "low" || key == "high"));
+    let (bound, unit) = if money {
+        (MAX_CATALOG_USD, "USD")
+    } else if key == "power_w" {
+        (MAX_PART_POWER_W, "W")
+    } else {
+        return;
+    };
+    if value > Decimal::from(bound) {
+        k.fail(
+            path,
+            key,
+            format!("is more than {bound} {unit} (got {value})"),
+        );
+    }
 }
 
 /// The catalog's own fields: id, version, publication date and currency.
@@ -553,12 +646,15 @@ fn check_gpu_prices(k: &mut Checker, e: &str, g: &Gpu) {
     );
     for (field, v) in [
         ("purchase_usd", g.purchase_usd),
-        ("server_share_usd", g.server_share_usd),
         ("rental_usd_per_hour", g.rental_usd_per_hour),
     ] {
         if let Some(v) = v {
             k.positive(e, field, v);
         }
+    }
+    // 0 where the purchase price is the whole system's share (an NVL72 rack's price / 72).
+    if let Some(v) = g.server_share_usd {
+        k.non_negative(e, "server_share_usd", v);
     }
     k.provenance(e, &g.provenance);
 }

@@ -499,6 +499,12 @@ fn draw_tornado<DB: DrawingBackend>(
             (f(b.gap_at_high_usd), oi::ORANGE),
         ] {
             let (a, z) = if gap < base { (gap, base) } else { (base, gap) };
+            // A side that maps to no whole pixel is left out, not drawn as a `width="0"`
+            // rectangle (#44): the model terms' swings are dollars against millions.
+            let x = |v: f64| c.backend_coord(&(v, SegmentValue::Exact(row))).0;
+            if x(a) == x(z) {
+                continue;
+            }
             let mut r = Rectangle::new(
                 [
                     (a, SegmentValue::Exact(row)),

@@ -611,3 +611,18 @@ fn long_tornado_names_fit_and_stay_apart() {
     );
     assert!(fitted[3].ends_with("price (USD)"), "{fitted:?}");
 }
+
+/// #44: a tornado side narrower than half a pixel is left out, not drawn as a `width="0"`
+/// rectangle (the default job's model terms swing by dollars against millions).
+#[test]
+fn tornado_svgs_draw_no_zero_width_bars() {
+    for gpus in [256, 1024, 4096] {
+        let p = plan(json!({"gpus": gpus, "uncertainty": {"samples": 20}}));
+        let svg = render::svg(&data::tornado(&p).expect("tornado")).expect("svg");
+        assert!(svg.contains("<rect"), "bars drawn at {gpus}");
+        assert!(
+            !svg.contains(r#"width="0""#),
+            "a zero-width bar at {gpus} GPUs"
+        );
+    }
+}

@@ -133,6 +133,16 @@ pub fn plain_zero(v: f64) -> f64 {
 }
 
 /// The error of a value outside its input's range (`range`: the input's `range_text`).
+/// A number as an error message echoes it: plain up to 10^15, else in exponent form (`1e308`,
+/// not its 309 digits; `1.8446744073709552e19` for 2^64).
+pub fn number_text(v: f64) -> String {
+    if v.abs() < 1e15 {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
 pub fn out_of_range<E: serde::de::Error>(range: String, got: impl std::fmt::Display) -> E {
     E::custom(format!("{OUT_OF_RANGE}must be {range} (got {got})"))
 }
@@ -227,10 +237,15 @@ macro_rules! bounded_int {
                 }
             }
             fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<$name, E> {
-                if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= u64::MAX as f64 {
+                // `u64::MAX as f64` is 2^64, one past `u64::MAX`: `<`, or 2^64 saturated to
+                // u64::MAX and was echoed as a number the request never gave (#44). Floats
+                // are echoed as `number_text` writes them (`1e308`, not 309 digits).
+                if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v < u64::MAX as f64 {
                     self.visit_u64(v as u64)
+                } else if v.is_finite() && v.fract() == 0.0 && v > 0.0 {
+                    Err($crate::plan::bounded::out_of_range($name::range_text(), $crate::plan::bounded::number_text(v)))
                 } else {
-                    Err(E::custom(format!("expected {}, got the number {v}", $name::range_text())))
+                    Err(E::custom(format!("expected {}, got the number {}", $name::range_text(), $crate::plan::bounded::number_text(v))))
                 }
             }
         });
@@ -341,7 +356,7 @@ macro_rules! bounded_decimal {
                     fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<$name, E> {
                         match $crate::plan::bounded::decimal_from_f64(v) {
                             Some(d) => V::check(d),
-                            None => Err(E::custom(format!("expected {}, got the number {v}", $name::range_text()))),
+                            None => Err(E::custom(format!("expected {}, got the number {}", $name::range_text(), $crate::plan::bounded::number_text(v)))),
                         }
                     }
                     fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<$name, E> {

@@ -208,8 +208,11 @@ fn outside_domain(
     invalid(
         field,
         format!(
-            "{named}: {} must stay between {} and {} (got {got})",
-            input.name, domain.min, domain.max
+            "{named}: {} must stay between {} and {} (got {})",
+            input.name,
+            domain.min,
+            domain.max,
+            crate::plan::bounded::number_text(got)
         ),
     )
 }

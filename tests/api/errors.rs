@@ -864,3 +864,39 @@ async fn a_post_reads_format_from_its_query_and_refuses_anything_else() {
         assert_eq!(p["errors"][0]["code"], "unknown_field", "{path}: {p}");
     }
 }
+
+/// #44, smaller items: a cabling SKU for a tier the plan does not build is still checked; a
+/// number past the input's type is echoed as given, not as another number; a huge sweep end is
+/// echoed in exponent form, not as 309 digits.
+#[tokio::test]
+async fn unknown_cabling_skus_and_huge_numbers_are_named_as_given() {
+    let app = crate::spawn_app().await;
+    // 1,024 GPUs: two tiers, no spine–core links to cable.
+    let p = app
+        .problem_at(
+            "/v1/plans?gpus=1024&topology.cabling.spine_core.cable=doesnotexist",
+            422,
+            "/topology/cabling/spine_core/cable",
+        )
+        .await;
+    assert_eq!(p["errors"][0]["code"], "unknown_sku", "{p}");
+    app.problem_at(
+        "/v1/plans?gpus=1024&topology.cabling.leaf_spine.cable=fiber-mpo12-om4-10m&topology.cabling.leaf_spine.switch_module=nope",
+        422,
+        "/topology/cabling/leaf_spine/switch_module",
+    )
+    .await;
+    let p = app
+        .problem_at("/v1/plans?gpus=18446744073709551616", 422, "/gpus")
+        .await;
+    let detail = p["errors"][0]["detail"].as_str().unwrap_or("");
+    assert!(
+        !detail.contains("18446744073709551615") && detail.contains("e19"),
+        "{detail}"
+    );
+    let p = app
+        .problem("/v1/sweeps?gpus=1024&vary=gpus&from=256&to=1e308", 422)
+        .await;
+    let detail = p["detail"].as_str().unwrap_or("");
+    assert!(detail.contains("1e308") && detail.len() < 300, "{detail}");
+}

@@ -39,6 +39,9 @@ pub(super) fn resolve(
     if let Some(sku) = &topo.switch_sku {
         check_switch(catalog, sku, fabrics)?;
     }
+    if let Some(cabling) = &topo.cabling {
+        check_cabling_skus(catalog, cabling)?;
+    }
     Ok(Topology {
         planes,
         oversubscription: topo
@@ -94,6 +97,45 @@ fn check_switch(catalog: &Catalog, sku: &str, fabrics: &[Fabric]) -> Result<(), 
                     .join(", ")
             ),
         ));
+    }
+    Ok(())
+}
+
+/// Every SKU the request's cabling names is in the catalog, at every tier it gives, whether
+/// or not the plan builds that tier (#44: `topology.cabling.spine_core.cable=doesnotexist` at
+/// 1,024 GPUs, two tiers, was silently accepted). The speeds are checked where a tier is built.
+fn check_cabling_skus(
+    catalog: &Catalog,
+    cabling: &crate::plan::request::CablingRequest,
+) -> Result<(), PlanError> {
+    let tiers = [
+        ("node_leaf", &cabling.node_leaf),
+        ("leaf_spine", &cabling.leaf_spine),
+        ("spine_core", &cabling.spine_core),
+    ];
+    for (tier, given) in tiers {
+        let Some(t) = given else { continue };
+        if catalog.cable(&t.cable).is_none() {
+            return Err(PlanError::field(
+                &format!("/topology/cabling/{tier}/cable"),
+                ErrorCode::UnknownSku,
+                format!("no cable '{}' in catalog '{}'", t.cable, catalog.id()),
+            ));
+        }
+        for (which, sku) in [
+            ("nic_module", &t.nic_module),
+            ("switch_module", &t.switch_module),
+        ] {
+            if let Some(sku) = sku
+                && catalog.transceiver(sku).is_none()
+            {
+                return Err(PlanError::field(
+                    &format!("/topology/cabling/{tier}/{which}"),
+                    ErrorCode::UnknownSku,
+                    format!("no transceiver '{sku}' in catalog '{}'", catalog.id()),
+                ));
+            }
+        }
     }
     Ok(())
 }
