@@ -358,7 +358,8 @@ pub struct Gpu {
     /// Range of `purchase_usd`, USD; present exactly when it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub purchase_range_usd: Option<PriceRange>,
-    /// Share of the server (CPUs, memory, chassis) per GPU, USD.
+    /// Share of the server (CPUs, memory, chassis) per GPU, USD; 0 when `purchase_usd` is the
+    /// whole system's price per GPU (an NVL72 rack's).
     pub server_share_usd: Option<Decimal>,
     /// On-demand rental rate per GPU-hour, USD; `null` when not priced.
     pub rental_usd_per_hour: Option<Decimal>,

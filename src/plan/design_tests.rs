@@ -615,11 +615,13 @@ fn a_second_plane_keeps_plane_local_failures_from_interrupting() {
     );
 }
 
-/// An unpriced GPU (B300) values lost GPU time at $0: the fabrics lose different GPU-hours at
-/// the same dollars, and the reason says so instead of "loses the same GPU time".
+/// GPU time valued at $0 (`economics.gpu_hour_usd: 0`): the fabrics lose different GPU-hours
+/// at the same dollars, and the reason says so instead of "loses the same GPU time".
 #[test]
 fn equal_idle_dollars_are_not_called_the_same_gpu_time() {
-    let p = plan(serde_json::json!({"gpus": 1024, "gpu_model": "b300"})).expect("plan");
+    let p = plan(serde_json::json!({"gpus": 1024, "gpu_model": "b300",
+        "economics": {"gpu_hour_usd": "0"}}))
+    .expect("plan");
     let reasons: Vec<String> = p
         .comparison
         .as_ref()

@@ -517,6 +517,85 @@ fn per_unit_cell(total: Decimal, units: Decimal) -> Cell {
     }
 }
 
+/// One row per staff role any fabric pays (network engineers, InfiniBand specialists), with
+/// its ratio in the label when every fabric uses the same one: a fabric without the role shows
+/// "—". The roles' sum is the plan's `opex_per_year.staff_usd`. Each role sits at the same
+/// place of every fabric's `staff_by_role` (network engineers first), the row's metric path.
+fn staff_rows(plan: &Plan) -> Vec<Row> {
+    let mut roles: Vec<&'static str> = Vec::new();
+    for f in plan.built() {
+        for r in &f.opex_per_year.staff_by_role {
+            if !roles.contains(&r.role) {
+                roles.push(r.role);
+            }
+        }
+    }
+    roles
+        .into_iter()
+        .map(|role| {
+            let i = plan
+                .built()
+                .find_map(|f| {
+                    f.opex_per_year
+                        .staff_by_role
+                        .iter()
+                        .position(|r| r.role == role)
+                })
+                .unwrap_or_default();
+            let of = |f: &crate::plan::Built| {
+                f.opex_per_year
+                    .staff_by_role
+                    .iter()
+                    .find(|r| r.role == role)
+                    .cloned()
+            };
+            let ratios: Vec<Decimal> = plan
+                .built()
+                .filter_map(|f| of(&f).map(|r| r.gpus_per_fte))
+                .collect();
+            let name = match role {
+                "network_engineer" => "network engineers",
+                "ib_specialist" => "InfiniBand specialists",
+                other => other,
+            };
+            let label = match ratios.first() {
+                Some(first) if ratios.iter().all(|r| r == first) => {
+                    format!(
+                        "Opex per year: staff, {name} (one per {} GPUs)",
+                        first.normalize()
+                    )
+                }
+                _ => format!("Opex per year: staff, {name}"),
+            };
+            Row {
+                label,
+                metric: format!("opex_per_year.staff_by_role.{i}.usd"),
+                total: false,
+                cells: plan
+                    .built()
+                    .map(|f| match of(&f) {
+                        Some(r) => money_cell(r.usd),
+                        None => Cell {
+                            exact: String::new(),
+                            text: "—".into(),
+                        },
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// The plan's discount rate as a percentage (`8%`).
+fn rate_text(plan: &Plan) -> String {
+    let rate = plan
+        .built()
+        .next()
+        .map(|f| f.tco.discount_rate)
+        .unwrap_or_default();
+    format!("{}%", (rate * Decimal::ONE_HUNDRED).normalize())
+}
+
 /// The side-by-side rows: exact value plus whole-dollar text, per fabric.
 fn rows(plan: &Plan) -> Vec<Row> {
     let years = plan.built().next().map(|f| f.tco.years).unwrap_or(0);
@@ -537,12 +616,21 @@ fn rows(plan: &Plan) -> Vec<Row> {
         row("Capex: cables".into(), "capex.cables_usd", false, |f| f.capex.cables_usd),
         row("Capex: licences".into(), "capex.licenses_usd", false, |f| f.capex.licenses_usd),
         row("Capex total".into(), "capex.total_usd", true, |f| f.capex.total_usd),
-        row("Opex per year".into(), "opex_per_year.total_usd", false, |f| f.opex_per_year.total_usd),
-        row(format!("Network TCO ({years} years)"), "tco.total_usd", true, |f| f.tco.total_usd),
+        row("Opex per year: power".into(), "opex_per_year.power_usd", false, |f| f.opex_per_year.power_usd),
+        row("Opex per year: support".into(), "opex_per_year.support_usd", false, |f| f.opex_per_year.support_usd),
+    ];
+    out.extend(staff_rows(plan));
+    #[rustfmt::skip]
+    out.extend([
+        row("Opex per year: licences".into(), "opex_per_year.licenses_usd", false, |f| f.opex_per_year.licenses_usd),
+        row("Opex per year: spares".into(), "opex_per_year.spares_usd", false, |f| f.opex_per_year.spares_usd),
+        row("Opex per year".into(), "opex_per_year.total_usd", true, |f| f.opex_per_year.total_usd),
+        row(format!("Network TCO ({years} years, undiscounted)"), "tco.total_usd", true, |f| f.tco.total_usd),
+        row(format!("Network TCO, net present cost at {}", rate_text(plan)), "tco.npv_usd", false, |f| f.tco.npv_usd),
         row(format!("GPU idle cost ({years} years)"), "gpu_idle.cost_total_usd", false,
             |f| f.gpu_idle.cost_total_usd),
         row("Total cost".into(), "total_cost_usd", true, |f| f.total_cost_usd),
-    ];
+    ]);
     if !gpus.is_zero() {
         for (label, metric, get) in [
             (

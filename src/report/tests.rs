@@ -101,9 +101,21 @@ fn an_unpriced_gpu_hour_is_shown_as_zero_with_the_reason() {
             .find(|a| a.name == "economics.gpu_hour_usd")
             .expect("a GPU-hour row")
     };
-    let b300 = row(serde_json::json!({"gpus": 64, "gpu_model": "b300"}));
+    // Every GPU of the embedded catalog has a purchase price (#43); B300 has no rental rate.
+    assert!(
+        cats.newest()
+            .data
+            .gpus
+            .iter()
+            .all(|g| g.purchase_usd.is_some()),
+        "a GPU without a purchase price"
+    );
+    let b300 = row(serde_json::json!({"gpus": 64, "gpu_model": "b300",
+        "economics": {"gpu_hour_basis": "rental"}}));
     assert_eq!(b300.value, "0");
-    assert!(b300.source.contains("no purchase price"), "{}", b300.source);
+    assert!(b300.source.contains("no rental price"), "{}", b300.source);
+    let b300 = row(serde_json::json!({"gpus": 64, "gpu_model": "b300"}));
+    assert!(b300.source.contains("owned cost"), "{}", b300.source);
     let h100 = row(serde_json::json!({"gpus": 64}));
     assert!(h100.source.contains("owned cost"), "{}", h100.source);
     assert_ne!(h100.value, "0");

@@ -245,7 +245,7 @@ async fn the_report_takes_plan_parameters_and_escapes_them() {
     let html = app.text(&format!("/report?{qs}")).await;
     let plan = plan_json(&app, qs).await;
     assert!(html.contains(plan["plan_id"].as_str().expect("id")));
-    assert!(html.contains("Network TCO (7 years)"));
+    assert!(html.contains("Network TCO (7 years, undiscounted)"));
     assert!(!html.contains("<b>"), "query text is escaped");
     assert!(html.contains("value=\"roce\" checked"));
     assert!(!html.contains("value=\"roce_adaptive\" checked"));

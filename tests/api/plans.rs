@@ -1482,20 +1482,24 @@ async fn an_overridden_placeholder_is_no_longer_flagged_and_a_given_gpu_hour_has
     // Without a value, the basis that derived it is echoed.
     let d: Value = app.post_value("/v1/plans", &json!({"gpus": 64})).await;
     assert_eq!(d["inputs"]["economics"]["gpu_hour_basis"], "owned");
-    // A GPU the catalog has no price for: no value is echoed (the $0 it is counted at is not
-    // an input), so a 0 the user gives is another plan, with its own id and no warning; the
-    // echoed inputs posted back give the same plan, warning included.
+    // A GPU the catalog has no price for on the basis asked (B300 has no rental rate): no
+    // value is echoed (the $0 it is counted at is not an input), so a 0 the user gives is
+    // another plan, with its own id and no warning; the echoed inputs posted back give the same
+    // plan, warning included.
     let unpriced: Value = app
-        .post_value("/v1/plans", &json!({"gpus": 64, "gpu_model": "b300"}))
+        .post_value(
+            "/v1/plans",
+            &json!({"gpus": 64, "gpu_model": "b300", "economics": {"gpu_hour_basis": "rental"}}),
+        )
         .await;
     assert!(unpriced["inputs"]["economics"]["gpu_hour_usd"].is_null());
-    let warns = |v: &Value| v["warnings"].to_string().contains("no purchase price");
+    let warns = |v: &Value| v["warnings"].to_string().contains("no rental price");
     assert!(warns(&unpriced));
     let zero: Value = app
         .post_value(
             "/v1/plans",
             &json!({"gpus": 64, "gpu_model": "b300",
-                    "economics": {"gpu_hour_usd": "0", "gpu_hour_basis": "owned"}}),
+                    "economics": {"gpu_hour_usd": "0", "gpu_hour_basis": "rental"}}),
         )
         .await;
     assert_eq!(zero["inputs"]["economics"]["gpu_hour_usd"], "0");

@@ -473,10 +473,10 @@ async fn head_etag_and_304() {
         assert_eq!(r.status(), 200, "{p}");
         tags.push(r.headers()["etag"].to_str().unwrap().to_string());
     }
-    // A GPU-hour value of 0 given, and none given for a GPU the catalog has no price for:
-    // other warnings, other plan ids, other tags.
-    let b300 = "/v1/sweeps?vary=gpus&values=256,1024&gpu_model=b300&fabrics=infiniband,roce";
-    let given = format!("{b300}&economics.gpu_hour_usd=0&economics.gpu_hour_basis=owned");
+    // A GPU-hour value of 0 given, and none given for a GPU the catalog has no price for on
+    // the basis asked (B300 has no rental rate): other warnings, other plan ids, other tags.
+    let b300 = "/v1/sweeps?vary=gpus&values=256,1024&gpu_model=b300&fabrics=infiniband,roce&economics.gpu_hour_basis=rental";
+    let given = format!("{b300}&economics.gpu_hour_usd=0");
     let (a, b) = (app.get(b300).await, app.get(&given).await);
     tags.push(a.headers()["etag"].to_str().unwrap().to_string());
     tags.push(b.headers()["etag"].to_str().unwrap().to_string());

@@ -382,7 +382,8 @@ async fn a_value_the_plan_does_not_echo_is_compared_with_the_range_too() {
     let app = spawn_app().await;
     for (body, input) in [
         (
-            json!({"gpus": 144, "gpu_model": "gb300-nvl72", "uncertainty": {"samples": 20,
+            json!({"gpus": 144, "gpu_model": "gb300-nvl72",
+                "economics": {"gpu_hour_basis": "rental"}, "uncertainty": {"samples": 20,
                 "inputs": {"economics.gpu_hour_usd": "2,40"}}}),
             "economics.gpu_hour_usd is 0 ",
         ),
