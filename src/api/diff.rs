@@ -77,9 +77,14 @@ pub fn scenario_reference<'a>(
     }
     let revision = match revision {
         None => None,
-        Some(r) => Some(r.parse::<i64>().ok().filter(|r| *r >= 1).ok_or_else(bad)?),
+        Some(r) => Some(revision_number(r).ok_or_else(bad)?),
     };
     Ok((id, revision))
+}
+
+/// A revision number as a request writes it: a whole number from 1.
+pub fn revision_number(text: &str) -> Option<i64> {
+    text.parse::<i64>().ok().filter(|r| *r >= 1)
 }
 
 async fn plan_of(

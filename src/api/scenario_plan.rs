@@ -63,7 +63,7 @@ pub async fn scenario_plan(
     }
     let revision = match q.single("revision")? {
         None => None,
-        Some(t) => Some(t.parse::<i64>().ok().filter(|r| *r >= 1).ok_or_else(|| {
+        Some(t) => Some(super::diff::revision_number(t).ok_or_else(|| {
             ApiError::field(
                 "/revision",
                 ErrorCode::Range,

@@ -178,6 +178,23 @@ fn distinct_tags(tags: &[String]) -> Vec<String> {
     tags
 }
 
+/// The scenario's current row when the change was made on it (`expected`, the revision of
+/// `If-Match`; none: any), else the write's answer: not found, or stale at the current revision.
+async fn current_at<T>(
+    conn: &mut AnyConnection,
+    team: &str,
+    id: &str,
+    expected: Option<i64>,
+) -> Result<Result<ScenarioRow, Write<T>>, StoreError> {
+    let Some(current) = current_in(conn, team, id).await? else {
+        return Ok(Err(Write::NotFound));
+    };
+    if expected.is_some_and(|e| e != current.revision) {
+        return Ok(Err(Write::Stale(current.revision)));
+    }
+    Ok(Ok(current))
+}
+
 async fn by_idempotency_key(
     conn: &mut AnyConnection,
     team: &str,
@@ -383,13 +400,10 @@ pub async fn revise(
     let (team, id, draft) = (team.to_string(), id.to_string(), draft.clone());
     db.write(move |conn| {
         Box::pin(async move {
-            let Some(current) = current_in(&mut *conn, &team, &id).await? else {
-                return Ok(Write::NotFound);
+            let current = match current_at(&mut *conn, &team, &id, expected).await? {
+                Ok(current) => current,
+                Err(refused) => return Ok(refused),
             };
-            let base = expected.unwrap_or(current.revision);
-            if base != current.revision {
-                return Ok(Write::Stale(current.revision));
-            }
             let now = now_ms();
             sqlx::query(
                 "UPDATE scenarios SET name = $1, description = $2, tags = $3, revision = revision + 1, updated_ms = $4 \
@@ -401,10 +415,10 @@ pub async fn revise(
             .bind(now)
             .bind(&id)
             .bind(&team)
-            .bind(base)
+            .bind(current.revision)
             .execute(&mut *conn)
             .await?;
-            let next = base.saturating_add(1);
+            let next = current.revision.saturating_add(1);
             insert_revision(conn, &id, next, &draft, now, true).await?;
             Ok(Write::Done(ScenarioRow {
                 id,
@@ -432,12 +446,8 @@ pub async fn delete(
     let (team, id) = (team.to_string(), id.to_string());
     db.write(move |conn| {
         Box::pin(async move {
-            let Some(current) = current_in(&mut *conn, &team, &id).await? else {
-                return Ok(Write::NotFound);
-            };
-            let base = expected.unwrap_or(current.revision);
-            if base != current.revision {
-                return Ok(Write::Stale(current.revision));
+            if let Err(refused) = current_at::<()>(&mut *conn, &team, &id, expected).await? {
+                return Ok(refused);
             }
             for sql in [
                 "DELETE FROM scenario_revisions WHERE scenario_id = $1",

@@ -14,8 +14,14 @@ use crate::plan::PlanRequest;
 /// cannot carry).
 pub fn pairs_of(request: &PlanRequest) -> Result<Vec<(String, String)>, String> {
     let value = serde_json::to_value(request).map_err(|e| e.to_string())?;
+    pairs_of_value(&value)
+}
+
+/// The query pairs of a plan request given as JSON (a POST sweep's `base`), or why there are
+/// none.
+pub fn pairs_of_value(value: &Value) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
-    flatten("", &value, &mut out)?;
+    flatten("", value, &mut out)?;
     Ok(out)
 }
 

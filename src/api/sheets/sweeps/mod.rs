@@ -165,29 +165,6 @@ fn value_text(kind: &Numeric, v: f64) -> String {
     }
 }
 
-/// A JSON request object as dotted (name, value) pairs, the query form of the same request:
-/// objects nest with dots, lists join with commas, null is "not given".
-fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
-    match v {
-        Value::Null => {}
-        Value::Object(m) => {
-            for (k, x) in m {
-                let name = crate::json::dotted(prefix, k);
-                flatten(&name, x, out);
-            }
-        }
-        Value::Array(items) => {
-            let text: Vec<String> = items
-                .iter()
-                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
-                .collect();
-            out.push((prefix.to_string(), text.join(",")));
-        }
-        Value::String(s) => out.push((prefix.to_string(), s.clone())),
-        other => out.push((prefix.to_string(), other.to_string())),
-    }
-}
-
 /// Sets `value` at the dotted input name `name` of a JSON request (objects made as needed). A
 /// keyed input's key is one member however many dots it holds
 /// (`prices.discounts.vendor.FS.com-class`: the vendor `FS.com-class`).
@@ -662,8 +639,9 @@ pub async fn post_sweep(
     request_from_json(&checked)
         .map_err(|e| spec.to_axis(e, |i| first_value_field(&b, i)))
         .map_err(prefix_base)?;
-    let mut pairs = Vec::new();
-    flatten("", &b.base, &mut pairs);
+    // Checked above as a plan request: every value has a query form.
+    let pairs = crate::api::query::pairs::pairs_of_value(&b.base)
+        .map_err(|why| ApiError::field("/base", ErrorCode::InvalidType, why))?;
     let mut base = Base::new(pairs, &spec).map_err(prefix_base)?;
     // A POST's base is a whole plan request, whose `gpus` is required: a `gpus` sweep must
     // give one, so its replacement goes without saying.
