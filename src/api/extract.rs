@@ -30,40 +30,51 @@ where
     type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let req = req.clone();
-        let mut payload = payload.take();
+        let body = json_body(req, payload);
         Box::pin(async move {
-            check_json_content_type(&req)?;
-            if let Some(len) = req
-                .headers()
-                .get(header::CONTENT_LENGTH)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.parse::<usize>().ok())
-                && len > MAX_BODY_BYTES
-            {
-                return Err(ApiError::payload_too_large(MAX_BODY_BYTES));
-            }
-            let bytes = web::Bytes::from_request(&req, &mut payload)
-                .await
-                .map_err(|e| match e.as_error::<PayloadError>() {
-                    Some(PayloadError::Overflow) => ApiError::payload_too_large(MAX_BODY_BYTES),
-                    // In words, not the layer's Display ("payload reached EOF before
-                    // completing: None").
-                    Some(PayloadError::Incomplete(_)) => ApiError::malformed(
-                        "the request body ended before its declared length or last chunk (Content-Length or chunked framing)",
-                    ),
-                    Some(PayloadError::EncodingCorrupted) => {
-                        ApiError::malformed("the request body's encoding is corrupted")
-                    }
-                    _ => ApiError::malformed("could not read the request body"),
-                })?;
-            if bytes.len() > MAX_BODY_BYTES {
-                return Err(ApiError::payload_too_large(MAX_BODY_BYTES));
-            }
-            let value = parse_json::<T>(&bytes)?;
+            let value = parse_json::<T>(&body.await?)?;
             validate(&value)?;
             Ok(ValidJson(value))
         })
+    }
+}
+
+/// A JSON request's body bytes: content type, size limit and framing checked (415, 413, 400).
+pub fn json_body(
+    req: &HttpRequest,
+    payload: &mut Payload,
+) -> impl Future<Output = Result<web::Bytes, ApiError>> + 'static {
+    let req = req.clone();
+    let mut payload = payload.take();
+    async move {
+        check_json_content_type(&req)?;
+        if let Some(len) = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok())
+            && len > MAX_BODY_BYTES
+        {
+            return Err(ApiError::payload_too_large(MAX_BODY_BYTES));
+        }
+        let bytes = web::Bytes::from_request(&req, &mut payload)
+            .await
+            .map_err(|e| match e.as_error::<PayloadError>() {
+                Some(PayloadError::Overflow) => ApiError::payload_too_large(MAX_BODY_BYTES),
+                // In words, not the layer's Display ("payload reached EOF before
+                // completing: None").
+                Some(PayloadError::Incomplete(_)) => ApiError::malformed(
+                    "the request body ended before its declared length or last chunk (Content-Length or chunked framing)",
+                ),
+                Some(PayloadError::EncodingCorrupted) => {
+                    ApiError::malformed("the request body's encoding is corrupted")
+                }
+                _ => ApiError::malformed("could not read the request body"),
+            })?;
+        if bytes.len() > MAX_BODY_BYTES {
+            return Err(ApiError::payload_too_large(MAX_BODY_BYTES));
+        }
+        Ok(bytes)
     }
 }
 

@@ -7,6 +7,7 @@ pub mod conneg;
 pub mod diff;
 pub mod error;
 pub mod extract;
+pub mod fit;
 pub mod health;
 pub mod heavy;
 pub mod middleware;
@@ -133,19 +134,6 @@ pub async fn plan_at(
     if req.uncertainty.is_none() {
         return Ok(state.plans.plan(req, &set, &warnings, detail)?);
     }
-    let slot = Arc::clone(&state.sweep_slots)
-        .try_acquire_owned()
-        .map_err(|_| {
-            ApiError::new(
-                error::ErrorCode::Busy,
-                format!(
-                    "{} sweeps or uncertainty analyses are running; retry in a second",
-                    sheets::sweeps::MAX_CONCURRENT_SWEEPS
-                ),
-            )
-            .with_retry_after(1)
-        })?;
-    let (until, _) = middleware::heavy_budget(state.request_deadline);
     let plans = Arc::clone(&state.plans);
     let samples = req
         .uncertainty
@@ -154,6 +142,35 @@ pub async fn plan_at(
         .unwrap_or_default();
     let req = req.clone();
     let late = move || ApiError::from(crate::plan::uncertainty::too_slow(samples));
+    heavy_admitted(state, late, move |effort| {
+        plans
+            .plan_until(&req, &set, &warnings, effort, detail)
+            .map_err(ApiError::from)
+    })
+    .await
+}
+
+/// Runs `work` as heavy work: admitted among the sweeps and analyses (a 503 with `Retry-After`
+/// past [`sheets::sweeps::MAX_CONCURRENT_SWEEPS`]), on heavy threads ([`heavy::Heavy`]), within
+/// 90 % of the request deadline (`late()` past it; `work` gets it as its effort's deadline).
+pub async fn heavy_admitted<T: Send + 'static>(
+    state: &AppState,
+    late: impl FnOnce() -> ApiError,
+    work: impl FnOnce(crate::plan::Effort) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let slot = Arc::clone(&state.sweep_slots)
+        .try_acquire_owned()
+        .map_err(|_| {
+            ApiError::new(
+                error::ErrorCode::Busy,
+                format!(
+                    "{} sweeps, fits or uncertainty analyses are running; retry in a second",
+                    sheets::sweeps::MAX_CONCURRENT_SWEEPS
+                ),
+            )
+            .with_retry_after(1)
+        })?;
+    let (until, _) = middleware::heavy_budget(state.request_deadline);
     heavy::by(until, late, async move {
         let permits = state.heavy.permits().await?;
         state
@@ -164,10 +181,9 @@ pub async fn plan_at(
                     threads: permits.threads(),
                 };
                 let _slots = (slot, permits);
-                plans.plan_until(&req, &set, &warnings, effort, detail)
+                work(effort)
             })
             .await?
-            .map_err(ApiError::from)
     })
     .await
 }
@@ -188,6 +204,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(scenario_plan::scenario_plan)
         .service(diff::get_diff)
         .service(plans::post_plan)
+        .service(fit::post_fit)
+        .service(fit::get_fit)
         .service(charts::get_chart)
         .service(report::index)
         .service(report::report_page)

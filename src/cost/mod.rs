@@ -8,6 +8,7 @@
 
 mod capex;
 mod compare;
+mod envelope;
 mod error;
 pub mod failure;
 mod idle;
@@ -27,6 +28,7 @@ use utoipa::ToSchema;
 
 pub use capex::{Capex, CapexTotal, LinePrice, PricedLine, capex, line_prices, net_unit_price};
 pub use compare::{BreakEven, Comparison, FabricDelta, GPU_HOUR_USD_MAX, compare, compare_with};
+pub use envelope::{Envelope, Limit, Spend, SpendInput, spend};
 pub use error::CostError;
 pub(crate) use idle::busy_gpu_hours_per_year;
 pub use idle::{GpuIdle, gpu_idle, idle_fraction_to_decimal, owned_gpu_hour_usd};

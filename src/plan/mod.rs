@@ -22,6 +22,7 @@ mod compare;
 mod design_tests;
 pub mod diff;
 mod error;
+pub mod fit;
 mod id;
 pub mod inputs;
 mod options;

@@ -13,7 +13,7 @@ use crate::words::push_unique;
 
 /// The figures plan of a request made to check another plan's warnings: it checks none of its
 /// own (unused price adjustments, a near non-blocking fabric) and remembers no sizing.
-fn figures_unchecked(
+pub(super) fn figures_unchecked(
     req: &PlanRequest,
     catalogs: &CatalogSet,
     effort: Effort,

@@ -173,6 +173,15 @@ pub fn keyed_input_pattern() -> String {
     format!("^({})\\..+$", names.join("|"))
 }
 
+/// The inputs of any request type `T`, as [`plan_params`] lists `PlanRequest`'s (the fit's
+/// `budget.*`).
+pub fn params_of<T: utoipa::ToSchema>() -> Vec<ParamSpec> {
+    let (root, comps) = schema_of::<T>();
+    let mut out = (Vec::new(), Vec::new());
+    walk(&comps, &root, "", &mut out);
+    out.0
+}
+
 fn registry() -> &'static (Vec<ParamSpec>, Vec<ParamSpec>) {
     static PARAMS: OnceLock<(Vec<ParamSpec>, Vec<ParamSpec>)> = OnceLock::new();
     PARAMS.get_or_init(|| {

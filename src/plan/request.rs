@@ -92,6 +92,10 @@ crate::plan::bounded::bounded_inputs! {
     decimal UsdPerSwitchYear, 0..=1_000_000, "USD per switch per year";
     /// A net unit price.
     decimal UnitPriceUsd, 0..=1_000_000_000, "USD";
+    /// A budget.
+    decimal BudgetUsd, 0..=1_000_000_000_000_i64, "USD";
+    /// A facility's power envelope.
+    decimal FacilityMw, 0..=100_000, "MW";
     /// A discount off list price (0.15 = 15% off).
     decimal Discount, 0..<1, "fraction off list";
     /// NCCL channels a communicator runs (`NCCL_MIN_CTAS` = `NCCL_MAX_CTAS`).

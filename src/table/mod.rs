@@ -542,6 +542,64 @@ fn sweep_cells(r: &SweepRow, lead: &[&str]) -> [Value; 11] {
     ]
 }
 
+/// A fit as CSV: one row per fabric (its cluster, what bound it, its spend, its work), with the
+/// fabrics that buy the most GPUs and train the most tokens, and the catalog.
+pub fn fit_csv(fit: &crate::plan::fit::Fit) -> String {
+    use serde_json::json;
+    let mut c = csv::Csv::new(&[
+        "fabric",
+        "gpus",
+        "servers",
+        "racks",
+        "bound_by",
+        "capex_usd",
+        "total_usd",
+        "facility_mw",
+        "gpu_servers_usd",
+        "gpu_servers_power_usd",
+        "network_capex_usd",
+        "network_tco_usd",
+        "useful_gpu_hours",
+        "trained_tokens",
+        "next_step.gpus",
+        "next_step.reason",
+        "most_gpus",
+        "most_trained_tokens",
+        "catalog.id",
+        "catalog.version",
+    ]);
+    let name = |f: Option<crate::fabric::Fabric>| json!(f.map(|f| f.as_str()));
+    for f in &fit.fabrics {
+        let s = f.spend.as_ref();
+        let money = |get: fn(&crate::cost::Spend) -> rust_decimal::Decimal| {
+            json!(s.map(|s| get(s).to_string()))
+        };
+        c.row([
+            json!(f.fabric.as_str()),
+            json!(f.gpus),
+            json!(f.servers),
+            json!(f.racks),
+            json!(f.bound_by.join(" ")),
+            money(|s| s.capex_usd),
+            money(|s| s.total_usd),
+            money(|s| s.facility_mw),
+            money(|s| s.gpu_servers_usd),
+            money(|s| s.gpu_servers_power_usd),
+            money(|s| s.network_capex_usd),
+            money(|s| s.network_tco_usd),
+            json!(f.useful_gpu_hours.to_string()),
+            json!(f.trained_tokens),
+            json!(f.next_step.as_ref().map(|n| n.gpus)),
+            json!(f.next_step.as_ref().map(|n| n.reason.as_str())),
+            name(fit.most_gpus_fabric),
+            name(fit.most_trained_tokens_fabric),
+            json!(fit.catalog.id),
+            json!(fit.catalog.version),
+        ]);
+    }
+    c.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

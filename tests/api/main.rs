@@ -7,6 +7,7 @@ mod charts;
 mod cli;
 mod durability;
 mod errors;
+mod fit;
 mod headers;
 mod health;
 mod healthcheck;

@@ -393,10 +393,23 @@ fn schema_of(kind: Kind) -> Schema {
 
 /// The OpenAPI parameters of every plan input (each with its body schema).
 pub fn plan_parameters() -> Vec<Parameter> {
-    plan_params()
+    let mut v: Vec<Parameter> = plan_params()
         .iter()
         .filter_map(|s| param_from_schema(&s.name, s.required, &s.doc, s.schema.clone()))
-        .collect()
+        .collect();
+    // Swagger's "Try it out" fills the one required input in: it runs as it opens.
+    if let Some(p) = v.iter_mut().find(|p| p.name == "gpus") {
+        *p = with_example(p.clone(), Value::from(1024));
+    }
+    v
+}
+
+/// `p` with an example value (Swagger's "Try it out" fills it in).
+#[allow(deprecated)]
+pub fn with_example(p: Parameter, example: Value) -> Parameter {
+    utoipa::openapi::path::ParameterBuilder::from(p)
+        .example(Some(example))
+        .build()
 }
 
 /// A query parameter with a body field's JSON schema; a list is repeated or comma-separated.
