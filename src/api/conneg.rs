@@ -16,6 +16,8 @@ use crate::error_code::ErrorCode;
 pub enum Format {
     Json,
     Csv,
+    /// A workbook (`format=xlsx`), offered by the plan endpoints only ([`negotiate_plan`]).
+    Xlsx,
 }
 
 impl Format {
@@ -29,8 +31,63 @@ impl Format {
         Ok(match self {
             Format::Json => (json()?, "application/json", ""),
             Format::Csv => (csv()?, crate::table::csv::TEXT_CSV, "-csv"),
+            // Not offered where a body is made this way (a caller offering it answers it).
+            Format::Xlsx => return Err(not_offered()),
         })
     }
+}
+
+fn not_offered() -> ApiError {
+    ApiError::new(
+        ErrorCode::NotAcceptable,
+        "a workbook (xlsx) is offered for plans and saved scenarios' plans only",
+    )
+}
+
+/// The media type of a workbook.
+pub fn xlsx_mime() -> actix_web::mime::Mime {
+    crate::table::workbook::XLSX
+        .parse()
+        .unwrap_or(actix_web::mime::APPLICATION_OCTET_STREAM)
+}
+
+/// A plan's representations: [`negotiate`]'s, and a workbook (`format=xlsx` or `Accept:
+/// application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`).
+pub fn negotiate_plan(req: &HttpRequest, q: Option<&Query>) -> Result<Format, ApiError> {
+    choose(
+        req,
+        q,
+        &[
+            (actix_web::mime::APPLICATION_JSON, "json", Format::Json),
+            (actix_web::mime::TEXT_CSV, "csv", Format::Csv),
+            (xlsx_mime(), "xlsx", Format::Xlsx),
+        ],
+    )
+}
+
+/// A plan's workbook as the answer: its entity tag (`"<plan tag>-xlsx"`), no-store, and a
+/// file name (`fabric-tco-<plan_id>.xlsx`).
+pub fn workbook_answer(
+    req: &HttpRequest,
+    tag: &str,
+    plan: &crate::plan::Plan,
+) -> Result<HttpResponse, ApiError> {
+    let bytes = crate::table::workbook::plan_workbook(plan).map_err(|e| ApiError::internal(&e))?;
+    let mut res = respond(
+        req,
+        &etag(&format!("{tag}-xlsx")),
+        crate::table::workbook::XLSX,
+        bytes,
+    );
+    if res.status() == actix_web::http::StatusCode::OK
+        && let Ok(v) = header::HeaderValue::from_str(&format!(
+            "attachment; filename=\"fabric-tco-{}.xlsx\"",
+            plan.plan_id
+        ))
+    {
+        res.headers_mut().insert(header::CONTENT_DISPOSITION, v);
+    }
+    Ok(res)
 }
 
 /// `format=csv|json` wins; otherwise `Accept` ([`preferred`]); otherwise JSON.

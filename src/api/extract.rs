@@ -159,7 +159,14 @@ pub fn humanize(msg: &str) -> String {
                 Some(("integer" | "floating", rest)) => {
                     format!("the number {}", rest.trim_start_matches("point "))
                 }
-                _ => g,
+                Some(("boolean", rest)) => rest.to_string(),
+                // serde's names for JSON's kinds, in JSON's words.
+                _ => match g.as_str() {
+                    "map" => "an object".to_string(),
+                    "sequence" => "a list".to_string(),
+                    "unit" | "unit value" => "null".to_string(),
+                    _ => g,
+                },
             }
         });
     let expected = expected.map(|e| {

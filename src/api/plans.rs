@@ -6,9 +6,8 @@ use super::AppState;
 use super::error::ApiError;
 use super::extract::ValidJson;
 use super::middleware::with_plan_id;
-use super::responses::{BodyProblems, Busy, JsonOrCsv, PlanInvalid};
-use super::sheets;
-use crate::plan::{Plan, PlanError, PlanRequest};
+use super::responses::{BodyProblems, Busy, PlanInvalid};
+use crate::plan::{PlanError, PlanRequest};
 
 impl From<PlanError> for ApiError {
     fn from(e: PlanError) -> ApiError {
@@ -39,9 +38,9 @@ impl From<PlanError> for ApiError {
 /// no other query parameter is read (a 422 names it).
 #[utoipa::path(
     tag = "plans",
-    params(super::sheets::PostParams),
+    params(super::sheets::PostPlanParams),
     request_body(content = PlanRequest, description = "The cluster and assumptions; only `gpus` is required.", content_type = "application/json"),
-    responses(JsonOrCsv<Plan>, BodyProblems, PlanInvalid, Busy)
+    responses(super::responses::PlanAnswers, BodyProblems, PlanInvalid, Busy)
 )]
 #[post("/v1/plans")]
 pub async fn post_plan(
@@ -52,8 +51,12 @@ pub async fn post_plan(
     // The CSV ends with the recommendation sentence, which only a full plan words. A plan
     // error still comes before a `406` for `Accept`.
     let q = super::query::Query::for_post(&req)?;
-    let format = sheets::negotiate(&req, Some(&q));
+    let format = super::conneg::negotiate_plan(&req, Some(&q));
     let cached = super::plan_at(&state, &body.0, crate::plan::Detail::Full).await?;
+    if let Ok(super::conneg::Format::Xlsx) = format {
+        let res = super::conneg::workbook_answer(&req, &cached.tag, &cached.plan)?;
+        return Ok(with_plan_id(res, &cached.plan.plan_id));
+    }
     plan_answer(format, &cached)
 }
 

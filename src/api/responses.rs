@@ -47,13 +47,39 @@ impl<T: Sheet> IntoResponses for JsonOrCsv<T> {
     }
 }
 
-/// A `200` that is [`JsonOrCsv`] or, when negotiated (`Accept: text/html` or `format=html`),
-/// the report page.
+/// A plan's `200`: [`JsonOrCsv`] or, when negotiated (`format=xlsx` or its media type), a
+/// workbook.
+pub struct PlanAnswers;
+
+impl IntoResponses for PlanAnswers {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        let mut answers = JsonOrCsv::<crate::plan::Plan>::responses();
+        if let Some(RefOr::T(ok)) = answers.get_mut("200") {
+            let book = ContentBuilder::new()
+                .schema(Some(
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .content_media_type("application/octet-stream"),
+                ))
+                .build();
+            ok.content
+                .insert(crate::table::workbook::XLSX.to_string(), RefOr::T(book));
+            ok.description = format!(
+                "{} Or a workbook with live formulas (xlsx).",
+                <crate::plan::Plan as Sheet>::DESCRIPTION
+            );
+        }
+        answers
+    }
+}
+
+/// A `200` that is [`PlanAnswers`] or, when negotiated (`Accept: text/html` or
+/// `format=html`), the report page.
 pub struct JsonCsvOrPage<T>(PhantomData<T>);
 
 impl<T: Sheet> IntoResponses for JsonCsvOrPage<T> {
     fn responses() -> BTreeMap<String, RefOr<Response>> {
-        let mut answers = JsonOrCsv::<T>::responses();
+        let mut answers = PlanAnswers::responses();
         if let Some(RefOr::T(ok)) = answers.get_mut("200") {
             let page = ContentBuilder::new()
                 .schema(Some(ObjectBuilder::new().schema_type(Type::String)))

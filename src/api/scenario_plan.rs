@@ -21,7 +21,8 @@ use crate::store::keys::Scope;
 pub struct PlanParams {
     /// Which revision (default: the current one).
     revision: Option<i64>,
-    /// `json` (default), `csv`, or `html` (the report page).
+    /// `json` (default), `csv`, `xlsx` (a workbook with live formulas), or `html` (the report
+    /// page).
     format: Option<String>,
 }
 
@@ -29,7 +30,8 @@ pub struct PlanParams {
 ///
 /// Recomputed from the stored request on the pinned catalog version: the same `plan_id` and
 /// the same figures as when it was saved, after the catalog changed. JSON, or CSV like
-/// `POST /v1/plans`, or the report page (`format=html`, or `Accept: text/html`). Needs a key.
+/// `POST /v1/plans`, or its workbook (`format=xlsx`), or the report page (`format=html`, or
+/// `Accept: text/html`). Needs a key.
 #[utoipa::path(
     tag = "scenarios",
     params(("id" = String, Path, description = "Scenario id."), PlanParams),
@@ -82,6 +84,7 @@ pub async fn scenario_plan(
                 Some(Format::Json),
             ),
             (actix_web::mime::TEXT_CSV, "csv", Some(Format::Csv)),
+            (super::conneg::xlsx_mime(), "xlsx", Some(Format::Xlsx)),
             (actix_web::mime::TEXT_HTML, "html", None),
         ],
     )?;
@@ -90,5 +93,8 @@ pub async fn scenario_plan(
     };
     let (request, _) = stored_request(&state, &key.team, id, revision).await?;
     let cached = super::plan_at(&state, &request, crate::plan::Detail::Full).await?;
+    if format == Format::Xlsx {
+        return super::conneg::workbook_answer(&req, &cached.tag, &cached.plan);
+    }
     super::plans::plan_answer(Ok(format), &cached)
 }

@@ -30,10 +30,12 @@ pub struct ProblemWire<T> {
     /// A rewritten response still being written, how much of it is out, and how many bytes of
     /// the caller's buffer it stands for.
     pending: Option<(Vec<u8>, usize, usize)>,
-    /// Bytes read since the last line feed, and whether a line since the last response was
-    /// longer than a URI may be: the dispatcher answers such a request line with a bare 400
-    /// ("uri too long" in its log), which is then written as the 414 it is.
+    /// Bytes of the request line read so far, whether it is still being read (only a
+    /// request's first line is measured: a body without line feeds is no request line), and
+    /// whether it was longer than a URI may be: the dispatcher answers such a request line
+    /// with a bare 400 ("uri too long" in its log), which is then written as the 414 it is.
     line: usize,
+    in_request_line: bool,
     long_line: bool,
     /// How long a write may wait for the client to take bytes, and since when it has.
     stall_limit: Duration,
@@ -51,27 +53,29 @@ impl<T> ProblemWire<T> {
             io,
             pending: None,
             line: 0,
+            in_request_line: true,
             long_line: false,
             stall_limit,
             stalled: None,
         }
     }
 
-    /// Notes the bytes just read: every line's length (the first continues the last read's),
-    /// and the length of the line they end in.
+    /// Notes the bytes just read: the request line's length so far, until its line feed.
     fn saw(&mut self, read: &[u8]) {
-        let mut segments = read.split(|&b| b == b'\n').peekable();
-        let mut len = self.line;
-        while let Some(segment) = segments.next() {
-            len = len.saturating_add(segment.len());
-            if len > MAX_URI_BYTES {
-                self.long_line = true;
-            }
-            if segments.peek().is_some() {
-                len = 0;
-            }
+        if !self.in_request_line {
+            return;
         }
-        self.line = len;
+        let (segment, ended) = match read.iter().position(|&b| b == b'\n') {
+            Some(end) => (&read[..end], true),
+            None => (read, false),
+        };
+        self.line = self.line.saturating_add(segment.len());
+        if self.line > MAX_URI_BYTES {
+            self.long_line = true;
+        }
+        if ended {
+            self.in_request_line = false;
+        }
     }
 }
 
@@ -199,9 +203,11 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for ProblemWire<T> {
             if let Some(out) = with_problem_body(buf, this.long_line) {
                 this.pending = Some((out, 0, buf.len()));
             }
-            // A response starts: the next request's lines are counted afresh.
+            // A response starts: the next request's line is measured afresh.
             if buf.starts_with(b"HTTP/1.1 ") {
                 this.long_line = false;
+                this.line = 0;
+                this.in_request_line = true;
             }
         }
         if let Some((out, sent, stands_for)) = &mut this.pending {

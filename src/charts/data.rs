@@ -318,6 +318,7 @@ pub const INPUT_WORDS: &[(&str, &str)] = &[
     ("economics.pue", "PUE"),
     ("economics.discount_rate", "Discount rate"),
     ("economics.spares_rate", "Spares rate"),
+    ("economics.depreciation_years", "Depreciation life"),
     ("economics.support_rate", "Support rate"),
     (
         "economics.ethernet_nos_usd_per_switch_per_year",

@@ -84,6 +84,9 @@ pub struct Comparison {
     pub reasons: Vec<Reason>,
     /// Where the two cheapest fabrics swap places.
     pub break_even: BreakEven,
+    /// The rules of thumb buyers quote, each checked against this plan's figures (a full
+    /// plan's; empty in a figures plan).
+    pub rules_of_thumb: Vec<super::RuleOfThumb>,
 }
 
 /// Compares fabrics costed with the same `econ` and `gpus`, with the recommendation and its
@@ -121,6 +124,7 @@ pub fn compare_with(
             recommendation: Recommendation::Unwritten,
             reasons: Vec::new(),
             break_even,
+            rules_of_thumb: Vec::new(),
         }));
     }
     let years = econ.years;
@@ -145,6 +149,7 @@ pub fn compare_with(
         recommendation,
         reasons,
         break_even,
+        rules_of_thumb: Vec::new(),
     }))
 }
 

@@ -172,6 +172,8 @@ pub struct Economics {
     /// Share of the year the cluster runs jobs, [0, 1].
     #[serde(serialize_with = "crate::json::decimal")]
     pub busy_fraction: Decimal,
+    /// Straight-line depreciation life of the network and the GPUs, years (≥ 1).
+    pub depreciation_years: u32,
 }
 
 /// Everything about one fabric the cost model needs besides prices and economics.

@@ -8,6 +8,7 @@
 
 mod capex;
 mod compare;
+mod depreciation;
 mod envelope;
 mod error;
 pub mod failure;
@@ -17,6 +18,7 @@ pub mod money;
 mod opex;
 mod sentences;
 mod tco;
+mod thumb;
 mod training;
 
 #[cfg(test)]
@@ -28,6 +30,7 @@ use utoipa::ToSchema;
 
 pub use capex::{Capex, CapexTotal, LinePrice, PricedLine, capex, line_prices, net_unit_price};
 pub use compare::{BreakEven, Comparison, FabricDelta, GPU_HOUR_USD_MAX, compare, compare_with};
+pub use depreciation::{Depreciation, DepreciationYear, straight_line};
 pub use envelope::{Envelope, Limit, Spend, SpendInput, spend};
 pub use error::CostError;
 pub(crate) use idle::busy_gpu_hours_per_year;
@@ -39,6 +42,7 @@ pub use money::{HOURS_PER_YEAR, format_usd_short};
 pub use opex::{OpexPerYear, StaffRole, opex_per_year};
 pub use sentences::{BreakEvenAt, Reason, Recommendation};
 pub use tco::{Tco, TcoYear, tco};
+pub use thumb::{RuleOfThumb, ThumbFabric, ThumbPlan, Verdict, rules_of_thumb};
 pub use training::{CostPerMillionTokens, Training, TrainingInput, training};
 
 use crate::fabric::Fabric;

@@ -30,6 +30,7 @@ fn econ() -> Economics {
         spares_rate: DEFAULT_SPARES_RATE,
         gpu_hour_usd: d("2.50"),
         busy_fraction: d("0.8"),
+        depreciation_years: 5,
     }
 }
 
@@ -526,6 +527,7 @@ prop_compose! {
             spares_rate: Decimal::new(spares, 2),
             gpu_hour_usd: Decimal::new(gpu_hour, 2),
             busy_fraction: Decimal::new(busy, 2),
+            depreciation_years: 5,
         }
     }
 }

@@ -46,7 +46,10 @@ pub(super) fn compared(
     {
         return Err(none_built(&fabrics, e));
     }
-    let comparison = comparison(&r, &costs, detail)?;
+    let mut comparison = comparison(&r, &costs, detail)?;
+    if let Some(c) = comparison.as_mut().filter(|_| detail == Detail::Full) {
+        c.rules_of_thumb = rules_of_thumb(&r, c.cheapest_fabric, &fabrics);
+    }
     let catalog = &r.catalog;
     let catalog_ref = CatalogRef {
         id: catalog.id().to_string(),
@@ -77,6 +80,40 @@ pub(super) fn compared(
         uncertainty: None,
     };
     Ok((plan, prepared))
+}
+
+/// The rules of thumb checked against the built fabrics' figures.
+fn rules_of_thumb(
+    r: &inputs::Resolved,
+    cheapest: Fabric,
+    fabrics: &[FabricPlan],
+) -> Vec<cost::RuleOfThumb> {
+    let built = fabrics.iter().filter_map(|f| {
+        let (capex, tco, idle, perf) = (
+            f.capex.as_ref()?,
+            f.tco.as_ref()?,
+            f.gpu_idle.as_ref()?,
+            f.performance.as_ref()?,
+        );
+        Some(cost::ThumbFabric {
+            fabric: f.fabric,
+            capex,
+            tco_usd: tco.total_usd,
+            gpu_idle_usd: idle.cost_total_usd,
+            step_time_ms: perf.step_time_ms,
+            network_exposed_ms: perf.network_exposed_ms,
+        })
+    });
+    cost::rules_of_thumb(&cost::ThumbPlan {
+        gpus: r.gpus,
+        years: r.economics.years,
+        roce_tuning: match r.roce_tuning {
+            crate::perf::RoceTuning::Default => "default",
+            crate::perf::RoceTuning::Tuned => "tuned",
+        },
+        cheapest,
+        fabrics: built.collect(),
+    })
 }
 
 /// No fabric can be built: the error points where the first failed and, with several fabrics,

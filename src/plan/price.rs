@@ -260,6 +260,10 @@ pub(super) fn plan_sized(
         capex: Some(cost.capex.clone()),
         opex_per_year: Some(cost.opex_per_year.clone()),
         tco: Some(cost.tco.clone()),
+        // The schedule is words and rows a figures plan (a sweep row) does not read.
+        depreciation: (detail == Detail::Full)
+            .then(|| cost::straight_line(cost.capex.total_usd, r.economics.depreciation_years))
+            .transpose()?,
         performance: Some(performance),
         gpu_idle: Some(cost.gpu_idle.clone()),
         training,

@@ -74,6 +74,8 @@ crate::plan::bounded::bounded_inputs! {
     // Default five years: the depreciation life of servers and networking.
     /// TCO horizon.
     int Years: u32, 1..=15, "years", default 5;
+    /// Life over which capex is written off.
+    int DepreciationYears: u32, 1..=15, "years";
     /// A share between 0 and 1.
     decimal Fraction, 0..=1, "fraction (0.12 = 12%)";
     /// Electricity price.
@@ -605,6 +607,9 @@ pub struct EconomicsRequest {
     pub gpus_per_ib_specialist: Option<GpusPerFte>,
     /// Spare parts per year as a share of hardware capex. Default: catalog.
     pub spares_rate: Option<Fraction>,
+    /// Years over which the network's capex (each fabric's `depreciation`) and the GPUs (the
+    /// owned GPU-hour value) are depreciated, straight line. Default: catalog (5).
+    pub depreciation_years: Option<DepreciationYears>,
     /// Value of one GPU-hour. Default: from the GPU model and `gpu_hour_basis`.
     pub gpu_hour_usd: Option<GpuHourUsd>,
     /// `owned` (default) or `rental`: how the default GPU-hour value is derived.

@@ -383,6 +383,8 @@ pub struct Report {
     pub charts: Vec<ChartLink>,
     /// The uncertainty analysis, when the query asks for one.
     pub sure: Option<Sure>,
+    /// The comparison's rules of thumb, each checked against the plan.
+    pub rules: Vec<crate::cost::RuleOfThumb>,
     pub boms: Vec<Bom>,
     pub warnings: Vec<String>,
     pub assumptions: Vec<Assumption>,
@@ -596,6 +598,18 @@ fn rate_text(plan: &Plan) -> String {
     format!("{}%", (rate * Decimal::ONE_HUNDRED).normalize())
 }
 
+/// "Depreciation per year (5 years, straight line)".
+fn depreciation_label(plan: &Plan) -> String {
+    match plan.built().find_map(|f| f.depreciation) {
+        Some(d) => format!(
+            "Depreciation per year ({} year{}, straight line)",
+            d.years,
+            if d.years == 1 { "" } else { "s" }
+        ),
+        None => "Depreciation per year".into(),
+    }
+}
+
 /// The side-by-side rows: exact value plus whole-dollar text, per fabric.
 fn rows(plan: &Plan) -> Vec<Row> {
     let years = plan.built().next().map(|f| f.tco.years).unwrap_or(0);
@@ -627,6 +641,8 @@ fn rows(plan: &Plan) -> Vec<Row> {
         row("Opex per year".into(), "opex_per_year.total_usd", true, |f| f.opex_per_year.total_usd),
         row(format!("Network TCO ({years} years, undiscounted)"), "tco.total_usd", true, |f| f.tco.total_usd),
         row(format!("Network TCO, net present cost at {}", rate_text(plan)), "tco.npv_usd", false, |f| f.tco.npv_usd),
+        row(depreciation_label(plan), "depreciation.by_year.0.expense_usd", false,
+            |f| f.depreciation.and_then(|d| d.by_year.first()).map_or(Decimal::ZERO, |y| y.expense_usd)),
         row(format!("GPU idle cost ({years} years)"), "gpu_idle.cost_total_usd", false,
             |f| f.gpu_idle.cost_total_usd),
         row("Total cost".into(), "total_cost_usd", true, |f| f.total_cost_usd),
@@ -674,12 +690,11 @@ fn rows(plan: &Plan) -> Vec<Row> {
 }
 
 /// The catalog's operations figures as assumptions, split in two: those that are plan inputs,
-/// named by their input path (`economics.pue`), and those that are not (the depreciation life
-/// behind the owned GPU-hour value), named so that no one takes them for an input — a query
-/// naming them is a 422 unknown field.
+/// named by their input path (`economics.pue`), and those that are not (a catalog's own
+/// figures), named so that no one takes them for an input — a query naming them is a 422
+/// unknown field.
 fn figure_rows(
     catalog: &Catalog,
-    plan: &Plan,
     pairs: &[(String, String)],
 ) -> (Vec<Assumption>, Vec<Assumption>) {
     let (mut inputs, mut model) = (Vec::new(), Vec::new());
@@ -702,7 +717,7 @@ fn figure_rows(
                 .iter()
                 .any(|p| p.name == param)
             {
-                model.push(model_assumption(&name, value, unit, cited, plan, pairs));
+                model.push(model_assumption(&name, value, unit, cited));
                 continue;
             }
             let given = raw(pairs, &param);
@@ -723,48 +738,13 @@ fn figure_rows(
 }
 
 /// A catalog figure that is no plan input, as a model assumption: named in words, not as an
-/// input path, and saying how its effect is changed.
-fn model_assumption(
-    name: &str,
-    value: String,
-    unit: String,
-    cited: String,
-    plan: &Plan,
-    pairs: &[(String, String)],
-) -> Assumption {
-    let (label, source) = match name {
-        "depreciation_years" => {
-            let e = plan.inputs.economics.as_ref();
-            let rental = e.and_then(|e| e.gpu_hour_basis)
-                == Some(crate::plan::request::GpuHourBasis::Rental);
-            // Owned basis, not given: the value was derived (the catalog has a purchase price).
-            let derived = e.is_some_and(|e| e.gpu_hour_usd.is_some());
-            let effect = if raw(pairs, "economics.gpu_hour_usd").is_some() {
-                "Not used by this plan: economics.gpu_hour_usd is your input."
-            } else if rental {
-                "Not used by this plan: the GPU-hour value is the GPU's rental rate."
-            } else if !derived {
-                "Not used by this plan: the catalog has no purchase price for this GPU."
-            } else {
-                "The owned GPU-hour value (economics.gpu_hour_usd) spreads the GPU's purchase and server share over this many years."
-            };
-            (
-                "GPU depreciation life (model assumption, not an input)".to_string(),
-                format!(
-                    "{cited}. {effect} Not an input: to change its effect, set economics.gpu_hour_usd."
-                ),
-            )
-        }
-        other => (
-            format!("{other} (catalog figure, not an input)"),
-            format!("{cited}. Not an input: set by the catalog."),
-        ),
-    };
+/// input path, and saying that the catalog sets it.
+fn model_assumption(name: &str, value: String, unit: String, cited: String) -> Assumption {
     Assumption {
-        name: label,
+        name: format!("{name} (catalog figure, not an input)"),
         value,
         unit,
-        source,
+        source: format!("{cited}. Not an input: set by the catalog."),
         given: false,
     }
 }
@@ -866,9 +846,7 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
     let qs = plan_query(pairs);
     let charts = chart_links(plan, &qs);
     let boms = priced_boms(plan);
-    let (mut assumptions, model) = catalog
-        .map(|c| figure_rows(c, plan, pairs))
-        .unwrap_or_default();
+    let (mut assumptions, model) = catalog.map(|c| figure_rows(c, pairs)).unwrap_or_default();
     if let Some(g) = gpu_model_assumption(plan, catalog) {
         assumptions.insert(0, g);
     }
@@ -898,6 +876,11 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
         rows: rows(plan),
         charts,
         sure: sure(plan),
+        rules: plan
+            .comparison
+            .as_ref()
+            .map(|c| c.rules_of_thumb.clone())
+            .unwrap_or_default(),
         boms,
         warnings: plan.warnings.clone(),
         assumptions,

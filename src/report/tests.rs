@@ -205,44 +205,30 @@ fn the_box_names_the_fabrics_that_cannot_be_built() {
     );
 }
 
-/// The depreciation life is no input: its row is named as a model assumption and says it
-/// is unused when the GPU-hour value is given.
+/// The depreciation life is an input (`economics.depreciation_years`): its row is named by
+/// its input path, with the catalog's figure and source, or "your input" when given.
 #[test]
-fn the_depreciation_life_is_a_model_assumption() {
+fn the_depreciation_life_is_an_input_row() {
     let row = |v: serde_json::Value, q: &[(&str, &str)]| {
         let (p, cats) = planned(v);
         let r = report(&p, Some(cats.newest()), &pairs(q));
-        assert!(
-            r.assumptions
-                .iter()
-                .all(|a| a.name != "economics.depreciation_years")
-        );
         r.assumptions
             .into_iter()
-            .find(|a| a.name.contains("depreciation"))
+            .find(|a| a.name == "economics.depreciation_years")
             .expect("a depreciation row")
     };
     let a = row(serde_json::json!({"gpus": 64}), &[]);
     assert_eq!(
-        (a.name.as_str(), a.value.as_str(), a.unit.as_str(), a.given),
-        (
-            "GPU depreciation life (model assumption, not an input)",
-            "5",
-            "years",
-            false
-        )
+        (a.value.as_str(), a.unit.as_str(), a.given),
+        ("5", "years", false)
     );
-    assert!(
-        a.source.contains("set economics.gpu_hour_usd"),
-        "{}",
-        a.source
-    );
-    assert!(!a.source.contains("Not used"), "{}", a.source);
+    assert!(!a.source.contains("your input"), "{}", a.source);
     let a = row(
-        serde_json::json!({"gpus": 64, "economics": {"gpu_hour_usd": "3"}}),
-        &[("economics.gpu_hour_usd", "3")],
+        serde_json::json!({"gpus": 64, "economics": {"depreciation_years": 3}}),
+        &[("economics.depreciation_years", "3")],
     );
-    assert!(a.source.contains("Not used by this plan"), "{}", a.source);
+    assert_eq!((a.value.as_str(), a.given), ("3", true));
+    assert_eq!(a.source, "your input");
 }
 
 /// A sweep that cannot be drawn is said in words in the chart's place, with no image; a

@@ -474,12 +474,14 @@ mod tests {
             let at =
                 |detail| build_with(&req, &cats, Effort::default(), None, detail).expect("plan");
             let (full, figures) = (at(Detail::Full), at(Detail::Figures));
-            // The plan CSV is answered from a full plan (its recommendation column has words a
-            // figures plan leaves out); every other cell is the same.
+            // The plan CSV is answered from a full plan (its recommendation and rules-of-thumb
+            // columns have words a figures plan leaves out); every other cell is the same.
             let mut worded = figures.clone();
             if let (Some(c), Some(w)) = (worded.comparison.as_mut(), full.comparison.as_ref()) {
                 assert!(c.recommendation.to_string().is_empty(), "{v}");
+                assert!(c.rules_of_thumb.is_empty(), "{v}");
                 c.recommendation = w.recommendation.clone();
+                c.rules_of_thumb = w.rules_of_thumb.clone();
             }
             assert_eq!(
                 crate::table::plan_csv(&worded).expect("csv"),

@@ -5,6 +5,7 @@
 
 pub mod csv;
 pub mod metrics;
+pub mod workbook;
 
 use std::sync::Arc;
 
@@ -79,6 +80,16 @@ const LATER_COLUMNS: usize = 2;
 /// figures plan has no recommendation words).
 pub const PLAN_TAIL_COLUMNS: &[&str] = &["recommendation", "break_even_gpu_hour_usd"];
 
+/// The rules of thumb's verdicts (`holds`, `fails`, `not_applicable`; empty without a
+/// comparison), the same on every row, after the uncertainty columns (appended since: a sheet
+/// reading cells by position keeps the earlier ones).
+pub const RULE_COLUMNS: &[&str] = &[
+    "rules_of_thumb.cost_gap",
+    "rules_of_thumb.throughput_share",
+    "rules_of_thumb.size_band",
+    "rules_of_thumb.comm_threshold",
+];
+
 /// Columns LibreOffice's area link of the plan CSV reads in CI (`A1:BZ20`,
 /// tests/spreadsheet/check.fods.in): every plan CSV column fits in it.
 pub const SPREADSHEET_AREA_COLUMNS: usize = 78;
@@ -107,9 +118,9 @@ pub const UNCERTAINTY_COLUMNS: &[&str] = &[
 ];
 
 /// The per-fabric summary of a plan as CSV (header + one row per fabric). The columns are the
-/// same with and without an uncertainty analysis: its [`UNCERTAINTY_COLUMNS`] come last, empty
-/// when the plan has no analysis (and for an infeasible fabric), so a sheet that reads cells by
-/// position reads the same cells either way.
+/// same with and without an uncertainty analysis: its [`UNCERTAINTY_COLUMNS`] come after the
+/// plan's, empty when the plan has no analysis (and for an infeasible fabric), so a sheet that
+/// reads cells by position reads the same cells either way; the [`RULE_COLUMNS`] follow.
 pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
     let first = PLAN_COLUMNS.len().saturating_sub(LATER_COLUMNS);
     let (figures, later) = PLAN_COLUMNS.split_at(first);
@@ -128,7 +139,18 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
     header.extend(later);
     header.extend(PLAN_TAIL_COLUMNS);
     header.extend(UNCERTAINTY_COLUMNS);
+    header.extend(RULE_COLUMNS);
     let mut out = Csv::new(&header);
+    let rules: Vec<Value> = RULE_COLUMNS
+        .iter()
+        .map(|c| {
+            let rule = c.trim_start_matches("rules_of_thumb.");
+            plan.comparison
+                .as_ref()
+                .and_then(|cmp| cmp.rules_of_thumb.iter().find(|r| r.rule == rule))
+                .map_or(Value::Null, |r| Value::String(r.verdict.as_str().into()))
+        })
+        .collect();
     let cheapest = plan.cheapest_fabric();
     let recommendation = Value::String(
         plan.comparison
@@ -171,6 +193,7 @@ pub fn plan_csv(plan: &Plan) -> Result<String, serde_json::Error> {
                 .cloned()
                 .unwrap_or(Value::Null)
         }));
+        row.extend(rules.iter().cloned());
         out.row(row);
     }
     Ok(out.finish())

@@ -422,10 +422,9 @@ async fn the_per_gpu_rows_are_rounded_once_from_the_exact_quotient() {
     assert!(witnesses > 0, "the case no longer shows double rounding");
 }
 
-/// Every assumption named as an input is one (the table listed
-/// `economics.depreciation_years`, which is a 422 unknown field); the depreciation life behind
-/// the owned GPU-hour value is shown as a model assumption, changed through
-/// economics.gpu_hour_usd.
+/// Every assumption named as an input is one (the table once listed
+/// `economics.depreciation_years` when it was no input); the depreciation life is now the input
+/// `economics.depreciation_years`, which the owned GPU-hour value and the capex schedule read.
 #[tokio::test]
 async fn every_assumption_named_as_an_input_is_an_input() {
     let app = spawn_app().await;
@@ -446,9 +445,8 @@ async fn every_assumption_named_as_an_input_is_an_input() {
             .await;
         assert_eq!(res.status(), 200, "{name}={value} is not an input");
     }
-    let (name, rest) = depreciation.expect("a depreciation row");
-    assert!(name.contains("not an input"), "{name}");
-    assert!(rest.contains("economics.gpu_hour_usd"), "{rest}");
+    let (name, _) = depreciation.expect("a depreciation row");
+    assert_eq!(name, "economics.depreciation_years");
 }
 
 /// A price sweeps like any input (the question a buyer with an uncertain switch quote asks: at

@@ -900,3 +900,75 @@ async fn unknown_cabling_skus_and_huge_numbers_are_named_as_given() {
     let detail = p["detail"].as_str().unwrap_or("");
     assert!(detail.contains("1e308") && detail.len() < 300, "{detail}");
 }
+
+/// A bad `Transfer-Encoding` is a 400 however large the body behind it: a body without line
+/// feeds is no request line, so it never makes the answer a 414 "URI too long" (#44).
+#[tokio::test]
+async fn a_bad_transfer_encoding_is_a_400_whatever_the_body() {
+    let app = spawn_app().await;
+    for te in ["foo", "gzip, chunked"] {
+        for body_len in [10usize, 100_000] {
+            let mut request = format!(
+                "POST /v1/plans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: {te}\r\n\r\n"
+            )
+            .into_bytes();
+            request.extend(std::iter::repeat_n(b'x', body_len));
+            assert_raw_problem(&app.base, &request, 400, "malformed_request").await;
+        }
+    }
+    // A request line that long is still a 414.
+    let mut long = b"GET /v1/plans?gpus=".to_vec();
+    long.extend(std::iter::repeat_n(b'1', 70_000));
+    long.extend_from_slice(b" HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_raw_problem(&app.base, &long, 414, "uri_too_long").await;
+}
+
+/// serde's names of JSON's kinds are said in JSON's words: "got an object", "got a list",
+/// never "got map" or "got sequence" (#44).
+#[tokio::test]
+async fn wrong_kinds_are_named_in_json_words() {
+    let app = spawn_app().await;
+    for (body, got) in [
+        (serde_json::json!({"gpus": {"a": 1}}), "got an object"),
+        (serde_json::json!({"gpus": [1]}), "got a list"),
+        (
+            serde_json::json!({"gpus": 64, "economics": {"years": {"n": 5}}}),
+            "got an object",
+        ),
+        (serde_json::json!({"gpus": true}), "got true"),
+    ] {
+        let p = assert_problem(app.post_json("/v1/plans", &body).await, 422).await;
+        let detail = p["errors"][0]["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains(got), "{body}: {detail}");
+        for serde_word in ["map", "sequence", "boolean"] {
+            assert!(!detail.contains(serde_word), "{body}: {detail}");
+        }
+    }
+}
+
+/// A decimal input's swept values follow the input's own notation: `values=1e0` is a 422, as
+/// `economics.gpu_hour_usd=1e0` is on a plan (#44); an integer input's are unchanged.
+#[tokio::test]
+async fn a_decimal_inputs_swept_values_are_plain_decimals() {
+    let app = spawn_app().await;
+    for qs in [
+        "vary=economics.gpu_hour_usd&values=1e0,2.5e0",
+        "vary=economics.gpu_hour_usd&from=1e0&to=2&steps=2",
+        "vary=gpus&values=64&vary2=economics.pue&values2=1.2,13e-1",
+    ] {
+        let p = app
+            .problem(&format!("/v1/sweeps?gpus=1024&{qs}"), 422)
+            .await;
+        assert!(
+            p["errors"][0]["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("plain decimal"),
+            "{qs}: {p}"
+        );
+    }
+    let ok = app
+        .get("/v1/sweeps?gpus=1024&vary=economics.gpu_hour_usd&values=1,2.5")
+        .await;
+    assert_eq!(ok.status(), 200);
+}

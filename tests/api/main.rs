@@ -15,6 +15,7 @@ mod openapi;
 mod plans;
 mod remote;
 mod replicas;
+mod rules;
 mod scenarios;
 mod sheets;
 mod shutdown;

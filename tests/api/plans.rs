@@ -1627,3 +1627,39 @@ async fn a_long_number_gives_the_same_plan_by_post_and_get() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_capex_is_depreciated_straight_line_over_the_life_asked() {
+    let app = spawn_app().await;
+    let five = plan(&app, json!({"gpus": 1024})).await;
+    assert_eq!(five["inputs"]["economics"]["depreciation_years"], 5);
+    let three = plan(
+        &app,
+        json!({"gpus": 1024, "economics": {"depreciation_years": 3}}),
+    )
+    .await;
+    for f in three["fabrics"].as_array().unwrap() {
+        let d = &f["depreciation"];
+        assert_eq!(d["method"], "straight_line");
+        assert_eq!(d["years"], 3);
+        let capex = dec(&f["capex"]["total_usd"]);
+        assert_eq!(dec(&d["basis_usd"]), capex);
+        let years = d["by_year"].as_array().unwrap();
+        assert_eq!(years.len(), 3);
+        let sum: Decimal = years.iter().map(|y| dec(&y["expense_usd"])).sum();
+        assert_eq!(sum, capex, "the years sum to the capex");
+        assert_eq!(dec(&years[2]["book_value_usd"]), Decimal::ZERO);
+        assert_eq!(
+            dec(&years[0]["book_value_usd"]),
+            capex - dec(&years[0]["expense_usd"])
+        );
+    }
+    // The same life prices the owned GPU-hour: H100 $33,750 over 3 years + power
+    // = 33,750 ÷ 26,280 + 1.275 × 1.25 × 0.085 = 1.2842 + 0.1355 = $1.4197.
+    assert_eq!(three["inputs"]["economics"]["gpu_hour_usd"], "1.4197");
+    assert_eq!(five["inputs"]["economics"]["gpu_hour_usd"], "0.906");
+    let page = app
+        .html("/report?gpus=1024&economics.depreciation_years=3", 200)
+        .await;
+    assert!(page.contains("Depreciation per year (3 years, straight line)"));
+}

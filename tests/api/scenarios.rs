@@ -479,6 +479,28 @@ async fn revisions_are_conditional_kept_and_each_reproducible() {
                 .unwrap()
                 .starts_with("text/csv")
         );
+        // And as a workbook, named by the saved plan's id.
+        let book = send(
+            &app,
+            reqwest::Method::GET,
+            &format!("{path}/plan?format=xlsx"),
+            Some(&read),
+            None,
+            None,
+        )
+        .await;
+        assert_eq!(book.status(), 200);
+        // Revisions are listed oldest first: the last is the current one.
+        let current = revs.last().and_then(|r| r["plan_id"].as_str());
+        let disposition = book.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            current.is_some_and(|id| disposition.contains(id)),
+            "{disposition}"
+        );
+        assert_eq!(book.bytes().await.unwrap()[..2], *b"PK");
         // Another team sees nothing; deleting removes it.
         let db = archive_at(&url);
         let (_, other) = keys::create(db.db(), "other", "team-b", Scope::Write)

@@ -542,7 +542,7 @@ async fn malformed_and_unknown_parameters_are_named_and_cache_busters_ignored() 
         .await;
     assert!(first_error(&p, "pointer").starts_with("/fabrics"));
     assert_eq!(
-        app.pointer("/v1/plans?gpus=8&format=xlsx", 422).await,
+        app.pointer("/v1/plans?gpus=8&format=ods", 422).await,
         "/format"
     );
     let long = format!("/v1/plans?gpus=8&_={}", "x".repeat(9000));
@@ -603,6 +603,56 @@ async fn csv_text_cells_are_guarded_against_formulas() {
             }
         }
     }
+}
+
+/// A catalog whose texts a spreadsheet would run as formulas (`=`, `+`, `-`, `@` and the
+/// full-width `＝ ＋ － ＠`; control characters are refused by catalog validation): every BOM
+/// text cell that begins with one is prefixed with `'`.
+#[tokio::test]
+async fn csv_cells_from_hostile_catalog_texts_are_not_formulas() {
+    let mut v: Value =
+        serde_json::from_slice(&std::fs::read("pricing/default.json").expect("catalog"))
+            .expect("json");
+    let hostile = [
+        "=HYPERLINK(\"http://x\")",
+        "＝1+2",
+        "+cmd|' /C calc'!A0",
+        "－5",
+        "@SUM(1)",
+        "＠x",
+    ];
+    let mut n = 0;
+    for list in ["switches", "nics", "transceivers", "cables"] {
+        for part in v[list].as_array_mut().expect(list) {
+            part["description"] = hostile[n % hostile.len()].into();
+            n += 1;
+        }
+    }
+    let catalog =
+        fabric_tco::catalog::Catalog::parse("test", &serde_json::to_vec(&v).expect("bytes"))
+            .expect("catalog loads");
+    let app =
+        crate::spawn_with(fabric_tco::catalog::CatalogSet::new(vec![catalog]).expect("set")).await;
+    let (_, _, text) = get_text(&app, "/v1/plans/bom?gpus=512&format=csv").await;
+    let mut guarded = 0;
+    for rec in csv_records(&text) {
+        for (k, v) in rec {
+            if v.parse::<f64>().is_ok() {
+                continue;
+            }
+            assert!(
+                !v.starts_with(['=', '+', '-', '@', '＝', '＋', '－', '＠']),
+                "{k}: {v}"
+            );
+            if hostile.iter().any(|h| v.starts_with(&format!("'{h}"))) {
+                guarded += 1;
+            }
+        }
+    }
+    assert!(
+        guarded >= 3,
+        "the hostile descriptions are in the BOM, prefixed: {text}"
+    );
 }
 
 async fn cheapest_at(app: &TestApp, gpus: u64) -> String {
@@ -1375,23 +1425,37 @@ async fn plan_csv_columns_keep_their_positions() {
             "break_even_gpu_hour_usd"
         ]
     );
-    // The uncertainty analysis' columns come last, there without an analysis (empty cells) and
-    // with one (filled): turning the analysis on moves no column.
-    let analysis_columns = &header[released.len() + 4..];
+    // The uncertainty analysis' columns come next, there without an analysis (empty cells)
+    // and with one (filled): turning the analysis on moves no column. The rules of thumb's
+    // four verdicts, appended since, come last.
+    let rules = [
+        "rules_of_thumb.cost_gap",
+        "rules_of_thumb.throughput_share",
+        "rules_of_thumb.size_band",
+        "rules_of_thumb.comm_threshold",
+    ];
+    assert_eq!(header[header.len() - 4..], rules);
+    let analysis_columns = &header[released.len() + 4..header.len() - 4];
     assert_eq!(
         analysis_columns.first(),
         Some(&"uncertainty.probability_cheapest")
     );
     assert_eq!(analysis_columns.len(), 18);
+    // Read from the end (`rsplitn`): the last 4 cells are the verdicts, the 18 before them
+    // the analysis'.
     let row: Vec<&str> = text
         .lines()
         .nth(1)
         .unwrap_or_default()
-        .rsplitn(19, ',')
+        .rsplitn(23, ',')
         .collect();
     assert!(
-        row[..18].iter().all(|c| c.is_empty()),
+        row[4..22].iter().all(|c| c.is_empty()),
         "empty without an analysis: {row:?}"
+    );
+    assert!(
+        row[..4].iter().all(|c| ["holds", "fails"].contains(c)),
+        "verdicts: {row:?}"
     );
     let with = app
         .text("/v1/plans?gpus=1024&format=csv&uncertainty.samples=20")
@@ -1401,10 +1465,10 @@ async fn plan_csv_columns_keep_their_positions() {
         .lines()
         .nth(1)
         .unwrap_or_default()
-        .rsplitn(19, ',')
+        .rsplitn(23, ',')
         .collect();
     assert!(
-        row[..18].iter().all(|c| !c.is_empty()),
+        row[4..22].iter().all(|c| !c.is_empty()),
         "filled with one: {row:?}"
     );
     // CI's LibreOffice area link reads A1:BZ20 (tests/spreadsheet/check.fods.in): 78 columns.
@@ -1488,12 +1552,13 @@ async fn the_plan_csv_ends_with_the_recommendation_and_the_break_even() {
         let c = &plan["comparison"];
         let (_, text) = get_ok(&app, &format!("/v1/plans?{qs}&format=csv")).await;
         let header = parse_csv(&text)[0].clone();
-        // The last plan columns, before the uncertainty analysis' 18 (empty without one).
+        // The last plan columns, before the uncertainty analysis' 18 (empty without one) and
+        // the rules of thumb's 4 verdicts.
         let first_analysis = header
             .iter()
             .position(|h| h == "uncertainty.probability_cheapest")
             .expect("the analysis columns");
-        assert_eq!(header.len() - first_analysis, 18);
+        assert_eq!(header.len() - first_analysis, 18 + 4);
         assert_eq!(
             header[first_analysis - 2..first_analysis],
             ["recommendation", "break_even_gpu_hour_usd"]
@@ -1777,4 +1842,124 @@ async fn value_errors_can_be_asked_as_one_line_of_text() {
         .problem("/v1/value?metric=total_cost_usd&gpus=1024&errors=html", 422)
         .await;
     assert_eq!(p["errors"][0]["pointer"], "/errors", "{p}");
+}
+
+/// The sheets of a served workbook, in order, and one part's XML.
+fn workbook_parts(bytes: &[u8], part: &str) -> (Vec<String>, String) {
+    use std::io::Read;
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("an xlsx is a zip");
+    let mut book = String::new();
+    zip.by_name("xl/workbook.xml")
+        .expect("workbook part")
+        .read_to_string(&mut book)
+        .expect("utf-8");
+    let sheets = book
+        .split("<sheet ")
+        .skip(1)
+        .filter_map(|s| {
+            s.split("name=\"")
+                .nth(1)?
+                .split('"')
+                .next()
+                .map(str::to_string)
+        })
+        .collect();
+    let mut xml = String::new();
+    zip.by_name(part)
+        .expect("part")
+        .read_to_string(&mut xml)
+        .expect("utf-8");
+    (sheets, xml)
+}
+
+/// `format=xlsx` on a plan (GET, POST, `Accept`): a workbook with live formulas, its own
+/// entity tag and a file name; the BOM and sweeps offer no workbook (422 listing what they do).
+/// LibreOffice recalculates it against the API in CI (tests/spreadsheet/xlsx_check.py).
+#[tokio::test]
+async fn plans_answer_a_workbook_with_live_formulas() {
+    let app = spawn_app().await;
+    let plan = app.ok_json("/v1/plans?gpus=64").await;
+    let res = app.get("/v1/plans?gpus=64&format=xlsx").await;
+    assert_eq!(res.status(), 200);
+    let h = res.headers().clone();
+    assert_eq!(
+        h["content-type"],
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    );
+    let id = plan["plan_id"].as_str().unwrap();
+    assert_eq!(h["etag"], format!("\"{id}-xlsx\"").as_str());
+    assert_eq!(
+        h["content-disposition"],
+        format!("attachment; filename=\"fabric-tco-{id}.xlsx\"").as_str()
+    );
+    let bytes = res.bytes().await.unwrap();
+    let (sheets, side) = workbook_parts(&bytes, "xl/worksheets/sheet6.xml");
+    assert_eq!(
+        sheets,
+        [
+            "Summary",
+            "Assumptions",
+            "BOM infiniband",
+            "BOM roce",
+            "BOM roce_adaptive",
+            "Side by side",
+            "Opex by year",
+            "Depreciation",
+            "Uncertainty",
+            "Warnings"
+        ]
+    );
+    // Live formulas, each with the API's figure as its cached result.
+    assert!(side.contains("<f>SUMIF('BOM infiniband'!$C$2"), "{side}");
+    let ib = &plan["fabrics"][0];
+    for figure in [
+        &ib["capex"]["total_usd"],
+        &ib["tco"]["total_usd"],
+        &ib["total_cost_usd"],
+    ] {
+        let v: f64 = figure.as_str().unwrap().parse().unwrap();
+        assert!(
+            side.contains(&format!("<v>{v}</v>")),
+            "{figure} cached in {side}"
+        );
+    }
+    let tagged = app
+        .client
+        .get(app.url("/v1/plans?gpus=64&format=xlsx"))
+        .header("If-None-Match", format!("\"{id}-xlsx\""))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(tagged.status(), 304);
+    // By Accept, and on POST.
+    let accepted = app
+        .client
+        .get(app.url("/v1/plans?gpus=64"))
+        .header(
+            "Accept",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(accepted.bytes().await.unwrap()[..2], *b"PK");
+    let posted = app
+        .client
+        .post(app.url("/v1/plans?format=xlsx"))
+        .json(&json!({"gpus": 64}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(posted.status(), 200);
+    assert_eq!(posted.bytes().await.unwrap()[..2], *b"PK");
+    for path in [
+        "/v1/plans/bom?gpus=64&format=xlsx",
+        "/v1/sweeps?gpus=64&vary=gpus&values=64,128&format=xlsx",
+    ] {
+        let p = app.problem_at(path, 422, "/format").await;
+        assert!(
+            p["errors"][0]["detail"].as_str().unwrap().contains("'csv'"),
+            "{p}"
+        );
+    }
 }

@@ -473,6 +473,16 @@ pub fn format_param() -> Parameter {
     )
 }
 
+/// `format` of a plan: [`format_param`]'s, and `xlsx` for a workbook with live formulas.
+pub fn plan_format_param() -> Parameter {
+    extra_param(
+        "format",
+        false,
+        "`csv` for CSV (also `Accept: text/csv`); `xlsx` for a workbook with live formulas (also `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`; docs/spreadsheets.md, \"Workbook\"); `json` (default).",
+        Kind::Enum(&["json", "csv", "xlsx"]),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

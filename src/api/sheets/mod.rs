@@ -19,8 +19,8 @@ use super::error::{ApiError, Problem};
 use super::middleware::with_plan_id;
 use super::responses::{Busy, JsonOrCsv, PlanInvalid, QueryProblems};
 use crate::fabric::Fabric;
+use crate::plan::Detail;
 use crate::plan::cache::CachedPlan;
-use crate::plan::{Detail, Plan};
 use crate::table::metrics::{self, FabricChoice};
 use crate::table::{BomSheet, bom_csv, bom_sheet, plan_csv};
 use actix_web::web::Bytes;
@@ -54,7 +54,27 @@ impl IntoParams for PlanParams {
     }
 }
 
-/// Query parameters of a POST (`/v1/plans`, `/v1/sweeps`): `format` only, the input is the
+/// Query parameters of `GET /v1/plans`: the plan inputs and `format` (json, csv, xlsx).
+pub struct PlanSheetParams;
+
+impl IntoParams for PlanSheetParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let mut v = plan_parameters();
+        v.push(query::plan_format_param());
+        v
+    }
+}
+
+/// Query parameters of `POST /v1/plans`: `format` only (json, csv, xlsx).
+pub struct PostPlanParams;
+
+impl IntoParams for PostPlanParams {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![query::plan_format_param()]
+    }
+}
+
+/// Query parameters of a POST (`/v1/sweeps`, `/v1/fit`): `format` only, the input is the
 /// body (any other name but a `_` cache buster is a 422).
 pub struct PostParams;
 
@@ -108,9 +128,16 @@ impl IntoParams for ValueParams {
 /// The same plan as `POST /v1/plans` (same validation, same `plan_id`), with the inputs as
 /// query parameters. `format=csv` or `Accept: text/csv` gives one CSV row per fabric with the
 /// headline figures (columns named by their JSON path), `cheapest`, `catalog.id`,
-/// `catalog.version` and `plan_id`. Responses carry `Cache-Control: no-store` and an `ETag`
-/// (`"<plan_id>"` for JSON, `"<plan_id>-csv"` for CSV); `If-None-Match` → 304.
-#[utoipa::path(tag = "plans", params(PlanParams), responses(JsonOrCsv<Plan>, QueryProblems, PlanInvalid, Busy))]
+/// `catalog.version` and `plan_id`. `format=xlsx` gives a workbook with live formulas
+/// (Summary, Side by side, a BOM sheet per fabric, Opex by year, Depreciation, Assumptions,
+/// Uncertainty, Warnings; docs/spreadsheets.md). Responses carry `Cache-Control: no-store` and
+/// an `ETag` (`"<plan_id>"` for JSON, `"<plan_id>-csv"` for CSV, `"<plan_id>-xlsx"`);
+/// `If-None-Match` → 304.
+#[utoipa::path(
+    tag = "plans",
+    params(PlanSheetParams),
+    responses(super::responses::PlanAnswers, QueryProblems, PlanInvalid, Busy)
+)]
 #[get("/v1/plans")]
 pub async fn get_plan(
     req: HttpRequest,
@@ -144,12 +171,21 @@ async fn plan_sheet(
     csv: impl FnOnce(&CachedPlan) -> Result<Bytes, ApiError>,
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(req)?;
-    let format = negotiate(req, Some(&q))?;
+    // The plan itself is also a workbook; its BOM (`kind` "-bom") is JSON or CSV.
+    let format = if kind.is_empty() {
+        super::conneg::negotiate_plan(req, Some(&q))?
+    } else {
+        negotiate(req, Some(&q))?
+    };
     let detail = match format {
         Format::Csv => csv_detail,
-        Format::Json => Detail::Full,
+        Format::Json | Format::Xlsx => Detail::Full,
     };
     let cached = plan_from_query_at(&q, FORMAT_ONLY, state, detail).await?;
+    if format == Format::Xlsx {
+        let res = super::conneg::workbook_answer(req, &cached.tag, &cached.plan)?;
+        return Ok(with_plan_id(res, &cached.plan.plan_id));
+    }
     let (body, media_type, suffix) = format.body(|| json(&cached), || csv(&cached))?;
     let tag = etag(&format!("{}{kind}{suffix}", cached.tag));
     Ok(with_plan_id(

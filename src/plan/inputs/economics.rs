@@ -42,7 +42,7 @@ pub(super) fn resolve(
         None => default_gpu_hour(
             gpu,
             gpu_hour_basis,
-            ops,
+            economics.depreciation_years,
             economics.pue,
             economics.electricity_usd_per_kwh,
             warnings,
@@ -95,6 +95,14 @@ fn given_or_catalog(req: &PlanRequest, e: &EconomicsRequest, ops: &Operations) -
             .as_ref()
             .and_then(|u| u.busy_fraction.map(Fraction::get))
             .unwrap_or(ops.busy_fraction.value),
+        depreciation_years: e.depreciation_years.map_or_else(
+            || {
+                rust_decimal::prelude::ToPrimitive::to_u32(&ops.depreciation_years.value)
+                    .filter(|&y| y >= 1)
+                    .unwrap_or(5)
+            },
+            |y| y.get(),
+        ),
     }
 }
 
@@ -103,7 +111,7 @@ fn given_or_catalog(req: &PlanRequest, e: &EconomicsRequest, ops: &Operations) -
 fn default_gpu_hour(
     gpu: &Gpu,
     basis: GpuHourBasis,
-    ops: &Operations,
+    depreciation_years: u32,
     pue: Decimal,
     electricity: Decimal,
     warnings: &mut Vec<String>,
@@ -120,14 +128,16 @@ fn default_gpu_hour(
             }
         },
         GpuHourBasis::Owned => match (gpu.purchase_usd, gpu.server_share_usd) {
-            (Some(p), Some(s)) => {
-                let years =
-                    rust_decimal::prelude::ToPrimitive::to_u32(&ops.depreciation_years.value)
-                        .unwrap_or(5);
-                crate::cost::owned_gpu_hour_usd(p, s, years, gpu.power_w, pue, electricity)
-                    .map(Some)
-                    .map_err(PlanError::from)
-            }
+            (Some(p), Some(s)) => crate::cost::owned_gpu_hour_usd(
+                p,
+                s,
+                depreciation_years,
+                gpu.power_w,
+                pue,
+                electricity,
+            )
+            .map(Some)
+            .map_err(PlanError::from),
             _ => {
                 warnings.push(format!(
                     "GPU '{}' has no purchase price in the catalog: GPU-idle cost is counted at $0; set economics.gpu_hour_usd",
@@ -199,6 +209,7 @@ pub(super) fn echo(costs: &Costs) -> EconomicsRequest {
         gpus_per_network_fte: Some(GpusPerFte::echo(economics.gpus_per_network_fte)),
         gpus_per_ib_specialist: Some(GpusPerFte::echo(economics.gpus_per_ib_specialist)),
         spares_rate: Some(Fraction::echo(economics.spares_rate)),
+        depreciation_years: Some(DepreciationYears::echo(economics.depreciation_years)),
         // No value when none could be derived: the $0 it is counted at is not an input
         // (a given 0 is), so the two requests get different ids, as they get different
         // warnings.

@@ -114,6 +114,9 @@ pub struct FabricPlan {
     /// Multi-year TCO of the network, USD.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tco: Option<Tco>,
+    /// The network capex's straight-line depreciation over `economics.depreciation_years`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depreciation: Option<cost::Depreciation>,
     /// All-reduce model: time, bandwidth, exposed communication, GPU idle fraction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub performance: Option<PerfResult>,
@@ -150,6 +153,8 @@ pub struct Built<'a> {
     pub gpu_idle: &'a GpuIdle,
     pub total_cost_usd: Decimal,
     pub cost_per_useful_gpu_hour_usd: Option<Decimal>,
+    /// The capex's depreciation schedule (a full plan's).
+    pub depreciation: Option<&'a cost::Depreciation>,
 }
 
 impl FabricPlan {
@@ -167,6 +172,7 @@ impl FabricPlan {
             gpu_idle: self.gpu_idle.as_ref()?,
             total_cost_usd: self.total_cost_usd?,
             cost_per_useful_gpu_hour_usd: self.cost_per_useful_gpu_hour_usd.flatten(),
+            depreciation: self.depreciation.as_ref(),
         })
     }
 }
@@ -252,6 +258,7 @@ impl FabricPlan {
             capex: None,
             opex_per_year: None,
             tco: None,
+            depreciation: None,
             performance: None,
             gpu_idle: None,
             training: None,

@@ -704,9 +704,45 @@ pub async fn sweep_from_query(
     run_blocking(base, spec, state).await.map_err(name_params)
 }
 
+/// The values of a decimal input (money, rates) in a query are written as the input itself is
+/// (`economics.gpu_hour_usd=1e0` is a 422 on a plan): plain decimal notation, no exponent.
+fn plain_decimal_values(q: &Query) -> Result<(), ApiError> {
+    for (vary, params) in [
+        ("vary", ["values", "from", "to"]),
+        ("vary2", ["values2", "from2", "to2"]),
+    ] {
+        let Some(name) = q.single(vary)? else {
+            continue;
+        };
+        let decimal = crate::plan::registry::numeric_or_keyed(name)
+            .and_then(|s| s.numeric.as_ref())
+            .is_some_and(|n| n.decimal && !n.integer);
+        if !decimal {
+            continue;
+        }
+        for (k, v) in q.pairs.iter().filter(|(k, _)| params.contains(&k.as_str())) {
+            if let Some(text) = v
+                .split(',')
+                .map(str::trim)
+                .find(|t| !t.is_empty() && crate::plan::bounded::strict_decimal(t).is_none())
+            {
+                return Err(bad(
+                    k,
+                    format!(
+                        "'{name}' is a decimal input: its values are written in plain decimal notation (\"2.5\", \"1000\"; no exponent or separators), got \"{}\"",
+                        text.chars().take(40).collect::<String>()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The sweep a query asks for: its axes (the sweep's own parameters) and the base plan request
 /// (every other parameter but the endpoint's `own` and cache busters).
 fn from_query(q: &Query, own: &[&str]) -> Result<(Base, Checked), ApiError> {
+    plain_decimal_values(q)?;
     let names = own_params();
     let b: SweepRequest = q.typed(|k| names.iter().any(|n| n == k), false)?;
     let spec = axes(&b)?;

@@ -1,0 +1,953 @@
+//! A plan as an Excel workbook (`format=xlsx`) with live formulas: change a unit price or a
+//! rate and the totals follow. The formulas are the cost model's (`src/cost/`), rounding
+//! included (`ROUND(…, 2)` wherever the model rounds to cents), so a recalculated workbook
+//! equals the API to the cent (checked in LibreOffice in CI: tests/spreadsheet/xlsx_check.py).
+//! Every formula also carries the API's value as its cached result, for readers that do not
+//! recalculate.
+//!
+//! Sheets: Summary, Side by side (capex by category from the BOM sheets, opex from the rates,
+//! TCO, NPV, GPU-idle cost, total), one BOM sheet per built fabric (quantity × unit price),
+//! Opex by year (the NPV's discounted years), Depreciation, Assumptions (the rates, with where
+//! they come from), Uncertainty (the analysis' figures, when the plan has one), Warnings.
+
+use rust_decimal::Decimal;
+use rust_xlsxwriter::utility::{quote_sheet_name, row_col_to_cell, row_col_to_cell_absolute};
+use rust_xlsxwriter::{ColNum, Format, Formula, RowNum, Workbook, Worksheet, XlsxError};
+
+use crate::cost::Category;
+use crate::fabric::Fabric;
+use crate::plan::{Built, Plan};
+
+/// The media type of a workbook.
+pub const XLSX: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+
+/// Years the Opex sheet lays out (the longest horizon a plan takes).
+const MAX_YEARS: u32 = 15;
+
+fn to_f64(d: Decimal) -> f64 {
+    rust_decimal::prelude::ToPrimitive::to_f64(&d).unwrap_or(0.0)
+}
+
+/// A formula with the API's value as its cached result.
+fn formula(text: String, cached: Decimal) -> Formula {
+    Formula::new(text).set_result(cached.normalize().to_string())
+}
+
+/// `'Sheet name'!$B$3`.
+fn at(sheet: &str, row: RowNum, col: ColNum) -> String {
+    format!(
+        "{}!{}",
+        quote_sheet_name(sheet),
+        row_col_to_cell_absolute(row, col)
+    )
+}
+
+struct Formats {
+    bold: Format,
+    money: Format,
+    money_bold: Format,
+    number: Format,
+    wrap: Format,
+}
+
+impl Formats {
+    fn new() -> Formats {
+        Formats {
+            bold: Format::new().set_bold(),
+            money: Format::new().set_num_format("#,##0.00"),
+            money_bold: Format::new().set_num_format("#,##0.00").set_bold(),
+            number: Format::new().set_num_format("#,##0.######"),
+            wrap: Format::new().set_text_wrap(),
+        }
+    }
+}
+
+/// The rates the formulas read, each a cell of the Assumptions sheet.
+struct Rates {
+    gpus: String,
+    years: String,
+    discount_rate: String,
+    electricity: String,
+    pue: String,
+    support_rate: String,
+    spares_rate: String,
+    engineer_salary: String,
+    engineer_gpus_per_fte: String,
+    specialist_salary: String,
+    specialist_gpus_per_fte: String,
+    ufm_per_endpoint: String,
+    nos_per_switch: String,
+    depreciation_years: String,
+}
+
+const ASSUMPTIONS: &str = "Assumptions";
+const SIDE: &str = "Side by side";
+const OPEX: &str = "Opex by year";
+
+/// The workbook of `plan`.
+pub fn plan_workbook(plan: &Plan) -> Result<Vec<u8>, XlsxError> {
+    let f = Formats::new();
+    let mut book = Workbook::new();
+    let built: Vec<Built<'_>> = plan.built().collect();
+    // Sheets are written in dependency order, then arranged: Summary first.
+    let summary = book.add_worksheet();
+    summary.set_name("Summary")?;
+    let rates = assumptions(book.add_worksheet(), plan, &built, &f)?;
+    let mut boms = Vec::new();
+    for b in &built {
+        let name = format!("BOM {}", b.fabric.as_str());
+        bom_sheet(book.add_worksheet(), &name, b, &f)?;
+        boms.push(name);
+    }
+    let cells = side_by_side(book.add_worksheet(), &built, &boms, &rates, &f)?;
+    opex_by_year(book.add_worksheet(), &built, &cells, &rates, &f)?;
+    depreciation(book.add_worksheet(), &built, &cells, &rates, &f)?;
+    uncertainty(book.add_worksheet(), plan, &f)?;
+    warnings(book.add_worksheet(), plan, &f)?;
+    summary_sheet(
+        book.worksheet_from_name("Summary")?,
+        plan,
+        &built,
+        &cells,
+        &f,
+    )?;
+    book.save_to_buffer()
+}
+
+fn assumptions(
+    ws: &mut Worksheet,
+    plan: &Plan,
+    built: &[Built<'_>],
+    f: &Formats,
+) -> Result<Rates, XlsxError> {
+    ws.set_name(ASSUMPTIONS)?;
+    ws.set_column_width(0, 44)?;
+    ws.set_column_width(1, 16)?;
+    ws.set_column_width(2, 24)?;
+    ws.set_column_width(3, 60)?;
+    for (c, h) in ["Input", "Value", "Unit", "Where it comes from"]
+        .iter()
+        .enumerate()
+    {
+        ws.write_string_with_format(0, c as ColNum, *h, &f.bold)?;
+    }
+    let e = plan.inputs.economics.clone().unwrap_or_default();
+    let get = |d: Option<Decimal>| d.unwrap_or_default();
+    // The NOS rate a plan counted: given, else the catalog's (echoed as null), read back from
+    // an Ethernet fabric's licences.
+    let nos = e
+        .ethernet_nos_usd_per_switch_per_year
+        .map(|v| v.get())
+        .or_else(|| {
+            built
+                .iter()
+                .find(|b| b.fabric != Fabric::Infiniband)
+                .and_then(|b| {
+                    let switches = switch_count(b);
+                    (switches > 0).then(|| {
+                        (b.opex_per_year.licenses_usd / Decimal::from(switches)).round_dp(2)
+                    })
+                })
+        })
+        .unwrap_or_default();
+    let from_plan = format!(
+        "the plan's inputs (plan {}, catalog {} {}); GET /v1/catalogs/{} for every catalog figure's source",
+        plan.plan_id, plan.catalog.id, plan.catalog.version, plan.catalog.id
+    );
+    let rows: [(&str, Decimal, &str); 14] = [
+        ("gpus", Decimal::from(plan.inputs.gpus.get()), "GPUs"),
+        (
+            "economics.years",
+            Decimal::from(e.years.map_or(5, |y| y.get())),
+            "years",
+        ),
+        (
+            "economics.discount_rate",
+            get(e.discount_rate.map(|v| v.get())),
+            "per year",
+        ),
+        (
+            "economics.electricity_usd_per_kwh",
+            get(e.electricity_usd_per_kwh.map(|v| v.get())),
+            "USD per kWh",
+        ),
+        ("economics.pue", get(e.pue.map(|v| v.get())), "ratio"),
+        (
+            "economics.support_rate",
+            get(e.support_rate.map(|v| v.get())),
+            "of hardware capex per year",
+        ),
+        (
+            "economics.spares_rate",
+            get(e.spares_rate.map(|v| v.get())),
+            "of hardware capex per year",
+        ),
+        (
+            "economics.network_engineer_usd_per_year",
+            get(e.network_engineer_usd_per_year.map(|v| v.get())),
+            "USD per FTE per year",
+        ),
+        (
+            "economics.gpus_per_network_fte",
+            get(e.gpus_per_network_fte.map(|v| v.get())),
+            "GPUs per FTE",
+        ),
+        (
+            "economics.ib_specialist_usd_per_year",
+            get(e.ib_specialist_usd_per_year.map(|v| v.get())),
+            "USD per FTE per year",
+        ),
+        (
+            "economics.gpus_per_ib_specialist",
+            get(e.gpus_per_ib_specialist.map(|v| v.get())),
+            "GPUs per FTE",
+        ),
+        (
+            "economics.ufm_usd_per_endpoint_per_year",
+            get(e.ufm_usd_per_endpoint_per_year.map(|v| v.get())),
+            "USD per NIC endpoint per year (0: not priced, not counted)",
+        ),
+        (
+            "economics.ethernet_nos_usd_per_switch_per_year",
+            nos,
+            "USD per switch per year",
+        ),
+        (
+            "economics.depreciation_years",
+            Decimal::from(e.depreciation_years.map_or(5, |y| y.get())),
+            "years",
+        ),
+    ];
+    let mut cells = Vec::with_capacity(rows.len());
+    for (i, (name, value, unit)) in rows.iter().enumerate() {
+        let r = (i + 1) as RowNum;
+        ws.write_string(r, 0, *name)?;
+        ws.write_number_with_format(r, 1, to_f64(*value), &f.number)?;
+        ws.write_string(r, 2, *unit)?;
+        ws.write_string(r, 3, &from_plan)?;
+        cells.push(at(ASSUMPTIONS, r, 1));
+    }
+    let mut c = cells.into_iter();
+    let mut next = || c.next().unwrap_or_default();
+    Ok(Rates {
+        gpus: next(),
+        years: next(),
+        discount_rate: next(),
+        electricity: next(),
+        pue: next(),
+        support_rate: next(),
+        spares_rate: next(),
+        engineer_salary: next(),
+        engineer_gpus_per_fte: next(),
+        specialist_salary: next(),
+        specialist_gpus_per_fte: next(),
+        ufm_per_endpoint: next(),
+        nos_per_switch: next(),
+        depreciation_years: next(),
+    })
+}
+
+fn switch_count(b: &Built<'_>) -> u64 {
+    b.topology.leaf_switches + b.topology.spine_switches + b.topology.core_switches
+}
+
+/// BOM columns.
+const BOM_HEADER: [&str; 13] = [
+    "SKU",
+    "Vendor",
+    "Category",
+    "Description",
+    "Quantity",
+    "Unit price (USD, net)",
+    "Extended price (USD)",
+    "Power each (W)",
+    "Extended power (W)",
+    "List price (USD)",
+    "Discount",
+    "Placeholder price",
+    "Source",
+];
+const COL_CATEGORY: ColNum = 2;
+const COL_QTY: ColNum = 4;
+const COL_UNIT: ColNum = 5;
+const COL_EXT: ColNum = 6;
+const COL_POWER: ColNum = 7;
+const COL_EXT_POWER: ColNum = 8;
+
+fn bom_sheet(ws: &mut Worksheet, name: &str, b: &Built<'_>, f: &Formats) -> Result<(), XlsxError> {
+    ws.set_name(name)?;
+    for (c, h) in BOM_HEADER.iter().enumerate() {
+        ws.write_string_with_format(0, c as ColNum, *h, &f.bold)?;
+    }
+    for (c, w) in [28, 18, 10, 60, 10, 16, 18, 12, 16, 14, 10, 10, 60]
+        .iter()
+        .enumerate()
+    {
+        ws.set_column_width(c as ColNum, *w)?;
+    }
+    ws.set_freeze_panes(1, 0)?;
+    // One price cell per SKU: a SKU on several lines (leaf and spine) refers to its first, so a
+    // price changed once changes every line, as `prices.overrides` does.
+    let mut first_price: Vec<(&str, String)> = Vec::new();
+    for (i, l) in b.bom.iter().enumerate() {
+        let r = (i + 1) as RowNum;
+        let line = &l.priced.line;
+        let price = &l.priced.price;
+        let sku = line.sku.as_str();
+        ws.write_string(r, 0, sku)?;
+        ws.write_string(r, 1, line.vendor.as_str())?;
+        ws.write_string(r, COL_CATEGORY, line.category.as_str())?;
+        ws.write_string(r, 3, line.description.to_string())?;
+        ws.write_number(r, COL_QTY, line.quantity as f64)?;
+        match first_price.iter().find(|(s, _)| *s == sku) {
+            Some((_, cell)) => {
+                ws.write_formula_with_format(
+                    r,
+                    COL_UNIT,
+                    formula(format!("={cell}"), price.unit_price_usd),
+                    &f.money,
+                )?;
+            }
+            None => {
+                ws.write_number_with_format(r, COL_UNIT, to_f64(price.unit_price_usd), &f.money)?;
+                first_price.push((sku, row_col_to_cell_absolute(r, COL_UNIT)));
+            }
+        }
+        ws.write_formula_with_format(
+            r,
+            COL_EXT,
+            formula(
+                format!(
+                    "={}*{}",
+                    row_col_to_cell(r, COL_QTY),
+                    row_col_to_cell(r, COL_UNIT)
+                ),
+                price.extended_price_usd,
+            ),
+            &f.money,
+        )?;
+        ws.write_number_with_format(r, COL_POWER, to_f64(line.power_w), &f.number)?;
+        ws.write_formula_with_format(
+            r,
+            COL_EXT_POWER,
+            formula(
+                format!(
+                    "={}*{}",
+                    row_col_to_cell(r, COL_QTY),
+                    row_col_to_cell(r, COL_POWER)
+                ),
+                price.extended_power_w,
+            ),
+            &f.number,
+        )?;
+        ws.write_number_with_format(r, 9, to_f64(line.list_unit_price_usd), &f.money)?;
+        ws.write_number_with_format(r, 10, to_f64(price.discount_fraction), &f.number)?;
+        ws.write_boolean(r, 11, l.placeholder_price)?;
+        ws.write_string(r, 12, l.source.as_str())?;
+    }
+    Ok(())
+}
+
+/// Where each fabric's figures sit on the Side by side sheet.
+struct FabricCells {
+    capex_total: String,
+    hardware: String,
+    opex_total: String,
+    tco: String,
+    npv: String,
+    idle: String,
+    total: String,
+}
+
+/// Side by side rows.
+#[derive(Clone, Copy)]
+enum Line {
+    Capex(Category),
+    Hardware,
+    CapexTotal,
+    ItPower,
+    Power,
+    Support,
+    Engineers,
+    Specialists,
+    Staff,
+    Licences,
+    Spares,
+    OpexTotal,
+    Tco,
+    Npv,
+    Idle,
+}
+
+const LINES: [(Line, &str); 19] = [
+    (Line::Capex(Category::Nic), "Capex: NICs"),
+    (Line::Capex(Category::Switch), "Capex: switches"),
+    (Line::Capex(Category::Optic), "Capex: optics"),
+    (Line::Capex(Category::Cable), "Capex: cables"),
+    (
+        Line::Hardware,
+        "Capex: hardware (support and spares are rated on it)",
+    ),
+    (Line::Capex(Category::License), "Capex: licences"),
+    (Line::CapexTotal, "Capex total"),
+    (Line::ItPower, "IT power (W)"),
+    (Line::Power, "Opex per year: power"),
+    (Line::Support, "Opex per year: support"),
+    (Line::Engineers, "Opex per year: network engineers"),
+    (Line::Specialists, "Opex per year: InfiniBand specialists"),
+    (Line::Staff, "Opex per year: staff"),
+    (Line::Licences, "Opex per year: licences"),
+    (Line::Spares, "Opex per year: spares"),
+    (Line::OpexTotal, "Opex per year"),
+    (Line::Tco, "Network TCO (undiscounted)"),
+    (Line::Npv, "Network TCO, net present cost"),
+    (Line::Idle, "GPU idle cost over the horizon"),
+];
+
+fn side_by_side(
+    ws: &mut Worksheet,
+    built: &[Built<'_>],
+    boms: &[String],
+    rates: &Rates,
+    f: &Formats,
+) -> Result<Vec<FabricCells>, XlsxError> {
+    ws.set_name(SIDE)?;
+    ws.set_column_width(0, 52)?;
+    ws.write_string_with_format(
+        0,
+        0,
+        "USD (figures per year where the row says so)",
+        &f.bold,
+    )?;
+    // Rows: the lines, then the total.
+    let row_of = |line: usize| (line + 1) as RowNum;
+    let total_row = (LINES.len() + 1) as RowNum;
+    let staff_row = row_of(
+        LINES
+            .iter()
+            .position(|(l, _)| matches!(l, Line::Staff))
+            .unwrap_or(0),
+    );
+    let pos =
+        |target: fn(&Line) -> bool| row_of(LINES.iter().position(|(l, _)| target(l)).unwrap_or(0));
+    let r_hw = pos(|l| matches!(l, Line::Hardware));
+    let r_capex = pos(|l| matches!(l, Line::CapexTotal));
+    let r_itp = pos(|l| matches!(l, Line::ItPower));
+    let r_eng = pos(|l| matches!(l, Line::Engineers));
+    let r_spec = pos(|l| matches!(l, Line::Specialists));
+    let r_opex = pos(|l| matches!(l, Line::OpexTotal));
+    let r_tco = pos(|l| matches!(l, Line::Tco));
+    let r_idle = pos(|l| matches!(l, Line::Idle));
+    let r_first_opex = pos(|l| matches!(l, Line::Power));
+    let r_spares = pos(|l| matches!(l, Line::Spares));
+    for (i, (_, label)) in LINES.iter().enumerate() {
+        ws.write_string(row_of(i), 0, *label)?;
+    }
+    ws.write_string_with_format(total_row, 0, "Total cost (TCO + GPU idle)", &f.bold)?;
+    let mut out = Vec::with_capacity(built.len());
+    for (k, (b, bom)) in built.iter().zip(boms).enumerate() {
+        let c = (k + 1) as ColNum;
+        ws.set_column_width(c, 20)?;
+        ws.write_string_with_format(0, c, b.fabric.display_name(), &f.bold)?;
+        let cell = |r: RowNum| row_col_to_cell(r, c);
+        let n = b.bom.len().max(1) as RowNum;
+        let range = |col: ColNum| {
+            format!(
+                "{}!{}:{}",
+                quote_sheet_name(bom),
+                row_col_to_cell_absolute(1, col),
+                row_col_to_cell_absolute(n, col)
+            )
+        };
+        let per_cat = |cat: Category| -> String {
+            format!(
+                "=SUMIF({},\"{}\",{})",
+                range(COL_CATEGORY),
+                cat.as_str(),
+                range(COL_EXT)
+            )
+        };
+        let cap = b.capex;
+        let op = b.opex_per_year;
+        let role = |name: &str| {
+            op.staff_by_role
+                .iter()
+                .find(|r| r.role == name)
+                .map_or(Decimal::ZERO, |r| r.usd)
+        };
+        for (i, (line, _)) in LINES.iter().enumerate() {
+            let r = row_of(i);
+            let (text, cached, fmt) = match *line {
+                Line::Capex(cat) => (
+                    per_cat(cat),
+                    match cat {
+                        Category::Nic => cap.nics_usd,
+                        Category::Switch => cap.switches_usd,
+                        Category::Optic => cap.optics_usd,
+                        Category::Cable => cap.cables_usd,
+                        Category::License => cap.licenses_usd,
+                    },
+                    &f.money,
+                ),
+                Line::Hardware => (
+                    format!(
+                        "={}+{}+{}+{}",
+                        cell(row_of(0)),
+                        cell(row_of(1)),
+                        cell(row_of(2)),
+                        cell(row_of(3))
+                    ),
+                    cap.hardware_usd,
+                    &f.money,
+                ),
+                Line::CapexTotal => (
+                    format!("={}+{}", cell(r_hw), cell(row_of(5))),
+                    cap.total_usd,
+                    &f.money_bold,
+                ),
+                Line::ItPower => (
+                    format!("=SUM({})", range(COL_EXT_POWER)),
+                    op.it_power_w,
+                    &f.number,
+                ),
+                Line::Power => (
+                    format!(
+                        "=ROUND({}/1000*8760*{}*{},2)",
+                        cell(r_itp),
+                        rates.pue,
+                        rates.electricity
+                    ),
+                    op.power_usd,
+                    &f.money,
+                ),
+                Line::Support => (
+                    format!("=ROUND({}*{},2)", rates.support_rate, cell(r_hw)),
+                    op.support_usd,
+                    &f.money,
+                ),
+                Line::Engineers => (
+                    format!(
+                        "=ROUND({}/{}*{},2)",
+                        rates.gpus, rates.engineer_gpus_per_fte, rates.engineer_salary
+                    ),
+                    role("network_engineer"),
+                    &f.money,
+                ),
+                Line::Specialists => (
+                    if b.fabric == Fabric::Infiniband {
+                        format!(
+                            "=ROUND({}/{}*{},2)",
+                            rates.gpus, rates.specialist_gpus_per_fte, rates.specialist_salary
+                        )
+                    } else {
+                        "=0".to_string()
+                    },
+                    role("ib_specialist"),
+                    &f.money,
+                ),
+                Line::Staff => (
+                    format!("={}+{}", cell(r_eng), cell(r_spec)),
+                    op.staff_usd,
+                    &f.money,
+                ),
+                Line::Licences => (
+                    if b.fabric == Fabric::Infiniband {
+                        format!(
+                            "=ROUND({}*{},2)",
+                            rates.ufm_per_endpoint, b.topology.links.node_leaf
+                        )
+                    } else {
+                        format!("=ROUND({}*{},2)", rates.nos_per_switch, switch_count(b))
+                    },
+                    op.licenses_usd,
+                    &f.money,
+                ),
+                Line::Spares => (
+                    format!("=ROUND({}*{},2)", rates.spares_rate, cell(r_hw)),
+                    op.spares_usd,
+                    &f.money,
+                ),
+                Line::OpexTotal => (
+                    format!(
+                        "={}+{}+{}+{}+{}",
+                        cell(r_first_opex),
+                        cell(r_first_opex + 1),
+                        cell(staff_row),
+                        cell(staff_row + 1),
+                        cell(r_spares)
+                    ),
+                    op.total_usd,
+                    &f.money_bold,
+                ),
+                Line::Tco => (
+                    format!("={}+{}*{}", cell(r_capex), rates.years, cell(r_opex)),
+                    b.tco.total_usd,
+                    &f.money_bold,
+                ),
+                Line::Npv => (
+                    // The discounted years are on the Opex by year sheet.
+                    format!(
+                        "={}+SUM({}!{}:{})",
+                        cell(r_capex),
+                        quote_sheet_name(OPEX),
+                        row_col_to_cell_absolute(1, 2 * k as ColNum + 2),
+                        row_col_to_cell_absolute(MAX_YEARS as RowNum, 2 * k as ColNum + 2)
+                    ),
+                    b.tco.npv_usd,
+                    &f.money,
+                ),
+                Line::Idle => {
+                    // The performance model's figure: no price moves it.
+                    ws.write_number_with_format(r, c, to_f64(b.gpu_idle.cost_total_usd), &f.money)?;
+                    continue;
+                }
+            };
+            ws.write_formula_with_format(r, c, formula(text, cached), fmt)?;
+        }
+        ws.write_formula_with_format(
+            total_row,
+            c,
+            formula(
+                format!("={}+{}", cell(r_tco), cell(r_idle)),
+                b.total_cost_usd,
+            ),
+            &f.money_bold,
+        )?;
+        let abs = |r: RowNum| at(SIDE, r, c);
+        out.push(FabricCells {
+            capex_total: abs(r_capex),
+            hardware: abs(r_hw),
+            opex_total: abs(r_opex),
+            tco: abs(r_tco),
+            npv: abs(pos(|l| matches!(l, Line::Npv))),
+            idle: abs(r_idle),
+            total: abs(total_row),
+        });
+    }
+    Ok(out)
+}
+
+fn opex_by_year(
+    ws: &mut Worksheet,
+    built: &[Built<'_>],
+    cells: &[FabricCells],
+    rates: &Rates,
+    f: &Formats,
+) -> Result<(), XlsxError> {
+    ws.set_name(OPEX)?;
+    ws.write_string_with_format(0, 0, "Year", &f.bold)?;
+    for (k, b) in built.iter().enumerate() {
+        let c = 2 * k as ColNum + 1;
+        ws.write_string_with_format(0, c, format!("{}: opex", b.fabric.display_name()), &f.bold)?;
+        ws.write_string_with_format(
+            0,
+            c + 1,
+            format!("{}: opex discounted", b.fabric.display_name()),
+            &f.bold,
+        )?;
+        ws.set_column_width(c, 22)?;
+        ws.set_column_width(c + 1, 26)?;
+        for t in 1..=MAX_YEARS {
+            let r = t as RowNum;
+            let year = b.tco.by_year.get(t as usize - 1);
+            let opex = year.map_or(Decimal::ZERO, |y| y.opex_usd);
+            let discounted = year.map_or(Decimal::ZERO, |y| y.discounted_usd - y.capex_usd);
+            ws.write_number(r, 0, t)?;
+            ws.write_formula_with_format(
+                r,
+                c,
+                formula(
+                    format!("=IF(A{}<={},{},0)", r + 1, rates.years, cells[k].opex_total),
+                    opex,
+                ),
+                &f.money,
+            )?;
+            // Paid at the end of year t: ÷ (1 + r)^t, in cents (the cost model's rounding).
+            ws.write_formula_with_format(
+                r,
+                c + 1,
+                formula(
+                    format!(
+                        "=ROUND({}/(1+{})^A{},2)",
+                        row_col_to_cell(r, c),
+                        rates.discount_rate,
+                        r + 1
+                    ),
+                    discounted,
+                ),
+                &f.money,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn depreciation(
+    ws: &mut Worksheet,
+    built: &[Built<'_>],
+    cells: &[FabricCells],
+    rates: &Rates,
+    f: &Formats,
+) -> Result<(), XlsxError> {
+    ws.set_name("Depreciation")?;
+    ws.write_string_with_format(0, 0, "Year", &f.bold)?;
+    ws.write_string(
+        0,
+        2 * built.len() as ColNum + 1,
+        "Straight line over economics.depreciation_years, no residual value; the last year takes the rounding.",
+    )?;
+    for (k, b) in built.iter().enumerate() {
+        let c = 2 * k as ColNum + 1;
+        ws.write_string_with_format(
+            0,
+            c,
+            format!("{}: expense", b.fabric.display_name()),
+            &f.bold,
+        )?;
+        ws.write_string_with_format(
+            0,
+            c + 1,
+            format!("{}: book value", b.fabric.display_name()),
+            &f.bold,
+        )?;
+        ws.set_column_width(c, 22)?;
+        ws.set_column_width(c + 1, 24)?;
+        for t in 1..=MAX_YEARS {
+            let r = t as RowNum;
+            let year = b.depreciation.and_then(|d| d.by_year.get(t as usize - 1));
+            ws.write_number(r, 0, t)?;
+            let before = if t == 1 {
+                cells[k].capex_total.clone()
+            } else {
+                row_col_to_cell(r - 1, c + 1)
+            };
+            ws.write_formula_with_format(
+                r,
+                c,
+                formula(
+                    format!(
+                        "=IF(A{row}>{y},0,IF(A{row}={y},{before},MIN({before},ROUND({capex}/{y},2))))",
+                        row = r + 1,
+                        y = rates.depreciation_years,
+                        capex = cells[k].capex_total,
+                    ),
+                    year.map_or(Decimal::ZERO, |y| y.expense_usd),
+                ),
+                &f.money,
+            )?;
+            ws.write_formula_with_format(
+                r,
+                c + 1,
+                formula(
+                    format!("={before}-{}", row_col_to_cell(r, c)),
+                    year.map_or(Decimal::ZERO, |y| y.book_value_usd),
+                ),
+                &f.money,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn uncertainty(ws: &mut Worksheet, plan: &Plan, f: &Formats) -> Result<(), XlsxError> {
+    ws.set_name("Uncertainty")?;
+    ws.set_column_width(0, 60)?;
+    let Some(u) = &plan.uncertainty else {
+        ws.write_string(
+            0,
+            0,
+            "No uncertainty analysis in this plan: ask for one with uncertainty.samples (docs/uncertainty.md).",
+        )?;
+        return Ok(());
+    };
+    let Ok(v) = serde_json::to_value(u) else {
+        return Ok(());
+    };
+    let mut r: RowNum = 0;
+    ws.write_string_with_format(r, 0, "Per fabric (values, not formulas)", &f.bold)?;
+    r += 1;
+    for fabric in v["fabrics"].as_array().into_iter().flatten() {
+        for (key, value) in flatten(fabric) {
+            ws.write_string(r, 0, key)?;
+            write_value(ws, r, 1, &value, f)?;
+            r += 1;
+        }
+        r += 1;
+    }
+    ws.write_string_with_format(r, 0, "Tornado: what moves the gap most", &f.bold)?;
+    r += 1;
+    for bar in v["tornado"].as_array().into_iter().flatten() {
+        for (key, value) in flatten(bar) {
+            ws.write_string(r, 0, key)?;
+            write_value(ws, r, 1, &value, f)?;
+            r += 1;
+        }
+        r += 1;
+    }
+    Ok(())
+}
+
+/// `v`'s leaves by dotted path (`total_usd.p50`), arrays by index.
+fn flatten(v: &serde_json::Value) -> Vec<(String, serde_json::Value)> {
+    fn walk(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, serde_json::Value)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    walk(&crate::json::dotted(prefix, k), x, out);
+                }
+            }
+            serde_json::Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(&crate::json::dotted(prefix, &i.to_string()), x, out);
+                }
+            }
+            leaf => out.push((prefix.to_string(), leaf.clone())),
+        }
+    }
+    let mut out = Vec::new();
+    walk("", v, &mut out);
+    out
+}
+
+fn write_value(
+    ws: &mut Worksheet,
+    r: RowNum,
+    c: ColNum,
+    v: &serde_json::Value,
+    f: &Formats,
+) -> Result<(), XlsxError> {
+    match v {
+        serde_json::Value::Number(n) => {
+            ws.write_number_with_format(r, c, n.as_f64().unwrap_or(0.0), &f.number)?;
+        }
+        serde_json::Value::String(s) => match s.parse::<f64>() {
+            Ok(x) => {
+                ws.write_number_with_format(r, c, x, &f.number)?;
+            }
+            Err(_) => {
+                ws.write_string(r, c, s)?;
+            }
+        },
+        serde_json::Value::Bool(b) => {
+            ws.write_boolean(r, c, *b)?;
+        }
+        serde_json::Value::Null => {}
+        other => {
+            ws.write_string(r, c, other.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+fn warnings(ws: &mut Worksheet, plan: &Plan, f: &Formats) -> Result<(), XlsxError> {
+    ws.set_name("Warnings")?;
+    ws.set_column_width(0, 140)?;
+    ws.write_string_with_format(
+        0,
+        0,
+        "Warnings (placeholders to replace with quotes first)",
+        &f.bold,
+    )?;
+    for (i, w) in plan.warnings.iter().enumerate() {
+        ws.write_string_with_format((i + 1) as RowNum, 0, w, &f.wrap)?;
+    }
+    Ok(())
+}
+
+fn summary_sheet(
+    ws: &mut Worksheet,
+    plan: &Plan,
+    built: &[Built<'_>],
+    cells: &[FabricCells],
+    f: &Formats,
+) -> Result<(), XlsxError> {
+    ws.set_column_width(0, 34)?;
+    ws.write_string_with_format(0, 0, "fabric-tco plan", &f.bold)?;
+    let info = [
+        ("Plan id", plan.plan_id.clone()),
+        (
+            "Catalog",
+            format!(
+                "{} {} (sha256 {})",
+                plan.catalog.id, plan.catalog.version, plan.catalog.sha256
+            ),
+        ),
+        ("GPUs", plan.inputs.gpus.get().to_string()),
+        (
+            "Recommendation (as computed; the table below recalculates)",
+            plan.comparison
+                .as_ref()
+                .map(|c| c.recommendation.to_string())
+                .unwrap_or_default(),
+        ),
+    ];
+    for (i, (k, v)) in info.iter().enumerate() {
+        ws.write_string(i as RowNum + 1, 0, *k)?;
+        ws.write_string(i as RowNum + 1, 1, v)?;
+    }
+    let head: RowNum = 7;
+    let columns = [
+        "Fabric",
+        "Capex",
+        "Hardware capex",
+        "Opex per year",
+        "Network TCO",
+        "Net present cost",
+        "GPU idle cost",
+        "Total cost",
+    ];
+    for (c, h) in columns.iter().enumerate() {
+        ws.write_string_with_format(head, c as ColNum, *h, &f.bold)?;
+        if c > 0 {
+            ws.set_column_width(c as ColNum, 18)?;
+        }
+    }
+    for (k, (b, cell)) in built.iter().zip(cells).enumerate() {
+        let r = head + 1 + k as RowNum;
+        ws.write_string(r, 0, b.fabric.display_name())?;
+        let refs = [
+            (&cell.capex_total, b.capex.total_usd),
+            (&cell.hardware, b.capex.hardware_usd),
+            (&cell.opex_total, b.opex_per_year.total_usd),
+            (&cell.tco, b.tco.total_usd),
+            (&cell.npv, b.tco.npv_usd),
+            (&cell.idle, b.gpu_idle.cost_total_usd),
+            (&cell.total, b.total_cost_usd),
+        ];
+        for (c, (reference, cached)) in refs.iter().enumerate() {
+            ws.write_formula_with_format(
+                r,
+                c as ColNum + 1,
+                formula(format!("={reference}"), *cached),
+                if c == 6 { &f.money_bold } else { &f.money },
+            )?;
+        }
+    }
+    if !built.is_empty() {
+        let first = head + 1;
+        let last = head + built.len() as RowNum;
+        let r = last + 2;
+        ws.write_string_with_format(r, 0, "Cheapest fabric (lowest total cost)", &f.bold)?;
+        let names = format!(
+            "{}:{}",
+            row_col_to_cell_absolute(first, 0),
+            row_col_to_cell_absolute(last, 0)
+        );
+        let totals = format!(
+            "{}:{}",
+            row_col_to_cell_absolute(first, 7),
+            row_col_to_cell_absolute(last, 7)
+        );
+        let cheapest = plan
+            .cheapest_fabric()
+            .map(|fb| fb.display_name())
+            .unwrap_or_default();
+        ws.write_formula(
+            r,
+            1,
+            Formula::new(format!("=INDEX({names},MATCH(MIN({totals}),{totals},0))"))
+                .set_result(cheapest),
+        )?;
+    }
+    Ok(())
+}
