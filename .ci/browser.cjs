@@ -177,6 +177,26 @@ async function swaggerUnderHostName(base) {
   await page.pdf({ path: path.join(out, 'report.pdf'), format: 'A4', printBackground: true });
   await page.emulateMedia({ media: 'screen' });
 
+  // 5b. The memo opens the page: the recommendation, at most three inputs that would change
+  // it (in words, not dotted paths) and five reasons; printed, it fits two A4 pages (laid out
+  // at the printable width, 210 mm less the 14 mm margins, measured against the printable
+  // height).
+  check((await page.locator('#memo').count()) === 1, 'the page has no memo');
+  const memoText = await page.locator('#memo').innerText();
+  check(!plan.comparison || memoText.includes(plan.comparison.recommendation), 'the memo does not carry the recommendation');
+  check((await page.locator('#memo-drivers li').count()) <= 3, 'the memo names more than three inputs');
+  check((await page.locator('#memo-reasons li').count()) <= 5, 'the memo gives more than five reasons');
+  check(!/prices\.(list|overrides)\./.test(memoText), 'the memo names an input by its dotted path');
+  const mm = 96 / 25.4;
+  await page.setViewportSize({ width: Math.floor((210 - 28) * mm), height: 1000 });
+  await page.emulateMedia({ media: 'print' });
+  const memoHeight = await page.$eval('#memo', (e) => e.getBoundingClientRect().height);
+  const printable = (297 - 28) * mm;
+  check(memoHeight <= 2 * printable, `the memo prints on ${(memoHeight / printable).toFixed(2)} A4 pages (at most 2)`);
+  console.log(`memo: ${(memoHeight / printable).toFixed(2)} A4 pages`);
+  await page.emulateMedia({ media: 'screen' });
+  await page.setViewportSize({ width: 1280, height: 900 });
+
   // 6. The uncertainty analysis: choose it in the form; the table equals the JSON analysis.
   await page.goto(base + '/', { waitUntil: 'load' });
   await page.selectOption('#f-uncertainty-samples', '1000');

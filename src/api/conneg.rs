@@ -35,12 +35,25 @@ impl Format {
             Format::Xlsx => return Err(not_offered()),
         })
     }
+
+    /// [`Self::body`] with the workbook `xlsx` makes, for a representation that has one.
+    pub fn body_or_workbook<B>(
+        self,
+        json: impl FnOnce() -> Result<B, ApiError>,
+        csv: impl FnOnce() -> Result<B, ApiError>,
+        xlsx: impl FnOnce() -> Result<B, ApiError>,
+    ) -> Result<(B, &'static str, &'static str), ApiError> {
+        Ok(match self {
+            Format::Xlsx => (xlsx()?, crate::table::workbook::XLSX, "-xlsx"),
+            other => return other.body(json, csv),
+        })
+    }
 }
 
 fn not_offered() -> ApiError {
     ApiError::new(
         ErrorCode::NotAcceptable,
-        "a workbook (xlsx) is offered for plans and saved scenarios' plans only",
+        "a workbook (xlsx) is offered for plans, saved scenarios' plans and sweeps only",
     )
 }
 
@@ -51,8 +64,8 @@ pub fn xlsx_mime() -> actix_web::mime::Mime {
         .unwrap_or(actix_web::mime::APPLICATION_OCTET_STREAM)
 }
 
-/// A plan's representations: [`negotiate`]'s, and a workbook (`format=xlsx` or `Accept:
-/// application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`).
+/// A plan's or a sweep's representations: [`negotiate`]'s, and a workbook (`format=xlsx` or
+/// `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`).
 pub fn negotiate_plan(req: &HttpRequest, q: Option<&Query>) -> Result<Format, ApiError> {
     choose(
         req,

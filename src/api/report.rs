@@ -119,6 +119,24 @@ async fn page_of(mut q: Query, state: &AppState, notice: Option<String>) -> Http
     let gpus = gpu_ids(catalog.as_ref().unwrap_or(set.newest()));
     let inputs = serde_json::to_value(&plan.inputs).ok();
     let mut shown = report::report(plan, catalog.as_deref(), &q.pairs);
+    // The memo names the inputs that would change the answer from an analysis over the
+    // catalog's price ranges (1,000 samples, about 12 ms of heavy work, admitted as any
+    // analysis is) when the page asked for none.
+    if plan.uncertainty.is_none() && plan.comparison.is_some() {
+        let mut analysed = q.clone();
+        analysed.ensure_analysis();
+        shown.memo = match plan_from_query(&analysed, REPORT_PARAMS, state).await {
+            Ok(a) => report::memo::memo(plan, Some(&a.plan), None),
+            Err(e) => report::memo::memo(
+                plan,
+                None,
+                Some(format!(
+                    "The analysis that names them could not be made now ({}); reload the page.",
+                    e.problem().detail
+                )),
+            ),
+        };
+    }
     let (pairs, planned) = (q.pairs.clone(), plan.inputs.gpus.get());
     let set = Arc::clone(&set);
     let span = web::block(move || sweep_span(&pairs, planned, &set))

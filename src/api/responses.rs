@@ -47,13 +47,16 @@ impl<T: Sheet> IntoResponses for JsonOrCsv<T> {
     }
 }
 
-/// A plan's `200`: [`JsonOrCsv`] or, when negotiated (`format=xlsx` or its media type), a
-/// workbook.
-pub struct PlanAnswers;
+/// A plan's `200`: [`JsonCsvOrXlsx`] of the plan.
+pub type PlanAnswers = JsonCsvOrXlsx<crate::plan::Plan>;
 
-impl IntoResponses for PlanAnswers {
+/// A `200` that is [`JsonOrCsv`] or, when negotiated (`format=xlsx` or its media type), a
+/// workbook.
+pub struct JsonCsvOrXlsx<T>(PhantomData<T>);
+
+impl<T: Sheet> IntoResponses for JsonCsvOrXlsx<T> {
     fn responses() -> BTreeMap<String, RefOr<Response>> {
-        let mut answers = JsonOrCsv::<crate::plan::Plan>::responses();
+        let mut answers = JsonOrCsv::<T>::responses();
         if let Some(RefOr::T(ok)) = answers.get_mut("200") {
             let book = ContentBuilder::new()
                 .schema(Some(
@@ -64,10 +67,7 @@ impl IntoResponses for PlanAnswers {
                 .build();
             ok.content
                 .insert(crate::table::workbook::XLSX.to_string(), RefOr::T(book));
-            ok.description = format!(
-                "{} Or a workbook with live formulas (xlsx).",
-                <crate::plan::Plan as Sheet>::DESCRIPTION
-            );
+            ok.description = format!("{} Or a workbook (xlsx).", T::DESCRIPTION);
         }
         answers
     }
@@ -79,7 +79,7 @@ pub struct JsonCsvOrPage<T>(PhantomData<T>);
 
 impl<T: Sheet> IntoResponses for JsonCsvOrPage<T> {
     fn responses() -> BTreeMap<String, RefOr<Response>> {
-        let mut answers = PlanAnswers::responses();
+        let mut answers = JsonCsvOrXlsx::<T>::responses();
         if let Some(RefOr::T(ok)) = answers.get_mut("200") {
             let page = ContentBuilder::new()
                 .schema(Some(ObjectBuilder::new().schema_type(Type::String)))

@@ -193,7 +193,7 @@ pub fn tornado(plan: &Plan) -> Option<Chart> {
                 .filter(|e| !e.swing_usd.is_zero())
                 .take(TORNADO_BARS)
                 .map(|e| TornadoBar {
-                    label: tornado_label(&e.input),
+                    label: human_input_short(plan, &e.input),
                     gap_at_low_usd: e.gap_at_low_usd,
                     gap_at_high_usd: e.gap_at_high_usd,
                 })
@@ -428,6 +428,102 @@ fn input_words(name: &str) -> (std::borrow::Cow<'_, str>, Option<&'static str>) 
 /// discount", "GPU-hour value"), not its dotted name.
 pub fn tornado_label(input: &str) -> String {
     input_words(input).0.into_owned()
+}
+
+/// A part of the plan's BOMs by its name, not its SKU: the vendor and the model from its
+/// description ("NVIDIA Quantum-2 QM9700 NDR InfiniBand switch", "Arista 7060X6-64PE switch");
+/// the SKU when no BOM of the plan holds it.
+pub fn part_name(plan: &Plan, sku: &str) -> String {
+    named_part(plan, sku, false)
+}
+
+/// [`part_name`] short enough for a chart's label: the vendor, the model number (the word of
+/// the model with the most digits) and the kind ("NVIDIA QM9700 switch").
+pub fn part_short_name(plan: &Plan, sku: &str) -> String {
+    named_part(plan, sku, true)
+}
+
+fn named_part(plan: &Plan, sku: &str, short: bool) -> String {
+    let Some(line) = plan
+        .fabrics
+        .iter()
+        .filter_map(|f| f.bom.as_ref())
+        .flatten()
+        .map(|l| &l.priced.line)
+        .find(|l| l.sku.as_str() == sku)
+    else {
+        return sku.to_string();
+    };
+    // The model: the description up to its first comma or dash-separated role ("— leaf").
+    let description = line.description.to_string();
+    let model = description
+        .split([',', '—', '('])
+        .next()
+        .unwrap_or(&description)
+        .trim();
+    // A chart's label leaves out a generic vendor ("NVIDIA-compatible", "FS.com-class").
+    let vendor = match line.vendor.as_str() {
+        v if short && (v.ends_with("-compatible") || v.ends_with("-class")) => "",
+        v => v,
+    };
+    let digits = |w: &&str| w.chars().filter(char::is_ascii_digit).count();
+    let model = match model
+        .split_whitespace()
+        .filter(|w| digits(w) > 0)
+        .max_by_key(|w| {
+            // The most digits; the first of equals (`max_by_key` keeps the last: negate the index).
+            digits(w)
+        }) {
+        Some(number) if short => number,
+        _ => model,
+    };
+    let mut name = if model
+        .to_ascii_lowercase()
+        .starts_with(&vendor.to_ascii_lowercase())
+        || vendor.is_empty()
+    {
+        model.to_string()
+    } else {
+        format!("{vendor} {model}")
+    };
+    let kind = match line.category {
+        crate::cost::Category::Nic => "NIC",
+        crate::cost::Category::Switch => "switch",
+        crate::cost::Category::Optic => "transceiver",
+        crate::cost::Category::Cable => "cable",
+        crate::cost::Category::License => "licence",
+    };
+    if !name
+        .to_ascii_lowercase()
+        .contains(&kind.to_ascii_lowercase())
+    {
+        name.push(' ');
+        name.push_str(kind);
+    }
+    name
+}
+
+/// An input in words for a buyer: a price by the part's name ("NVIDIA Quantum-2 QM9700 NDR
+/// InfiniBand switch price", not "prices.list.nvidia-qm9700"), any other as the chart names it.
+pub fn human_input(plan: &Plan, input: &str) -> String {
+    match price_sku(input) {
+        Some(sku) => format!("{} price", part_name(plan, sku)),
+        None => tornado_label(input),
+    }
+}
+
+/// [`human_input`] for a chart's label ("NVIDIA QM9700 switch price").
+pub fn human_input_short(plan: &Plan, input: &str) -> String {
+    match price_sku(input) {
+        Some(sku) => format!("{} price", part_short_name(plan, sku)),
+        None => tornado_label(input),
+    }
+}
+
+fn price_sku(input: &str) -> Option<&str> {
+    input
+        .strip_prefix("prices.list.")
+        .or_else(|| input.strip_prefix("prices.overrides."))
 }
 
 /// A readable axis label for a plan input, with its unit: "GPU-hour value (USD per GPU-hour)".

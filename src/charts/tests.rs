@@ -301,7 +301,7 @@ fn tornado_bars_are_the_analysis_largest_swings() {
         assert_eq!(
             (b.label.as_str(), b.gap_at_low_usd, b.gap_at_high_usd),
             (
-                data::tornado_label(&e.input).as_str(),
+                data::human_input_short(&p, &e.input).as_str(),
                 e.gap_at_low_usd,
                 e.gap_at_high_usd
             )
@@ -328,6 +328,21 @@ fn tornado_bars_are_the_analysis_largest_swings() {
         data::tornado_label("prices.list.nvidia-sn5600"),
         "nvidia-sn5600 list price"
     );
+    // A part of the plan by its name, not its SKU (#43: "tornado labels that are raw part
+    // numbers").
+    assert_eq!(
+        data::human_input(&p, "prices.list.nvidia-qm9700"),
+        "NVIDIA Quantum-2 QM9700 NDR InfiniBand switch price"
+    );
+    assert_eq!(
+        data::human_input_short(&p, "prices.list.nvidia-qm9700"),
+        "NVIDIA QM9700 switch price"
+    );
+    assert_eq!(
+        data::human_input_short(&p, "prices.list.arista-7060x6-64pe"),
+        "Arista 7060X6-64PE switch price"
+    );
+    assert_eq!(data::part_name(&p, "not-in-the-plan"), "not-in-the-plan");
     assert_eq!(
         data::tornado_label("prices.discounts.vendor.NVIDIA"),
         "NVIDIA discount"

@@ -12,6 +12,7 @@ use crate::charts::data::{ChartId, usd};
 use crate::plan::Plan;
 
 mod form;
+pub mod memo;
 
 pub use form::{
     DEFAULT_GPUS, FORM, Field, FieldSpec, Opt, encode, form, given_inputs, kept, plan_query,
@@ -385,6 +386,8 @@ pub struct Report {
     pub sure: Option<Sure>,
     /// The comparison's rules of thumb, each checked against the plan.
     pub rules: Vec<crate::cost::RuleOfThumb>,
+    /// The memo that opens the page (its first printed page).
+    pub memo: memo::Memo,
     pub boms: Vec<Bom>,
     pub warnings: Vec<String>,
     pub assumptions: Vec<Assumption>,
@@ -881,6 +884,14 @@ pub fn report(plan: &Plan, catalog: Option<&Catalog>, pairs: &[(String, String)]
             .as_ref()
             .map(|c| c.rules_of_thumb.clone())
             .unwrap_or_default(),
+        memo: memo::memo(
+            plan,
+            plan.uncertainty.is_some().then_some(plan),
+            Some(
+                "Ask for an uncertainty analysis to see which inputs would change the answer."
+                    .into(),
+            ),
+        ),
         boms,
         warnings: plan.warnings.clone(),
         assumptions,

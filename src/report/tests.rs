@@ -267,3 +267,63 @@ fn a_sweep_chart_that_cannot_be_drawn_is_said_in_words() {
     );
     assert!(html.contains("a reason"));
 }
+
+/// The memo: at most five reasons, none repeated and none about a third fabric; at most three
+/// inputs, named in words (no SKU, no dotted path); the placeholders the answer rests on in
+/// its headline; without an analysis, a note saying how to get one.
+#[test]
+fn the_memo_names_what_would_change_the_answer_in_words() {
+    let (p, _) = planned(serde_json::json!({"gpus": 2048, "gpu_model": "b200"}));
+    let (a, _) = planned(serde_json::json!({"gpus": 2048, "gpu_model": "b200",
+        "uncertainty": {"samples": 300, "catalog_price_ranges": true}}));
+    let m = memo::memo(&p, Some(&a), None);
+    let c = p.comparison.as_ref().expect("comparison");
+    assert!(
+        m.headline.starts_with(&c.recommendation.to_string()),
+        "{}",
+        m.headline
+    );
+    assert_eq!(m.rows.len(), 3);
+    assert_eq!(m.rows.iter().filter(|r| r.cheapest).count(), 1);
+    assert!(!m.reasons.is_empty() && m.reasons.len() <= memo::MAX_REASONS);
+    assert!(
+        c.reasons.len() > memo::MAX_REASONS,
+        "the full list is longer"
+    );
+    let mut seen = m.reasons.clone();
+    seen.dedup();
+    assert_eq!(seen.len(), m.reasons.len());
+    // RoCE leads adaptive Ethernet here: no reason is about InfiniBand, the third.
+    assert!(
+        m.reasons.iter().all(|r| !r.contains("InfiniBand")),
+        "{:?}",
+        m.reasons
+    );
+    assert!(!m.drivers.is_empty() && m.drivers.len() <= memo::MAX_DRIVERS);
+    for d in &m.drivers {
+        assert!(!d.contains("prices."), "{d}");
+        assert!(
+            !d.contains("arista-7060x6-64pe") && !d.contains("nvidia-sn5600"),
+            "{d}"
+        );
+    }
+    assert!(
+        m.drivers[0].starts_with("Arista 7060X6-64PE switch price"),
+        "{}",
+        m.drivers[0]
+    );
+    assert!(
+        m.headline
+            .contains("placeholder prices (Arista 7060X6-64PE switch"),
+        "{}",
+        m.headline
+    );
+    // No analysis: no drivers, and the note given.
+    let bare = memo::memo(&p, None, Some("ask".into()));
+    assert!(bare.drivers.is_empty());
+    assert_eq!(bare.drivers_note.as_deref(), Some("ask"));
+    // One fabric: nothing to change.
+    let (one, _) = planned(serde_json::json!({"gpus": 64, "fabrics": ["roce"]}));
+    let m = memo::memo(&one, None, None);
+    assert!(m.drivers_note.is_some_and(|n| n.contains("One fabric")));
+}

@@ -542,7 +542,7 @@ pub fn crossover_sentence(c: &Crossover) -> String {
 }
 
 /// A sweep row's cells in [`SWEEP_COLUMNS`] order, its warnings after `lead`.
-fn sweep_cells(r: &SweepRow, lead: &[&str]) -> [Value; 11] {
+pub(crate) fn sweep_cells(r: &SweepRow, lead: &[&str]) -> [Value; 11] {
     let money = |d: rust_decimal::Decimal| Value::String(crate::json::decimal_string(&d));
     [
         Value::from(r.fabric.as_str()),

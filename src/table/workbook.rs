@@ -832,6 +832,13 @@ fn write_value(
             ws.write_boolean(r, c, *b)?;
         }
         serde_json::Value::Null => {}
+        serde_json::Value::Array(items) => {
+            let text: Vec<String> = items
+                .iter()
+                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                .collect();
+            ws.write_string(r, c, text.join(super::csv::LIST_SEPARATOR))?;
+        }
         other => {
             ws.write_string(r, c, other.to_string())?;
         }
@@ -950,4 +957,53 @@ fn summary_sheet(
         )?;
     }
     Ok(())
+}
+
+/// A sweep as a workbook: its rows (the varied inputs, then [`super::SWEEP_COLUMNS`]) as
+/// values, its crossovers in words and its warnings. A sweep is many plans' headline figures:
+/// each row's plan, with live formulas, is its `plan_id`'s workbook (`format=xlsx` on a plan).
+pub fn sweep_workbook(
+    vary: &str,
+    vary2: Option<&str>,
+    warnings: &[String],
+    rows: &[super::NamedSweepRow],
+    crossovers: &[crate::plan::sweep::Crossover],
+) -> Result<Vec<u8>, XlsxError> {
+    let f = Formats::new();
+    let mut book = Workbook::new();
+    let ws = book.add_worksheet();
+    ws.set_name("Rows")?;
+    let mut header: Vec<&str> = vec![vary];
+    header.extend(vary2);
+    header.extend_from_slice(super::SWEEP_COLUMNS);
+    for (c, h) in header.iter().enumerate() {
+        ws.write_string_with_format(0, c as ColNum, *h, &f.bold)?;
+        ws.set_column_width(c as ColNum, 16)?;
+    }
+    ws.set_freeze_panes(1, 0)?;
+    for (i, r) in rows.iter().enumerate() {
+        let row = (i + 1) as RowNum;
+        let inputs = std::iter::once(&r.inputs.0).chain(&r.inputs.1);
+        let cells = inputs
+            .map(|n| n.value.clone())
+            .chain(super::sweep_cells(&r.row, &[]));
+        for (c, v) in cells.enumerate() {
+            write_value(ws, row, c as ColNum, &v, &f)?;
+        }
+    }
+    let ws = book.add_worksheet();
+    ws.set_name("Crossovers")?;
+    ws.set_column_width(0, 140)?;
+    ws.write_string_with_format(0, 0, "Where the cheapest fabric changes", &f.bold)?;
+    for (i, c) in crossovers.iter().enumerate() {
+        ws.write_string((i + 1) as RowNum, 0, super::crossover_sentence(c))?;
+    }
+    let ws = book.add_worksheet();
+    ws.set_name("Warnings")?;
+    ws.set_column_width(0, 140)?;
+    ws.write_string_with_format(0, 0, "Warnings", &f.bold)?;
+    for (i, w) in warnings.iter().enumerate() {
+        ws.write_string_with_format((i + 1) as RowNum, 0, w, &f.wrap)?;
+    }
+    book.save_to_buffer()
 }

@@ -1952,14 +1952,28 @@ async fn plans_answer_a_workbook_with_live_formulas() {
         .unwrap();
     assert_eq!(posted.status(), 200);
     assert_eq!(posted.bytes().await.unwrap()[..2], *b"PK");
-    for path in [
-        "/v1/plans/bom?gpus=64&format=xlsx",
-        "/v1/sweeps?gpus=64&vary=gpus&values=64,128&format=xlsx",
-    ] {
-        let p = app.problem_at(path, 422, "/format").await;
-        assert!(
-            p["errors"][0]["detail"].as_str().unwrap().contains("'csv'"),
-            "{p}"
-        );
-    }
+    // The BOM offers none (a 422 listing what it offers).
+    let p = app
+        .problem_at("/v1/plans/bom?gpus=64&format=xlsx", 422, "/format")
+        .await;
+    assert!(
+        p["errors"][0]["detail"].as_str().unwrap().contains("'csv'"),
+        "{p}"
+    );
+    // A sweep's workbook: its rows as values, its crossovers, its warnings.
+    let sweep = app
+        .get("/v1/sweeps?gpus=64&vary=gpus&values=64,128&fabrics=infiniband,roce&format=xlsx")
+        .await;
+    assert_eq!(sweep.status(), 200);
+    assert!(
+        sweep.headers()["etag"]
+            .to_str()
+            .unwrap()
+            .ends_with("-xlsx\"")
+    );
+    let bytes = sweep.bytes().await.unwrap();
+    let (sheets, rows) = workbook_parts(&bytes, "xl/worksheets/sheet1.xml");
+    assert_eq!(sheets, ["Rows", "Crossovers", "Warnings"]);
+    // Two values × two fabrics, under the header.
+    assert_eq!(rows.matches("<row ").count(), 5, "{rows}");
 }

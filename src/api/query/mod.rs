@@ -473,12 +473,12 @@ pub fn format_param() -> Parameter {
     )
 }
 
-/// `format` of a plan: [`format_param`]'s, and `xlsx` for a workbook with live formulas.
+/// `format` of a plan or a sweep: [`format_param`]'s, and `xlsx` for a workbook.
 pub fn plan_format_param() -> Parameter {
     extra_param(
         "format",
         false,
-        "`csv` for CSV (also `Accept: text/csv`); `xlsx` for a workbook with live formulas (also `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`; docs/spreadsheets.md, \"Workbook\"); `json` (default).",
+        "`csv` for CSV (also `Accept: text/csv`); `xlsx` for a workbook (also `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`): a plan's with live formulas, a sweep's rows as values (docs/spreadsheets.md, \"Workbook\"); `json` (default).",
         Kind::Enum(&["json", "csv", "xlsx"]),
     )
 }

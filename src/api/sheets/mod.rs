@@ -65,7 +65,8 @@ impl IntoParams for PlanSheetParams {
     }
 }
 
-/// Query parameters of `POST /v1/plans`: `format` only (json, csv, xlsx).
+/// Query parameters of `POST /v1/plans` and `POST /v1/sweeps`: `format` only (json, csv,
+/// xlsx).
 pub struct PostPlanParams;
 
 impl IntoParams for PostPlanParams {

@@ -121,9 +121,20 @@ fn encode(
     r: &SweepResult,
     threads: usize,
 ) -> Result<(Parts, &'static str, EntityTag), ApiError> {
-    let (body, ct, suffix) = format.body(
+    let (body, ct, suffix) = format.body_or_workbook(
         || sweep_json(r, threads).map_err(|e| ApiError::internal(&e)),
         || Ok(Parts::from(r.csv().into_bytes())),
+        || {
+            crate::table::workbook::sweep_workbook(
+                &r.vary,
+                r.vary2.as_deref(),
+                &r.warnings,
+                &r.rows,
+                &r.crossovers,
+            )
+            .map(Parts::from)
+            .map_err(|e| ApiError::internal(&e))
+        },
     )?;
     Ok((
         body,

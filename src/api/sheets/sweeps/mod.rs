@@ -26,16 +26,13 @@ use utoipa::openapi::path::{Parameter, ParameterIn};
 use utoipa::{IntoParams, ToSchema};
 use validator::Validate;
 
-use super::negotiate;
 use crate::api::AppState;
 use crate::api::error::ApiError;
 use crate::api::extract::ValidJson;
 use crate::api::query::{
-    self, Numeric, Query, format_param, name_params, plan_parameters, pointer_of, request_from_json,
+    self, Numeric, Query, name_params, plan_parameters, pointer_of, request_from_json,
 };
-use crate::api::responses::{
-    BodyProblems, Busy, JsonOrCsv, NotModified, QueryProblems, SweepInvalid,
-};
+use crate::api::responses::{BodyProblems, Busy, NotModified, QueryProblems, SweepInvalid};
 use crate::catalog::CatalogSet;
 use crate::plan::sweep::{self, Crossover, RunError, Scale, SweepRow};
 use crate::plan::{self, PlanRequest};
@@ -134,7 +131,7 @@ impl SweepResult {
 }
 
 impl crate::api::responses::Sheet for SweepResult {
-    const DESCRIPTION: &'static str = "Rows and crossovers (JSON), or the rows as CSV.";
+    const DESCRIPTION: &'static str = "Rows and crossovers (JSON), or the rows as CSV, or a workbook of rows, crossovers and warnings.";
 }
 
 /// The sweep's own query parameters: `SweepRequest`'s fields but `base`.
@@ -555,7 +552,7 @@ impl IntoParams for SweepParams {
                 query::param_from_schema(k, required(k), &docs.join(" "), schema)
             })
             .collect();
-        v.push(format_param());
+        v.push(query::plan_format_param());
         for mut p in plan_parameters() {
             p.required = utoipa::openapi::Required::False;
             v.push(p);
@@ -578,14 +575,14 @@ impl IntoParams for SweepParams {
 /// with both values, and crossovers along `vary` at each value of `vary2` (`input2`,
 /// `value2`). At most 10,000 plans per sweep, bisection included; a value that cannot be
 /// planned fails the sweep with a 422 naming it.
-#[utoipa::path(tag = "plans", params(SweepParams), responses(JsonOrCsv<SweepResult>, QueryProblems, SweepInvalid, Busy))]
+#[utoipa::path(tag = "plans", params(SweepParams), responses(crate::api::responses::JsonCsvOrXlsx<SweepResult>, QueryProblems, SweepInvalid, Busy))]
 #[get("/v1/sweeps")]
 pub async fn get_sweep(
     req: HttpRequest,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     let q = Query::from_request(&req)?;
-    let format = negotiate(&req, Some(&q))?;
+    let format = crate::api::conneg::negotiate_plan(&req, Some(&q))?;
     encode::admit_reader(&state, &req)?;
     let result = sweep_from_query(&q, &["format"], &state).await?;
     render(&req, &state, format, result).await
@@ -599,9 +596,9 @@ pub async fn get_sweep(
 /// text/csv` for the rows as CSV.
 #[utoipa::path(
     tag = "plans",
-    params(super::PostParams),
+    params(super::PostPlanParams),
     request_body(content = SweepRequest, description = "The base plan request and the input to vary.", content_type = "application/json"),
-    responses(JsonOrCsv<SweepResult>, NotModified, BodyProblems, SweepInvalid, Busy)
+    responses(crate::api::responses::JsonCsvOrXlsx<SweepResult>, NotModified, BodyProblems, SweepInvalid, Busy)
 )]
 #[post("/v1/sweeps")]
 pub async fn post_sweep(
@@ -610,7 +607,7 @@ pub async fn post_sweep(
     body: ValidJson<SweepRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let q = crate::api::query::Query::for_post(&req)?;
-    let format = negotiate(&req, Some(&q))?;
+    let format = crate::api::conneg::negotiate_plan(&req, Some(&q))?;
     let b = body.0;
     if !b.base.is_object() {
         return Err(ApiError::field(
