@@ -154,69 +154,23 @@ fn assumptions(
         "the plan's inputs (plan {}, catalog {} {}); GET /v1/catalogs/{} for every catalog figure's source",
         plan.plan_id, plan.catalog.id, plan.catalog.version, plan.catalog.id
     );
+    // One row a rate: its input name, the value the plan used, its unit.
+    #[rustfmt::skip]
     let rows: [(&str, Decimal, &str); 14] = [
         ("gpus", Decimal::from(plan.inputs.gpus.get()), "GPUs"),
-        (
-            "economics.years",
-            Decimal::from(e.years.map_or(5, |y| y.get())),
-            "years",
-        ),
-        (
-            "economics.discount_rate",
-            get(e.discount_rate.map(|v| v.get())),
-            "per year",
-        ),
-        (
-            "economics.electricity_usd_per_kwh",
-            get(e.electricity_usd_per_kwh.map(|v| v.get())),
-            "USD per kWh",
-        ),
+        ("economics.years", Decimal::from(e.years.map_or(5, |y| y.get())), "years"),
+        ("economics.discount_rate", get(e.discount_rate.map(|v| v.get())), "per year"),
+        ("economics.electricity_usd_per_kwh", get(e.electricity_usd_per_kwh.map(|v| v.get())), "USD per kWh"),
         ("economics.pue", get(e.pue.map(|v| v.get())), "ratio"),
-        (
-            "economics.support_rate",
-            get(e.support_rate.map(|v| v.get())),
-            "of hardware capex per year",
-        ),
-        (
-            "economics.spares_rate",
-            get(e.spares_rate.map(|v| v.get())),
-            "of hardware capex per year",
-        ),
-        (
-            "economics.network_engineer_usd_per_year",
-            get(e.network_engineer_usd_per_year.map(|v| v.get())),
-            "USD per FTE per year",
-        ),
-        (
-            "economics.gpus_per_network_fte",
-            get(e.gpus_per_network_fte.map(|v| v.get())),
-            "GPUs per FTE",
-        ),
-        (
-            "economics.ib_specialist_usd_per_year",
-            get(e.ib_specialist_usd_per_year.map(|v| v.get())),
-            "USD per FTE per year",
-        ),
-        (
-            "economics.gpus_per_ib_specialist",
-            get(e.gpus_per_ib_specialist.map(|v| v.get())),
-            "GPUs per FTE",
-        ),
-        (
-            "economics.ufm_usd_per_endpoint_per_year",
-            get(e.ufm_usd_per_endpoint_per_year.map(|v| v.get())),
-            "USD per NIC endpoint per year (0: not priced, not counted)",
-        ),
-        (
-            "economics.ethernet_nos_usd_per_switch_per_year",
-            nos,
-            "USD per switch per year",
-        ),
-        (
-            "economics.depreciation_years",
-            Decimal::from(e.depreciation_years.map_or(5, |y| y.get())),
-            "years",
-        ),
+        ("economics.support_rate", get(e.support_rate.map(|v| v.get())), "of hardware capex per year"),
+        ("economics.spares_rate", get(e.spares_rate.map(|v| v.get())), "of hardware capex per year"),
+        ("economics.network_engineer_usd_per_year", get(e.network_engineer_usd_per_year.map(|v| v.get())), "USD per FTE per year"),
+        ("economics.gpus_per_network_fte", get(e.gpus_per_network_fte.map(|v| v.get())), "GPUs per FTE"),
+        ("economics.ib_specialist_usd_per_year", get(e.ib_specialist_usd_per_year.map(|v| v.get())), "USD per FTE per year"),
+        ("economics.gpus_per_ib_specialist", get(e.gpus_per_ib_specialist.map(|v| v.get())), "GPUs per FTE"),
+        ("economics.ufm_usd_per_endpoint_per_year", get(e.ufm_usd_per_endpoint_per_year.map(|v| v.get())), "USD per NIC endpoint per year (0: not priced, not counted)"),
+        ("economics.ethernet_nos_usd_per_switch_per_year", nos, "USD per switch per year"),
+        ("economics.depreciation_years", Decimal::from(e.depreciation_years.map_or(5, |y| y.get())), "years"),
     ];
     let mut cells = Vec::with_capacity(rows.len());
     for (i, (name, value, unit)) in rows.iter().enumerate() {
