@@ -244,6 +244,7 @@ pointer of each bad field.",
         crate::plan::Plan,
         crate::table::BomSheet,
         sheets::sweeps::SweepResult,
+        crate::plan::fit::Fit,
         crate::validation::Validation
     ))
 )]
