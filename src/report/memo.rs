@@ -45,6 +45,8 @@ pub struct Memo {
 /// when it asked for one), whose tornado names the inputs that matter; `note`: why there is
 /// none.
 pub fn memo(plan: &Plan, analysed: Option<&Plan>, note: Option<String>) -> Memo {
+    // A plan without an analysis names no input, whatever it was given as.
+    let analysed = analysed.filter(|a| a.uncertainty.is_some());
     let years = plan.built().next().map_or(0, |f| f.tco.years);
     let cheapest = plan.cheapest_fabric();
     let rows = plan

@@ -803,3 +803,31 @@ fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {
     let (_, rest) = text.split_once(start)?;
     Some(rest.split_once(end)?.0)
 }
+
+/// The report page opens with a memo that names, in words, the inputs that would change the
+/// answer: also when the form sends its analysis "Off" as an empty `uncertainty.samples=`
+/// (the memo said "no input changes the answer", having been given a plan without an
+/// analysis).
+#[tokio::test]
+async fn the_memo_names_the_inputs_that_would_change_the_answer() {
+    let app = spawn_app().await;
+    for path in [
+        "/report?gpus=2048",
+        "/report?gpus=2048&uncertainty.samples=&economics.years=",
+    ] {
+        let html = unescape(&app.html(path, 200).await);
+        let memo = between(&html, "id=\"memo\"", "</section>").expect("a memo");
+        let drivers = between(memo, "id=\"memo-drivers\"", "</ol>")
+            .unwrap_or_else(|| panic!("{path}: {memo}"));
+        assert!(
+            drivers.contains("Arista 7060X6-64PE switch price"),
+            "{path}: {drivers}"
+        );
+        assert!(!drivers.contains("prices.list"), "{drivers}");
+        assert!(
+            memo.contains("It rests on placeholder prices"),
+            "{path}: {memo}"
+        );
+        assert!(memo.matches("<li>").count() <= 3 + 5, "{memo}");
+    }
+}

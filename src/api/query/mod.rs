@@ -151,11 +151,13 @@ impl Query {
         Ok(q)
     }
 
-    /// Whether the query names an `uncertainty.*` parameter (the plan carries an analysis).
+    /// Whether the query gives an `uncertainty.*` parameter a value (the plan carries an
+    /// analysis). An empty value is no value (the report form's "Off" sends
+    /// `uncertainty.samples=`), as everywhere in a query.
     pub fn asks_analysis(&self) -> bool {
         self.pairs
             .iter()
-            .any(|(k, _)| k.starts_with("uncertainty."))
+            .any(|(k, v)| k.starts_with("uncertainty.") && !v.trim().is_empty())
     }
 
     /// Asks for the default uncertainty analysis (the catalog's price ranges) when the query
