@@ -43,7 +43,8 @@ pub use opex::{OpexPerYear, StaffRole, opex_per_year};
 pub use sentences::{BreakEvenAt, Reason, Recommendation};
 pub use tco::{Tco, TcoYear, tco};
 pub use thumb::{RuleOfThumb, ThumbFabric, ThumbPlan, Verdict, rules_of_thumb};
-pub use training::{CostPerMillionTokens, Training, TrainingInput, training};
+pub(crate) use training::failure_share;
+pub use training::{CostPerMillionTokens, Training, TrainingInput, tokens_over_years, training};
 
 use crate::fabric::Fabric;
 use money::{add_money, div, mul, rate};
@@ -181,6 +182,25 @@ pub fn fabric_cost_with(
     })
 }
 
+/// Busy GPU-hours a year less those lost to the network, its waits (`idle_fraction` of busy
+/// time) and its failures: the hours the GPUs work (negative when failures take more).
+pub(crate) fn useful_gpu_hours_per_year(
+    gpus: u32,
+    busy_fraction: Decimal,
+    idle_fraction: Decimal,
+    failure_gpu_hours_per_year: f64,
+) -> Result<Decimal, CostError> {
+    money::sub(
+        mul(
+            idle::busy_gpu_hours_per_year(gpus, busy_fraction)?,
+            money::sub(Decimal::ONE, idle_fraction, "gpu_idle_fraction")?,
+            "gpus",
+        )?,
+        idle::failure_hours(failure_gpu_hours_per_year)?,
+        "reliability",
+    )
+}
+
 /// Total cost ÷ the useful GPU-hours over the horizon, USD per hour; `None` when there are
 /// none.
 fn cost_per_useful_gpu_hour(
@@ -189,15 +209,11 @@ fn cost_per_useful_gpu_hour(
     idle_fraction: Decimal,
     total: Decimal,
 ) -> Result<Option<Decimal>, CostError> {
-    // Busy GPU-hours less those lost to the network: its waits and its failures.
-    let useful_per_year = money::sub(
-        mul(
-            idle::busy_gpu_hours_per_year(input.gpus, econ.busy_fraction)?,
-            money::sub(Decimal::ONE, idle_fraction, "gpu_idle_fraction")?,
-            "gpus",
-        )?,
-        idle::failure_hours(input.failure_gpu_hours_per_year)?,
-        "reliability",
+    let useful_per_year = useful_gpu_hours_per_year(
+        input.gpus,
+        econ.busy_fraction,
+        idle_fraction,
+        input.failure_gpu_hours_per_year,
     )?;
     let useful_hours = mul(useful_per_year, Decimal::from(econ.years), "gpus")?;
     Ok(if useful_hours > Decimal::ZERO {

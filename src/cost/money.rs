@@ -217,6 +217,12 @@ pub(crate) fn decimal_from_f64_rounded(x: f64, dp: u32) -> Option<Decimal> {
     Decimal::try_from_i128_with_scale(i128::try_from(q).ok()?, dp).ok()
 }
 
+/// `d` as the nearest `f64` (0 when out of range), for a figure shown or compared as a float (a
+/// ratio, a spreadsheet cell), never for money arithmetic.
+pub fn approx_f64(d: Decimal) -> f64 {
+    rust_decimal::prelude::ToPrimitive::to_f64(&d).unwrap_or(0.0)
+}
+
 /// Rounds a money amount to cents (the module's rounding policy).
 pub fn round_money(d: Decimal) -> Decimal {
     round_places(d, MONEY_DP)

@@ -9,7 +9,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::Capex;
-use super::money::format_usd_short;
+use super::money::{approx_f64 as to_f64, format_usd_short};
 use crate::fabric::Fabric;
 
 /// One fabric's figures the rules read.
@@ -147,10 +147,6 @@ fn verdict(holds: bool) -> Verdict {
 fn ratio(a: Decimal, b: Decimal) -> f64 {
     let (a, b) = (to_f64(a), to_f64(b));
     if b > 0.0 { a / b } else { 0.0 }
-}
-
-fn to_f64(d: Decimal) -> f64 {
-    rust_decimal::prelude::ToPrimitive::to_f64(&d).unwrap_or(0.0)
 }
 
 fn pct(x: f64) -> String {

@@ -104,6 +104,38 @@ fn invalid(reason: &'static str) -> CostError {
     }
 }
 
+/// Busy time lost to network failures, as a share of busy time, in [0, 0.9] (the failure model
+/// caps it below 1).
+pub(crate) fn failure_share(
+    gpus: u32,
+    busy_fraction: Decimal,
+    failure_gpu_hours_per_year: f64,
+) -> Result<f64, CostError> {
+    let busy = super::money::approx_f64(super::idle::busy_gpu_hours_per_year(gpus, busy_fraction)?);
+    Ok(if busy > 0.0 {
+        (failure_gpu_hours_per_year / busy).clamp(0.0, 0.9)
+    } else {
+        0.0
+    })
+}
+
+/// Tokens trained in `years` of the cluster's busy time, failures' share taken out, at
+/// `tokens_per_step` every `step_time_ms` (rounded to a whole token).
+pub fn tokens_over_years(
+    years: u32,
+    busy_fraction: Decimal,
+    failure_share: f64,
+    tokens_per_step: f64,
+    step_time_ms: f64,
+) -> f64 {
+    let busy_ms = super::money::approx_f64(busy_fraction)
+        * f64::from(HOURS_PER_YEAR)
+        * 3_600_000.0
+        * f64::from(years)
+        * (1.0 - failure_share);
+    (busy_ms / step_time_ms * tokens_per_step).round()
+}
+
 /// The run, or why it cannot be timed.
 pub fn training(t: &TrainingInput) -> Result<Training, CostError> {
     let finite = |x: f64| x.is_finite() && x > 0.0;
@@ -113,16 +145,7 @@ pub fn training(t: &TrainingInput) -> Result<Training, CostError> {
         ));
     }
     let steps = (t.train_tokens / t.tokens_per_step).ceil();
-    // Busy time lost to failures, as a share of busy time (below 1: the failure model caps it).
-    let busy = super::idle::busy_gpu_hours_per_year(t.gpus, t.busy_fraction)?
-        .to_string()
-        .parse::<f64>()
-        .unwrap_or(0.0);
-    let failure_share = if busy > 0.0 {
-        (t.failure_gpu_hours_per_year / busy).clamp(0.0, 0.9)
-    } else {
-        0.0
-    };
+    let failure_share = failure_share(t.gpus, t.busy_fraction, t.failure_gpu_hours_per_year)?;
     let days = steps * t.step_time_ms / 86_400_000.0 / (1.0 - failure_share);
     if !days.is_finite() || days > 1.0e9 {
         return Err(invalid("the run would take more than a billion days"));

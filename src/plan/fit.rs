@@ -495,37 +495,32 @@ impl Search<'_> {
         let (Some(idle), Some(perf)) = (&f.gpu_idle, &f.performance) else {
             return Ok((Decimal::ZERO, None));
         };
-        let busy = cost::busy_gpu_hours_per_year(gpus, self.cluster.busy_fraction)?;
-        let failure = cost::money::decimal_from_f64_rounded(idle.failure_gpu_hours_per_year, 2)
-            .unwrap_or_default();
-        let useful_per_year = (busy - idle.gpu_hours_per_year - failure).max(Decimal::ZERO);
+        let busy_fraction = self.cluster.busy_fraction;
+        let useful_per_year = cost::useful_gpu_hours_per_year(
+            gpus,
+            busy_fraction,
+            idle.idle_fraction,
+            idle.failure_gpu_hours_per_year,
+        )?
+        .max(Decimal::ZERO);
         let useful = cost::money::round_hours(
             useful_per_year
                 .checked_mul(Decimal::from(years))
                 .ok_or_else(|| PlanError::from(cost::CostError::Overflow { input: "budget" }))?,
         );
-        let busy_f: f64 = busy.to_string().parse().unwrap_or(0.0);
-        let failure_share = if busy_f > 0.0 {
-            (idle.failure_gpu_hours_per_year / busy_f).clamp(0.0, 0.9)
-        } else {
-            0.0
-        };
-        let busy_share: f64 = self
-            .cluster
-            .busy_fraction
-            .to_string()
-            .parse()
-            .unwrap_or(0.0);
+        let failure_share =
+            cost::failure_share(gpus, busy_fraction, idle.failure_gpu_hours_per_year)?;
         let tokens = perf
             .tokens_per_step
             .filter(|_| perf.step_time_ms > 0.0)
             .map(|per_step| {
-                let busy_ms = busy_share
-                    * f64::from(cost::HOURS_PER_YEAR)
-                    * 3_600_000.0
-                    * f64::from(years)
-                    * (1.0 - failure_share);
-                (busy_ms / perf.step_time_ms * per_step).round()
+                cost::tokens_over_years(
+                    years,
+                    busy_fraction,
+                    failure_share,
+                    per_step,
+                    perf.step_time_ms,
+                )
             });
         Ok((useful, tokens))
     }

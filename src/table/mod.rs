@@ -594,7 +594,8 @@ pub fn fit_csv(fit: &crate::plan::fit::Fit) -> String {
     let name = |f: Option<crate::fabric::Fabric>| json!(f.map(|f| f.as_str()));
     for f in &fit.fabrics {
         let s = f.spend.as_ref();
-        let money = |get: fn(&crate::cost::Spend) -> rust_decimal::Decimal| {
+        // A spend figure as a decimal (empty when nothing fits).
+        let spent = |get: fn(&crate::cost::Spend) -> rust_decimal::Decimal| {
             json!(s.map(|s| get(s).to_string()))
         };
         c.row([
@@ -603,13 +604,13 @@ pub fn fit_csv(fit: &crate::plan::fit::Fit) -> String {
             json!(f.servers),
             json!(f.racks),
             json!(f.bound_by.join(" ")),
-            money(|s| s.capex_usd),
-            money(|s| s.total_usd),
-            money(|s| s.facility_mw),
-            money(|s| s.gpu_servers_usd),
-            money(|s| s.gpu_servers_power_usd),
-            money(|s| s.network_capex_usd),
-            money(|s| s.network_tco_usd),
+            spent(|s| s.capex_usd),
+            spent(|s| s.total_usd),
+            spent(|s| s.facility_mw),
+            spent(|s| s.gpu_servers_usd),
+            spent(|s| s.gpu_servers_power_usd),
+            spent(|s| s.network_capex_usd),
+            spent(|s| s.network_tco_usd),
             json!(f.useful_gpu_hours.to_string()),
             json!(f.trained_tokens),
             json!(f.next_step.as_ref().map(|n| n.gpus)),

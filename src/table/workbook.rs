@@ -24,9 +24,7 @@ pub const XLSX: &str = "application/vnd.openxmlformats-officedocument.spreadshee
 /// Years the Opex sheet lays out (the longest horizon a plan takes).
 const MAX_YEARS: u32 = 15;
 
-fn to_f64(d: Decimal) -> f64 {
-    rust_decimal::prelude::ToPrimitive::to_f64(&d).unwrap_or(0.0)
-}
+use crate::cost::money::approx_f64 as to_f64;
 
 /// A formula with the API's value as its cached result.
 fn formula(text: String, cached: Decimal) -> Formula {
@@ -154,51 +152,36 @@ fn assumptions(
         "the plan's inputs (plan {}, catalog {} {}); GET /v1/catalogs/{} for every catalog figure's source",
         plan.plan_id, plan.catalog.id, plan.catalog.version, plan.catalog.id
     );
-    // One row a rate: its input name, the value the plan used, its unit.
+    // One row a rate: its input name, the value the plan used, its unit; its cell goes to the
+    // rate's field by name.
+    let mut row: RowNum = 0;
+    let mut put = |name: &str, value: Decimal, unit: &str| -> Result<String, XlsxError> {
+        row += 1;
+        ws.write_string(row, 0, name)?;
+        ws.write_number_with_format(row, 1, to_f64(value), &f.number)?;
+        ws.write_string(row, 2, unit)?;
+        ws.write_string(row, 3, &from_plan)?;
+        Ok(at(ASSUMPTIONS, row, 1))
+    };
+    let years = |y: Option<u32>| Decimal::from(y.unwrap_or(5));
     #[rustfmt::skip]
-    let rows: [(&str, Decimal, &str); 14] = [
-        ("gpus", Decimal::from(plan.inputs.gpus.get()), "GPUs"),
-        ("economics.years", Decimal::from(e.years.map_or(5, |y| y.get())), "years"),
-        ("economics.discount_rate", get(e.discount_rate.map(|v| v.get())), "per year"),
-        ("economics.electricity_usd_per_kwh", get(e.electricity_usd_per_kwh.map(|v| v.get())), "USD per kWh"),
-        ("economics.pue", get(e.pue.map(|v| v.get())), "ratio"),
-        ("economics.support_rate", get(e.support_rate.map(|v| v.get())), "of hardware capex per year"),
-        ("economics.spares_rate", get(e.spares_rate.map(|v| v.get())), "of hardware capex per year"),
-        ("economics.network_engineer_usd_per_year", get(e.network_engineer_usd_per_year.map(|v| v.get())), "USD per FTE per year"),
-        ("economics.gpus_per_network_fte", get(e.gpus_per_network_fte.map(|v| v.get())), "GPUs per FTE"),
-        ("economics.ib_specialist_usd_per_year", get(e.ib_specialist_usd_per_year.map(|v| v.get())), "USD per FTE per year"),
-        ("economics.gpus_per_ib_specialist", get(e.gpus_per_ib_specialist.map(|v| v.get())), "GPUs per FTE"),
-        ("economics.ufm_usd_per_endpoint_per_year", get(e.ufm_usd_per_endpoint_per_year.map(|v| v.get())), "USD per NIC endpoint per year (0: not priced, not counted)"),
-        ("economics.ethernet_nos_usd_per_switch_per_year", nos, "USD per switch per year"),
-        ("economics.depreciation_years", Decimal::from(e.depreciation_years.map_or(5, |y| y.get())), "years"),
-    ];
-    let mut cells = Vec::with_capacity(rows.len());
-    for (i, (name, value, unit)) in rows.iter().enumerate() {
-        let r = (i + 1) as RowNum;
-        ws.write_string(r, 0, *name)?;
-        ws.write_number_with_format(r, 1, to_f64(*value), &f.number)?;
-        ws.write_string(r, 2, *unit)?;
-        ws.write_string(r, 3, &from_plan)?;
-        cells.push(at(ASSUMPTIONS, r, 1));
-    }
-    let mut c = cells.into_iter();
-    let mut next = || c.next().unwrap_or_default();
-    Ok(Rates {
-        gpus: next(),
-        years: next(),
-        discount_rate: next(),
-        electricity: next(),
-        pue: next(),
-        support_rate: next(),
-        spares_rate: next(),
-        engineer_salary: next(),
-        engineer_gpus_per_fte: next(),
-        specialist_salary: next(),
-        specialist_gpus_per_fte: next(),
-        ufm_per_endpoint: next(),
-        nos_per_switch: next(),
-        depreciation_years: next(),
-    })
+    let rates = Rates {
+        gpus: put("gpus", Decimal::from(plan.inputs.gpus.get()), "GPUs")?,
+        years: put("economics.years", years(e.years.map(|y| y.get())), "years")?,
+        discount_rate: put("economics.discount_rate", get(e.discount_rate.map(|v| v.get())), "per year")?,
+        electricity: put("economics.electricity_usd_per_kwh", get(e.electricity_usd_per_kwh.map(|v| v.get())), "USD per kWh")?,
+        pue: put("economics.pue", get(e.pue.map(|v| v.get())), "ratio")?,
+        support_rate: put("economics.support_rate", get(e.support_rate.map(|v| v.get())), "of hardware capex per year")?,
+        spares_rate: put("economics.spares_rate", get(e.spares_rate.map(|v| v.get())), "of hardware capex per year")?,
+        engineer_salary: put("economics.network_engineer_usd_per_year", get(e.network_engineer_usd_per_year.map(|v| v.get())), "USD per FTE per year")?,
+        engineer_gpus_per_fte: put("economics.gpus_per_network_fte", get(e.gpus_per_network_fte.map(|v| v.get())), "GPUs per FTE")?,
+        specialist_salary: put("economics.ib_specialist_usd_per_year", get(e.ib_specialist_usd_per_year.map(|v| v.get())), "USD per FTE per year")?,
+        specialist_gpus_per_fte: put("economics.gpus_per_ib_specialist", get(e.gpus_per_ib_specialist.map(|v| v.get())), "GPUs per FTE")?,
+        ufm_per_endpoint: put("economics.ufm_usd_per_endpoint_per_year", get(e.ufm_usd_per_endpoint_per_year.map(|v| v.get())), "USD per NIC endpoint per year (0: not priced, not counted)")?,
+        nos_per_switch: put("economics.ethernet_nos_usd_per_switch_per_year", nos, "USD per switch per year")?,
+        depreciation_years: put("economics.depreciation_years", years(e.depreciation_years.map(|y| y.get())), "years")?,
+    };
+    Ok(rates)
 }
 
 fn switch_count(b: &Built<'_>) -> u64 {
@@ -314,7 +297,7 @@ struct FabricCells {
 }
 
 /// Side by side rows.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 enum Line {
     Capex(Category),
     Hardware,
@@ -358,6 +341,192 @@ const LINES: [(Line, &str); 19] = [
     (Line::Idle, "GPU idle cost over the horizon"),
 ];
 
+/// The Side by side row of `line` (row 0 holds the fabrics' names).
+fn row(line: Line) -> RowNum {
+    (LINES.iter().position(|(l, _)| *l == line).unwrap_or(0) + 1) as RowNum
+}
+
+/// The row of the total, after the lines.
+const TOTAL_ROW: RowNum = LINES.len() as RowNum + 1;
+
+/// One fabric's column of Side by side: what its formulas read.
+struct Column<'a> {
+    b: &'a Built<'a>,
+    /// Its BOM sheet.
+    bom: &'a str,
+    /// Its place among the built fabrics (its columns on Opex by year).
+    k: usize,
+    c: ColNum,
+    rates: &'a Rates,
+}
+
+impl Column<'_> {
+    fn cell(&self, line: Line) -> String {
+        row_col_to_cell(row(line), self.c)
+    }
+
+    /// A column of its BOM sheet, absolute.
+    fn bom_range(&self, col: ColNum) -> String {
+        let n = self.b.bom.len().max(1) as RowNum;
+        format!(
+            "{}!{}:{}",
+            quote_sheet_name(self.bom),
+            row_col_to_cell_absolute(1, col),
+            row_col_to_cell_absolute(n, col)
+        )
+    }
+
+    fn role_usd(&self, name: &str) -> Decimal {
+        self.b
+            .opex_per_year
+            .staff_by_role
+            .iter()
+            .find(|r| r.role == name)
+            .map_or(Decimal::ZERO, |r| r.usd)
+    }
+
+    /// The line's formula (the cost model's, rounding included) and the API's figure for it;
+    /// `None` for a value no price moves (the GPU-idle cost, the performance model's).
+    fn formula(&self, line: Line) -> Option<(String, Decimal)> {
+        let (b, rates) = (self.b, self.rates);
+        let (cap, op) = (b.capex, b.opex_per_year);
+        let ib = b.fabric == Fabric::Infiniband;
+        Some(match line {
+            Line::Capex(cat) => (
+                format!(
+                    "=SUMIF({},\"{}\",{})",
+                    self.bom_range(COL_CATEGORY),
+                    cat.as_str(),
+                    self.bom_range(COL_EXT)
+                ),
+                match cat {
+                    Category::Nic => cap.nics_usd,
+                    Category::Switch => cap.switches_usd,
+                    Category::Optic => cap.optics_usd,
+                    Category::Cable => cap.cables_usd,
+                    Category::License => cap.licenses_usd,
+                },
+            ),
+            Line::Hardware => (
+                format!(
+                    "={}+{}+{}+{}",
+                    self.cell(Line::Capex(Category::Nic)),
+                    self.cell(Line::Capex(Category::Switch)),
+                    self.cell(Line::Capex(Category::Optic)),
+                    self.cell(Line::Capex(Category::Cable))
+                ),
+                cap.hardware_usd,
+            ),
+            Line::CapexTotal => (
+                format!(
+                    "={}+{}",
+                    self.cell(Line::Hardware),
+                    self.cell(Line::Capex(Category::License))
+                ),
+                cap.total_usd,
+            ),
+            Line::ItPower => (
+                format!("=SUM({})", self.bom_range(COL_EXT_POWER)),
+                op.it_power_w,
+            ),
+            Line::Power => (
+                format!(
+                    "=ROUND({}/1000*8760*{}*{},2)",
+                    self.cell(Line::ItPower),
+                    rates.pue,
+                    rates.electricity
+                ),
+                op.power_usd,
+            ),
+            Line::Support => (
+                format!(
+                    "=ROUND({}*{},2)",
+                    rates.support_rate,
+                    self.cell(Line::Hardware)
+                ),
+                op.support_usd,
+            ),
+            Line::Engineers => (
+                format!(
+                    "=ROUND({}/{}*{},2)",
+                    rates.gpus, rates.engineer_gpus_per_fte, rates.engineer_salary
+                ),
+                self.role_usd("network_engineer"),
+            ),
+            Line::Specialists => (
+                if ib {
+                    format!(
+                        "=ROUND({}/{}*{},2)",
+                        rates.gpus, rates.specialist_gpus_per_fte, rates.specialist_salary
+                    )
+                } else {
+                    "=0".to_string()
+                },
+                self.role_usd("ib_specialist"),
+            ),
+            Line::Staff => (
+                format!(
+                    "={}+{}",
+                    self.cell(Line::Engineers),
+                    self.cell(Line::Specialists)
+                ),
+                op.staff_usd,
+            ),
+            Line::Licences => (
+                if ib {
+                    format!(
+                        "=ROUND({}*{},2)",
+                        rates.ufm_per_endpoint, b.topology.links.node_leaf
+                    )
+                } else {
+                    format!("=ROUND({}*{},2)", rates.nos_per_switch, switch_count(b))
+                },
+                op.licenses_usd,
+            ),
+            Line::Spares => (
+                format!(
+                    "=ROUND({}*{},2)",
+                    rates.spares_rate,
+                    self.cell(Line::Hardware)
+                ),
+                op.spares_usd,
+            ),
+            Line::OpexTotal => (
+                format!(
+                    "={}+{}+{}+{}+{}",
+                    self.cell(Line::Power),
+                    self.cell(Line::Support),
+                    self.cell(Line::Staff),
+                    self.cell(Line::Licences),
+                    self.cell(Line::Spares)
+                ),
+                op.total_usd,
+            ),
+            Line::Tco => (
+                format!(
+                    "={}+{}*{}",
+                    self.cell(Line::CapexTotal),
+                    rates.years,
+                    self.cell(Line::OpexTotal)
+                ),
+                b.tco.total_usd,
+            ),
+            // The discounted years are on the Opex by year sheet.
+            Line::Npv => (
+                format!(
+                    "={}+SUM({}!{}:{})",
+                    self.cell(Line::CapexTotal),
+                    quote_sheet_name(OPEX),
+                    row_col_to_cell_absolute(1, 2 * self.k as ColNum + 2),
+                    row_col_to_cell_absolute(MAX_YEARS as RowNum, 2 * self.k as ColNum + 2)
+                ),
+                b.tco.npv_usd,
+            ),
+            Line::Idle => return None,
+        })
+    }
+}
+
 fn side_by_side(
     ws: &mut Worksheet,
     built: &[Built<'_>],
@@ -373,212 +542,86 @@ fn side_by_side(
         "USD (figures per year where the row says so)",
         &f.bold,
     )?;
-    // Rows: the lines, then the total.
-    let row_of = |line: usize| (line + 1) as RowNum;
-    let total_row = (LINES.len() + 1) as RowNum;
-    let staff_row = row_of(
-        LINES
-            .iter()
-            .position(|(l, _)| matches!(l, Line::Staff))
-            .unwrap_or(0),
-    );
-    let pos =
-        |target: fn(&Line) -> bool| row_of(LINES.iter().position(|(l, _)| target(l)).unwrap_or(0));
-    let r_hw = pos(|l| matches!(l, Line::Hardware));
-    let r_capex = pos(|l| matches!(l, Line::CapexTotal));
-    let r_itp = pos(|l| matches!(l, Line::ItPower));
-    let r_eng = pos(|l| matches!(l, Line::Engineers));
-    let r_spec = pos(|l| matches!(l, Line::Specialists));
-    let r_opex = pos(|l| matches!(l, Line::OpexTotal));
-    let r_tco = pos(|l| matches!(l, Line::Tco));
-    let r_idle = pos(|l| matches!(l, Line::Idle));
-    let r_first_opex = pos(|l| matches!(l, Line::Power));
-    let r_spares = pos(|l| matches!(l, Line::Spares));
-    for (i, (_, label)) in LINES.iter().enumerate() {
-        ws.write_string(row_of(i), 0, *label)?;
+    for (line, label) in LINES {
+        ws.write_string(row(line), 0, label)?;
     }
-    ws.write_string_with_format(total_row, 0, "Total cost (TCO + GPU idle)", &f.bold)?;
+    ws.write_string_with_format(TOTAL_ROW, 0, "Total cost (TCO + GPU idle)", &f.bold)?;
     let mut out = Vec::with_capacity(built.len());
     for (k, (b, bom)) in built.iter().zip(boms).enumerate() {
-        let c = (k + 1) as ColNum;
+        let col = Column {
+            b,
+            bom,
+            k,
+            c: (k + 1) as ColNum,
+            rates,
+        };
+        let c = col.c;
         ws.set_column_width(c, 20)?;
         ws.write_string_with_format(0, c, b.fabric.display_name(), &f.bold)?;
-        let cell = |r: RowNum| row_col_to_cell(r, c);
-        let n = b.bom.len().max(1) as RowNum;
-        let range = |col: ColNum| {
-            format!(
-                "{}!{}:{}",
-                quote_sheet_name(bom),
-                row_col_to_cell_absolute(1, col),
-                row_col_to_cell_absolute(n, col)
-            )
-        };
-        let per_cat = |cat: Category| -> String {
-            format!(
-                "=SUMIF({},\"{}\",{})",
-                range(COL_CATEGORY),
-                cat.as_str(),
-                range(COL_EXT)
-            )
-        };
-        let cap = b.capex;
-        let op = b.opex_per_year;
-        let role = |name: &str| {
-            op.staff_by_role
-                .iter()
-                .find(|r| r.role == name)
-                .map_or(Decimal::ZERO, |r| r.usd)
-        };
-        for (i, (line, _)) in LINES.iter().enumerate() {
-            let r = row_of(i);
-            let (text, cached, fmt) = match *line {
-                Line::Capex(cat) => (
-                    per_cat(cat),
-                    match cat {
-                        Category::Nic => cap.nics_usd,
-                        Category::Switch => cap.switches_usd,
-                        Category::Optic => cap.optics_usd,
-                        Category::Cable => cap.cables_usd,
-                        Category::License => cap.licenses_usd,
-                    },
-                    &f.money,
-                ),
-                Line::Hardware => (
-                    format!(
-                        "={}+{}+{}+{}",
-                        cell(row_of(0)),
-                        cell(row_of(1)),
-                        cell(row_of(2)),
-                        cell(row_of(3))
-                    ),
-                    cap.hardware_usd,
-                    &f.money,
-                ),
-                Line::CapexTotal => (
-                    format!("={}+{}", cell(r_hw), cell(row_of(5))),
-                    cap.total_usd,
-                    &f.money_bold,
-                ),
-                Line::ItPower => (
-                    format!("=SUM({})", range(COL_EXT_POWER)),
-                    op.it_power_w,
-                    &f.number,
-                ),
-                Line::Power => (
-                    format!(
-                        "=ROUND({}/1000*8760*{}*{},2)",
-                        cell(r_itp),
-                        rates.pue,
-                        rates.electricity
-                    ),
-                    op.power_usd,
-                    &f.money,
-                ),
-                Line::Support => (
-                    format!("=ROUND({}*{},2)", rates.support_rate, cell(r_hw)),
-                    op.support_usd,
-                    &f.money,
-                ),
-                Line::Engineers => (
-                    format!(
-                        "=ROUND({}/{}*{},2)",
-                        rates.gpus, rates.engineer_gpus_per_fte, rates.engineer_salary
-                    ),
-                    role("network_engineer"),
-                    &f.money,
-                ),
-                Line::Specialists => (
-                    if b.fabric == Fabric::Infiniband {
-                        format!(
-                            "=ROUND({}/{}*{},2)",
-                            rates.gpus, rates.specialist_gpus_per_fte, rates.specialist_salary
-                        )
-                    } else {
-                        "=0".to_string()
-                    },
-                    role("ib_specialist"),
-                    &f.money,
-                ),
-                Line::Staff => (
-                    format!("={}+{}", cell(r_eng), cell(r_spec)),
-                    op.staff_usd,
-                    &f.money,
-                ),
-                Line::Licences => (
-                    if b.fabric == Fabric::Infiniband {
-                        format!(
-                            "=ROUND({}*{},2)",
-                            rates.ufm_per_endpoint, b.topology.links.node_leaf
-                        )
-                    } else {
-                        format!("=ROUND({}*{},2)", rates.nos_per_switch, switch_count(b))
-                    },
-                    op.licenses_usd,
-                    &f.money,
-                ),
-                Line::Spares => (
-                    format!("=ROUND({}*{},2)", rates.spares_rate, cell(r_hw)),
-                    op.spares_usd,
-                    &f.money,
-                ),
-                Line::OpexTotal => (
-                    format!(
-                        "={}+{}+{}+{}+{}",
-                        cell(r_first_opex),
-                        cell(r_first_opex + 1),
-                        cell(staff_row),
-                        cell(staff_row + 1),
-                        cell(r_spares)
-                    ),
-                    op.total_usd,
-                    &f.money_bold,
-                ),
-                Line::Tco => (
-                    format!("={}+{}*{}", cell(r_capex), rates.years, cell(r_opex)),
-                    b.tco.total_usd,
-                    &f.money_bold,
-                ),
-                Line::Npv => (
-                    // The discounted years are on the Opex by year sheet.
-                    format!(
-                        "={}+SUM({}!{}:{})",
-                        cell(r_capex),
-                        quote_sheet_name(OPEX),
-                        row_col_to_cell_absolute(1, 2 * k as ColNum + 2),
-                        row_col_to_cell_absolute(MAX_YEARS as RowNum, 2 * k as ColNum + 2)
-                    ),
-                    b.tco.npv_usd,
-                    &f.money,
-                ),
-                Line::Idle => {
-                    // The performance model's figure: no price moves it.
-                    ws.write_number_with_format(r, c, to_f64(b.gpu_idle.cost_total_usd), &f.money)?;
-                    continue;
-                }
+        for (line, _) in LINES {
+            let format = match line {
+                Line::CapexTotal | Line::OpexTotal | Line::Tco => &f.money_bold,
+                Line::ItPower => &f.number,
+                _ => &f.money,
             };
-            ws.write_formula_with_format(r, c, formula(text, cached), fmt)?;
+            match col.formula(line) {
+                Some((text, cached)) => {
+                    ws.write_formula_with_format(row(line), c, formula(text, cached), format)?;
+                }
+                None => {
+                    ws.write_number_with_format(
+                        row(line),
+                        c,
+                        to_f64(b.gpu_idle.cost_total_usd),
+                        format,
+                    )?;
+                }
+            }
         }
         ws.write_formula_with_format(
-            total_row,
+            TOTAL_ROW,
             c,
             formula(
-                format!("={}+{}", cell(r_tco), cell(r_idle)),
+                format!("={}+{}", col.cell(Line::Tco), col.cell(Line::Idle)),
                 b.total_cost_usd,
             ),
             &f.money_bold,
         )?;
-        let abs = |r: RowNum| at(SIDE, r, c);
+        let abs = |line: Line| at(SIDE, row(line), c);
         out.push(FabricCells {
-            capex_total: abs(r_capex),
-            hardware: abs(r_hw),
-            opex_total: abs(r_opex),
-            tco: abs(r_tco),
-            npv: abs(pos(|l| matches!(l, Line::Npv))),
-            idle: abs(r_idle),
-            total: abs(total_row),
+            capex_total: abs(Line::CapexTotal),
+            hardware: abs(Line::Hardware),
+            opex_total: abs(Line::OpexTotal),
+            tco: abs(Line::Tco),
+            npv: abs(Line::Npv),
+            idle: abs(Line::Idle),
+            total: at(SIDE, TOTAL_ROW, c),
         });
     }
     Ok(out)
+}
+
+/// A sheet of years: 1 to [`MAX_YEARS`] down column A, and two columns a fabric from column B,
+/// headed "<fabric>: <heads[0]>" and "<fabric>: <heads[1]>".
+fn year_columns(
+    ws: &mut Worksheet,
+    built: &[Built<'_>],
+    heads: [&str; 2],
+    f: &Formats,
+) -> Result<(), XlsxError> {
+    ws.write_string_with_format(0, 0, "Year", &f.bold)?;
+    for t in 1..=MAX_YEARS {
+        ws.write_number(t as RowNum, 0, t)?;
+    }
+    for (k, b) in built.iter().enumerate() {
+        for (i, head) in heads.iter().enumerate() {
+            let c = (2 * k + 1 + i) as ColNum;
+            let title = format!("{}: {head}", b.fabric.display_name());
+            ws.set_column_width(c, title.len().max(20) as f64)?;
+            ws.write_string_with_format(0, c, title, &f.bold)?;
+        }
+    }
+    Ok(())
 }
 
 fn opex_by_year(
@@ -589,24 +632,14 @@ fn opex_by_year(
     f: &Formats,
 ) -> Result<(), XlsxError> {
     ws.set_name(OPEX)?;
-    ws.write_string_with_format(0, 0, "Year", &f.bold)?;
+    year_columns(ws, built, ["opex", "opex discounted"], f)?;
     for (k, b) in built.iter().enumerate() {
         let c = 2 * k as ColNum + 1;
-        ws.write_string_with_format(0, c, format!("{}: opex", b.fabric.display_name()), &f.bold)?;
-        ws.write_string_with_format(
-            0,
-            c + 1,
-            format!("{}: opex discounted", b.fabric.display_name()),
-            &f.bold,
-        )?;
-        ws.set_column_width(c, 22)?;
-        ws.set_column_width(c + 1, 26)?;
         for t in 1..=MAX_YEARS {
             let r = t as RowNum;
             let year = b.tco.by_year.get(t as usize - 1);
             let opex = year.map_or(Decimal::ZERO, |y| y.opex_usd);
             let discounted = year.map_or(Decimal::ZERO, |y| y.discounted_usd - y.capex_usd);
-            ws.write_number(r, 0, t)?;
             ws.write_formula_with_format(
                 r,
                 c,
@@ -644,7 +677,7 @@ fn depreciation(
     f: &Formats,
 ) -> Result<(), XlsxError> {
     ws.set_name("Depreciation")?;
-    ws.write_string_with_format(0, 0, "Year", &f.bold)?;
+    year_columns(ws, built, ["expense", "book value"], f)?;
     ws.write_string(
         0,
         2 * built.len() as ColNum + 1,
@@ -652,24 +685,9 @@ fn depreciation(
     )?;
     for (k, b) in built.iter().enumerate() {
         let c = 2 * k as ColNum + 1;
-        ws.write_string_with_format(
-            0,
-            c,
-            format!("{}: expense", b.fabric.display_name()),
-            &f.bold,
-        )?;
-        ws.write_string_with_format(
-            0,
-            c + 1,
-            format!("{}: book value", b.fabric.display_name()),
-            &f.bold,
-        )?;
-        ws.set_column_width(c, 22)?;
-        ws.set_column_width(c + 1, 24)?;
         for t in 1..=MAX_YEARS {
             let r = t as RowNum;
             let year = b.depreciation.and_then(|d| d.by_year.get(t as usize - 1));
-            ws.write_number(r, 0, t)?;
             let before = if t == 1 {
                 cells[k].capex_total.clone()
             } else {
