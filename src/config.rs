@@ -65,15 +65,16 @@ pub struct ServerOptions {
     /// for this long is cut off (the answer's memory is given back).
     pub write_stall: Duration,
     /// `FABRIC_TCO_HEAVY_THREADS` (default 0 = `None`): threads computing sweeps and analyses
-    /// at once, together; `None`: every core with the idle scheduling class, else the cores
-    /// less one (`api::heavy::Heavy::new`).
+    /// at once, together; `None`: every core at a lower priority (idle class or nice), the
+    /// cores less one at normal priority (`api::heavy::Heavy::new`).
     pub heavy_threads: Option<usize>,
     /// `FABRIC_TCO_KEYS_FOR` (default `scenarios`): `all` makes every API path but the probes,
     /// `/openapi.json` and Swagger UI need an API key (plans, sweeps, values, charts, the
     /// report page, catalogs, validation); `scenarios`: only saved scenarios and diffs.
     pub keys_for_all: bool,
-    /// `FABRIC_TCO_HEAVY_PRIORITY` (default `idle`): the scheduling class of those threads,
-    /// `idle` (Linux's `SCHED_IDLE`) or `normal`.
+    /// `FABRIC_TCO_HEAVY_PRIORITY` (default `nice`, nice [`HEAVY_NICE`]): the scheduling
+    /// class of those threads, `idle` (Linux's `SCHED_IDLE`), `nice`, `nice:N` (1–19) or
+    /// `normal`.
     pub heavy_priority: HeavyPriority,
 }
 
@@ -88,7 +89,7 @@ impl Default for ServerOptions {
             request_deadline: Duration::from_secs(30),
             write_stall: Duration::from_secs(10),
             heavy_threads: None,
-            heavy_priority: HeavyPriority::Idle,
+            heavy_priority: HeavyPriority::default(),
             keys_for_all: false,
         }
     }
@@ -96,13 +97,44 @@ impl Default for ServerOptions {
 
 /// The scheduling class of the threads computing sweeps and analyses
 /// (`FABRIC_TCO_HEAVY_PRIORITY`; `api::heavy`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeavyPriority {
-    /// `idle` (the default): Linux's `SCHED_IDLE`, where the system allows it.
-    #[default]
+    /// `idle`: Linux's `SCHED_IDLE`, where the system allows it: a core only when nothing
+    /// else wants it, this service's requests and every other program alike.
     Idle,
+    /// `nice` (the default, nice [`HEAVY_NICE`]) or `nice:N` (1–19): the normal class at a
+    /// lower weight — request threads win a core over them, and other programs cannot
+    /// take every cycle from them.
+    Nice(u8),
     /// `normal`: the priority of every other thread.
     Normal,
+}
+
+/// The nice value of heavy threads by default: measured with `benches/starve.py` (light
+/// requests beside four sweeps) and `benches/busy_host.py` (a sweep beside two busy
+/// programs), docs/performance.md.
+pub const HEAVY_NICE: u8 = 2;
+
+impl Default for HeavyPriority {
+    fn default() -> Self {
+        HeavyPriority::Nice(HEAVY_NICE)
+    }
+}
+
+impl HeavyPriority {
+    /// `idle`, `normal`, `nice` or `nice:N` (N in 1..=19).
+    fn parse(value: &str) -> Option<HeavyPriority> {
+        match value {
+            "idle" => Some(HeavyPriority::Idle),
+            "normal" => Some(HeavyPriority::Normal),
+            "nice" => Some(HeavyPriority::Nice(HEAVY_NICE)),
+            _ => value
+                .strip_prefix("nice:")
+                .and_then(|n| n.parse::<u8>().ok())
+                .filter(|n| (1..=19).contains(n))
+                .map(HeavyPriority::Nice),
+        }
+    }
 }
 
 /// Log line format.
@@ -227,14 +259,17 @@ impl Settings {
         let deadline = number(&get, "FABRIC_TCO_REQUEST_DEADLINE_SECS", 30, 1..=600)?;
         let write_stall = number(&get, "FABRIC_TCO_WRITE_STALL_SECS", 10, 1..=600)?;
         let heavy_threads = number(&get, "FABRIC_TCO_HEAVY_THREADS", 0, 0..=256)?;
-        let heavy_priority = choice(
-            &get,
-            "FABRIC_TCO_HEAVY_PRIORITY",
-            &[
-                (&["idle"], HeavyPriority::Idle),
-                (&["normal"], HeavyPriority::Normal),
-            ],
-        )?;
+        let heavy_priority = match get("FABRIC_TCO_HEAVY_PRIORITY") {
+            None => HeavyPriority::default(),
+            Some(text) if text.trim().is_empty() => HeavyPriority::default(),
+            Some(text) => HeavyPriority::parse(text.trim()).ok_or_else(|| {
+                format!(
+                    "FABRIC_TCO_HEAVY_PRIORITY='{}' must be 'nice', 'nice:N' (N from 1 to 19), \
+                     'idle' or 'normal'",
+                    text.trim()
+                )
+            })?,
+        };
         let keys_for_all = choice(
             &get,
             "FABRIC_TCO_KEYS_FOR",
@@ -320,11 +355,20 @@ mod tests {
         let s = Settings::from_lookup(|k| (k == "FABRIC_TCO_HEAVY_THREADS").then(|| "3".into()))
             .unwrap();
         assert_eq!(s.server.heavy_threads, Some(3));
-        assert_eq!(s.server.heavy_priority, HeavyPriority::Idle);
-        let s =
-            Settings::from_lookup(|k| (k == "FABRIC_TCO_HEAVY_PRIORITY").then(|| "normal".into()))
-                .unwrap();
-        assert_eq!(s.server.heavy_priority, HeavyPriority::Normal);
+        assert_eq!(s.server.heavy_priority, HeavyPriority::Nice(HEAVY_NICE));
+        for (text, priority) in [
+            ("normal", HeavyPriority::Normal),
+            ("idle", HeavyPriority::Idle),
+            ("nice", HeavyPriority::Nice(HEAVY_NICE)),
+            (" nice:19 ", HeavyPriority::Nice(19)),
+            ("nice:1", HeavyPriority::Nice(1)),
+        ] {
+            let s = Settings::from_lookup(|k| {
+                (k == "FABRIC_TCO_HEAVY_PRIORITY").then(|| text.to_string())
+            })
+            .unwrap();
+            assert_eq!(s.server.heavy_priority, priority, "{text}");
+        }
     }
 
     #[test]
@@ -369,6 +413,9 @@ mod tests {
             ("FABRIC_TCO_REQUEST_TIMEOUT_MS", "5"),
             ("FABRIC_TCO_HEAVY_THREADS", "257"),
             ("FABRIC_TCO_HEAVY_PRIORITY", "low"),
+            ("FABRIC_TCO_HEAVY_PRIORITY", "nice:0"),
+            ("FABRIC_TCO_HEAVY_PRIORITY", "nice:20"),
+            ("FABRIC_TCO_HEAVY_PRIORITY", "nice:-5"),
             ("FABRIC_TCO_CATALOG_URLS", "http://a/c.json,http://a/c.json"),
         ] {
             let e = Settings::from_lookup(|n| (n == k).then(|| v.to_string())).unwrap_err();

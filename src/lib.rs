@@ -128,12 +128,13 @@ pub fn build_server(
     log::info!(
         "sweeps and analyses: {} computing threads, {}",
         heavy.threads(),
-        match (heavy.idle(), options.heavy_priority) {
-            (true, _) => "in the idle scheduling class (SCHED_IDLE)",
-            (false, config::HeavyPriority::Normal) =>
-                "at normal priority (FABRIC_TCO_HEAVY_PRIORITY)",
-            (false, config::HeavyPriority::Idle) => {
-                "at normal priority (the system refused the idle scheduling class)"
+        match (heavy.class(), options.heavy_priority) {
+            (api::heavy::Class::Idle, _) => "in the idle scheduling class (SCHED_IDLE)".into(),
+            (api::heavy::Class::Nice(n), _) => format!("at nice {n} (FABRIC_TCO_HEAVY_PRIORITY)"),
+            (api::heavy::Class::Normal, config::HeavyPriority::Normal) =>
+                "at normal priority (FABRIC_TCO_HEAVY_PRIORITY)".into(),
+            (api::heavy::Class::Normal, _) => {
+                "at normal priority (the system refused the lower class asked for)".into()
             }
         }
     );

@@ -1,15 +1,16 @@
 //! Heavy work — sweeps and uncertainty analyses, up to a second of CPU each — runs on threads of
-//! its own at the lowest scheduling class Linux has (`SCHED_IDLE`, nice 19): the kernel gives
-//! them a core only when no request thread wants it, and a request thread that wakes preempts
-//! them. Health checks and single plans then keep their latency however much heavy work runs,
-//! and the heavy work may use every core, not the cores less one.
+//! its own at a lower priority than request threads, and may use every core.
 //!
-//! The class is a weight, not a reservation: a heavy thread runs only when nothing else of
-//! normal priority wants the core, request threads and any other busy process alike. On a
-//! host shared with busy programs, `FABRIC_TCO_HEAVY_PRIORITY=normal` keeps heavy threads at
-//! normal priority (and one core free of them by default). Where the class cannot be set
-//! (another OS, a sandbox that refuses `sched_setscheduler`), heavy threads run at normal
-//! priority the same way ([`Heavy::new`]).
+//! By default ([`crate::config::HEAVY_NICE`]) they run in Linux's normal class at nice 2: a
+//! request thread (nice 0, weight 1,024) outweighs a heavy one (weight 655) and takes the core
+//! when it wakes, so health checks and single plans keep their latency beside four sweeps; and
+//! beside other busy programs a heavy thread keeps its share (39 % of a core shared with a
+//! nice-0 program), so a sweep on a busy host still ends, within 3× its quiet time. The idle
+//! class (`SCHED_IDLE`, `FABRIC_TCO_HEAVY_PRIORITY=idle`) yields to every busy program, not
+//! only to requests: beside two of them a sweep got no core and answered 503. Measured both
+//! ways with `benches/starve.py` and `benches/busy_host.py` (docs/performance.md). Where the
+//! system refuses the class asked for, heavy threads run at normal priority, one core left
+//! free of them ([`Heavy::new`]).
 
 use std::sync::{Arc, OnceLock};
 
@@ -40,28 +41,51 @@ pub async fn by<T>(
     }
 }
 
-/// Puts the calling thread in the idle class; false when the system refuses.
-fn lower_this_thread() -> bool {
-    set_thread_priority_and_policy(
-        thread_native_id(),
-        ThreadPriority::Min,
-        ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle),
-    )
-    .is_ok()
+/// How heavy threads are scheduled, as the system allowed ([`Heavy::new`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// Linux's `SCHED_IDLE`.
+    Idle,
+    /// The normal class at this nice value.
+    Nice(u8),
+    /// The normal class at the service's own priority.
+    Normal,
 }
 
-/// Whether heavy threads can be put in the idle class here (asked once, on a thread made for
-/// the question).
-pub fn idle_class_available() -> bool {
-    static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(|| {
+/// Puts the calling thread in `class`; false when the system refuses.
+fn lower_this_thread(class: Class) -> bool {
+    match class {
+        Class::Idle => set_thread_priority_and_policy(
+            thread_native_id(),
+            ThreadPriority::Min,
+            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle),
+        )
+        .is_ok(),
+        // On Linux a nice value is a thread's own (`setpriority(PRIO_PROCESS, 0)` sets the
+        // calling thread's); raising it needs no privilege.
+        Class::Nice(n) => rustix::process::setpriority_process(None, i32::from(n)).is_ok(),
+        Class::Normal => true,
+    }
+}
+
+/// Whether heavy threads can be put in `class` here (asked once a class, on a thread made
+/// for the question).
+pub fn class_available(class: Class) -> bool {
+    static IDLE: OnceLock<bool> = OnceLock::new();
+    static NICE: OnceLock<bool> = OnceLock::new();
+    let ask = || {
         std::thread::Builder::new()
             .name("heavy-probe".into())
-            .spawn(lower_this_thread)
+            .spawn(move || lower_this_thread(class))
             .ok()
             .and_then(|h| h.join().ok())
             .unwrap_or(false)
-    })
+    };
+    match class {
+        Class::Idle => *IDLE.get_or_init(ask),
+        Class::Nice(_) => *NICE.get_or_init(ask),
+        Class::Normal => true,
+    }
 }
 
 /// Where heavy work runs: its computing permits and the class of its threads.
@@ -69,26 +93,35 @@ pub fn idle_class_available() -> bool {
 pub struct Heavy {
     slots: Arc<Semaphore>,
     total: usize,
-    idle: bool,
+    class: Class,
 }
 
 impl Heavy {
-    /// `threads` computing permits, by default every core when heavy threads run in the idle
-    /// class, else the cores less one (at least one), so that request threads always find a
-    /// core.
+    /// `threads` computing permits, by default every core when heavy threads run at a lower
+    /// priority than request threads (idle class or nice), else the cores less one (at least
+    /// one), so that request threads always find a core.
     pub fn new(threads: Option<usize>, priority: HeavyPriority) -> Heavy {
-        let idle = priority == HeavyPriority::Idle && idle_class_available();
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let default = if idle {
-            cores
+        let wanted = match priority {
+            HeavyPriority::Idle => Class::Idle,
+            HeavyPriority::Nice(n) => Class::Nice(n),
+            HeavyPriority::Normal => Class::Normal,
+        };
+        let class = if class_available(wanted) {
+            wanted
         } else {
+            Class::Normal
+        };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let default = if class == Class::Normal {
             cores.saturating_sub(1).max(1)
+        } else {
+            cores
         };
         let total = threads.unwrap_or(default).max(1);
         Heavy {
             slots: Arc::new(Semaphore::new(total)),
             total,
-            idle,
+            class,
         }
     }
 
@@ -97,9 +130,9 @@ impl Heavy {
         self.total
     }
 
-    /// Whether heavy threads run in the idle class.
-    pub fn idle(&self) -> bool {
-        self.idle
+    /// How heavy threads are scheduled.
+    pub fn class(&self) -> Class {
+        self.class
     }
 
     /// One permit (waiting for it), and every other one free now: alone, a sweep or analysis
@@ -136,14 +169,12 @@ impl Heavy {
         work: impl FnOnce() -> (T, L) + Send + 'static,
     ) -> Result<T, ApiError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        let idle = self.idle;
+        let class = self.class;
         std::thread::Builder::new()
             .name("heavy".into())
             .spawn(move || {
-                if idle {
-                    // Refused after all: the thread runs at normal priority.
-                    let _ = lower_this_thread();
-                }
+                // Refused after all: the thread runs at normal priority.
+                let _ = lower_this_thread(class);
                 let (answer, rest) = work();
                 let _ = tx.send(answer);
                 drop(rest);
@@ -174,6 +205,24 @@ impl Permits {
 mod tests {
     use super::*;
     use std::time::{Duration, Instant};
+
+    /// A nice value is the heavy thread's own: the thread that asked keeps its priority.
+    #[test]
+    fn a_heavy_thread_at_a_nice_value_leaves_other_threads_alone() {
+        let before = rustix::process::getpriority_process(None).expect("own nice");
+        let inside = std::thread::spawn(|| {
+            let lowered = lower_this_thread(Class::Nice(7));
+            (lowered, rustix::process::getpriority_process(None).ok())
+        })
+        .join()
+        .expect("thread");
+        assert_eq!(inside, (true, Some(7)));
+        assert_eq!(
+            rustix::process::getpriority_process(None).ok(),
+            Some(before)
+        );
+        assert!(class_available(Class::Nice(3)));
+    }
 
     /// Work that never answers (a heavy thread given no core) is answered by `late` at the end
     /// of the budget; work that answers in time is its own answer.
