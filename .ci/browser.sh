@@ -2,7 +2,8 @@
 # Drives the report page in real headless Chromium (Debian's package) through Playwright:
 # loads /, submits the form with another GPU count, checks every table figure against the JSON
 # plan for the same parameters, that every image loaded and that no request left 127.0.0.1,
-# then saves a screenshot and a printed PDF under target/ci-artifacts/. Fails on any mismatch.
+# then saves a screenshot and a printed PDF under target/ci-artifacts/; then runs Swagger UI's
+# "Try it out" on every operation (.ci/swagger.cjs). Fails on any mismatch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 art=target/ci-artifacts
@@ -27,3 +28,8 @@ source scripts/serve.sh
 SERVE_LOG="$art/browser-server.log" RUST_LOG=warn,fabric_tco=info serve_start "$(serve_release_bin)"
 
 PW_DIR="$pw" node .ci/browser.cjs "$SERVE_URL" "$art"
+
+# Swagger UI's "Try it out" on every operation (issue #43), with a write key of this run's own
+# data directory for the saved-scenario operations.
+key=$(FABRIC_TCO_DATA_DIR="$SERVE_DATA" "$(serve_release_bin)" keys create --name swagger-ci --scope write | head -n1)
+PW_DIR="$pw" node .ci/swagger.cjs "$SERVE_URL" "$key" "$art"

@@ -5,12 +5,12 @@
 //
 // For each operation, in the document's order (deletions last): expand it, "Try it out",
 // fill only what no example can hold — the id of a saved scenario (made beforehand through the
-// API with KEY, a write key), its current ETag for If-Match, the key itself through the
-// "Authorize" dialog — and "Execute". Every other field runs with the example Swagger UI
+// API with KEY, a write key), its current ETag for If-Match, the key (through the "Authorize"
+// dialog, and in the report page's forms) — and "Execute". Every other field runs with the example Swagger UI
 // pre-filled from the document. The answer's status must be 2xx. Prints one line an operation
 // and exits 1 when any answered otherwise.
 const path = require('path');
-const { chromium } = require(path.join(process.env.PW_DIR || 'target/ci-browser', 'node_modules', 'playwright-core'));
+const { chromium } = require(require.resolve('playwright-core', { paths: [process.env.PW_DIR || '.'] }));
 
 const [base, key, artifacts] = process.argv.slice(2);
 if (!base || !key) {
@@ -41,10 +41,10 @@ async function currentEtag(id) {
   return (await api('GET', `/v1/scenarios/${id}`)).etag;
 }
 
+// A parameter's field, or a form body's.
 async function fill(op, name, value) {
-  const row = op.locator(`tr[data-param-name="${name}"]`).first();
-  const input = row.locator('input, textarea').first();
-  await input.fill(value);
+  const row = op.locator(`tr[data-param-name="${name}"], tr[data-property-name="${name}"]`).first();
+  await row.locator('input, textarea').first().fill(value);
 }
 
 (async () => {
@@ -89,27 +89,19 @@ async function fill(op, name, value) {
       }
       await block.locator('button.try-out__btn').click();
       const params = (op.parameters || []).map((x) => x.name);
-      let id = null;
-      if (params.includes('id')) {
-        id = await scenario(`swagger ${label}`);
+      if (p.startsWith('/v1/scenarios/{id}')) {
+        const id = await scenario(`swagger ${label}`);
         await fill(block, 'id', id);
-      }
-      if (params.includes('If-Match') && id) {
-        await fill(block, 'If-Match', await currentEtag(id));
+        if (params.includes('If-Match')) await fill(block, 'If-Match', await currentEtag(id));
       }
       if (p === '/v1/diff') {
-        const from = await scenario('swagger diff from');
-        await fill(block, 'from', from);
-        await fill(block, 'to', 'gpus=2048');
+        await fill(block, 'from', await scenario('swagger diff from'));
+        await fill(block, 'to', await scenario('swagger diff to'));
       }
-      const formFields = block.locator('.body-param, .parameters');
       if (p === '/report/open' || p === '/report/compare') {
-        const saved = await scenario(`swagger ${label}`);
-        await fill(block, '_scenario', saved);
+        await fill(block, '_scenario', await scenario(`swagger ${label}`));
       }
-      if (p.startsWith('/report/') && (await formFields.count())) {
-        await fill(block, '_key', key).catch(() => {});
-      }
+      if (p.startsWith('/report/')) await fill(block, '_key', key);
       await block.locator('button.execute').click();
       const cell = block.locator('.live-responses-table tbody .response-col_status').first();
       await cell.waitFor({ timeout: 30000 });

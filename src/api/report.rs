@@ -341,13 +341,15 @@ fn report_address(q: &Query, extra: &[(&str, &str)]) -> String {
 #[allow(dead_code)]
 struct SaveForm {
     /// The scenario's name (1 to 200 characters).
-    #[schema(min_length = 1, max_length = 200)]
+    #[schema(min_length = 1, max_length = 200, example = "March quote, 1,024 H100")]
     _name: String,
     /// Tags, comma-separated.
+    #[schema(example = "h100,march")]
     _tags: Option<String>,
     /// A write key (`fabric-tco keys create --scope write`).
     _key: String,
     /// GPUs of the plan, as `GET /v1/plans` takes it (default 1,024).
+    #[schema(example = 1024)]
     gpus: Option<u32>,
 }
 
@@ -360,6 +362,7 @@ struct CompareForm {
     /// A key (`read` or `write`).
     _key: String,
     /// GPUs of the plan, as `GET /v1/plans` takes it (default 1,024).
+    #[schema(example = 1024)]
     gpus: Option<u32>,
 }
 

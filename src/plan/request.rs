@@ -370,12 +370,7 @@ pub struct TopologyRequest {
     pub nodes_per_rack: Option<NodesPerRack>,
     /// Switch SKU from the catalog for every requested fabric, instead of each fabric's profile.
     #[validate(length(min = 1, max = 64), custom(function = "identifier"))]
-    #[schema(
-        min_length = 1,
-        max_length = 64,
-        pattern = "^[A-Za-z0-9._-]+$",
-        example = "nvidia-qm9790"
-    )]
+    #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9._-]+$")]
     pub switch_sku: Option<String>,
     /// In-network reduction (SHARP / CollNet) on InfiniBand. Default false.
     pub in_network_reduction: Option<bool>,

@@ -57,12 +57,14 @@ pub struct SweepRequest {
     #[schema(min_length = 1, max_length = 128, example = "gpus")]
     pub vary: String,
     /// First value of the range (with `to` and `steps`; ignored when `values` is given).
+    #[schema(example = 256)]
     pub from: Option<f64>,
     /// Last value of the range.
+    #[schema(example = 16384)]
     pub to: Option<f64>,
     /// Number of values in the range, 2–10000. Default 8.
     #[validate(range(min = 2, max = 10000))]
-    #[schema(minimum = 2, maximum = 10000)]
+    #[schema(minimum = 2, maximum = 10000, example = 8)]
     pub steps: Option<u32>,
     /// `linear` (default) or `geometric`.
     pub scale: Option<Scale>,
@@ -537,11 +539,16 @@ impl IntoParams for SweepParams {
                 let mut docs = Vec::new();
                 let mut schema = if k.starts_with("vary") {
                     docs.extend(prop["description"].as_str().map(str::to_string));
-                    serde_json::json!({"anyOf": [
+                    let mut any = serde_json::json!({"anyOf": [
                         {"type": "string", "enum": inputs},
                         {"type": "string", "pattern": crate::plan::registry::keyed_input_pattern(),
                          "maxLength": 64}
-                    ]})
+                    ]});
+                    if *k == "vary" {
+                        // Swagger UI's "Try it out" fills the example in.
+                        any["example"] = Value::from("gpus");
+                    }
+                    any
                 } else {
                     crate::api::shape::resolve(SweepRequest::shape().components(), prop, &mut docs)
                         .clone()
