@@ -431,7 +431,7 @@ mod tests {
             serde_json::from_str(super::super::EMBEDDED[0].1).expect("json");
         v["id"] = id.into();
         v["version"] = version.into();
-        v["published"] = "2026-11-23".into();
+        v["published"] = crate::catalog::validate::day_after_embedded().into();
         v["switches"][0]["price_usd"] = switch_price.to_string().into();
         v["switches"][0]["price_range_usd"] =
             serde_json::json!({"low": "0", "high": switch_price.to_string()});

@@ -185,7 +185,7 @@ fn directory_loading_names_the_broken_file() {
 
     std::fs::remove_file(dir.join("broken.json")).unwrap();
     v["nics"][2]["price_usd"] = "2000".into();
-    v["published"] = "2026-11-23".into();
+    v["published"] = crate::catalog::validate::day_after_embedded().into();
     std::fs::write(dir.join("newer.json"), serde_json::to_vec(&v).unwrap()).unwrap();
     let set = CatalogSet::from_dir(&dir).unwrap();
     assert_eq!(set.all().len(), 2);
@@ -365,4 +365,20 @@ fn figures_and_texts_out_of_bounds_are_refused_at_load() {
         |v| v["switches"][1]["description"] = "x".repeat(validate::MAX_TEXT_CHARS + 1).into(),
         &["description", "longer than 4000"],
     );
+}
+
+/// The day after a date, across month, leap-day and year ends.
+#[test]
+fn the_day_after_crosses_month_and_year_ends() {
+    use crate::catalog::validate::day_after;
+    for (d, next) in [
+        ("2026-11-29", "2026-11-30"),
+        ("2026-11-30", "2026-12-01"),
+        ("2026-12-31", "2027-01-01"),
+        ("2028-02-28", "2028-02-29"),
+        ("2027-02-28", "2027-03-01"),
+    ] {
+        assert_eq!(day_after(d).as_deref(), Some(next), "{d}");
+    }
+    assert_eq!(day_after("not a date"), None);
 }

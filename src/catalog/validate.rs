@@ -257,6 +257,30 @@ fn days_from_civil(y: u32, m: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The date after `date` (`YYYY-MM-DD`), by Howard Hinnant's `civil_from_days`; tests use it
+/// for a catalog newer than the embedded one that is not in the future, whatever its date.
+pub fn day_after(date: &str) -> Option<String> {
+    let (y, m, d) = parse_date(date)?;
+    let z = days_from_civil(y, m, d) + 1 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    Some(format!("{year:04}-{month:02}-{day:02}"))
+}
+
+/// The day after the embedded default catalog's `published` date.
+#[cfg(test)]
+pub(crate) fn day_after_embedded() -> String {
+    let v: serde_json::Value =
+        serde_json::from_str(super::EMBEDDED[0].1).expect("embedded catalog");
+    day_after(v["published"].as_str().expect("published")).expect("date")
+}
+
 /// True when `published` lies more than a day after now: a catalog from the future would
 /// silently become the default ("newest") catalog.
 fn in_the_future(published: &str) -> bool {

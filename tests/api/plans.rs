@@ -1663,3 +1663,77 @@ async fn the_capex_is_depreciated_straight_line_over_the_life_asked() {
         .await;
     assert!(page.contains("Depreciation per year (3 years, straight line)"));
 }
+
+/// Every vendor's 64 × 800G Ethernet switch builds the same RoCE fabric as the Arista
+/// 7060X6-64PE (same ports, same sizing), priced and powered from its own catalog entry, and
+/// a placeholder price is named in the plan's warnings only where the entry is grade P.
+#[tokio::test]
+async fn every_vendors_800g_switch_builds_the_fabric_at_its_own_price_and_power() {
+    let app = spawn_app().await;
+    let catalog = app.ok_json("/v1/catalogs/default").await;
+    let switches = catalog["content"]["switches"].as_array().unwrap();
+    let roce: Vec<&Value> = switches
+        .iter()
+        .filter(|s| s["fabrics"].as_array().unwrap().iter().any(|f| f == "roce"))
+        .collect();
+    let vendors: std::collections::BTreeSet<&str> =
+        roce.iter().map(|s| s["vendor"].as_str().unwrap()).collect();
+    assert!(vendors.len() >= 6, "RoCE switch vendors: {vendors:?}");
+    let switch_lines = |v: &Value| -> Vec<Value> {
+        v["fabrics"][0]["bom"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["category"] == "switch")
+            .cloned()
+            .collect()
+    };
+    let at =
+        |sku: &str| json!({"gpus": 1024, "fabrics": ["roce"], "topology": {"switch_sku": sku}});
+    let reference = plan(&app, at("arista-7060x6-64pe")).await;
+    let ref_count: u64 = switch_lines(&reference)
+        .iter()
+        .map(|l| l["quantity"].as_u64().unwrap())
+        .sum();
+    let same_class = roce.iter().filter(|s| {
+        s["ports"] == 64 && s["port_speed_gbps"] == 800 && s["sku"] != "arista-7060x6-64pe"
+    });
+    let mut checked = 0;
+    for s in same_class {
+        let sku = s["sku"].as_str().unwrap();
+        let v = plan(&app, at(sku)).await;
+        let lines = switch_lines(&v);
+        assert!(lines.iter().all(|l| l["sku"] == sku), "{sku}: {lines:?}");
+        let count: u64 = lines.iter().map(|l| l["quantity"].as_u64().unwrap()).sum();
+        assert_eq!(count, ref_count, "{sku}: switches");
+        for l in &lines {
+            assert_eq!(l["list_unit_price_usd"], s["price_usd"], "{sku}");
+            assert_eq!(dec(&l["power_w"]), dec(&s["power_w"]), "{sku}");
+            let q = Decimal::from(l["quantity"].as_u64().unwrap());
+            assert_eq!(
+                dec(&l["extended_price_usd"]),
+                q * dec(&s["price_usd"]),
+                "{sku}"
+            );
+        }
+        let placeholder = s["grade"] == "P";
+        let warned = v["warnings"].as_array().unwrap().iter().any(|w| {
+            w.as_str()
+                .unwrap()
+                .contains(&format!("price of {sku} is a placeholder"))
+        });
+        assert_eq!(warned, placeholder, "{sku}: {}", v["warnings"]);
+        checked += 1;
+    }
+    assert!(
+        checked >= 6,
+        "{checked} 64 x 800G switches besides the Arista"
+    );
+    // The one sourced (reseller) price among them is not a placeholder.
+    let cisco = plan(&app, at("cisco-n9332d-h2r")).await;
+    assert!(
+        !cisco["warnings"]
+            .to_string()
+            .contains("cisco-n9332d-h2r is a placeholder")
+    );
+}

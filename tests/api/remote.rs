@@ -118,7 +118,11 @@ fn catalog_bytes(version: &str, qm9700_usd: &str) -> Vec<u8> {
     let mut v: Value = serde_json::from_str(text).unwrap();
     v["id"] = "negotiated".into();
     v["version"] = version.into();
-    v["published"] = "2026-11-23".into();
+    // Newer than the embedded catalog, and not in the future.
+    let published = v["published"].as_str().unwrap().to_string();
+    v["published"] = fabric_tco::catalog::validate::day_after(&published)
+        .unwrap()
+        .into();
     let sw = v["switches"]
         .as_array_mut()
         .unwrap()
