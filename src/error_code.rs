@@ -97,6 +97,10 @@ pub enum ErrorCode {
     NoCablingForSpeed,
     /// The chosen switch cannot run this fabric.
     SwitchCannotRunFabric,
+    /// The chosen NIC cannot run this fabric.
+    NicCannotRunFabric,
+    /// The chosen NIC runs another speed than `nic_speed_gbps` asks.
+    NicSpeedMismatch,
     /// A module or cable does not match the link speed.
     WrongLinkSpeed,
     /// The planes do not divide the NIC ports.
@@ -192,6 +196,8 @@ impl ErrorCode {
             NoNicForSpeed => "no_nic_for_speed",
             NoCablingForSpeed => "no_cabling_for_speed",
             SwitchCannotRunFabric => "switch_cannot_run_fabric",
+            NicCannotRunFabric => "nic_cannot_run_fabric",
+            NicSpeedMismatch => "nic_speed_mismatch",
             WrongLinkSpeed => "wrong_link_speed",
             PlanesDoNotDivide => "planes_do_not_divide",
             NicLinkTooFast => "nic_link_too_fast",

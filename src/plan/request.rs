@@ -372,6 +372,13 @@ pub struct TopologyRequest {
     #[validate(length(min = 1, max = 64), custom(function = "identifier"))]
     #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9._-]+$")]
     pub switch_sku: Option<String>,
+    /// NIC SKU from the catalog for every requested fabric, instead of each fabric's profile
+    /// (and the server's own NICs). It must run every fabric asked; `nic_speed_gbps` defaults
+    /// to its speed. With `topology.switch_sku`, the parts of one vendor set (e.g. a Broadcom
+    /// Thor2 NIC on a Tomahawk 5 switch for `roce_adaptive`).
+    #[validate(length(min = 1, max = 64), custom(function = "identifier"))]
+    #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9._-]+$")]
+    pub nic_sku: Option<String>,
     /// In-network reduction (SHARP / CollNet) on InfiniBand. Default false.
     pub in_network_reduction: Option<bool>,
     /// RoCE tuning: `default` (1 QP per connection, plain ECMP) or `tuned` (more QPs, enhanced

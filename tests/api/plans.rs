@@ -1737,3 +1737,115 @@ async fn every_vendors_800g_switch_builds_the_fabric_at_its_own_price_and_power(
             .contains("cisco-n9332d-h2r is a placeholder")
     );
 }
+
+/// `roce_adaptive` built from a Broadcom/UEC-class vendor set (a Tomahawk 5 switch, an AMD or
+/// Broadcom NIC that sprays packets) buys those parts, not Spectrum-X's, and times its own
+/// job; parts the catalog does not list for adaptive routing are 422s naming them.
+#[tokio::test]
+async fn adaptive_ethernet_from_another_vendor_set_and_parts_that_lack_it() {
+    let app = spawn_app().await;
+    let catalog = app.ok_json("/v1/catalogs/default").await;
+    let part = |kind: &str, sku: &str| -> Value {
+        catalog["content"][kind]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["sku"] == sku)
+            .cloned()
+            .unwrap()
+    };
+    for (switch, nic) in [
+        ("edgecore-ais800-64o", "amd-pensando-pollara-400"),
+        ("juniper-qfx5240-64od", "broadcom-thor2-400g"),
+    ] {
+        let body = json!({"gpus": 1024, "fabrics": ["roce_adaptive"],
+            "topology": {"switch_sku": switch, "nic_sku": nic}});
+        let v = plan(&app, body).await;
+        let f = &v["fabrics"][0];
+        let bought = |category: &str| -> Vec<Value> {
+            f["bom"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|b| b["category"] == category)
+                .cloned()
+                .collect()
+        };
+        for (category, kind, sku) in [("switch", "switches", switch), ("nic", "nics", nic)] {
+            let lines = bought(category);
+            assert!(
+                !lines.is_empty() && lines.iter().all(|l| l["sku"] == sku),
+                "{lines:?}"
+            );
+            let listed = part(kind, sku);
+            assert!(
+                listed["fabrics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|x| x == "roce_adaptive")
+            );
+            for l in &lines {
+                assert_eq!(l["list_unit_price_usd"], listed["price_usd"], "{sku}");
+            }
+            assert_warns(
+                &v,
+                &format!("price of {sku} is a placeholder"),
+                "placeholder",
+            );
+        }
+        assert_eq!(bought("nic")[0]["quantity"], 1024);
+        assert_eq!(v["inputs"]["topology"]["nic_sku"], nic);
+        assert!(
+            dec(&f["gpu_idle"]["cost_total_usd"]) > Decimal::ZERO,
+            "{}",
+            f["gpu_idle"]
+        );
+    }
+    // Parts without adaptive routing in the catalog, and a NIC at another speed.
+    let p = app
+        .problem_at(
+            "/v1/plans?gpus=1024&fabrics=roce_adaptive&topology.switch_sku=arista-7060x6-64pe",
+            422,
+            "/topology/switch_sku",
+        )
+        .await;
+    assert!(
+        p["detail"]
+            .as_str()
+            .unwrap()
+            .contains("'arista-7060x6-64pe' cannot run roce_adaptive"),
+        "{p}"
+    );
+    let p = app
+        .problem_at(
+            "/v1/plans?gpus=1024&fabrics=infiniband&topology.nic_sku=amd-pensando-pollara-400",
+            422,
+            "/topology/nic_sku",
+        )
+        .await;
+    assert!(
+        p["detail"]
+            .as_str()
+            .unwrap()
+            .contains("'amd-pensando-pollara-400' cannot run infiniband"),
+        "{p}"
+    );
+    let p = app
+        .problem_at(
+            "/v1/plans?gpus=1024&fabrics=roce&topology.nic_sku=nvidia-cx8-800g&nic_speed_gbps=400",
+            422,
+            "/topology/nic_sku",
+        )
+        .await;
+    assert!(
+        p["detail"].as_str().unwrap().contains("runs 800 Gb/s"),
+        "{p}"
+    );
+    app.problem_at(
+        "/v1/plans?gpus=1024&fabrics=roce&topology.nic_sku=no-such-nic",
+        422,
+        "/topology/nic_sku",
+    )
+    .await;
+}

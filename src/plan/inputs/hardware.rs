@@ -48,15 +48,21 @@ pub(super) fn resolve(req: &PlanRequest, catalog: &Catalog) -> Result<Hardware, 
         .nics_per_node
         .map(NicsPerNode::get)
         .unwrap_or(gpus_per_node);
-    // Default NIC speed: the GPU's reference system (B300 and GB300 NVL72: ConnectX-8 800G).
-    let nic_speed_gbps =
-        req.nic_speed_gbps
-            .map(NicSpeedGbps::get)
-            .unwrap_or(if gpu.nic_speed_gbps > 0 {
-                gpu.nic_speed_gbps
-            } else {
-                DEFAULT_NIC_SPEED_GBPS
-            });
+    // Default NIC speed: the NIC the request names, else the GPU's reference system (B300 and
+    // GB300 NVL72: ConnectX-8 800G).
+    let named_nic = req
+        .topology
+        .as_ref()
+        .and_then(|t| t.nic_sku.as_deref())
+        .and_then(|sku| catalog.nic(sku));
+    let nic_speed_gbps = req
+        .nic_speed_gbps
+        .map(NicSpeedGbps::get)
+        .unwrap_or(match named_nic {
+            Some(n) => n.speed_gbps,
+            None if gpu.nic_speed_gbps > 0 => gpu.nic_speed_gbps,
+            None => DEFAULT_NIC_SPEED_GBPS,
+        });
     let fabrics = req.fabrics.clone().unwrap_or_else(|| Fabric::ALL.to_vec());
     let trays = req
         .topology

@@ -19,6 +19,7 @@ pub(super) struct Topology {
     pub design: crate::sizing::DesignChoice,
     pub nodes_per_rack: Option<u32>,
     pub switch_sku: Option<String>,
+    pub nic_sku: Option<String>,
     pub in_network_reduction: bool,
     pub roce_tuning: RoceTuning,
     pub nvlink_domain: NvlinkDomain,
@@ -39,6 +40,9 @@ pub(super) fn resolve(
     if let Some(sku) = &topo.switch_sku {
         check_switch(catalog, sku, fabrics)?;
     }
+    if let Some(sku) = &topo.nic_sku {
+        check_nic(catalog, sku, fabrics, nic_speed_gbps)?;
+    }
     if let Some(cabling) = &topo.cabling {
         check_cabling_skus(catalog, cabling)?;
     }
@@ -57,6 +61,7 @@ pub(super) fn resolve(
         nvlink_domain: topo.nvlink_domain.unwrap_or_default(),
         cabling: topo.cabling.clone().unwrap_or_default(),
         switch_sku: topo.switch_sku,
+        nic_sku: topo.nic_sku,
     })
 }
 
@@ -95,6 +100,50 @@ fn check_switch(catalog: &Catalog, sku: &str, fabrics: &[Fabric]) -> Result<(), 
                     .map(|f| f.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The NIC the request names must be in the catalog, run every fabric asked for (adaptive
+/// routing included: a NIC the catalog does not list for `roce_adaptive` lacks it, per its
+/// source) and run the speed the plan uses.
+fn check_nic(
+    catalog: &Catalog,
+    sku: &str,
+    fabrics: &[Fabric],
+    nic_speed_gbps: u32,
+) -> Result<(), PlanError> {
+    let nic = catalog.nic(sku).ok_or_else(|| {
+        PlanError::field(
+            "/topology/nic_sku",
+            ErrorCode::UnknownSku,
+            format!("no NIC '{sku}' in catalog '{}'", catalog.id()),
+        )
+    })?;
+    if let Some(f) = fabrics.iter().find(|f| !nic.fabrics.contains(f)) {
+        return Err(PlanError::field(
+            "/topology/nic_sku",
+            ErrorCode::NicCannotRunFabric,
+            format!(
+                "NIC '{sku}' cannot run {}; request only the fabrics it runs ({})",
+                f.as_str(),
+                nic.fabrics
+                    .iter()
+                    .map(|f| f.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    if nic.speed_gbps != nic_speed_gbps {
+        return Err(PlanError::field(
+            "/topology/nic_sku",
+            ErrorCode::NicSpeedMismatch,
+            format!(
+                "NIC '{sku}' runs {} Gb/s, but nic_speed_gbps is {nic_speed_gbps}; leave nic_speed_gbps out to use the NIC's speed",
+                nic.speed_gbps
             ),
         ));
     }
@@ -168,6 +217,7 @@ pub(super) fn echo(
         design: Some(topo.design),
         nodes_per_rack: topo.nodes_per_rack.map(NodesPerRack::echo),
         switch_sku: topo.switch_sku.clone(),
+        nic_sku: topo.nic_sku.clone(),
         in_network_reduction: Some(topo.in_network_reduction),
         roce_tuning: Some(topo.roce_tuning),
         nvlink_domain: Some(topo.nvlink_domain),

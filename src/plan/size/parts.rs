@@ -88,7 +88,10 @@ fn nic<'a>(
             .nic(sku)
             .is_some_and(|n| n.fabrics.contains(&fabric))
     });
-    let nic_sku = match on_board.or_else(|| {
+    // The request's NIC (checked to run every fabric asked), else the server's own, else the
+    // profile's.
+    let named = r.nic_sku.as_deref();
+    let nic_sku = match named.or(on_board).or_else(|| {
         profile
             .nic_by_speed
             .get(DecimalText::new(r.nic_speed_gbps).as_str())
