@@ -35,8 +35,10 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 const MAX_CONNECTIONS: u32 = 16;
 
 /// SQLite connections per process: each is a thread of sqlx's; writes go one batch at a time
-/// and reads are short, so a few suffice (more only added thread switches under load).
-const SQLITE_CONNECTIONS: u32 = 4;
+/// ([`writer`]: one connection) and reads are short, so two suffice — more only added thread
+/// switches under load (16 → 4 → 2: saves at 64 clients p99 36 → 18–24 → 15–20 ms on two
+/// cores, docs/performance.md).
+const SQLITE_CONNECTIONS: u32 = 2;
 
 /// The database behind the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
