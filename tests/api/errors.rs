@@ -784,9 +784,11 @@ async fn errors_point_at_the_input_at_fault_and_name_it_once() {
             "/gpus_per_node",
             "set gpus_per_node to at most 8",
         ),
-        // Planes that split the NIC into links no switch runs.
+        // Planes that split the NIC into links no switch runs (100G: InfiniBand's profile has
+        // no 100G switch; RoCE's has one).
         (
-            serde_json::json!({"gpus": 1024, "gpu_model": "b300", "topology": {"planes": 8}}),
+            serde_json::json!({"gpus": 1024, "gpu_model": "b300", "fabrics": ["infiniband"],
+                "topology": {"planes": 8}}),
             "/topology/planes",
             "",
         ),

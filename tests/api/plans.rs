@@ -1849,3 +1849,65 @@ async fn adaptive_ethernet_from_another_vendor_set_and_parts_that_lack_it() {
     )
     .await;
 }
+
+/// 100GbE RoCE, the buyers' articles' host side (32 servers, 4 × 100GbE each): the profile's
+/// 100G NIC, switch and QSFP28 optics at every link end, the leaf–spine counts of a 1:1 Clos
+/// from the switch's own port count, every placeholder warned.
+#[tokio::test]
+async fn thirty_two_servers_on_100g_ethernet_build_a_clos_of_100g_parts() {
+    let app = spawn_app().await;
+    let catalog = app.ok_json("/v1/catalogs/default").await;
+    let roce = catalog["content"]["fabric_profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["fabric"] == "roce")
+        .unwrap()
+        .clone();
+    let switch_sku = roce["switch_by_link_speed"]["100"].as_str().unwrap();
+    let nic_sku = roce["nic_by_speed"]["100"].as_str().unwrap();
+    let switch = catalog["content"]["switches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["sku"] == switch_sku)
+        .unwrap();
+    let ports = switch["ports"].as_u64().unwrap();
+    let v = plan(
+        &app,
+        json!({"gpus": 256, "fabrics": ["roce"], "nics_per_node": 4, "nic_speed_gbps": 100}),
+    )
+    .await;
+    let f = &v["fabrics"][0];
+    assert_eq!(f["feasible"], true, "{f}");
+    let endpoints: u64 = 32 * 4;
+    let leaves = endpoints.div_ceil(ports / 2);
+    assert_eq!(f["topology"]["tiers"], 2);
+    assert_eq!(f["topology"]["leaf_switches"], leaves);
+    assert_eq!(
+        f["topology"]["spine_switches"],
+        leaves * (ports / 2) / ports
+    );
+    let qty = |sku: &str| -> u64 {
+        f["bom"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["sku"] == sku)
+            .map(|b| b["quantity"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(qty(nic_sku), endpoints);
+    assert_eq!(qty(switch_sku), leaves + leaves * (ports / 2) / ports);
+    // A QSFP28 module at both ends of every node–leaf and leaf–spine link.
+    let links = f["topology"]["links"]["node_leaf"].as_u64().unwrap()
+        + f["topology"]["links"]["leaf_spine"].as_u64().unwrap();
+    assert_eq!(qty("qsfp28-100g-sr4"), 2 * links);
+    for sku in [nic_sku, switch_sku, "qsfp28-100g-sr4"] {
+        assert_warns(
+            &v,
+            &format!("price of {sku} is a placeholder"),
+            "placeholder",
+        );
+    }
+}
