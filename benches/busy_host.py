@@ -14,9 +14,11 @@ the 10,000-plan sweep over the cluster size, 8 -> 100,000 GPUs, three fabrics), 
 FABRIC_TCO_* setting for the service (FABRIC_TCO_HEAVY_PRIORITY=idle|normal to compare).
 Exit: 0 PASS, 1 MISS, 2 set-up failed.
 """
-import http.client, os, re, statistics, subprocess, sys, tempfile, threading, time
+import http.client, os, re, statistics, subprocess, sys, threading, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from starve import binary, percentile, start_logged  # noqa: E402
+
 BUSY = int(os.environ.get("BUSY", "2"))
 RUNS = int(os.environ.get("RUNS", "3"))
 SWEEP = os.environ.get(
@@ -26,34 +28,10 @@ SWEEP = os.environ.get(
 TARGET_RATIO = 3.0
 
 
-def binary():
-    b = os.environ.get("FABRIC_TCO_BIN")
-    if b:
-        return b
-    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet"], cwd=ROOT, check=True)
-    return os.path.join(ROOT, "target", "release", "fabric-tco")
-
-
 def start(bin_path):
-    log = tempfile.NamedTemporaryFile(prefix="busy-host-", suffix=".log", delete=False)
-    env = dict(os.environ, FABRIC_TCO_BIND="127.0.0.1:0", RUST_LOG="warn,fabric_tco=info")
-    env.setdefault("FABRIC_TCO_DATA_DIR", tempfile.mkdtemp(prefix="busy-host-data-"))
-    proc = subprocess.Popen([bin_path], stdout=log, stderr=subprocess.STDOUT, env=env)
-    for _ in range(200):
-        time.sleep(0.05)
-        text = open(log.name).read()
-        m = re.search(r"listening on http://([0-9.]+):([0-9]+)/", text)
-        if m:
-            heavy = re.search(r"sweeps and analyses:[^\n]*", text)
-            return proc, m.group(1), int(m.group(2)), heavy.group(0) if heavy else ""
-    proc.terminate()
-    print(f"the service did not log its address ({log.name})", file=sys.stderr)
-    sys.exit(2)
-
-
-def percentile(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, -(-len(xs) * p // 100) - 1))] if xs else float("nan")
+    proc, host, port, log = start_logged(bin_path)
+    heavy = re.search(r"sweeps and analyses:[^\n]*", open(log).read())
+    return proc, host, port, heavy.group(0) if heavy else ""
 
 
 def sweep(host, port):

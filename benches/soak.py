@@ -20,47 +20,15 @@ third, a leak goes on growing) and /healthz p99 < 50 ms; else 1.
 
 Environment: FABRIC_TCO_BIN (skip the build), DURATION [1800], SAMPLE [5].
 """
-import collections, http.client, json, os, re, socket, subprocess, sys, tempfile, threading, time
+import collections, http.client, json, os, socket, sys, threading, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from png_burst import rss_mb  # noqa: E402
+from starve import binary, percentile, start_logged  # noqa: E402
+
 DURATION = float(os.environ.get("DURATION", "1800"))
 SAMPLE = float(os.environ.get("SAMPLE", "5"))
 FABRICS = "fabrics=infiniband,roce,roce_adaptive"
-
-
-def binary():
-    b = os.environ.get("FABRIC_TCO_BIN")
-    if b:
-        return b
-    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet"], cwd=ROOT, check=True)
-    return os.path.join(ROOT, "target", "release", "fabric-tco")
-
-
-def start(bin_path):
-    log = tempfile.NamedTemporaryFile(prefix="soak-", suffix=".log", delete=False)
-    env = dict(os.environ, FABRIC_TCO_BIND="127.0.0.1:0", RUST_LOG="warn,fabric_tco=info,fabric_tco::access=warn")
-    env.setdefault("FABRIC_TCO_DATA_DIR", tempfile.mkdtemp(prefix="soak-data-"))
-    proc = subprocess.Popen([bin_path], stdout=log, stderr=subprocess.STDOUT, env=env)
-    for _ in range(200):
-        time.sleep(0.05)
-        m = re.search(r"listening on http://([0-9.]+):([0-9]+)/", open(log.name).read())
-        if m:
-            return proc, m.group(1), int(m.group(2)), log.name
-    proc.terminate()
-    sys.exit(f"the service did not log its address ({log.name})")
-
-
-def rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def percentile(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, -(-len(xs) * p // 100) - 1))] if xs else float("nan")
 
 
 class Tally:
@@ -119,7 +87,7 @@ def slow_reader(host, port, stop, tally):
 
 
 def main():
-    proc, host, port, log = start(binary())
+    proc, host, port, log = start_logged(binary(), "warn,fabric_tco=info,fabric_tco::access=warn")
     tally, stop = Tally(), threading.Event()
     health, rss = [], []
     try:

@@ -35,17 +35,24 @@ def binary():
     return os.path.join(ROOT, "target", "release", "fabric-tco")
 
 
-def start(bin_path):
-    log = tempfile.NamedTemporaryFile(prefix="starve-", suffix=".log", delete=False)
-    env = dict(os.environ, FABRIC_TCO_BIND="127.0.0.1:0", RUST_LOG="warn,fabric_tco=info")
+def start_logged(bin_path, rust_log="warn,fabric_tco=info"):
+    """Starts the service on a loopback port the OS chooses, with a data directory of its own;
+    (process, host, port, log file)."""
+    log = tempfile.NamedTemporaryFile(prefix="bench-", suffix=".log", delete=False)
+    env = dict(os.environ, FABRIC_TCO_BIND="127.0.0.1:0", RUST_LOG=rust_log)
+    env.setdefault("FABRIC_TCO_DATA_DIR", tempfile.mkdtemp(prefix="bench-data-"))
     proc = subprocess.Popen([bin_path], stdout=log, stderr=subprocess.STDOUT, env=env)
     for _ in range(200):
         time.sleep(0.05)
         m = re.search(r"listening on http://([0-9.]+):([0-9]+)/", open(log.name).read())
         if m:
-            return proc, m.group(1), int(m.group(2))
+            return proc, m.group(1), int(m.group(2)), log.name
     proc.terminate()
     sys.exit(f"the service did not log its address ({log.name})")
+
+
+def start(bin_path):
+    return start_logged(bin_path)[:3]
 
 
 def percentile(xs, p):

@@ -88,22 +88,37 @@ fn check_switch(catalog: &Catalog, sku: &str, fabrics: &[Fabric]) -> Result<(), 
             format!("no switch '{sku}' in catalog '{}'", catalog.id()),
         )
     })?;
-    if let Some(f) = fabrics.iter().find(|f| !sw.fabrics.contains(f)) {
-        return Err(PlanError::field(
-            "/topology/switch_sku",
-            ErrorCode::SwitchCannotRunFabric,
+    runs_every_fabric(
+        ("/topology/switch_sku", ErrorCode::SwitchCannotRunFabric),
+        &format!("switch '{sku}'"),
+        &sw.fabrics,
+        fabrics,
+    )
+}
+
+/// A part the request names (`part`: "switch 'x'") runs every fabric asked for, else the 422
+/// at `pointer` that lists the fabrics it runs.
+fn runs_every_fabric(
+    (pointer, code): (&str, ErrorCode),
+    part: &str,
+    runs: &[Fabric],
+    asked: &[Fabric],
+) -> Result<(), PlanError> {
+    match asked.iter().find(|f| !runs.contains(f)) {
+        None => Ok(()),
+        Some(f) => Err(PlanError::field(
+            pointer,
+            code,
             format!(
-                "switch '{sku}' cannot run {}; request only the fabrics it runs ({})",
+                "{part} cannot run {}; request only the fabrics it runs ({})",
                 f.as_str(),
-                sw.fabrics
-                    .iter()
+                runs.iter()
                     .map(|f| f.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-        ));
+        )),
     }
-    Ok(())
 }
 
 /// The NIC the request names must be in the catalog, run every fabric asked for (adaptive
@@ -122,21 +137,12 @@ fn check_nic(
             format!("no NIC '{sku}' in catalog '{}'", catalog.id()),
         )
     })?;
-    if let Some(f) = fabrics.iter().find(|f| !nic.fabrics.contains(f)) {
-        return Err(PlanError::field(
-            "/topology/nic_sku",
-            ErrorCode::NicCannotRunFabric,
-            format!(
-                "NIC '{sku}' cannot run {}; request only the fabrics it runs ({})",
-                f.as_str(),
-                nic.fabrics
-                    .iter()
-                    .map(|f| f.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        ));
-    }
+    runs_every_fabric(
+        ("/topology/nic_sku", ErrorCode::NicCannotRunFabric),
+        &format!("NIC '{sku}'"),
+        &nic.fabrics,
+        fabrics,
+    )?;
     if nic.speed_gbps != nic_speed_gbps {
         return Err(PlanError::field(
             "/topology/nic_sku",
