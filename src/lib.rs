@@ -129,11 +129,12 @@ pub fn build_server(
         "sweeps and analyses: {} computing threads, {}",
         heavy.threads(),
         match (heavy.class(), options.heavy_priority) {
-            (api::heavy::Class::Idle, _) => "in the idle scheduling class (SCHED_IDLE)".into(),
-            (api::heavy::Class::Nice(n), _) => format!("at nice {n} (FABRIC_TCO_HEAVY_PRIORITY)"),
-            (api::heavy::Class::Normal, config::HeavyPriority::Normal) =>
+            (config::HeavyPriority::Idle, _) => "in the idle scheduling class (SCHED_IDLE)".into(),
+            (config::HeavyPriority::Nice(n), _) =>
+                format!("at nice {n} (FABRIC_TCO_HEAVY_PRIORITY)"),
+            (config::HeavyPriority::Normal, config::HeavyPriority::Normal) =>
                 "at normal priority (FABRIC_TCO_HEAVY_PRIORITY)".into(),
-            (api::heavy::Class::Normal, _) => {
+            (config::HeavyPriority::Normal, _) => {
                 "at normal priority (the system refused the lower class asked for)".into()
             }
         }

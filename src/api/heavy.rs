@@ -41,21 +41,10 @@ pub async fn by<T>(
     }
 }
 
-/// How heavy threads are scheduled, as the system allowed ([`Heavy::new`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Class {
-    /// Linux's `SCHED_IDLE`.
-    Idle,
-    /// The normal class at this nice value.
-    Nice(u8),
-    /// The normal class at the service's own priority.
-    Normal,
-}
-
 /// Puts the calling thread in `class`; false when the system refuses.
-fn lower_this_thread(class: Class) -> bool {
+fn lower_this_thread(class: HeavyPriority) -> bool {
     match class {
-        Class::Idle => set_thread_priority_and_policy(
+        HeavyPriority::Idle => set_thread_priority_and_policy(
             thread_native_id(),
             ThreadPriority::Min,
             ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle),
@@ -63,14 +52,14 @@ fn lower_this_thread(class: Class) -> bool {
         .is_ok(),
         // On Linux a nice value is a thread's own (`setpriority(PRIO_PROCESS, 0)` sets the
         // calling thread's); raising it needs no privilege.
-        Class::Nice(n) => rustix::process::setpriority_process(None, i32::from(n)).is_ok(),
-        Class::Normal => true,
+        HeavyPriority::Nice(n) => rustix::process::setpriority_process(None, i32::from(n)).is_ok(),
+        HeavyPriority::Normal => true,
     }
 }
 
 /// Whether heavy threads can be put in `class` here (asked once a class, on a thread made
 /// for the question).
-pub fn class_available(class: Class) -> bool {
+pub fn class_available(class: HeavyPriority) -> bool {
     static IDLE: OnceLock<bool> = OnceLock::new();
     static NICE: OnceLock<bool> = OnceLock::new();
     let ask = || {
@@ -82,9 +71,9 @@ pub fn class_available(class: Class) -> bool {
             .unwrap_or(false)
     };
     match class {
-        Class::Idle => *IDLE.get_or_init(ask),
-        Class::Nice(_) => *NICE.get_or_init(ask),
-        Class::Normal => true,
+        HeavyPriority::Idle => *IDLE.get_or_init(ask),
+        HeavyPriority::Nice(_) => *NICE.get_or_init(ask),
+        HeavyPriority::Normal => true,
     }
 }
 
@@ -93,7 +82,7 @@ pub fn class_available(class: Class) -> bool {
 pub struct Heavy {
     slots: Arc<Semaphore>,
     total: usize,
-    class: Class,
+    class: HeavyPriority,
 }
 
 impl Heavy {
@@ -101,18 +90,13 @@ impl Heavy {
     /// priority than request threads (idle class or nice), else the cores less one (at least
     /// one), so that request threads always find a core.
     pub fn new(threads: Option<usize>, priority: HeavyPriority) -> Heavy {
-        let wanted = match priority {
-            HeavyPriority::Idle => Class::Idle,
-            HeavyPriority::Nice(n) => Class::Nice(n),
-            HeavyPriority::Normal => Class::Normal,
-        };
-        let class = if class_available(wanted) {
-            wanted
+        let class = if class_available(priority) {
+            priority
         } else {
-            Class::Normal
+            HeavyPriority::Normal
         };
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let default = if class == Class::Normal {
+        let default = if class == HeavyPriority::Normal {
             cores.saturating_sub(1).max(1)
         } else {
             cores
@@ -131,7 +115,7 @@ impl Heavy {
     }
 
     /// How heavy threads are scheduled.
-    pub fn class(&self) -> Class {
+    pub fn class(&self) -> HeavyPriority {
         self.class
     }
 
@@ -211,7 +195,7 @@ mod tests {
     fn a_heavy_thread_at_a_nice_value_leaves_other_threads_alone() {
         let before = rustix::process::getpriority_process(None).expect("own nice");
         let inside = std::thread::spawn(|| {
-            let lowered = lower_this_thread(Class::Nice(7));
+            let lowered = lower_this_thread(HeavyPriority::Nice(7));
             (lowered, rustix::process::getpriority_process(None).ok())
         })
         .join()
@@ -221,7 +205,7 @@ mod tests {
             rustix::process::getpriority_process(None).ok(),
             Some(before)
         );
-        assert!(class_available(Class::Nice(3)));
+        assert!(class_available(HeavyPriority::Nice(3)));
     }
 
     /// Work that never answers (a heavy thread given no core) is answered by `late` at the end
