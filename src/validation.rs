@@ -34,6 +34,9 @@ pub enum Status {
     /// Shown, never fitted or asserted: the source's own thread calls the figure low or the
     /// cluster misconfigured.
     Anomaly,
+    /// Sets a figure of the model (a GPU's compute efficiency, `perf::efficiency`): shown, and
+    /// reproduced by construction, so not counted in its group's error.
+    Calibration,
 }
 
 /// The family a case belongs to; each has its own geometric-mean error.
@@ -61,6 +64,117 @@ pub enum Metric {
     BusbwGbytesPerS,
     /// Time of one all-reduce, µs.
     AllreduceTimeUs,
+    /// Training throughput, tokens per second per GPU (Megatron-Bridge's column).
+    TokensPerSPerGpu,
+}
+
+/// The training job a step-time case ran: its model's shape, parallelism and batch, as
+/// published (`workload.*` of a plan request).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CaseJob {
+    pub model_params_billion: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_params_billion: Option<f64>,
+    pub layers: u32,
+    pub hidden_size: u32,
+    pub kv_heads: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experts: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe_top_k: Option<u32>,
+    pub tensor_parallel: u32,
+    pub pipeline_parallel: u32,
+    pub context_parallel: u32,
+    #[serde(default = "one")]
+    pub expert_parallel: u32,
+    #[serde(default = "one")]
+    pub virtual_stages: u32,
+    #[serde(default)]
+    pub data_parallel_mode: perf::DataParallelMode,
+    pub micro_batch_sequences: u32,
+    /// Tensor parallelism overlapped with GEMMs (the recipe's `tp_comm_overlap`).
+    #[serde(default)]
+    pub tp_comm_overlap: bool,
+    pub global_batch_sequences: u64,
+    pub sequence_length: u32,
+    pub precision: perf::Precision,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl CaseJob {
+    /// The job as the model's workload.
+    pub fn workload(&self) -> Workload {
+        let base = Workload::default();
+        Workload {
+            model_params_billion: self.model_params_billion,
+            active_params_billion: self.active_params_billion,
+            layers: Some(self.layers),
+            hidden_size: Some(self.hidden_size),
+            kv_heads: self.kv_heads,
+            experts: self.experts,
+            moe_top_k: self.moe_top_k.unwrap_or(base.moe_top_k),
+            tensor_parallel: self.tensor_parallel,
+            pipeline_parallel: self.pipeline_parallel,
+            context_parallel: self.context_parallel,
+            expert_parallel: self.expert_parallel,
+            virtual_stages: self.virtual_stages,
+            pipeline_schedule: self.schedule(),
+            data_parallel_mode: self.data_parallel_mode,
+            micro_batch_sequences: self.micro_batch_sequences,
+            tp_comm_overlap: self.tp_comm_overlap,
+            global_batch_tokens: Some(
+                self.global_batch_sequences
+                    .saturating_mul(u64::from(self.sequence_length)),
+            ),
+            sequence_length: self.sequence_length,
+            precision: self.precision,
+            ..base
+        }
+    }
+
+    fn schedule(&self) -> perf::PipelineSchedule {
+        if self.virtual_stages > 1 {
+            perf::PipelineSchedule::Interleaved
+        } else {
+            perf::PipelineSchedule::OneFOneB
+        }
+    }
+
+    /// The job as a plan request's `workload`.
+    fn request(&self) -> serde_json::Value {
+        let mut w = serde_json::json!({
+            "model_params_billion": self.model_params_billion,
+            "layers": self.layers,
+            "hidden_size": self.hidden_size,
+            "kv_heads": self.kv_heads,
+            "tensor_parallel": self.tensor_parallel,
+            "pipeline_parallel": self.pipeline_parallel,
+            "context_parallel": self.context_parallel,
+            "expert_parallel": self.expert_parallel,
+            "virtual_stages": self.virtual_stages,
+            "pipeline_schedule": self.schedule(),
+            "data_parallel_mode": self.data_parallel_mode,
+            "micro_batch_sequences": self.micro_batch_sequences,
+            "tp_comm_overlap": self.tp_comm_overlap,
+            "global_batch_tokens": self.global_batch_sequences.saturating_mul(u64::from(self.sequence_length)),
+            "sequence_length": self.sequence_length,
+            "precision": self.precision,
+        });
+        if let Some(a) = self.active_params_billion {
+            w["active_params_billion"] = a.into();
+        }
+        if let Some(e) = self.experts {
+            w["experts"] = e.into();
+        }
+        if let Some(k) = self.moe_top_k {
+            w["moe_top_k"] = k.into();
+        }
+        w
+    }
 }
 
 /// NCCL settings the measured run forced.
@@ -102,8 +216,12 @@ pub struct Case {
     pub pcie_gen: u8,
     /// The fabric the measurement ran on.
     pub fabric: Fabric,
-    /// All-reduce size, bytes.
+    /// All-reduce size, bytes (0 for a step-time case, which runs `job`).
+    #[serde(default)]
     pub message_bytes: u64,
+    /// The training job of a step-time case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<CaseJob>,
     pub metric: Metric,
     /// The published figure, in the metric's unit.
     pub measured: f64,
@@ -264,15 +382,21 @@ pub fn perf_input(case: &Case, catalog: &Catalog) -> Option<PerfInput> {
             REFERENCE_NODES_PER_LEAF,
             REFERENCE_SWITCH_LATENCY_NS,
         ),
-        workload: Workload {
-            message_bytes: Some(case.message_bytes),
-            nccl: NcclSettings {
-                algorithm: case.nccl.algorithm.unwrap_or_default(),
-                protocol: case.nccl.protocol.unwrap_or_default(),
-                channels: case.nccl.channels,
-                qps_per_connection: case.nccl.qps_per_connection,
-            },
-            ..Workload::default()
+        workload: {
+            let (message_bytes, job) = match case.job {
+                Some(job) => (None, job.workload()),
+                None => (Some(case.message_bytes), Workload::default()),
+            };
+            Workload {
+                message_bytes,
+                nccl: NcclSettings {
+                    algorithm: case.nccl.algorithm.unwrap_or_default(),
+                    protocol: case.nccl.protocol.unwrap_or_default(),
+                    channels: case.nccl.channels,
+                    qps_per_connection: case.nccl.qps_per_connection,
+                },
+                ..job
+            }
         },
     })
 }
@@ -296,6 +420,7 @@ fn gpu_spec(case: &Case, catalog: &Catalog) -> Option<GpuSpec> {
                 nvlink_domain_gpus: g.nvlink_domain_gpus,
                 pcie_gen: g.pcie_gen,
                 grace_c2c: g.nvlink_domain_gpus > g.gpus_per_node,
+                efficiency: perf::efficiency::for_gpu(&g.id),
             },
             None => {
                 let base = perf::gpu_default(&case.gpu)?;
@@ -317,6 +442,7 @@ fn outcome(case: &Case, catalog: &Catalog) -> Outcome {
             match case.metric {
                 Metric::BusbwGbytesPerS => r.busbw_gbytes_per_s,
                 Metric::AllreduceTimeUs => r.allreduce_time_us,
+                Metric::TokensPerSPerGpu => tokens_per_s_per_gpu(r, case.gpus),
             },
             r.algorithm.to_string(),
             r.protocol.to_string(),
@@ -339,6 +465,44 @@ fn outcome(case: &Case, catalog: &Catalog) -> Outcome {
     }
 }
 
+/// The compute efficiency (`workload.mfu`) at which the model reproduces a step-time case's
+/// measured throughput: what a calibration row sets in `perf::efficiency`. `None` for a case
+/// without a job, or one the model cannot run; bisection to 1e-6 over the model's range.
+pub fn implied_efficiency(case: &Case, catalog: &Catalog) -> Option<f64> {
+    case.job?;
+    let input = perf_input(case, catalog)?;
+    let throughput = |e: f64| {
+        let mut i = input;
+        i.workload.mfu = Some(e);
+        perf::evaluate(&i)
+            .ok()
+            .map(|r| tokens_per_s_per_gpu(&r, case.gpus))
+    };
+    let (mut lo, mut hi) = (perf::MIN_MFU, perf::MAX_MFU);
+    if throughput(hi)? < case.measured || throughput(lo)? > case.measured {
+        return None;
+    }
+    while hi - lo > 1e-6 {
+        let mid = (lo + hi) / 2.0;
+        if throughput(mid)? < case.measured {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some((lo + hi) / 2.0)
+}
+
+/// Training throughput of a step, tokens per second per GPU (0 without a step).
+pub fn tokens_per_s_per_gpu(r: &perf::PerfResult, gpus: u32) -> f64 {
+    match r.tokens_per_step {
+        Some(tokens) if r.step_time_ms > 0.0 => {
+            tokens / (r.step_time_ms / 1e3) / f64::from(gpus.max(1))
+        }
+        _ => 0.0,
+    }
+}
+
 /// A `POST /v1/plans` body for the case; none where the run disabled NVLS (no request input
 /// says that).
 pub fn request(case: &Case) -> Option<serde_json::Value> {
@@ -352,7 +516,10 @@ pub fn request(case: &Case) -> Option<serde_json::Value> {
         "nics_per_node": case.nics_per_node,
         "nic_speed_gbps": case.nic_speed_gbps,
         "fabrics": [case.fabric.as_str()],
-        "workload": {"message_bytes": case.message_bytes},
+        "workload": match &case.job {
+            Some(job) => job.request(),
+            None => serde_json::json!({"message_bytes": case.message_bytes}),
+        },
     });
     if case.nccl != CaseNccl::default() {
         body["nccl"] = serde_json::to_value(case.nccl).unwrap_or_default();

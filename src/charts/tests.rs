@@ -480,7 +480,7 @@ fn the_sweep_axis_says_the_inputs_words_and_unit() {
             "workload.background_load",
             "Background load (fraction of link bandwidth)",
         ),
-        ("workload.mfu", "Model FLOPs utilization (fraction of peak)"),
+        ("workload.mfu", "Compute efficiency (fraction of peak)"),
         ("topology.planes", "Fabric planes (planes)"),
         ("nic_speed_gbps", "NIC speed (Gb/s)"),
         (

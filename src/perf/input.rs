@@ -1,5 +1,7 @@
 //! Inputs of the performance model: plain data, with published defaults and valid ranges.
 
+use super::efficiency::ComputeEfficiency;
+use super::pipeline::PipelineSchedule;
 use super::presets::WorkloadPreset;
 use crate::fabric::Fabric;
 use serde::{Deserialize, Serialize};
@@ -235,6 +237,9 @@ pub struct GpuSpec {
     /// GB300): the NICs hang off Grace's PCIe and the GPU's own x16 link does not cap its
     /// share of them (one GH200 with four 200G ports: 96.07 GB/s, NVIDIA/nccl#1579).
     pub grace_c2c: bool,
+    /// Share of the dense peak the GPU sustains while computing, by job class and precision
+    /// ([`super::efficiency`]); `workload.mfu` overrides it.
+    pub efficiency: ComputeEfficiency,
 }
 
 /// H100 and H200 (the same NVLink 4 / NVSwitch, the same dense BF16 peak: H200 changes the
@@ -247,6 +252,7 @@ const HOPPER: GpuSpec = GpuSpec {
     nvlink_domain_gpus: 8,
     pcie_gen: 5,
     grace_c2c: false,
+    efficiency: ComputeEfficiency::uniform(DEFAULT_MFU),
 };
 
 /// Per-GPU defaults the catalog can copy: `(name, spec, source)`.
@@ -274,6 +280,7 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
             nvlink_domain_gpus: 8,
             pcie_gen: 4,
             grace_c2c: false,
+            efficiency: ComputeEfficiency::uniform(DEFAULT_MFU),
         },
         "NCCL tuning.cc compCap80 cap 235 GB/s; DGX A100 nccl-tests ≈ 230 GB/s",
     ),
@@ -297,17 +304,22 @@ pub const GPU_DEFAULTS: [(&str, GpuSpec, &str); 4] = [
             nvlink_domain_gpus: 8,
             pcie_gen: 5,
             grace_c2c: false,
+            efficiency: ComputeEfficiency::uniform(DEFAULT_MFU),
         },
         "ring 695: 8 B300 with NVLS off (NVIDIA/nccl#2140), 680 on a 4-GPU GB200 tray (Azure ND GB200 v6); NVLS 840: NVIDIA/nccl#1807, coreweave/nccl-tests#43",
     ),
 ];
 
-/// Looks up a GPU default by name (`a100`, `h100`, `h200`, `b200`).
+/// Looks up a GPU default by name (`a100`, `h100`, `h200`, `b200`), with its compute
+/// efficiency from the table ([`super::efficiency::for_gpu`]).
 pub fn gpu_default(name: &str) -> Option<GpuSpec> {
     GPU_DEFAULTS
         .iter()
         .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, spec, _)| *spec)
+        .map(|(_, spec, _)| GpuSpec {
+            efficiency: super::efficiency::for_gpu(name),
+            ..*spec
+        })
 }
 
 /// One NIC of a node.
@@ -501,10 +513,21 @@ pub struct Workload {
     pub experts: Option<u32>,
     /// Activation precision on the wire.
     pub precision: Precision,
-    /// Model FLOPs utilization against the dense BF16 peak, (0, 1].
-    pub mfu: f64,
+    /// Share of the precision's dense peak the GPU sustains while it computes, (0, 1]; `None` =
+    /// the GPU's entry in the achievable-efficiency table ([`super::efficiency`]). The pipeline
+    /// bubble and exposed communication come on top of the compute it gives.
+    pub mfu: Option<f64>,
+    /// Sequences in one micro-batch (a pipeline stage's unit of work).
+    pub micro_batch_sequences: u32,
+    /// Model chunks a GPU holds in an interleaved pipeline (1 = not interleaved).
+    pub virtual_stages: u32,
+    /// How pipeline stages order their micro-batches.
+    pub pipeline_schedule: PipelineSchedule,
+    /// Tensor parallelism's communication overlapped with the GEMMs it feeds (Megatron's
+    /// `--tp-comm-overlap`, Transformer Engine userbuffers): exposed only beyond the compute.
+    pub tp_comm_overlap: bool,
     /// Compute time of one training step (forward + backward), ms; `None` = from FLOPs:
-    /// 6 × active params × tokens ÷ (GPUs × dense BF16 TFLOPS × MFU).
+    /// model FLOPs × tokens ÷ (GPUs × the precision's dense peak × compute efficiency).
     pub step_compute_ms: Option<f64>,
     /// DDP gradient bucket size, MB (10^6 bytes).
     pub bucket_mb: f64,
@@ -543,8 +566,14 @@ pub const DEFAULT_KV_HEADS: u32 = 8;
 pub const HEAD_DIM: f64 = 128.0;
 /// Most key/value heads (multi-head attention on a 131,072-wide model).
 pub const MAX_KV_HEADS: u32 = 1024;
-/// Default MFU: 0.40 (Llama 3 paper, Table 4: 38–43% BF16 MFU on 8,192–16,384 H100).
-pub const DEFAULT_MFU: f64 = 0.40;
+pub use super::efficiency::DEFAULT_MFU;
+/// Default micro-batch: one sequence (every Megatron-Bridge pre-training recipe of Llama 3
+/// 70B/405B and DeepSeek-V3 on H100 uses MBS 1; docs/performance-summary.md).
+pub const DEFAULT_MICRO_BATCH_SEQUENCES: u32 = 1;
+/// Largest micro-batch, sequences.
+pub const MAX_MICRO_BATCH_SEQUENCES: u32 = 65_536;
+/// Most model chunks a GPU holds in an interleaved pipeline (Megatron-Bridge recipes use 2–12).
+pub const MAX_VIRTUAL_STAGES: u32 = 1000;
 /// Most transformer layers (Llama 3 405B has 126).
 pub const MAX_LAYERS: u32 = 1000;
 /// Most routed experts (DeepSeek-V3 has 256; Switch Transformer up to 2,048).
@@ -583,7 +612,11 @@ impl Default for Workload {
             layers: None,
             experts: None,
             precision: Precision::Bf16,
-            mfu: DEFAULT_MFU,
+            mfu: None,
+            micro_batch_sequences: DEFAULT_MICRO_BATCH_SEQUENCES,
+            virtual_stages: 1,
+            pipeline_schedule: PipelineSchedule::OneFOneB,
+            tp_comm_overlap: false,
             step_compute_ms: None,
             bucket_mb: DEFAULT_BUCKET_MB,
             background_load: 0.0,
@@ -610,7 +643,11 @@ impl WorkloadPreset {
                 hidden_size: Some(16_384),
                 // Llama 3 paper Table 3: 126 layers.
                 layers: Some(126),
-                mfu: 0.41,
+                // The paper (§3.3.2) runs an interleaved 1F1B schedule and does not print its
+                // virtual-stage count: Megatron-Bridge's Llama 3.1 405B pre-training recipe on
+                // H100 uses 8 (`perf_recipes/llama/h100/llama31.py`, TP8 PP8 VP8).
+                pipeline_schedule: PipelineSchedule::Interleaved,
+                virtual_stages: 8,
                 ..base
             },
             WorkloadPreset::FsdpLlama2_70b => Workload {
@@ -644,8 +681,10 @@ impl WorkloadPreset {
                 layers: Some(61),
                 experts: Some(256),
                 precision: Precision::Bf16,
-                // The published job hides its all-to-all with DualPipe (report §3.2.1).
+                // The published job hides its all-to-all with DualPipe (report §3.2.1), which
+                // is also its pipeline schedule.
                 a2a_overlap: A2aOverlap::DualPipe,
+                pipeline_schedule: PipelineSchedule::DualPipe,
                 ..base
             },
         }

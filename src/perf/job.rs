@@ -355,7 +355,13 @@ impl StepShape {
     }
 }
 
-/// Tensor parallelism's all-reduces of every layer's activations: all exposed.
+/// Tensor parallelism's all-reduces of every layer's activations: all exposed, or with
+/// `tp_comm_overlap` only what the step's compute cannot cover. Megatron's `--tp-comm-overlap`
+/// (Transformer Engine userbuffers) splits each all-gather and reduce-scatter into chunks
+/// pipelined with the GEMM beside it (Wang et al., "Overlap Communication with Dependent
+/// Computation via Decomposition", ASPLOS 2023); every Megatron-Bridge Llama pre-training
+/// recipe with TP > 1 sets it (`perf_recipes/llama/*/llama3*.py`, `tp_comm_overlap_cfg =
+/// userbuffers_*`). The SMs userbuffers take are not charged.
 fn tensor_all_reduce(ctx: &JobContext<'_>, s: &StepShape) -> CollectiveResult {
     let c = (ctx.comm)(
         s.tp,
@@ -369,7 +375,12 @@ fn tensor_all_reduce(ctx: &JobContext<'_>, s: &StepShape) -> CollectiveResult {
     let choice = c.choose(msg);
     let t_ms = choice.map_or(0.0, |x| x.time_us) * calls / US_PER_MS;
     let algo = choice.map_or("none", |x| x.algorithm.as_str());
-    result("all_reduce", "tensor", &c, msg * calls, t_ms, t_ms, algo)
+    let exposed = if ctx.workload.tp_comm_overlap {
+        (t_ms - ctx.step_compute_ms).max(0.0)
+    } else {
+        t_ms
+    };
+    result("all_reduce", "tensor", &c, msg * calls, t_ms, exposed, algo)
 }
 
 /// Context parallelism's K and V all-gathers (and gradient reduce-scatters): exposed beyond the
@@ -524,21 +535,52 @@ pub fn flops_per_token(w: &Workload) -> f64 {
     6.0 * active_params(w) + attention
 }
 
-/// Compute per step, ms: model FLOPs per token · tokens ÷ (GPUs · peak · MFU), the peak the
-/// job's precision runs at (FP8: [`FP8_OVER_BF16_PEAK`] × the dense BF16 peak); MFU as the Llama
-/// 3 paper and Megatron-Bridge count it (model FLOPs, attention included, no recomputation).
-pub fn step_compute_ms(w: &Workload, dp: f64, job_gpus: f64, dense_bf16_tflops: f64) -> f64 {
+/// Compute per step, ms: model FLOPs per token · tokens ÷ (GPUs · peak · efficiency), the peak
+/// the job's precision runs at (FP8: [`FP8_OVER_BF16_PEAK`] × the dense BF16 peak) and the
+/// share of it the GPU sustains while computing (`workload.mfu`, else the GPU's entry in the
+/// efficiency table); model FLOPs as the Llama 3 paper and Megatron-Bridge count them
+/// (attention included, no recomputation).
+pub fn step_compute_ms(
+    w: &Workload,
+    dp: f64,
+    job_gpus: f64,
+    dense_bf16_tflops: f64,
+    efficiency: f64,
+) -> f64 {
     let flops = flops_per_token(w) * global_tokens(w, dp);
-    let peak = match w.precision {
-        super::input::Precision::Bf16 => dense_bf16_tflops,
-        super::input::Precision::Fp8 => dense_bf16_tflops * FP8_OVER_BF16_PEAK,
-    };
-    let rate = job_gpus.max(1.0) * peak * 1e12 * w.mfu;
+    let rate = job_gpus.max(1.0) * peak_tflops(w, dense_bf16_tflops) * 1e12 * efficiency;
     if rate > 0.0 {
         flops / rate * US_PER_MS
     } else {
         f64::INFINITY
     }
+}
+
+/// The dense peak the job's precision runs at, TFLOPS per GPU.
+pub fn peak_tflops(w: &Workload, dense_bf16_tflops: f64) -> f64 {
+    match w.precision {
+        super::input::Precision::Bf16 => dense_bf16_tflops,
+        super::input::Precision::Fp8 => dense_bf16_tflops * FP8_OVER_BF16_PEAK,
+    }
+}
+
+/// Micro-batches each pipeline runs per step: the step's sequences over the data-parallel
+/// replicas and the micro-batch size, at least 1.
+pub fn micro_batches(w: &Workload, dp: f64) -> f64 {
+    let sequences = global_tokens(w, dp) / f64::from(w.sequence_length.max(1));
+    (sequences / (dp.max(1.0) * f64::from(w.micro_batch_sequences.max(1)))).max(1.0)
+}
+
+/// The pipeline bubble of a step, ms: the step's compute × the schedule's bubble share
+/// ([`super::pipeline::bubble_share`]).
+pub fn pipeline_bubble_ms(w: &Workload, dp: f64, step_compute_ms: f64) -> f64 {
+    step_compute_ms
+        * super::pipeline::bubble_share(
+            w.pipeline_schedule,
+            f64::from(w.pipeline_parallel.max(1)),
+            micro_batches(w, dp),
+            f64::from(w.virtual_stages.max(1)),
+        )
 }
 
 #[cfg(test)]
@@ -588,7 +630,7 @@ mod tests {
         // derived h = 9,072 and L = 70e9 / (12 h²) = 70.9: the attention adds 3.76 % to the
         // 2,174.32 ms of 6N alone, 2,256.3 ms.
         let w = Workload::default();
-        let t = step_compute_ms(&w, 64.0, 2048.0, 989.0);
+        let t = step_compute_ms(&w, 64.0, 2048.0, 989.0, 0.40);
         let per_token = 6.0 * 70e9 + 6.0 * layers(&w) * 4096.0 * hidden_size(&w);
         let want = per_token * 64.0 * 65_536.0 / (2048.0 * 989e12 * 0.40) * 1e3;
         assert!((t - want).abs() < 1e-9 && (t - 2256.3).abs() < 0.1, "{t}");
@@ -597,8 +639,8 @@ mod tests {
             precision: crate::perf::input::Precision::Fp8,
             ..w
         };
-        assert!((step_compute_ms(&fp8, 64.0, 2048.0, 989.0) - t / 2.0).abs() < 1e-9);
+        assert!((step_compute_ms(&fp8, 64.0, 2048.0, 989.0, 0.40) - t / 2.0).abs() < 1e-9);
         // Twice the peak, half the time.
-        assert!((step_compute_ms(&w, 64.0, 2048.0, 1978.0) - t / 2.0).abs() < 1e-9);
+        assert!((step_compute_ms(&w, 64.0, 2048.0, 1978.0, 0.40) - t / 2.0).abs() < 1e-9);
     }
 }

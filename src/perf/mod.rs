@@ -6,8 +6,10 @@ pub mod bandwidth;
 pub mod collective;
 pub mod congestion;
 pub mod constants;
+pub mod efficiency;
 pub mod input;
 pub mod job;
+pub mod pipeline;
 pub mod presets;
 pub mod result;
 pub mod workload;
@@ -15,6 +17,7 @@ pub mod workload;
 #[cfg(test)]
 mod tests;
 
+pub use efficiency::ComputeEfficiency;
 pub use input::{
     A2aOverlap, DUALPIPE_HIDDEN_SHARE, DUALPIPE_SM_SHARE, MAX_NCCL_CHANNELS,
     MAX_QPS_PER_CONNECTION, NcclAlgorithm, NcclProtocol, NcclSettings,
@@ -34,13 +37,14 @@ pub use input::{
     gpu_default,
 };
 pub use input::{
-    DEFAULT_KV_HEADS, DEFAULT_MFU, DEFAULT_MOE_TOP_K, DEFAULT_SEQUENCE_LENGTH, DataParallelMode,
-    MAX_BACKGROUND_LOAD, MAX_CP_EP, MAX_EXPERTS, MAX_GLOBAL_BATCH_TOKENS, MAX_HIDDEN_SIZE,
-    MAX_KV_HEADS, MAX_LAYERS, MAX_MFU, MAX_SEQUENCE_LENGTH, MAX_TOP_K, MIN_HIDDEN_SIZE, MIN_MFU,
-    Precision,
+    DEFAULT_KV_HEADS, DEFAULT_MFU, DEFAULT_MICRO_BATCH_SEQUENCES, DEFAULT_MOE_TOP_K,
+    DEFAULT_SEQUENCE_LENGTH, DataParallelMode, MAX_BACKGROUND_LOAD, MAX_CP_EP, MAX_EXPERTS,
+    MAX_GLOBAL_BATCH_TOKENS, MAX_HIDDEN_SIZE, MAX_KV_HEADS, MAX_LAYERS, MAX_MFU,
+    MAX_SEQUENCE_LENGTH, MAX_TOP_K, MIN_HIDDEN_SIZE, MIN_MFU, Precision,
 };
-pub use input::{MODEL_TERM_RANGE, ModelTerms};
+pub use input::{MAX_MICRO_BATCH_SEQUENCES, MAX_VIRTUAL_STAGES, MODEL_TERM_RANGE, ModelTerms};
 pub use job::CollectiveResult;
+pub use pipeline::PipelineSchedule;
 pub use presets::WorkloadPreset;
 pub use result::{PerfError, PerfResult, RoceTuningRow};
 
@@ -350,7 +354,28 @@ fn validate_model(w: &Workload) -> Result<(), PerfError> {
             w.model_params_billion,
         )?;
     }
-    check_f64("workload.mfu", w.mfu, MIN_MFU, MAX_MFU)
+    if let Some(mfu) = w.mfu {
+        check_f64("workload.mfu", mfu, MIN_MFU, MAX_MFU)?;
+    }
+    check_u32(
+        "workload.micro_batch_sequences",
+        w.micro_batch_sequences,
+        1,
+        MAX_MICRO_BATCH_SEQUENCES,
+    )?;
+    check_u32(
+        "workload.virtual_stages",
+        w.virtual_stages,
+        1,
+        MAX_VIRTUAL_STAGES,
+    )?;
+    if w.pipeline_schedule == PipelineSchedule::Interleaved && w.virtual_stages < 2 {
+        return Err(out_of_range(
+            "workload.virtual_stages",
+            "an interleaved pipeline holds at least 2 model chunks a GPU; give virtual_stages >= 2 or pipeline_schedule 1f1b".to_string(),
+        ));
+    }
+    Ok(())
 }
 
 /// The `experts` of a mixture of experts: a count in range, on a mixture of experts, no fewer
@@ -640,7 +665,11 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         collectives.extend(model_collectives(input, shared, step_compute_ms, dp_f));
     }
     let (exposed_ms, network_exposed_ms) = exposed_comm_ms(w, dp_exposed_ms, &collectives);
-    let step_ms = step_compute_ms + exposed_ms;
+    let bubble_ms = match w.message_bytes {
+        Some(_) => 0.0,
+        None => job::pipeline_bubble_ms(w, dp_f, step_compute_ms),
+    };
+    let step_ms = step_compute_ms + bubble_ms + exposed_ms;
     let idle = workload::idle_fraction(network_exposed_ms, step_ms);
     let (layers, hidden_size) = timed_model_shape(w);
 
@@ -667,6 +696,8 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
         step_time_ms: step_ms,
         gpu_idle_fraction: idle,
         step_compute_ms,
+        pipeline_bubble_ms: bubble_ms,
+        compute_efficiency: compute_efficiency(input),
         tokens_per_step: w
             .message_bytes
             .is_none()
@@ -772,10 +803,23 @@ fn timed_message_bytes(w: &Workload) -> f64 {
     }
 }
 
-/// Compute of one step, ms: given, or the job's at its MFU; an error when it is not finite and
-/// positive.
+/// The share of the precision's dense peak the job computes at: `workload.mfu`, else the GPU's
+/// table entry for the job's class and precision.
+pub fn compute_efficiency(input: &PerfInput) -> f64 {
+    let w = &input.workload;
+    w.mfu.unwrap_or_else(|| {
+        input
+            .gpu
+            .efficiency
+            .get(w.is_mixture_of_experts(), w.precision == Precision::Fp8)
+    })
+}
+
+/// Compute of one step, ms: given, or the job's at its compute efficiency; an error when it is
+/// not finite and positive.
 fn step_compute_ms(input: &PerfInput, dp_f: f64) -> Result<f64, PerfError> {
     let w = &input.workload;
+    let efficiency = compute_efficiency(input);
     let job_gpus = match w.message_bytes {
         Some(_) => f64::from(input.gpus),
         None => {
@@ -785,19 +829,20 @@ fn step_compute_ms(input: &PerfInput, dp_f: f64) -> Result<f64, PerfError> {
                 * dp_f
         }
     };
+    let peak = input.gpu.dense_bf16_tflops;
     let step_compute_ms = match w.step_compute_ms {
         Some(ms) => ms,
         // One all-reduce of `message_bytes` (nccl-tests style) still sits on the compute of
-        // the workload's job on this GPU at its MFU: as many whole replicas as the cluster
-        // holds (at least one), each with its share of the global batch.
+        // the workload's job on this GPU at its efficiency: as many whole replicas as the
+        // cluster holds (at least one), each with its share of the global batch.
         None if w.message_bytes.is_some() => {
             let replica = f64::from(w.tensor_parallel.max(1))
                 * f64::from(w.pipeline_parallel.max(1))
                 * f64::from(w.context_parallel.max(1));
             let replicas = (f64::from(input.gpus) / replica).floor().max(1.0);
-            job::step_compute_ms(w, replicas, replicas * replica, input.gpu.dense_bf16_tflops)
+            job::step_compute_ms(w, replicas, replicas * replica, peak, efficiency)
         }
-        None => job::step_compute_ms(w, dp_f, job_gpus, input.gpu.dense_bf16_tflops),
+        None => job::step_compute_ms(w, dp_f, job_gpus, peak, efficiency),
     };
     if !(step_compute_ms.is_finite() && step_compute_ms > 0.0) {
         return Err(out_of_range(

@@ -54,15 +54,25 @@ pub struct PerfResult {
     /// (`collectives[].placement` = `network`), ms. The rest waits on NVLink inside a node or
     /// NVLink domain, which no fabric choice changes.
     pub network_exposed_ms: f64,
-    /// Step time = compute + exposed communication, ms.
+    /// Step time = compute + pipeline bubble + exposed communication, ms.
     pub step_time_ms: f64,
     /// Fraction of the step the GPU waits on the scale-out network,
     /// `network_exposed_ms / step_time_ms`, in [0, 1); what `gpu_idle` prices. NVLink waits
     /// lengthen the step but are not charged to the network.
     pub gpu_idle_fraction: f64,
-    /// Compute of one step, ms: the request's `step_compute_ms`, else 6 × active params ×
-    /// tokens ÷ (GPUs × dense BF16 TFLOPS × MFU).
+    /// Compute of one step, ms: the request's `step_compute_ms`, else model FLOPs (6 × active
+    /// params + causal attention) × tokens ÷ (GPUs × the precision's dense peak ×
+    /// `compute_efficiency`).
     pub step_compute_ms: f64,
+    /// Time a pipeline stage waits while the schedule fills and drains, per step, ms: the
+    /// compute × the schedule's bubble share (1F1B (p − 1)/m, interleaved (p − 1)/(v·m),
+    /// DualPipe (p/2 − 1)·(2/3)/m; 0 without pipeline parallelism or for an explicit
+    /// `message_bytes`). Part of `step_time_ms`, never charged to the network.
+    pub pipeline_bubble_ms: f64,
+    /// Share of the precision's dense peak the GPU sustains while it computes: `workload.mfu`,
+    /// else the GPU's entry in the achievable-efficiency table for the job's class (dense or
+    /// mixture of experts) and precision (docs/model.md §7).
+    pub compute_efficiency: f64,
     /// Tokens per optimizer step over the whole job (`workload.global_batch_tokens`, else 16
     /// sequences per data-parallel replica); null for an explicit `message_bytes`.
     pub tokens_per_step: Option<f64>,

@@ -203,6 +203,7 @@ fn arb_input() -> impl Strategy<Value = PerfInput> {
                         nvlink_domain_gpus: gpn,
                         pcie_gen: gen_,
                         grace_c2c: false,
+                        efficiency: crate::perf::ComputeEfficiency::uniform(0.4),
                     },
                     nic: NicSpec {
                         speed_gbps: speed,
@@ -566,9 +567,15 @@ fn faster_gpu_exposes_more_communication() {
             b200.step_compute_ms,
             b200.gpu_idle_fraction
         );
-        // B200's dense BF16 peak is 2,250 vs 989 TFLOPS: compute shrinks by that ratio.
+        // B200's dense BF16 peak is 2,250 vs 989 TFLOPS: compute shrinks by that ratio times
+        // the ratio of the two GPUs' compute efficiencies for the job.
+        let w = preset.workload();
+        let fp8 = w.precision == crate::perf::Precision::Fp8;
+        let moe = w.is_mixture_of_experts();
+        let e = |gpu: &str| crate::perf::efficiency::for_gpu(gpu).get(moe, fp8);
         let ratio = h100.step_compute_ms / b200.step_compute_ms;
-        assert!((ratio - 2250.0 / 989.0).abs() < 1e-9, "{ratio}");
+        let want = 2250.0 * e("b200") / (989.0 * e("h100"));
+        assert!((ratio - want).abs() < 1e-9, "{ratio} against {want}");
         assert!(b200.gpu_idle_fraction > h100.gpu_idle_fraction);
     }
     // The default job too: B200 no longer gives the H100 idle fraction.
@@ -681,7 +688,7 @@ fn an_explicit_message_sits_on_the_jobs_compute_on_this_gpu() {
     let path = fabric_path(Fabric::Roce, 1024);
     let on = |gpu: &str, mfu: f64| {
         let w = Workload {
-            mfu,
+            mfu: Some(mfu),
             ..explicit(1_000_000_000)
         };
         evaluate(&PerfInput {
@@ -690,7 +697,11 @@ fn an_explicit_message_sits_on_the_jobs_compute_on_this_gpu() {
         })
         .expect("plan")
     };
-    let default_job = evaluate(&h100_input(1024, path, Workload::default())).expect("h100");
+    let at_04 = Workload {
+        mfu: Some(0.4),
+        ..Workload::default()
+    };
+    let default_job = evaluate(&h100_input(1024, path, at_04)).expect("h100");
     let h100 = on("h100", 0.4);
     assert!((h100.step_compute_ms - default_job.step_compute_ms).abs() < 1e-9);
     let b200 = on("b200", 0.4);

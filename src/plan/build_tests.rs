@@ -483,7 +483,7 @@ fn unused_adjustments_are_named_only_as_a_set_that_changes_nothing() {
 /// At the break-even as written (four places) the sentence says the two are level and which
 /// side the runner-up is cheaper on, from the GPU-hours each loses — not from the rounded
 /// break-even against the current value (audit 23 F4: "below it InfiniBand becomes cheaper"
-/// at 148.397, where it was cheaper above; since the model revision of 2026-11-29 the break-even is 157.5870).
+/// at 148.397, where it was cheaper above; with the pipeline bubble and the compute-efficiency table the break-even is 182.7348).
 #[test]
 fn the_break_even_sentence_points_the_way_the_runner_up_gets_cheaper() {
     let cats = CatalogSet::embedded().expect("catalog");
@@ -505,14 +505,14 @@ fn the_break_even_sentence_points_the_way_the_runner_up_gets_cheaper() {
     // At the break-even as written RoCE is still cheapest; just above it InfiniBand is.
     for (value, cheapest, says) in [
         (
-            "157.5870",
+            "182.7348",
             Roce,
             "above it InfiniBand becomes cheaper than RoCE (ECMP).",
         ),
         (
-            "157.7",
+            "182.8",
             Infiniband,
-            "Below $157.59 per GPU-hour (now $157.70), RoCE (ECMP) becomes cheaper than InfiniBand.",
+            "Below $182.73 per GPU-hour (now $182.80), RoCE (ECMP) becomes cheaper than InfiniBand.",
         ),
     ] {
         let (c, s) = last_reason(value);

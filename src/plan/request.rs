@@ -63,8 +63,12 @@ crate::plan::bounded::bounded_inputs! {
     int HiddenSize: u32, 64..=1_000_000, "model dimension";
     /// Tokens a training run processes.
     float TrainTokens, 1.0..=1.0e16, "tokens";
-    /// Model FLOPs utilization against the GPU's dense BF16 peak.
-    float Mfu, 0.01..=1.0, "fraction of peak", model_default 0.4;
+    /// Share of the precision's dense peak the GPU sustains while it computes.
+    float Mfu, 0.01..=1.0, "fraction of peak";
+    /// Sequences in one pipeline micro-batch.
+    int MicroBatchSequences: u32, 1..=65_536, "sequences", model_default 1;
+    /// Model chunks a GPU holds in an interleaved pipeline.
+    int VirtualStages: u32, 1..=1000, "model chunks a GPU", model_default 1;
     /// Share of every scale-out link's bandwidth other jobs use.
     float BackgroundLoad, 0.0..=0.95, "fraction of link bandwidth", default 0;
     /// Job-interrupting failures per part and year.
@@ -157,7 +161,9 @@ const _: () = {
     inside!(SequenceLength, _, MAX_SEQUENCE_LENGTH, DEFAULT_SEQUENCE_LENGTH);
     inside!(GlobalBatchTokens, _, MAX_GLOBAL_BATCH_TOKENS);
     inside!(HiddenSize, MIN_HIDDEN_SIZE, MAX_HIDDEN_SIZE);
-    inside!(Mfu, MIN_MFU, MAX_MFU, DEFAULT_MFU);
+    inside!(Mfu, MIN_MFU, MAX_MFU);
+    inside!(MicroBatchSequences, _, MAX_MICRO_BATCH_SEQUENCES, DEFAULT_MICRO_BATCH_SEQUENCES);
+    inside!(VirtualStages, _, MAX_VIRTUAL_STAGES);
     inside!(BackgroundLoad, _, MAX_BACKGROUND_LOAD);
     assert!(BackgroundLoad::MIN >= 0.0);
     inside!(NcclChannels, _, MAX_NCCL_CHANNELS);
@@ -492,10 +498,29 @@ pub struct WorkloadRequest {
     /// of 132 SMs taken from the compute it overlaps) or a fraction 0–1. Default `none`, or the
     /// preset's (`moe-deepseek-v3`: `dualpipe`).
     pub a2a_overlap: Option<crate::perf::A2aOverlap>,
-    /// Model FLOPs utilization against the GPU's dense BF16 peak. Default 0.40 (Llama 3 paper:
-    /// 38–43% on H100), or the preset's. Sets the step compute when `step_compute_ms` is not
-    /// given.
+    /// Share of the precision's dense peak (BF16, or FP8 at twice it) the GPU sustains while
+    /// it computes; the pipeline bubble and exposed communication come on top. Default: the
+    /// GPU's entry in the achievable-efficiency table for the job's class (dense or mixture of
+    /// experts) and precision, derived from published runs (docs/model.md §7); 0.40 for a GPU
+    /// the table does not list. Sets the step compute when `step_compute_ms` is not given.
     pub mfu: Option<Mfu>,
+    /// Sequences in one pipeline micro-batch: with the global batch it sets the micro-batches
+    /// a pipeline runs per step, and so its bubble. Default 1 (Megatron-Bridge's recipes).
+    pub micro_batch_sequences: Option<MicroBatchSequences>,
+    /// How pipeline stages order their micro-batches: `1f1b` (bubble (p − 1)/m of the
+    /// compute), `interleaved` (with `virtual_stages` v: (p − 1)/(v·m)) or `dualpipe`
+    /// (DeepSeek's: (p/2 − 1)·(2/3)/m). Default `interleaved` when `virtual_stages` > 1, else
+    /// `1f1b`; the preset's (`moe-deepseek-v3`: `dualpipe`).
+    pub pipeline_schedule: Option<crate::perf::PipelineSchedule>,
+    /// Model chunks a GPU holds in an interleaved pipeline (Megatron's
+    /// `--num-layers-per-virtual-pipeline-stage` gives layers ÷ (p · v)). Default 1; at least 2
+    /// with `pipeline_schedule: interleaved`.
+    pub virtual_stages: Option<VirtualStages>,
+    /// Tensor parallelism's communication overlapped with the GEMMs it feeds (Megatron's
+    /// `--tp-comm-overlap`, Transformer Engine userbuffers, as every Megatron-Bridge Llama
+    /// recipe with TP > 1 sets it): then exposed only beyond the step's compute. Default
+    /// `false` (Megatron-LM's default).
+    pub tp_comm_overlap: Option<bool>,
     /// Share of link bandwidth other jobs use. On a shared cluster; applies to every fabric.
     /// Default 0.
     pub background_load: Option<BackgroundLoad>,

@@ -141,6 +141,7 @@ pub fn perf_input(r: &inputs::Resolved, s: &SizedFabric) -> perf::PerfInput {
             pcie_gen: r.gpu.pcie_gen,
             // An NVL72 compute tray: Grace CPUs with NVLink-C2C between GPU and NICs.
             grace_c2c: r.gpu.nvlink_domain_gpus > r.gpu.gpus_per_node,
+            efficiency: perf::efficiency::for_gpu(&r.gpu.id),
         },
         nic: perf::NicSpec {
             speed_gbps: r.nic_speed_gbps,

@@ -439,6 +439,7 @@ fn validated(catalog: Option<&Catalog>) -> Validated {
                 let unit = match c.metric {
                     crate::validation::Metric::BusbwGbytesPerS => "GB/s",
                     crate::validation::Metric::AllreduceTimeUs => "µs",
+                    crate::validation::Metric::TokensPerSPerGpu => "tokens/s/GPU",
                 };
                 [
                     c.id.clone(),

@@ -113,7 +113,7 @@ async fn the_sweep_chart_ticks_apart_and_titles_with_words_and_unit() {
         ),
         (
             "vary=workload.mfu&values=0.3,0.4,0.5",
-            "Model FLOPs utilization (fraction of peak)",
+            "Compute efficiency (fraction of peak)",
         ),
         ("vary=topology.planes&values=1,2", "Fabric planes (planes)"),
         ("vary=nic_speed_gbps&values=200,400,800", "NIC speed (Gb/s)"),
@@ -377,20 +377,19 @@ async fn the_recommendation_names_a_fabric_that_cannot_be_built() {
 }
 
 /// The per-GPU rows are the plan's figure divided by the GPU count, rounded once to whole
-/// dollars, half away from zero: RoCE's $15,115,775.93 over 1,024 GPUs is
-/// $14,761.499931640625, so $14,761 (rounding to cents first made it $14,761.50, then banker's
-/// rounding $14,762).
+/// dollars, half away from zero: RoCE's $11,503,099.12 over 1,024 GPUs is
+/// $11,233.495234375, so $11,233 (rounding to cents first makes it $11,233.50, then banker's
+/// rounding $11,234).
 #[tokio::test]
 async fn the_per_gpu_rows_are_rounded_once_from_the_exact_quotient() {
     use rust_decimal::{Decimal, RoundingStrategy};
     let app = spawn_app().await;
-    // A case with a per-GPU figure within half a cent of a half dollar (15,115,775.93 ÷ 1,024
-    // = 14,761.499931640625): rounded to cents first it becomes 14,761.50, then the even dollar
-    // 14,762 instead of 14,761. A model change that moves the totals needs a new such case
-    // (7 years at $2.5/h and 4:1 was one until crossing edges gated the collective,
-    // 2026-11-27; 3 years at $2.5/h and 4:1 until rings crossed leaves at their edges only,
-    // and 6 years at $3/h and 2:1 until attention's FLOPs counted, 2026-11-29).
-    let qs = "gpus=1024&economics.years=7&economics.gpu_hour_usd=2.5&topology.oversubscription=4";
+    // A case with a per-GPU figure within half a cent of a half dollar (11,503,099.12 ÷ 1,024
+    // = 11,233.495234375): rounded to cents first it becomes 11,233.50, then the even dollar
+    // 11,234 instead of 11,233. A model change that moves the totals needs a new such case
+    // (found by trying years, GPU-hour prices and ratios in turn; 7 years at $2.5/h and 4:1
+    // was one until the pipeline bubble and the compute-efficiency table).
+    let qs = "gpus=1024&economics.years=3&economics.gpu_hour_usd=4&topology.oversubscription=1";
     let plan = plan_json(&app, qs).await;
     let html = app.html(&format!("/report?{qs}"), 200).await;
     let gpus = Decimal::from(1024);
@@ -638,15 +637,15 @@ async fn price_and_discount_chart_labels_differ_and_name_the_crossover_exactly()
     };
     let price =
         texts("gpus=1024&vary=prices.overrides.nvidia-sn5600&from=10000&to=200000&steps=20").await;
-    assert!(price.contains("at $45,912"), "{price}");
+    assert!(price.contains("at $45,859"), "{price}");
     let discount =
         texts("gpus=1024&fabrics=roce,roce_adaptive&vary=prices.discounts.vendor.NVIDIA&from=0&to=0.9&steps=4")
             .await;
-    assert!(discount.contains("at 0.47951"), "{discount}");
+    assert!(discount.contains("at 0.47998"), "{discount}");
     // Whole swept values do not make a decimal crossover whole (audit 15: "$148" for 148.4).
     let hour =
         texts("gpus=1024&fabrics=infiniband,roce&vary=economics.gpu_hour_usd&values=0,500").await;
-    assert!(hour.contains("at $157.59 per GPU-hour"), "{hour}");
+    assert!(hour.contains("at $182.74 per GPU-hour"), "{hour}");
 }
 
 /// Every `<img src>` of a page, as addresses (askama's `&#38;` turned back into `&`).

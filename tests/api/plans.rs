@@ -261,11 +261,17 @@ async fn calibration_cases_land_within_tolerance() {
         body["economics"] = json!({"gpu_hour_usd": "4"});
         let f = c.fabric.as_str();
         let v = plan(&app, body).await;
-        let metric = match c.metric {
-            Metric::BusbwGbytesPerS => "busbw_gbytes_per_s",
-            Metric::AllreduceTimeUs => "allreduce_time_us",
+        let performance = &fabric(&v, f)["performance"];
+        let got = match c.metric {
+            Metric::BusbwGbytesPerS => performance["busbw_gbytes_per_s"].as_f64().unwrap(),
+            Metric::AllreduceTimeUs => performance["allreduce_time_us"].as_f64().unwrap(),
+            // Tokens a step over its time, a GPU.
+            Metric::TokensPerSPerGpu => {
+                performance["tokens_per_step"].as_f64().unwrap()
+                    / (performance["step_time_ms"].as_f64().unwrap() / 1e3)
+                    / f64::from(c.gpus)
+            }
         };
-        let got = fabric(&v, f)["performance"][metric].as_f64().unwrap();
         assert!(
             (got - c.measured).abs() / c.measured <= c.tolerance,
             "{}: model {got} vs measured {} (±{})",

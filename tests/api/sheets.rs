@@ -1349,14 +1349,15 @@ async fn an_nvl72_sweep_steps_in_whole_racks() {
 /// A grid's bisections leave the plan budget its later slices' grid points need: past it a
 /// crossover is reported at the upper value, `"exact": false`, and the sweep answers (audit 15:
 /// with five-figure crossovers costing up to 31 plans, this grid of 2 × 700 values ran out at
-/// a later slice and answered 422).
+/// a later slice and answered 422; 2 × 1,000 values since the pipeline bubble left 700 slices
+/// budget for every bisection).
 #[tokio::test]
 async fn a_grid_whose_bisections_run_out_reports_inexact_crossovers_not_an_error() {
     let app = spawn_app().await;
     let sw = app
         .ok_json(
             "/v1/sweeps?vary=economics.gpu_hour_usd&from=0&to=1000&steps=2\
-             &vary2=gpus&from2=1024&to2=20000&steps2=700&fabrics=infiniband,roce",
+             &vary2=gpus&from2=1024&to2=20000&steps2=1000&fabrics=infiniband,roce",
         )
         .await;
     let plans = sw["plans_computed"].as_u64().unwrap_or(u64::MAX);
@@ -1371,7 +1372,7 @@ async fn a_grid_whose_bisections_run_out_reports_inexact_crossovers_not_an_error
     for c in crossovers.iter().filter(|c| c["exact"] == false) {
         assert_eq!(c["value"], c["between"][1], "{c}");
     }
-    assert_eq!(sw["rows"].as_array().map(Vec::len), Some(2 * 700 * 2));
+    assert_eq!(sw["rows"].as_array().map(Vec::len), Some(2 * 1000 * 2));
 }
 
 /// A documented metric a plan has no part for is there but empty: `topology.partial_leaf.*`

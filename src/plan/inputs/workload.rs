@@ -107,13 +107,27 @@ fn shape(w: &WorkloadRequest, gpus: u32, gpus_per_node: u32) -> Workload {
         layers: given_or_preset_if_any!(w, base, layers),
         experts: given_or_preset_if_any!(w, base, experts),
         precision: w.precision.unwrap_or(base.precision),
-        mfu: given_or_preset!(w, base, mfu),
+        mfu: given_or_preset_if_any!(w, base, mfu),
+        micro_batch_sequences: given_or_preset!(w, base, micro_batch_sequences),
+        virtual_stages: given_or_preset!(w, base, virtual_stages),
+        pipeline_schedule: schedule(w, &base),
+        tp_comm_overlap: w.tp_comm_overlap.unwrap_or(base.tp_comm_overlap),
         step_compute_ms: given_or_preset_if_any!(w, base, step_compute_ms),
         bucket_mb: given_or_preset!(w, base, bucket_mb),
         background_load: given_or_preset!(w, base, background_load),
         nccl: perf::NcclSettings::default(),
         a2a_overlap: w.a2a_overlap.unwrap_or(base.a2a_overlap),
         model_terms: perf::ModelTerms::default(),
+    }
+}
+
+/// The pipeline schedule: the request's, else interleaved when it gives virtual stages beyond
+/// one, else the preset's (or 1F1B).
+fn schedule(w: &WorkloadRequest, base: &Workload) -> perf::PipelineSchedule {
+    match (w.pipeline_schedule, w.virtual_stages.map(|v| v.get())) {
+        (Some(s), _) => s,
+        (None, Some(v)) if v > 1 => perf::PipelineSchedule::Interleaved,
+        (None, _) => base.pipeline_schedule,
     }
 }
 
@@ -337,7 +351,11 @@ pub(super) fn echo(job: &Job) -> WorkloadRequest {
         global_batch_tokens: workload.global_batch_tokens.map(GlobalBatchTokens::echo),
         hidden_size: workload.hidden_size.map(HiddenSize::echo),
         precision: Some(workload.precision),
-        mfu: Some(Mfu::echo(workload.mfu)),
+        mfu: workload.mfu.map(Mfu::echo),
+        micro_batch_sequences: Some(MicroBatchSequences::echo(workload.micro_batch_sequences)),
+        pipeline_schedule: Some(workload.pipeline_schedule),
+        virtual_stages: Some(VirtualStages::echo(workload.virtual_stages)),
+        tp_comm_overlap: Some(workload.tp_comm_overlap),
         background_load: Some(BackgroundLoad::echo(workload.background_load)),
         a2a_overlap: Some(workload.a2a_overlap),
         train_tokens: job.train_tokens.map(TrainTokens::echo),

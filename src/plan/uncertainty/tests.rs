@@ -498,7 +498,7 @@ fn the_means_add_up_to_the_cent() {
 /// An input that makes the third fabric the cheapest is a bar, with its flip and the fabric
 /// that takes the lead named (audit 22: the QM9700's range showed no swing and "no value …
 /// makes adaptive-routing Ethernet cheaper than RoCE (ECMP)" while InfiniBand was cheapest in
-/// 2.7 % of samples; InfiniBand equals RoCE at a QM9700 price of $16,219.96).
+/// 2.7 % of samples; InfiniBand equals RoCE at a QM9700 price of $16,180.97 since the pipeline bubble and the compute-efficiency table).
 #[test]
 fn a_bar_measures_the_gap_to_every_other_fabric() {
     let u = analysis(json!({"gpus": 1024, "uncertainty": {"samples": 200,
@@ -517,12 +517,12 @@ fn a_bar_measures_the_gap_to_every_other_fabric() {
     assert!(bar.swing_usd > Decimal::ZERO, "{bar:?}");
     let flip = bar.flips_at.first().expect("a flip below the mode");
     assert!(
-        (Decimal::new(16_200, 0)..Decimal::new(16_240, 0)).contains(flip),
+        (Decimal::new(16_160, 0)..Decimal::new(16_200, 0)).contains(flip),
         "{flip}"
     );
     assert!(
         bar.reason
-            .starts_with("InfiniBand becomes cheaper than RoCE (ECMP) if the list price of nvidia-qm9700 is below $16,2"),
+            .starts_with("InfiniBand becomes cheaper than RoCE (ECMP) if the list price of nvidia-qm9700 is below $16,18"),
         "{}",
         bar.reason
     );
