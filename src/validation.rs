@@ -66,6 +66,25 @@ pub enum Metric {
     AllreduceTimeUs,
     /// Training throughput, tokens per second per GPU (Megatron-Bridge's column).
     TokensPerSPerGpu,
+    /// An expert dispatch or combine as DeepEP's benchmark counts it, GB/s a GPU: (token,
+    /// distinct destination node) pairs, the own node included, × hidden × bytes ÷ time
+    /// (`tests/legacy/test_internode.py`, `num_rdma_token_sent`).
+    DispatchRdmaGbytesPerS,
+}
+
+/// The expert dispatch of an all-to-all case (DeepEP's internode benchmark).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CaseDispatch {
+    /// Tokens a GPU dispatches.
+    pub tokens: u32,
+    pub hidden: u32,
+    pub top_k: u32,
+    pub experts: u32,
+    /// Most nodes a token is routed to (`num_topk_groups`).
+    pub node_limit: u32,
+    /// Bytes a value on the wire: 2 (BF16), 1 + 4/128 (FP8 with a scale a 128 values).
+    pub bytes_per_value: f64,
 }
 
 /// The training job a step-time case ran: its model's shape, parallelism and batch, as
@@ -222,6 +241,9 @@ pub struct Case {
     /// The training job of a step-time case.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<CaseJob>,
+    /// The dispatch of an all-to-all case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dispatch: Option<CaseDispatch>,
     pub metric: Metric,
     /// The published figure, in the metric's unit.
     pub measured: f64,
@@ -231,6 +253,10 @@ pub struct Case {
     pub source: String,
     #[serde(default, skip_serializing_if = "is_default")]
     pub nccl: CaseNccl,
+    /// The GPU's NVLink bandwidth when the run's differs from the catalog GPU's (H800: 160
+    /// GB/s), GB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvlink_gbytes_per_s: Option<f64>,
     /// `false` when the run disabled NVLink SHARP (`NCCL_NVLS_ENABLE=0`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvls: Option<bool>,
@@ -360,6 +386,9 @@ pub fn perf_input(case: &Case, catalog: &Catalog) -> Option<PerfInput> {
     if case.nvls == Some(false) {
         gpu.nvls_busbw_gbytes_per_s = None;
     }
+    if let Some(nvlink) = case.nvlink_gbytes_per_s {
+        gpu.nvlink_ring_busbw_gbytes_per_s = nvlink;
+    }
     let nodes = case.gpus.div_ceil(case.gpus_per_node.max(1));
     let tiers = if nodes > REFERENCE_NODES_PER_LEAF {
         2
@@ -383,9 +412,19 @@ pub fn perf_input(case: &Case, catalog: &Catalog) -> Option<PerfInput> {
             REFERENCE_SWITCH_LATENCY_NS,
         ),
         workload: {
-            let (message_bytes, job) = match case.job {
-                Some(job) => (None, job.workload()),
-                None => (Some(case.message_bytes), Workload::default()),
+            let (message_bytes, job) = match (case.job, case.dispatch) {
+                (Some(job), _) => (None, job.workload()),
+                (None, Some(d)) => (
+                    Some(case.message_bytes.max(1)),
+                    Workload {
+                        moe_top_k: d.top_k,
+                        experts: Some(d.experts),
+                        moe_dispatcher: perf::MoeDispatcher::DeepEp,
+                        moe_node_limit: Some(d.node_limit),
+                        ..Workload::default()
+                    },
+                ),
+                (None, None) => (Some(case.message_bytes), Workload::default()),
             };
             Workload {
                 message_bytes,
@@ -433,16 +472,46 @@ fn gpu_spec(case: &Case, catalog: &Catalog) -> Option<GpuSpec> {
     )
 }
 
+/// DeepEP's figure for a dispatch case: the (token, distinct node) pairs, own node included,
+/// × hidden × bytes ÷ the modelled time, GB/s.
+fn dispatch_gbytes_per_s(input: &PerfInput, d: &CaseDispatch) -> Result<f64, String> {
+    let (tokens, hidden) = (f64::from(d.tokens), f64::from(d.hidden));
+    let (time_us, distinct, _) = perf::expert_dispatch(input, tokens, hidden, d.bytes_per_value)
+        .map_err(|e| e.to_string())?;
+    let logical = tokens * distinct * hidden * d.bytes_per_value;
+    Ok(if time_us > 0.0 {
+        logical / time_us / 1e3
+    } else {
+        0.0
+    })
+}
+
 fn outcome(case: &Case, catalog: &Catalog) -> Outcome {
-    let result = perf_input(case, catalog)
-        .ok_or_else(|| format!("no GPU '{}' in the catalog or the model's table", case.gpu))
-        .and_then(|input| perf::evaluate(&input).map_err(|e| e.to_string()));
+    let input = perf_input(case, catalog)
+        .ok_or_else(|| format!("no GPU '{}' in the catalog or the model's table", case.gpu));
+    if let (Some(d), Metric::DispatchRdmaGbytesPerS) = (&case.dispatch, case.metric) {
+        let model = input
+            .and_then(|i| dispatch_gbytes_per_s(&i, d))
+            .unwrap_or(f64::NAN);
+        let error = (model - case.measured) / case.measured;
+        return Outcome {
+            case: case.clone(),
+            model,
+            error,
+            within_tolerance: error.abs() <= case.tolerance,
+            algorithm: "direct".to_string(),
+            protocol: "simple".to_string(),
+            request: None,
+        };
+    }
+    let result = input.and_then(|input| perf::evaluate(&input).map_err(|e| e.to_string()));
     let (model, algorithm, protocol) = match &result {
         Ok(r) => (
             match case.metric {
                 Metric::BusbwGbytesPerS => r.busbw_gbytes_per_s,
                 Metric::AllreduceTimeUs => r.allreduce_time_us,
                 Metric::TokensPerSPerGpu => tokens_per_s_per_gpu(r, case.gpus),
+                Metric::DispatchRdmaGbytesPerS => f64::NAN,
             },
             r.algorithm.to_string(),
             r.protocol.to_string(),
@@ -506,7 +575,7 @@ pub fn tokens_per_s_per_gpu(r: &perf::PerfResult, gpus: u32) -> f64 {
 /// A `POST /v1/plans` body for the case; none where the run disabled NVLS (no request input
 /// says that).
 pub fn request(case: &Case) -> Option<serde_json::Value> {
-    if case.nvls == Some(false) {
+    if case.nvls == Some(false) || case.dispatch.is_some() {
         return None;
     }
     let mut body = serde_json::json!({

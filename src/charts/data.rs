@@ -373,6 +373,7 @@ pub const INPUT_WORDS: &[(&str, &str)] = &[
     ("nccl.qps_per_connection", "Queue pairs per connection"),
     ("workload.mfu", "Compute efficiency"),
     ("workload.micro_batch_sequences", "Micro-batch size"),
+    ("workload.moe_node_limit", "Nodes a token is routed to"),
     ("workload.virtual_stages", "Virtual pipeline stages"),
     ("workload.step_compute_ms", "Compute per step"),
     ("workload.model_params_billion", "Model size"),

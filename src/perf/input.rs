@@ -462,6 +462,21 @@ impl Precision {
     }
 }
 
+/// How a mixture of experts moves tokens to their experts (`workload.moe_dispatcher`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+pub enum MoeDispatcher {
+    /// NCCL's all-to-all (Megatron-Core's `alltoall` token dispatcher): every (token, expert)
+    /// pair is a copy, k a token.
+    #[default]
+    #[serde(rename = "alltoall")]
+    AllToAll,
+    /// DeepEP-style: a token crosses the network once to each distinct remote node it is
+    /// routed to, and is forwarded over NVLink there (DeepSeek-V3 report §3.2.2; Megatron's
+    /// `flex` dispatcher with the DeepEP backend).
+    #[serde(rename = "deepep")]
+    DeepEp,
+}
+
 /// Bytes of one FP8 scaling factor (FP32; DeepSeek-V3 technical report §3.3.2).
 pub const FP8_SCALE_BYTES: f64 = 4.0;
 /// Activation elements sharing one FP8 scale (a 1×128 tile; DeepSeek-V3 §3.3.2).
@@ -537,6 +552,10 @@ pub struct Workload {
     pub nccl: NcclSettings,
     /// How much of the expert all-to-all compute hides.
     pub a2a_overlap: A2aOverlap,
+    /// How tokens reach their experts.
+    pub moe_dispatcher: MoeDispatcher,
+    /// Most nodes a token is routed to (node-limited routing); `None` = no limit.
+    pub moe_node_limit: Option<u32>,
     /// The model's own terms (1 unless an uncertainty analysis samples them).
     pub model_terms: ModelTerms,
 }
@@ -622,6 +641,8 @@ impl Default for Workload {
             background_load: 0.0,
             nccl: NcclSettings::default(),
             a2a_overlap: A2aOverlap::None,
+            moe_dispatcher: MoeDispatcher::AllToAll,
+            moe_node_limit: None,
             model_terms: ModelTerms::default(),
         }
     }
@@ -685,6 +706,10 @@ impl WorkloadPreset {
                 // is also its pipeline schedule.
                 a2a_overlap: A2aOverlap::DualPipe,
                 pipeline_schedule: PipelineSchedule::DualPipe,
+                // Its all-to-all kernels send a token over InfiniBand once to each of at most 4
+                // nodes and forward it over NVLink (report §2.1.2 and §3.2.2).
+                moe_dispatcher: MoeDispatcher::DeepEp,
+                moe_node_limit: Some(4),
                 ..base
             },
         }

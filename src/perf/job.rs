@@ -7,7 +7,7 @@ use super::constants::{
     BACKWARD_SHARE, BYTES_PER_US_PER_GBYTES_PER_S, PARAMS_PER_BILLION, RING_BASE_US,
     RING_NET_HOP_US, SIMPLE, US_PER_MS,
 };
-use super::input::{DataParallelMode, HEAD_DIM, Workload};
+use super::input::{DataParallelMode, HEAD_DIM, MoeDispatcher, Workload};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -184,22 +184,66 @@ fn net_per_gpu(c: &Communicator) -> f64 {
     c.net_node_raw_gbytes_per_s * c.congestion_factor / c.ranks_per_node.max(1.0)
 }
 
-/// All-to-all of `bytes` per rank: each rank sends (n−1)/n of it, the in-domain part over
-/// NVLink, the rest over its share of the network at the fabric's congestion; both at once.
-pub fn all_to_all_us(c: &Communicator, bytes: f64) -> f64 {
-    let n = c.ranks;
-    if n < 2.0 {
+/// What an all-to-all moves a rank, bytes: over NVLink inside its domain and over the network.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AllToAllBytes {
+    pub nvlink: f64,
+    pub network: f64,
+}
+
+impl AllToAllBytes {
+    /// NCCL's all-to-all of `bytes` a rank (k copies a token): (g − 1)/n of it to the other
+    /// ranks of its domain, (n − g)/n across the network.
+    pub fn copies(c: &Communicator, bytes: f64) -> Self {
+        let n = c.ranks.max(1.0);
+        let g = c.ranks_per_node.min(n);
+        AllToAllBytes {
+            nvlink: bytes * (g - 1.0).max(0.0) / n,
+            network: bytes * (n - g).max(0.0) / n,
+        }
+    }
+
+    /// A deduplicating dispatch (DeepEP) of `tokens` a rank of `token_bytes` each, routed to
+    /// `k` experts on `distinct` nodes of `nodes` (its own included): across the network once
+    /// to each distinct remote node, distinct · (N − 1)/N copies a token; there, and on its
+    /// own node, forwarded over NVLink to each GPU holding one of its experts, about
+    /// g · (1 − (1 − 1/g)^(k/distinct)) GPUs a node (k/distinct experts a node visited,
+    /// uniformly over its g GPUs), every one counted as DeepEP counts its NVLink receive
+    /// bytes (`recv_x`): at EP 32 that is 2.06 × its RDMA bytes, as DeepEP#82 and #397 print
+    /// (76.50 against 37.93, 61.85 against 30.80 GB/s).
+    pub fn deduplicated(
+        c: &Communicator,
+        tokens: f64,
+        token_bytes: f64,
+        k: f64,
+        distinct: f64,
+    ) -> Self {
+        let n_nodes = c.nodes.max(1.0);
+        let g = c.ranks_per_node.max(1.0);
+        let per_node = k.max(1.0) / distinct.max(1.0);
+        let gpus_a_node = g * (1.0 - (1.0 - 1.0 / g).powf(per_node));
+        AllToAllBytes {
+            nvlink: if g > 1.0 {
+                tokens * distinct * gpus_a_node * token_bytes
+            } else {
+                0.0
+            },
+            network: tokens * distinct * (n_nodes - 1.0) / n_nodes * token_bytes,
+        }
+    }
+}
+
+/// Time of an all-to-all, µs: its NVLink and network parts at once, each at its bandwidth (the
+/// network at the rank's share of its node's NICs and the fabric's congestion).
+pub fn all_to_all_us(c: &Communicator, bytes: AllToAllBytes) -> f64 {
+    if c.ranks < 2.0 {
         return 0.0;
     }
-    let g = c.ranks_per_node.min(n);
-    let intra = bytes * (g - 1.0).max(0.0)
-        / n
-        / (c.nvlink_ring_gbytes_per_s * BYTES_PER_US_PER_GBYTES_PER_S);
-    let inter_bytes = bytes * (n - g).max(0.0) / n;
-    let (inter, hop) = if inter_bytes > 0.0 {
+    let intra = bytes.nvlink / (c.nvlink_ring_gbytes_per_s * BYTES_PER_US_PER_GBYTES_PER_S);
+    let (inter, hop) = if bytes.network > 0.0 {
         let bw = net_per_gpu(c) * BYTES_PER_US_PER_GBYTES_PER_S;
         let t = if bw > 0.0 {
-            inter_bytes / bw
+            bytes.network / bw
         } else {
             f64::INFINITY
         };
@@ -211,6 +255,62 @@ pub fn all_to_all_us(c: &Communicator, bytes: f64) -> f64 {
         (0.0, 0.0)
     };
     RING_BASE_US[SIMPLE] + hop + intra.max(inter)
+}
+
+/// What a mixture of experts' dispatch (or combine) of `tokens` a rank, `token_bytes` each,
+/// moves over `c` under the job's dispatcher.
+pub fn dispatch_bytes(
+    w: &Workload,
+    c: &Communicator,
+    tokens: f64,
+    token_bytes: f64,
+) -> AllToAllBytes {
+    let k = f64::from(w.moe_top_k.max(1));
+    match w.moe_dispatcher {
+        MoeDispatcher::AllToAll => AllToAllBytes::copies(c, tokens * k * token_bytes),
+        MoeDispatcher::DeepEp => {
+            AllToAllBytes::deduplicated(c, tokens, token_bytes, k, token_distinct_nodes(w, c.nodes))
+        }
+    }
+}
+
+/// Distinct nodes a token of the job is routed to among `nodes` (its own included).
+pub fn token_distinct_nodes(w: &Workload, nodes: f64) -> f64 {
+    let limit = w.moe_node_limit.map_or(nodes, f64::from);
+    distinct_nodes(
+        nodes,
+        limit,
+        w.experts.map(f64::from),
+        f64::from(w.moe_top_k.max(1)),
+    )
+}
+
+/// Expected distinct NVLink domains (nodes) a token's `k` experts lie on, when the `experts`
+/// routed experts (`None`: many) are spread evenly over `nodes` and routing first keeps the
+/// `node_limit` best nodes (DeepSeek-V3's node-limited routing, report §2.1.2; DeepEP's test
+/// `num_topk_groups = min(nodes, 4)`), then the k best experts on them, uniformly at random
+/// as balanced routing makes them: G · (1 − C(G·e − e, k) ÷ C(G·e, k)), G = min(limit, nodes),
+/// e = experts a node. With G = 1 it is 1; with many experts, G · (1 − (1 − 1/G)^k).
+pub fn distinct_nodes(nodes: f64, node_limit: f64, experts: Option<f64>, k: f64) -> f64 {
+    let n = nodes.max(1.0).floor();
+    let g = node_limit.clamp(1.0, n).floor();
+    let k = k.max(1.0).floor();
+    let none_on_a_node = match experts {
+        Some(e) if e >= n && (e / n) * g >= k => {
+            let per = e / n;
+            let pool = per * g;
+            // A product of at most MAX_TOP_K (64) factors: constant in the GPU count.
+            let mut p = 1.0;
+            let mut i = 0.0;
+            while i < k {
+                p *= ((pool - per - i) / (pool - i)).max(0.0);
+                i += 1.0;
+            }
+            p
+        }
+        _ => (1.0 - 1.0 / g).powf(k),
+    };
+    g * (1.0 - none_on_a_node)
 }
 
 /// One point-to-point transfer of `bytes` between neighbours in different domains (or over
@@ -452,9 +552,11 @@ fn expert_all_to_all(ctx: &JobContext<'_>, s: &StepShape) -> CollectiveResult {
     // micro-batch × top-k × hidden.
     // FP8 sends the dispatches only (`Precision::expert_bytes`).
     let k = f64::from(w.moe_top_k.max(1));
-    let msg = s.seq / (s.cp * s.tp) * k * s.h * w.precision.expert_bytes();
+    let tokens = s.seq / (s.cp * s.tp);
+    let token_bytes = s.h * w.precision.expert_bytes();
+    let msg = tokens * k * token_bytes;
     let calls = 4.0 * s.layers_stage * s.micro;
-    let t_ms = all_to_all_us(&c, msg) * calls / US_PER_MS;
+    let t_ms = all_to_all_us(&c, dispatch_bytes(w, &c, tokens, token_bytes)) * calls / US_PER_MS;
     let exposed = w.a2a_overlap.exposed_ms(t_ms, ctx.step_compute_ms);
     result(
         "all_to_all",

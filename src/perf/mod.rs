@@ -20,7 +20,7 @@ mod tests;
 pub use efficiency::ComputeEfficiency;
 pub use input::{
     A2aOverlap, DUALPIPE_HIDDEN_SHARE, DUALPIPE_SM_SHARE, MAX_NCCL_CHANNELS,
-    MAX_QPS_PER_CONNECTION, NcclAlgorithm, NcclProtocol, NcclSettings,
+    MAX_QPS_PER_CONNECTION, MoeDispatcher, NcclAlgorithm, NcclProtocol, NcclSettings,
 };
 pub use input::{
     DEFAULT_BUCKET_MB, DEFAULT_BYTES_PER_GRADIENT, DEFAULT_MODEL_PARAMS_BILLION,
@@ -986,6 +986,44 @@ fn channels(input: &PerfInput) -> f64 {
         .nccl
         .channels
         .map_or(CHANNELS_PER_NIC * f64::from(input.nics_per_node), f64::from)
+}
+
+/// An expert all-to-all over all the input's GPUs, the GPUs of a server in one group piece
+/// (as a DeepEP benchmark runs it): a dispatch of `tokens` a GPU, each `hidden` values of
+/// `bytes_per_value`, routed as the input's workload routes them (`moe_top_k`, `experts`,
+/// `moe_dispatcher`, `moe_node_limit`). Returns (time, µs; distinct nodes a token is routed to,
+/// its own included; nodes of the group).
+pub fn expert_dispatch(
+    input: &PerfInput,
+    tokens: f64,
+    hidden: f64,
+    bytes_per_value: f64,
+) -> Result<(f64, f64, f64), PerfError> {
+    validate(input)?;
+    let path = &input.path;
+    let nic = bandwidth::nic_effective_gbytes_per_s(
+        path.fabric,
+        input.nic.speed_gbps,
+        input.nic.pcie_gen,
+        input.nic.pcie_lanes,
+    );
+    let gpn = f64::from(input.gpus_per_node.max(1));
+    let node_net = node_network_gbytes_per_s(input, nic, gpn);
+    let used_servers = (f64::from(input.gpus) / gpn).ceil().max(1.0);
+    let g = GroupComm {
+        input,
+        per_gpu_net: node_net / gpn,
+        gpn,
+        used_servers,
+    };
+    let ranks = f64::from(input.gpus);
+    let c = g.communicator(ranks, gpn.min(ranks), 1.0, Pattern::EveryPeer);
+    let w = &input.workload;
+    let time = job::all_to_all_us(
+        &c,
+        job::dispatch_bytes(w, &c, tokens, hidden * bytes_per_value),
+    );
+    Ok((time, job::token_distinct_nodes(w, c.nodes), c.nodes))
 }
 
 /// A model job's collectives besides the data-parallel all-reduce (see

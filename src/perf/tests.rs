@@ -406,8 +406,12 @@ fn moe_preset_idles_far_more_than_dense_and_says_why() {
             "{fabric:?}: moe idle {:.4} dense idle {:.4}\n moe {:#?}\n dense {:#?}",
             moe.gpu_idle_fraction, dense.gpu_idle_fraction, moe.collectives, dense.collectives
         );
-        // Materially larger: at least 5 percentage points and 5× the dense job's.
-        assert!(moe.gpu_idle_fraction > dense.gpu_idle_fraction + 0.05);
+        // Materially larger: at least a percentage point and 5× the dense job's. (The preset
+        // runs as DeepSeek-V3 did: DualPipe hides 96 % of its all-to-all and DeepEP sends a
+        // token once a node, so it idles about 3 % on InfiniBand, not the 27 % of an exposed
+        // NCCL all-to-all; `the_dispatcher_and_the_node_limit_set_the_network_bytes` checks
+        // that difference.)
+        assert!(moe.gpu_idle_fraction > dense.gpu_idle_fraction + 0.01);
         assert!(moe.gpu_idle_fraction > 5.0 * dense.gpu_idle_fraction);
         // The breakdown names the cause: the expert all-to-all over the network carries most
         // of the exposed time.
@@ -743,8 +747,10 @@ fn nvlink_domain_keeps_expert_parallel_on_nvlink() {
         .find(|c| c.kind == "all_to_all")
         .map(|c| c.placement);
     assert_eq!(a2a_placement, Some("network"));
+    // Crossing racks costs the job several percent of its step (7.4 % with the preset's
+    // DualPipe and DeepEP dispatch).
     assert!(
-        crossing.gpu_idle_fraction > 0.1,
+        crossing.gpu_idle_fraction > 0.05,
         "{}",
         crossing.gpu_idle_fraction
     );
@@ -878,4 +884,54 @@ fn print_fsdp() {
             r.step_compute_ms, r.gpu_idle_fraction, r.collectives
         );
     }
+}
+
+/// DeepEP's dispatch sends a token once to each distinct remote node, NCCL's all-to-all once a
+/// routed expert: for DeepSeek-V3's EP 64 over 8 servers, top-8 of 256 experts on at most 4
+/// nodes, the network carries 3.63 · 7/8 copies a token against 8 · 7/8 (0.45×); without the
+/// node limit 5.29 distinct nodes of 8 (0.66×).
+#[test]
+fn the_dispatcher_and_the_node_limit_set_the_network_bytes() {
+    use crate::perf::MoeDispatcher;
+    let network = |dispatcher: MoeDispatcher, limit: Option<u32>| {
+        let mut input = preset_input(
+            WorkloadPreset::MoeDeepseekV3,
+            "h100",
+            Fabric::Infiniband,
+            1024,
+        );
+        input.workload.moe_dispatcher = dispatcher;
+        input.workload.moe_node_limit = limit;
+        input.workload.a2a_overlap = crate::perf::A2aOverlap::None;
+        let r = evaluate(&input).expect("moe");
+        r.collectives
+            .iter()
+            .find(|c| c.kind == "all_to_all")
+            .map(|c| c.time_ms)
+            .expect("a2a")
+    };
+    let copies = network(MoeDispatcher::AllToAll, Some(4));
+    let limited = network(MoeDispatcher::DeepEp, Some(4));
+    let unlimited = network(MoeDispatcher::DeepEp, None);
+    // Distinct nodes by hand: 4 · (1 − C(96, 8)/C(128, 8)) and 8 · (1 − C(224, 8)/C(256, 8)).
+    let d4 = crate::perf::job::distinct_nodes(8.0, 4.0, Some(256.0), 8.0);
+    let d8 = crate::perf::job::distinct_nodes(8.0, 8.0, Some(256.0), 8.0);
+    assert!((d4 - 3.629_011).abs() < 1e-5, "{d4}");
+    assert!((d8 - 5.294_652).abs() < 1e-5, "{d8}");
+    // The all-to-all is network-bound here: its time follows the bytes, less a fixed latency.
+    assert!(
+        (limited / copies - d4 / 8.0).abs() < 0.02,
+        "{}",
+        limited / copies
+    );
+    assert!(
+        (unlimited / copies - d8 / 8.0).abs() < 0.02,
+        "{}",
+        unlimited / copies
+    );
+    // One node: every token stays home.
+    assert_eq!(
+        crate::perf::job::distinct_nodes(1.0, 4.0, Some(256.0), 8.0),
+        1.0
+    );
 }

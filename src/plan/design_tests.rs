@@ -1240,10 +1240,12 @@ fn a_network_bound_job_is_told_what_waits_and_what_would_help() {
         "{}",
         said[0]
     );
-    // At 40 % of the peak (H100's table gives a MoE 17.1 %, which spreads the same wait over
-    // a longer step) the exposed all-to-all is more than a third of the step.
+    // Megatron's NCCL dispatcher (k copies a token, not DeepEP's one a node), no overlap and
+    // 40 % of the peak (H100's table gives a MoE 17.1 %, which spreads the same wait over a
+    // longer step): the exposed all-to-all is more than a third of the step.
     let moe = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
-        "workload": {"preset": "moe-deepseek-v3", "a2a_overlap": "none", "mfu": 0.4}}))
+        "workload": {"preset": "moe-deepseek-v3", "a2a_overlap": "none", "mfu": 0.4,
+            "moe_dispatcher": "alltoall"}}))
     .expect("plan");
     assert!(
         moe.warnings

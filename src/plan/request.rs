@@ -65,6 +65,8 @@ crate::plan::bounded::bounded_inputs! {
     float TrainTokens, 1.0..=1.0e16, "tokens";
     /// Share of the precision's dense peak the GPU sustains while it computes.
     float Mfu, 0.01..=1.0, "fraction of peak";
+    /// Most nodes a token is routed to.
+    int MoeNodeLimit: u32, 1..=1_000_000, "nodes";
     /// Sequences in one pipeline micro-batch.
     int MicroBatchSequences: u32, 1..=65_536, "sequences", model_default 1;
     /// Model chunks a GPU holds in an interleaved pipeline.
@@ -521,6 +523,16 @@ pub struct WorkloadRequest {
     /// recipe with TP > 1 sets it): then exposed only beyond the step's compute. Default
     /// `false` (Megatron-LM's default).
     pub tp_comm_overlap: Option<bool>,
+    /// How a mixture of experts moves tokens to their experts: `alltoall` (NCCL's all-to-all,
+    /// Megatron-Core's default dispatcher: k copies of a token) or `deepep` (a token crosses the
+    /// network once to each distinct node it is routed to and is forwarded over NVLink there:
+    /// DeepSeek-V3's kernels, Megatron's `flex` dispatcher). Default `alltoall`, or the
+    /// preset's (`moe-deepseek-v3`: `deepep`).
+    pub moe_dispatcher: Option<crate::perf::MoeDispatcher>,
+    /// Most nodes (NVLink domains) a token is routed to: node-limited routing (DeepSeek-V3: 4).
+    /// With `deepep` it bounds the distinct nodes a token crosses to. Default: no limit, or
+    /// the preset's (`moe-deepseek-v3`: 4).
+    pub moe_node_limit: Option<MoeNodeLimit>,
     /// Share of link bandwidth other jobs use. On a shared cluster; applies to every fabric.
     /// Default 0.
     pub background_load: Option<BackgroundLoad>,

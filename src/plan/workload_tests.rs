@@ -24,7 +24,9 @@ fn moe_preset_at_1024_idles_more_than_dense_with_breakdown() {
     for f in [Fabric::Infiniband, Fabric::Roce, Fabric::RoceAdaptive] {
         let m = &fabric(&moe, f).performance;
         let d = &fabric(&dense, f).performance;
-        assert!(m.gpu_idle_fraction > d.gpu_idle_fraction + 0.05, "{f:?}");
+        // DualPipe hides most of the preset's all-to-all and DeepEP halves it: about 3 % idle
+        // against the dense preset's 0.02 %.
+        assert!(m.gpu_idle_fraction > d.gpu_idle_fraction + 0.01, "{f:?}");
         assert!(
             m.collectives
                 .iter()

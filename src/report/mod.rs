@@ -440,6 +440,7 @@ fn validated(catalog: Option<&Catalog>) -> Validated {
                     crate::validation::Metric::BusbwGbytesPerS => "GB/s",
                     crate::validation::Metric::AllreduceTimeUs => "µs",
                     crate::validation::Metric::TokensPerSPerGpu => "tokens/s/GPU",
+                    crate::validation::Metric::DispatchRdmaGbytesPerS => "GB/s",
                 };
                 [
                     c.id.clone(),

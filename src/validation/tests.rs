@@ -168,9 +168,11 @@ fn the_table_covers_the_fabrics_and_sizes() {
 /// dropped without a word).
 #[test]
 fn the_table_has_no_unknown_keys() {
-    const KEYS: [&str; 23] = [
+    const KEYS: [&str; 25] = [
         "id",
         "job",
+        "dispatch",
+        "nvlink_gbytes_per_s",
         "group",
         "status",
         "gpu",

@@ -271,6 +271,7 @@ async fn calibration_cases_land_within_tolerance() {
                     / (performance["step_time_ms"].as_f64().unwrap() / 1e3)
                     / f64::from(c.gpus)
             }
+            Metric::DispatchRdmaGbytesPerS => continue,
         };
         assert!(
             (got - c.measured).abs() / c.measured <= c.tolerance,

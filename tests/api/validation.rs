@@ -37,7 +37,16 @@ async fn the_validation_table_is_served_live() {
         .iter()
         .map(|g| g["group"].as_str().unwrap())
         .collect();
-    assert_eq!(groups, ["infiniband", "roce", "nvlink_domain", "step_time"]);
+    assert_eq!(
+        groups,
+        [
+            "infiniband",
+            "roce",
+            "nvlink_domain",
+            "all_to_all",
+            "step_time"
+        ]
+    );
     // A case's request plans through the API.
     let c1 = cases.iter().find(|c| c["id"] == "C1").unwrap();
     let res = app.post_json("/v1/plans", &c1["request"]).await;

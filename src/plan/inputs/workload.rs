@@ -117,6 +117,8 @@ fn shape(w: &WorkloadRequest, gpus: u32, gpus_per_node: u32) -> Workload {
         background_load: given_or_preset!(w, base, background_load),
         nccl: perf::NcclSettings::default(),
         a2a_overlap: w.a2a_overlap.unwrap_or(base.a2a_overlap),
+        moe_dispatcher: w.moe_dispatcher.unwrap_or(base.moe_dispatcher),
+        moe_node_limit: given_or_preset_if_any!(w, base, moe_node_limit),
         model_terms: perf::ModelTerms::default(),
     }
 }
@@ -356,6 +358,8 @@ pub(super) fn echo(job: &Job) -> WorkloadRequest {
         pipeline_schedule: Some(workload.pipeline_schedule),
         virtual_stages: Some(VirtualStages::echo(workload.virtual_stages)),
         tp_comm_overlap: Some(workload.tp_comm_overlap),
+        moe_dispatcher: Some(workload.moe_dispatcher),
+        moe_node_limit: workload.moe_node_limit.map(MoeNodeLimit::echo),
         background_load: Some(BackgroundLoad::echo(workload.background_load)),
         a2a_overlap: Some(workload.a2a_overlap),
         train_tokens: job.train_tokens.map(TrainTokens::echo),
