@@ -554,6 +554,21 @@ fn check_sequence_per_replica(
             ),
         ));
     }
+    // A micro-batch is cut from one replica's sequences: no larger than all of them (Megatron
+    // requires the global batch to be a multiple of micro-batch × data-parallel size).
+    if w.message_bytes.is_none() && w.pipeline_parallel > 1 {
+        let per_replica = job::global_tokens(w, dp as f64) / seq as f64 / (dp.max(1) as f64);
+        if f64::from(w.micro_batch_sequences) > per_replica.max(1.0) {
+            return Err(out_of_range(
+                "workload.micro_batch_sequences",
+                format!(
+                    "{} sequences a micro-batch is more than the {} each of the {dp} data-parallel replicas runs a step; give at most that many, or a larger global_batch_tokens",
+                    w.micro_batch_sequences,
+                    per_replica.max(1.0).floor()
+                ),
+            ));
+        }
+    }
     Ok(())
 }
 

@@ -408,3 +408,42 @@ fn staff_is_laid_out_by_role_and_sums_to_the_staff_line() {
         assert!((fte - opex.staff_fte).abs() <= rust_decimal::Decimal::new(2, 4));
     }
 }
+
+/// A step's pipeline: the bubble follows the schedule (1F1B, interleaved), a micro-batch larger
+/// than a replica's share of the batch is refused naming the field, and a GPU without a
+/// published compute efficiency is said to run at an assumed one.
+#[test]
+fn the_pipeline_bubble_follows_the_schedule_and_the_micro_batch() {
+    let bubble = |w: serde_json::Value| {
+        let p = plan(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"], "workload": w}));
+        let perf = &fabric(&p, Fabric::Infiniband).performance;
+        (perf.pipeline_bubble_ms, perf.step_compute_ms)
+    };
+    // The default job: PP 4, 16 one-sequence micro-batches a replica: 3/16 of the compute.
+    let (one_f_one_b, compute) = bubble(serde_json::json!({}));
+    assert!((one_f_one_b / compute - 3.0 / 16.0).abs() < 1e-12);
+    // Four virtual stages: a quarter of it; micro-batches of 4 sequences: four times it.
+    let (interleaved, _) = bubble(serde_json::json!({"virtual_stages": 4}));
+    assert!((interleaved - one_f_one_b / 4.0).abs() < 1e-9);
+    let (fewer, _) = bubble(serde_json::json!({"micro_batch_sequences": 4}));
+    assert!((fewer - one_f_one_b * 4.0).abs() < 1e-9);
+    // 17 sequences a micro-batch of a replica's 16: no such job.
+    let cats = CatalogSet::embedded().expect("catalog");
+    let req: PlanRequest = serde_json::from_value(
+        serde_json::json!({"gpus": 1024, "workload": {"micro_batch_sequences": 17}}),
+    )
+    .expect("request");
+    let err = build_plan(&req, &cats).expect_err("refused").to_string();
+    assert!(err.contains("micro_batch_sequences"), "{err}");
+    // A100 is not in the efficiency table: the plan says what it assumed, unless mfu is set.
+    let assumed = |w: serde_json::Value| {
+        plan(serde_json::json!({"gpus": 1024, "gpu_model": "a100", "workload": w}))
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("workload.mfu: no published run gives a100"))
+    };
+    assert!(assumed(serde_json::json!({})));
+    assert!(!assumed(serde_json::json!({"mfu": 0.5})));
+    let h100 = plan(serde_json::json!({"gpus": 1024}));
+    assert!(!h100.warnings.iter().any(|w| w.starts_with("workload.mfu")));
+}

@@ -53,6 +53,7 @@ pub(super) fn warn(hw: &Hardware, job: &Job, warnings: &mut Vec<String>) {
             tensor_groups_straddle(&layout),
             gpus_left_out(&layout),
             preset_not_timed(&layout),
+            efficiency_assumed(&layout),
             dense_layers(&layout),
             all_to_all_exposed(&layout),
             part_of_a_rack(&layout),
@@ -184,6 +185,22 @@ fn preset_not_timed(l: &Layout) -> Option<String> {
         "workload.message_bytes: one all-reduce of {bytes} bytes over all GPUs is timed; the preset {}'s training step is not (leave message_bytes out to time it)",
         preset.as_str()
     ))
+}
+
+/// A step timed at a compute efficiency no published run gives for the GPU (a GPU the
+/// efficiency table does not list, `perf::efficiency`), unless the request sets one.
+fn efficiency_assumed(l: &Layout) -> Option<String> {
+    let applies = l.workload.message_bytes.is_none()
+        && l.workload.mfu.is_none()
+        && l.workload.step_compute_ms.is_none()
+        && perf::efficiency::entry(l.gpu).is_none();
+    applies.then(|| {
+        format!(
+            "workload.mfu: no published run gives {}'s compute efficiency; {} of its peak is assumed (docs/model.md §5c) — set workload.mfu",
+            l.gpu,
+            perf::DEFAULT_MFU
+        )
+    })
 }
 
 /// A mixture of experts timed with layers by the dense rule: its expert all-to-all runs
