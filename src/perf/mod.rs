@@ -630,14 +630,7 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     validate(input)?;
     let (ranks, per_node, nodes, dp) = communicator_shape(input)?;
     let path = &input.path;
-    let nic_gbytes_per_s = bandwidth::nic_effective_gbytes_per_s(
-        path.fabric,
-        input.nic.speed_gbps,
-        input.nic.pcie_gen,
-        input.nic.pcie_lanes,
-    );
-    let gpn = f64::from(input.gpus_per_node.max(1));
-    let node_net = node_network_gbytes_per_s(input, nic_gbytes_per_s, gpn);
+    let (nic_gbytes_per_s, gpn, node_net) = node_network(input);
     let w = &input.workload;
     let (used_servers, servers_f) = servers_used_and_spanned(input, ranks, dp, gpn);
     let flows = congestion::sub_flows(path, &w.nccl, input.nics_per_node);
@@ -724,6 +717,19 @@ pub fn evaluate(input: &PerfInput) -> Result<PerfResult, PerfError> {
     };
     check_finite(&result)?;
     Ok(result)
+}
+
+/// One NIC's effective bandwidth (GB/s), GPUs a server, and the scale-out bandwidth the
+/// server's GPUs get (GB/s, [`node_network_gbytes_per_s`]).
+fn node_network(input: &PerfInput) -> (f64, f64, f64) {
+    let nic = bandwidth::nic_effective_gbytes_per_s(
+        input.path.fabric,
+        input.nic.speed_gbps,
+        input.nic.pcie_gen,
+        input.nic.pcie_lanes,
+    );
+    let gpn = f64::from(input.gpus_per_node.max(1));
+    (nic, gpn, node_network_gbytes_per_s(input, nic, gpn))
 }
 
 /// The scale-out bandwidth a node's GPUs get, GB/s: its NICs, as much as its GPUs' links can
@@ -1015,15 +1021,7 @@ pub fn expert_dispatch(
     bytes_per_value: f64,
 ) -> Result<(f64, f64, f64), PerfError> {
     validate(input)?;
-    let path = &input.path;
-    let nic = bandwidth::nic_effective_gbytes_per_s(
-        path.fabric,
-        input.nic.speed_gbps,
-        input.nic.pcie_gen,
-        input.nic.pcie_lanes,
-    );
-    let gpn = f64::from(input.gpus_per_node.max(1));
-    let node_net = node_network_gbytes_per_s(input, nic, gpn);
+    let (_, gpn, node_net) = node_network(input);
     let used_servers = (f64::from(input.gpus) / gpn).ceil().max(1.0);
     let g = GroupComm {
         input,
