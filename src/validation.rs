@@ -145,14 +145,16 @@ impl CaseJob {
             data_parallel_mode: self.data_parallel_mode,
             micro_batch_sequences: self.micro_batch_sequences,
             tp_comm_overlap: self.tp_comm_overlap,
-            global_batch_tokens: Some(
-                self.global_batch_sequences
-                    .saturating_mul(u64::from(self.sequence_length)),
-            ),
+            global_batch_tokens: Some(self.global_batch_tokens()),
             sequence_length: self.sequence_length,
             precision: self.precision,
             ..base
         }
+    }
+
+    fn global_batch_tokens(&self) -> u64 {
+        self.global_batch_sequences
+            .saturating_mul(u64::from(self.sequence_length))
     }
 
     fn schedule(&self) -> perf::PipelineSchedule {
@@ -179,7 +181,7 @@ impl CaseJob {
             "data_parallel_mode": self.data_parallel_mode,
             "micro_batch_sequences": self.micro_batch_sequences,
             "tp_comm_overlap": self.tp_comm_overlap,
-            "global_batch_tokens": self.global_batch_sequences.saturating_mul(u64::from(self.sequence_length)),
+            "global_batch_tokens": self.global_batch_tokens(),
             "sequence_length": self.sequence_length,
             "precision": self.precision,
         });
@@ -486,38 +488,28 @@ fn dispatch_gbytes_per_s(input: &PerfInput, d: &CaseDispatch) -> Result<f64, Str
     })
 }
 
-fn outcome(case: &Case, catalog: &Catalog) -> Outcome {
+/// The model's figure for a case in its metric, with the algorithm and protocol it ran.
+fn modelled(case: &Case, catalog: &Catalog) -> Result<(f64, String, String), String> {
     let input = perf_input(case, catalog)
-        .ok_or_else(|| format!("no GPU '{}' in the catalog or the model's table", case.gpu));
+        .ok_or_else(|| format!("no GPU '{}' in the catalog or the model's table", case.gpu))?;
     if let (Some(d), Metric::DispatchRdmaGbytesPerS) = (&case.dispatch, case.metric) {
-        let model = input
-            .and_then(|i| dispatch_gbytes_per_s(&i, d))
-            .unwrap_or(f64::NAN);
-        let error = (model - case.measured) / case.measured;
-        return Outcome {
-            case: case.clone(),
-            model,
-            error,
-            within_tolerance: error.abs() <= case.tolerance,
-            algorithm: "direct".to_string(),
-            protocol: "simple".to_string(),
-            request: None,
-        };
+        let model = dispatch_gbytes_per_s(&input, d)?;
+        return Ok((model, "direct".to_string(), "simple".to_string()));
     }
-    let result = input.and_then(|input| perf::evaluate(&input).map_err(|e| e.to_string()));
-    let (model, algorithm, protocol) = match &result {
-        Ok(r) => (
-            match case.metric {
-                Metric::BusbwGbytesPerS => r.busbw_gbytes_per_s,
-                Metric::AllreduceTimeUs => r.allreduce_time_us,
-                Metric::TokensPerSPerGpu => tokens_per_s_per_gpu(r, case.gpus),
-                Metric::DispatchRdmaGbytesPerS => f64::NAN,
-            },
-            r.algorithm.to_string(),
-            r.protocol.to_string(),
-        ),
-        Err(e) => (f64::NAN, format!("error: {e}"), String::new()),
+    let r = perf::evaluate(&input).map_err(|e| e.to_string())?;
+    let model = match case.metric {
+        Metric::BusbwGbytesPerS => r.busbw_gbytes_per_s,
+        Metric::AllreduceTimeUs => r.allreduce_time_us,
+        Metric::TokensPerSPerGpu => tokens_per_s_per_gpu(&r, case.gpus),
+        // A dispatch metric on a case without a dispatch: nothing to compare.
+        Metric::DispatchRdmaGbytesPerS => f64::NAN,
     };
+    Ok((model, r.algorithm.to_string(), r.protocol.to_string()))
+}
+
+fn outcome(case: &Case, catalog: &Catalog) -> Outcome {
+    let (model, algorithm, protocol) = modelled(case, catalog)
+        .unwrap_or_else(|e| (f64::NAN, format!("error: {e}"), String::new()));
     let error = if case.measured > 0.0 {
         (model - case.measured) / case.measured
     } else {

@@ -68,6 +68,18 @@ pub struct EfficiencyEntry {
 /// compute efficiency can be separated from their bubble. 0.40, the Llama 3 figure, is assumed.
 const DENSE_BF16_ASSUMED: f64 = 0.40;
 
+/// H100's figures, which H200 (the same GH100 silicon and peak) takes as well.
+const HOPPER: ComputeEfficiency = ComputeEfficiency {
+    dense_bf16: DENSE_BF16_ASSUMED,
+    dense_fp8: 0.388,
+    // MoE BF16: no DeepSeek-V3 BF16 run on H100 published; the FP8 share is taken.
+    moe_bf16: 0.171,
+    moe_fp8: 0.171,
+};
+
+/// B200's dense FP8 figure, which B300 (the catalog gives it B200's dense peaks) takes too.
+const B200_DENSE_FP8: f64 = 0.372;
+
 /// The table. The dense FP8 figure is the efficiency at which the model reproduces its
 /// calibration row (to 0.0005); the mixture-of-experts figures are the published end-to-end
 /// MFU of DeepSeek-V3 on the GPU (Megatron-Bridge, model TFLOP/s/GPU ÷ the precision's dense
@@ -77,24 +89,13 @@ const DENSE_BF16_ASSUMED: f64 = 0.40;
 pub const TABLE: &[EfficiencyEntry] = &[
     EfficiencyEntry {
         gpu: "h100",
-        efficiency: ComputeEfficiency {
-            dense_bf16: DENSE_BF16_ASSUMED,
-            dense_fp8: 0.388,
-            // MoE BF16: no DeepSeek-V3 BF16 run on H100 published; the FP8 share is taken.
-            moe_bf16: 0.171,
-            moe_fp8: 0.171,
-        },
+        efficiency: HOPPER,
         calibration_row: Some("S-llama370b-H100-64-FP8-26.04.01"),
         source: "dense FP8: Megatron-Bridge 26.04.01, Llama 3 70B on 64 H100 (TP4 PP8 VP5), 1,664 tokens/s/GPU; MoE FP8: Megatron-Bridge 25.09, DeepSeek-V3 on 1,024 H100, 338 TFLOP/s/GPU of 1,979",
     },
     EfficiencyEntry {
         gpu: "h200",
-        efficiency: ComputeEfficiency {
-            dense_bf16: DENSE_BF16_ASSUMED,
-            dense_fp8: 0.388,
-            moe_bf16: 0.171,
-            moe_fp8: 0.171,
-        },
+        efficiency: HOPPER,
         calibration_row: None,
         source: "H100's figures: the same GH100 silicon and peak (H200 changes the memory only); no Megatron-Bridge table prints an H200 run",
     },
@@ -102,7 +103,7 @@ pub const TABLE: &[EfficiencyEntry] = &[
         gpu: "b200",
         efficiency: ComputeEfficiency {
             dense_bf16: DENSE_BF16_ASSUMED,
-            dense_fp8: 0.372,
+            dense_fp8: B200_DENSE_FP8,
             moe_bf16: 0.192,
             moe_fp8: 0.192,
         },
@@ -113,7 +114,7 @@ pub const TABLE: &[EfficiencyEntry] = &[
         gpu: "b300",
         efficiency: ComputeEfficiency {
             dense_bf16: DENSE_BF16_ASSUMED,
-            dense_fp8: 0.372,
+            dense_fp8: B200_DENSE_FP8,
             moe_bf16: 0.204,
             moe_fp8: 0.204,
         },
