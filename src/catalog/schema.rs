@@ -166,9 +166,28 @@ priced_part! {
         pub latency_ns: u32,
         /// Packet buffer, MB (0 when not published).
         pub buffer_mb: u32,
+        /// Ports of a second, faster speed beside `ports`, for a leaf's uplinks (the Arista
+        /// 7280CR3-32D4's 4 × 400G beside its 32 × 100G). Used only when the request names a
+        /// spine of another model (`topology.spine_sku`); absent: every port is at
+        /// `port_speed_gbps`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub uplink_ports: Option<UplinkPorts>,
         /// Typical power with passive copper, W (optics counted separately).
         pub power_w: Decimal,
     }
+}
+
+/// A switch's ports of a second speed, for uplinks (docs/sizing.md "A spine of another model").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UplinkPorts {
+    /// How many.
+    pub ports: u32,
+    /// Speed of one, Gb/s: one link a port (no breakout).
+    pub speed_gbps: u32,
+    /// Form factor of their cages (`QSFP-DD`, `OSFP`): an uplink's switch-side module is of
+    /// this form factor.
+    pub cage: String,
 }
 
 priced_part! {

@@ -455,6 +455,19 @@ fn check_switches<'a>(k: &mut Checker, skus: &mut HashSet<&'a str>, switches: &'
                 s.port_speed_gbps,
             );
         }
+        if let Some(up) = &s.uplink_ports {
+            k.nonzero(&e, "uplink_ports.ports", up.ports.into());
+            if up.speed_gbps <= s.port_speed_gbps {
+                k.fail(
+                    &e,
+                    "uplink_ports.speed_gbps",
+                    "must be faster than port_speed_gbps (uplinks of another speed)",
+                );
+            }
+            if up.cage.trim().is_empty() {
+                k.fail(&e, "uplink_ports.cage", "must name a form factor");
+            }
+        }
         k.positive(&e, "power_w", s.power_w);
         k.priced(&e, s);
     }

@@ -92,7 +92,7 @@ impl Span {
             && let Some((h, ports)) = partial_leaf_crossing(leaf, servers, used, traffic)
         {
             let m = f64::from(leaf.uplinks.max(1));
-            let kappa = leaf_factor(path, h, ports / m, m, q);
+            let kappa = leaf_factor(path, h, ports / (m * path.uplink_lanes.max(1.0)), m, q);
             if kappa < span.kappa {
                 (span.kappa, span.crossing) = (kappa, h);
             }
@@ -358,12 +358,30 @@ fn expected_max_normal(lambda: f64, bins: f64) -> f64 {
 /// the downlink load. A synchronous collective runs at the most-loaded link:
 /// `κ = min(1, q / E[max sub-flows per link])`.
 pub fn ecmp_efficiency(crossing: f64, oversubscription: f64, uplinks: f64, q: f64) -> f64 {
-    let lambda = crossing * oversubscription * q;
+    ecmp_efficiency_fat(crossing, oversubscription, uplinks, q, 1.0)
+}
+
+/// [`ecmp_efficiency`] on uplinks `lanes` times as fast as a server link (400G uplinks over
+/// 100G servers: 4): each takes `lanes` × as many sub-flows at full rate, and carries that many
+/// more on average at the same bandwidth ratio, so `λ = crossing · o · q · lanes` and
+/// `κ = min(1, q · lanes / E[max])`. The relative spread of the busiest bin falls as √λ grows:
+/// fat uplinks lose less to collisions (the same load on a quarter of the bins, each four times
+/// as wide).
+pub fn ecmp_efficiency_fat(
+    crossing: f64,
+    oversubscription: f64,
+    uplinks: f64,
+    q: f64,
+    lanes: f64,
+) -> f64 {
+    let lanes = lanes.max(1.0);
+    let lambda = crossing * oversubscription * q * lanes;
+    let capacity = q * lanes;
     let e_max = expected_max_poisson(lambda, uplinks);
-    if e_max <= q {
+    if e_max <= capacity {
         1.0
     } else {
-        (q / e_max).clamp(0.0, 1.0)
+        (capacity / e_max).clamp(0.0, 1.0)
     }
 }
 
@@ -418,7 +436,7 @@ fn crossing_efficiency_at(path: &FabricPath, crossing: f64, o: f64, m: f64, q: f
     match path.fabric {
         Fabric::Infiniband => balanced_efficiency(crossing, o, INFINIBAND_AR_EFFICIENCY),
         Fabric::RoceAdaptive => balanced_efficiency(crossing, o, ADAPTIVE_ETHERNET_EFFICIENCY),
-        Fabric::Roce => ecmp_efficiency(crossing, o, m, q.max(1.0)),
+        Fabric::Roce => ecmp_efficiency_fat(crossing, o, m, q.max(1.0), path.uplink_lanes),
     }
 }
 
@@ -594,6 +612,24 @@ mod tests {
         // The scan is bounded: a million servers cost no more than a period's leaves.
         let h = worst_leaf_crossing(997.0, 64.0, 1_000_000.0, 1_000_000.0);
         assert!(h > crossing_share(997.0, 64.0) && h <= 1.0, "{h}");
+    }
+
+    /// The same uplink bandwidth in fewer, faster links loses less to hash collisions: 4 ×
+    /// 400G against 16 × 100G under 32 servers' 100G (2:1), and one lane is the plain model.
+    #[test]
+    fn fat_uplinks_lose_less_to_collisions_than_as_many_thin_ones() {
+        for q in [1.0, 2.0, 8.0] {
+            for crossing in [0.25, 0.5, 1.0] {
+                let thin = ecmp_efficiency(crossing, 2.0, 16.0, q);
+                let fat = ecmp_efficiency_fat(crossing, 2.0, 4.0, q, 4.0);
+                assert!(fat >= thin, "q {q} h {crossing}: fat {fat} thin {thin}");
+                assert_eq!(ecmp_efficiency_fat(crossing, 2.0, 16.0, q, 1.0), thin);
+            }
+        }
+        // Fully loaded at 1:1 with one sub-flow a NIC, 64 thin links lose more than 16 fat.
+        let thin = ecmp_efficiency(1.0, 1.0, 64.0, 1.0);
+        let fat = ecmp_efficiency_fat(1.0, 1.0, 16.0, 1.0, 4.0);
+        assert!(fat > thin * 1.2, "fat {fat} thin {thin}");
     }
 
     /// A two-tier InfiniBand rail fabric of `nodes_per_leaf` servers a leaf on `uplinks`

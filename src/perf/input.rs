@@ -350,6 +350,10 @@ pub struct FabricPath {
     pub nodes_per_leaf: u32,
     /// Uplinks of one leaf (per plane), the ECMP bins.
     pub leaf_uplinks: u32,
+    /// Node-speed links one uplink carries: its speed over the link speed (4 for a leaf's
+    /// 400G uplinks over 100G server links), 1 when uplinks run at the link speed. A fatter
+    /// bin takes more hashed sub-flows before one must slow down (docs/model.md §4).
+    pub uplink_lanes: f64,
     /// A leaf of a partly filled last scalable unit beside whole ones (sizing's
     /// `partial_leaf`): its servers have fewer same-rail peers under it, so more of their
     /// traffic crosses; the slower of it and a whole leaf sets the pace.
@@ -384,6 +388,7 @@ impl FabricPath {
             rail_optimized: true,
             nodes_per_leaf,
             leaf_uplinks: nodes_per_leaf,
+            uplink_lanes: 1.0,
             partial_leaf: None,
             uniform_leaves: true,
             switch_latency_ns,
@@ -782,6 +787,10 @@ pub const MAX_NODES_PER_LEAF: u32 = 4096;
 pub const MIN_LEAF_UPLINKS: u32 = 1;
 /// Most leaf uplinks.
 pub const MAX_LEAF_UPLINKS: u32 = 4096;
+/// Fewest node-speed links an uplink carries (uplinks at the link speed).
+pub const MIN_UPLINK_LANES: f64 = 1.0;
+/// Most node-speed links an uplink carries (1.6T over 100G is 16).
+pub const MAX_UPLINK_LANES: f64 = 64.0;
 /// Lowest switch latency, ns.
 pub const MIN_SWITCH_LATENCY_NS: f64 = 0.0;
 /// Highest switch latency, ns.

@@ -163,6 +163,7 @@ fn arb_path() -> impl Strategy<Value = FabricPath> {
                 rail_optimized: rail,
                 nodes_per_leaf: npl,
                 leaf_uplinks: up,
+                uplink_lanes: 1.0,
                 partial_leaf: None,
                 uniform_leaves: true,
                 switch_latency_ns: lat,

@@ -131,7 +131,10 @@ pub const TIERS: [&str; 3] = ["node_leaf", "leaf_spine", "spine_core"];
 #[derive(Clone, Copy)]
 pub struct BomContext<'a> {
     pub catalog: &'a Catalog,
+    /// The leaves' model (and the spines' and cores', unless `spine` differs).
     pub switch: &'a Switch,
+    /// The spines' model: `switch`, or the request's `topology.spine_sku`.
+    pub spine: &'a Switch,
     pub nic: &'a Nic,
     /// Cabling per tier (profile choice or the request's override), in `TIERS` order.
     pub cabling: [&'a TierCabling; 3],
@@ -207,24 +210,7 @@ pub fn nic_side_module<'a>(
             fits: true,
         };
     }
-    let best = catalog
-        .data
-        .transceivers
-        .iter()
-        .filter(|t| {
-            fits(t)
-                && t.link_speed_gbps == profile_module.link_speed_gbps
-                && t.lane_gbps == profile_module.lane_gbps
-                && t.medium == profile_module.medium
-                && t.reach_m >= profile_module.reach_m
-        })
-        .min_by(|a, b| {
-            a.listing
-                .price_usd
-                .cmp(&b.listing.price_usd)
-                .then_with(|| a.part.sku.cmp(&b.part.sku))
-        });
-    match best {
+    match module_like(catalog, profile_module, fits) {
         Some(t) => NicSideModule {
             module: t,
             per_nic: per_nic(t),
@@ -235,6 +221,67 @@ pub fn nic_side_module<'a>(
             per_nic: per_nic(profile_module),
             fits: false,
         },
+    }
+}
+
+/// The catalog's cheapest module that `fits` (a cage's form factor and links) and does the
+/// job of `like`: its link speed, lane speed and medium, and at least its reach.
+fn module_like<'a>(
+    catalog: &'a Catalog,
+    like: &Transceiver,
+    fits: impl Fn(&Transceiver) -> bool,
+) -> Option<&'a Transceiver> {
+    catalog
+        .data
+        .transceivers
+        .iter()
+        .filter(|t| {
+            fits(t)
+                && t.link_speed_gbps == like.link_speed_gbps
+                && t.lane_gbps == like.lane_gbps
+                && t.medium == like.medium
+                && t.reach_m >= like.reach_m
+        })
+        .min_by(|a, b| {
+            a.listing
+                .price_usd
+                .cmp(&b.listing.price_usd)
+                .then_with(|| a.part.sku.cmp(&b.part.sku))
+        })
+}
+
+/// The switch-side module of the leaves' faster uplink ports: the tier's module when it is of
+/// their cages' form factor, else the catalog's cheapest one of that form factor with one link
+/// that does its job (a QSFP-DD 400G DR4 where the profile's 400G module is a twin-port OSFP);
+/// the tier's module when none does (the plan warns).
+pub fn uplink_cage_module<'a>(
+    ctx: &BomContext<'a>,
+    topo: &Topology,
+    tier_module: &'a Transceiver,
+) -> &'a Transceiver {
+    let Some(cage) = ctx
+        .switch
+        .uplink_ports
+        .as_ref()
+        .filter(|_| topo.uplink_speed_gbps.is_some())
+        .map(|g| g.cage.as_str())
+    else {
+        return tier_module;
+    };
+    let fits =
+        |t: &Transceiver| t.form_factor.eq_ignore_ascii_case(cage) && t.links_per_module == 1;
+    if fits(tier_module) {
+        return tier_module;
+    }
+    module_like(ctx.catalog, tier_module, fits).unwrap_or(tier_module)
+}
+
+/// Speed of one link of tier `i` (`TIERS` order): the leaves' uplinks' for leaf–spine when
+/// they run faster, else the link speed.
+pub fn tier_speed(topo: &Topology, i: usize) -> u32 {
+    match (i, topo.uplink_speed_gbps) {
+        (1, Some(up)) => up,
+        _ => topo.link_speed_gbps,
     }
 }
 
@@ -299,6 +346,13 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
     // (then a cage in use holds exactly one module, and the cages counted per switch say how
     // many modules are needed in all).
     let per_cage = links_per_cage(ctx.switch, topo);
+    // Leaf–spine links on a spine of another model: a cage of the leaves' uplink group holds
+    // one; else as many as the leaf's and the spine's cages both hold.
+    let up_per_cage = if topo.uplink_speed_gbps.is_some() {
+        1
+    } else {
+        per_cage.min(links_per_cage(ctx.spine, topo))
+    };
     // Each tier's switch-side module when it fills a cage (one module a cage in use): the
     // module, the tier's modules and those of one end.
     let mut filling: [Option<Filling<'_>>; 3] = [None; 3];
@@ -333,7 +387,8 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
                 links: l,
                 ends_per_link,
                 switch_ends,
-                per_cage,
+                per_cage: if i == 1 { up_per_cage } else { per_cage },
+                speed: tier_speed(topo, i),
             };
             let fills = switch_module_line(topo, ctx, &ends, m, switch_side, out)?;
             if let (Some(slot), Some(f)) = (filling.get_mut(i), fills) {
@@ -368,14 +423,14 @@ fn nic_and_switch_lines(
             nics_per_node: ctx.nics_per_node,
         },
     })?;
-    for (role, ending, count) in [
-        ("leaf", " — leaf", topo.leaf_switches),
-        ("spine", " — spine", topo.spine_switches),
-        ("core", " — core", topo.core_switches),
+    for (role, ending, count, model) in [
+        ("leaf", " — leaf", topo.leaf_switches, ctx.switch),
+        ("spine", " — spine", topo.spine_switches, ctx.spine),
+        ("core", " — core", topo.core_switches, ctx.switch),
     ] {
         if count > 0 {
             out.line(Line {
-                entry: ctx.switch,
+                entry: model,
                 category: Category::Switch,
                 quantity: count,
                 ending,
@@ -399,6 +454,8 @@ struct TierEnds {
     switch_ends: u64,
     /// Links one switch cage carries.
     per_cage: u64,
+    /// Speed of one link, Gb/s.
+    speed: u32,
 }
 
 /// A tier's switch-side modules, counted per link end; the module where it fills a cage.
@@ -410,7 +467,12 @@ fn switch_module_line<'a>(
     switch_side: &'static str,
     out: &mut impl LineSink,
 ) -> Result<Option<Filling<'a>>, PlanError> {
-    let t = module(ctx, sku, ends.tier, "switch_module", topo.link_speed_gbps)?;
+    let t = module(ctx, sku, ends.tier, "switch_module", ends.speed)?;
+    let t = if ends.tier == "leaf_spine" {
+        uplink_cage_module(ctx, topo, t)
+    } else {
+        t
+    };
     // A module serves at most the links of the cage it sits in (one carrying more links than
     // the cage is one a cage, its other links unused; the plan warns).
     let per_module = u64::from(t.links_per_module).min(ends.per_cage).max(1);

@@ -380,6 +380,14 @@ pub struct TopologyRequest {
     #[validate(length(min = 1, max = 64), custom(function = "identifier"))]
     #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9._-]+$")]
     pub switch_sku: Option<String>,
+    /// Switch SKU from the catalog for the spine tier, when it is another model than the
+    /// leaves (`switch_sku` or the profile's): the fabric is then a two-tier leaf–spine of the
+    /// two, and a leaf with faster uplink ports (the Arista 7280CR3-32D4's 4 × 400G beside
+    /// 32 × 100G) uses them, the spine taking them at that speed. See docs/sizing.md "A spine
+    /// of another model".
+    #[validate(length(min = 1, max = 64), custom(function = "identifier"))]
+    #[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9._-]+$")]
+    pub spine_sku: Option<String>,
     /// NIC SKU from the catalog for every requested fabric, instead of each fabric's profile
     /// (and the server's own NICs). It must run every fabric asked; `nic_speed_gbps` defaults
     /// to its speed. With `topology.switch_sku`, the parts of one vendor set (e.g. a Broadcom

@@ -156,6 +156,9 @@ pub fn perf_input(r: &inputs::Resolved, s: &SizedFabric) -> perf::PerfInput {
             rail_optimized: r.rail_optimized,
             nodes_per_leaf: topology.nodes_per_leaf.max(1),
             leaf_uplinks: topology.leaf_uplinks.max(1),
+            uplink_lanes: topology.uplink_speed_gbps.map_or(1.0, |up| {
+                f64::from(up) / f64::from(topology.link_speed_gbps.max(1))
+            }),
             partial_leaf: topology.partial_leaf.as_ref().map(|l| {
                 let mut split_rails = [(0.0, 0.0); 2];
                 for (slot, r) in split_rails.iter_mut().zip(&l.split_rails) {

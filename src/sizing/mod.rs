@@ -30,6 +30,7 @@ pub mod oversubscription;
 pub mod partial;
 #[cfg(test)]
 mod tests;
+pub mod two_models;
 
 pub use design::{Design, DesignChoice, alternatives, size_design};
 pub use error::{SizingError, Why};
@@ -38,6 +39,7 @@ use oversubscription::smallest_divisor_at_least;
 pub use oversubscription::{LeafSplit, leaf_split};
 use oversubscription::{SplitCost, exact_splits, two_tier_spines};
 pub use partial::PartialLeaf;
+pub use two_models::{UplinkGroup, leaf_spine_of_two_models};
 
 /// One switch model, as sizing needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,9 +99,21 @@ pub struct Topology {
     pub tiers: u8,
     /// Independent fabric planes; every switch count is per-plane count × planes.
     pub planes: u32,
-    /// Catalog SKU of the switch used in every tier.
+    /// Catalog SKU of the switch used in every tier (the leaves' when `spine_sku` is given).
     #[schema(value_type = String)]
     pub switch_sku: Text,
+    /// Catalog SKU of the spines when they are another model than the leaves
+    /// (`topology.spine_sku`, docs/sizing.md "A spine of another model"); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub spine_sku: Option<Text>,
+    /// The spine's ports at the leaf–spine link speed, when the spines are another model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spine_radix: Option<u32>,
+    /// Speed of one leaf–spine link, Gb/s, when it differs from `link_speed_gbps` (the leaves'
+    /// faster uplink ports); absent: leaf–spine links run at the link speed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uplink_speed_gbps: Option<u32>,
     /// Speed of one link (NIC speed / planes), Gb/s.
     pub link_speed_gbps: u32,
     /// Effective switch radix k: ports per switch at the link speed (physical ports × breakout).
@@ -472,6 +486,9 @@ fn size_split(
         tiers,
         planes: opts.planes,
         switch_sku: switch.sku.clone(),
+        spine_sku: None,
+        spine_radix: None,
+        uplink_speed_gbps: None,
         link_speed_gbps: link,
         radix,
         leaf_downlinks: to_u32(d, "leaf downlinks")?,

@@ -19,6 +19,7 @@ mod rules;
 mod scenarios;
 mod sheets;
 mod shutdown;
+mod spine;
 mod svg;
 mod uncertainty;
 mod validation;

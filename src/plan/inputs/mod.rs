@@ -59,6 +59,8 @@ pub struct Resolved {
     /// Servers per rack, when the buyer gave it (sizes `tor_copper`).
     pub nodes_per_rack: Option<u32>,
     pub switch_sku: Option<String>,
+    /// `topology.spine_sku`: the spines' model when it is not the leaves'.
+    pub spine_sku: Option<String>,
     /// `topology.nic_sku`: the NIC every fabric buys, instead of its profile's.
     pub nic_sku: Option<String>,
     pub in_network_reduction: bool,
@@ -195,6 +197,7 @@ impl Steps {
             design: topology.design,
             nodes_per_rack: topology.nodes_per_rack,
             switch_sku: topology.switch_sku,
+            spine_sku: topology.spine_sku,
             nic_sku: topology.nic_sku,
             in_network_reduction: topology.in_network_reduction,
             roce_tuning: topology.roce_tuning,

@@ -19,6 +19,7 @@ pub(super) struct Topology {
     pub design: crate::sizing::DesignChoice,
     pub nodes_per_rack: Option<u32>,
     pub switch_sku: Option<String>,
+    pub spine_sku: Option<String>,
     pub nic_sku: Option<String>,
     pub in_network_reduction: bool,
     pub roce_tuning: RoceTuning,
@@ -38,7 +39,10 @@ pub(super) fn resolve(
     let planes = topo.planes.map(Planes::get);
     check_planes(planes, nic_speed_gbps)?;
     if let Some(sku) = &topo.switch_sku {
-        check_switch(catalog, sku, fabrics)?;
+        check_switch(catalog, sku, fabrics, "/topology/switch_sku")?;
+    }
+    if let Some(sku) = &topo.spine_sku {
+        check_switch(catalog, sku, fabrics, "/topology/spine_sku")?;
     }
     if let Some(sku) = &topo.nic_sku {
         check_nic(catalog, sku, fabrics, nic_speed_gbps)?;
@@ -61,6 +65,7 @@ pub(super) fn resolve(
         nvlink_domain: topo.nvlink_domain.unwrap_or_default(),
         cabling: topo.cabling.clone().unwrap_or_default(),
         switch_sku: topo.switch_sku,
+        spine_sku: topo.spine_sku,
         nic_sku: topo.nic_sku,
     })
 }
@@ -79,17 +84,23 @@ fn check_planes(planes: Option<u32>, nic_speed_gbps: u32) -> Result<(), PlanErro
     Ok(())
 }
 
-/// The switch the request names must be in the catalog and run every fabric asked for.
-fn check_switch(catalog: &Catalog, sku: &str, fabrics: &[Fabric]) -> Result<(), PlanError> {
+/// A switch the request names (at `pointer`: the leaves' or the spines') must be in the
+/// catalog and run every fabric asked for.
+fn check_switch(
+    catalog: &Catalog,
+    sku: &str,
+    fabrics: &[Fabric],
+    pointer: &str,
+) -> Result<(), PlanError> {
     let sw = catalog.switch(sku).ok_or_else(|| {
         PlanError::field(
-            "/topology/switch_sku",
+            pointer,
             ErrorCode::UnknownSku,
             format!("no switch '{sku}' in catalog '{}'", catalog.id()),
         )
     })?;
     runs_every_fabric(
-        ("/topology/switch_sku", ErrorCode::SwitchCannotRunFabric),
+        (pointer, ErrorCode::SwitchCannotRunFabric),
         &format!("switch '{sku}'"),
         &sw.fabrics,
         fabrics,
@@ -223,6 +234,7 @@ pub(super) fn echo(
         design: Some(topo.design),
         nodes_per_rack: topo.nodes_per_rack.map(NodesPerRack::echo),
         switch_sku: topo.switch_sku.clone(),
+        spine_sku: topo.spine_sku.clone(),
         nic_sku: topo.nic_sku.clone(),
         in_network_reduction: Some(topo.in_network_reduction),
         roce_tuning: Some(topo.roce_tuning),

@@ -36,6 +36,7 @@ impl<'a> Cabled<'a> {
         let ctx = bom::BomContext {
             catalog: &r.catalog,
             switch: parts.switch,
+            spine: parts.spine.unwrap_or(parts.switch),
             nic: parts.nic,
             cabling,
             nics_per_node: r.nics_per_node,
@@ -119,7 +120,7 @@ pub(super) fn size_each(
             parts.link_speed
         )),
     };
-    for (design, res) in sizing::alternatives(&cluster, &switch_spec(parts.switch), &opts) {
+    for (design, res) in sized_designs(parts, &cluster, &opts, r.design.named()) {
         let own_cabling = matches!(design, Design::DualSwitch | Design::TorCopper);
         let t = match res {
             Ok(t) => t,
@@ -146,6 +147,41 @@ pub(super) fn size_each(
         }
     }
     Ok(out)
+}
+
+/// Every design sized for the parts: all of them, or under a spine of another model
+/// (`topology.spine_sku`) the leaf–spine Clos of the two models alone (and a named design that
+/// is not it, said not to fit).
+fn sized_designs(
+    parts: &Parts<'_>,
+    cluster: &sizing::ClusterSpec,
+    opts: &sizing::TopologyOptions,
+    named: Option<Design>,
+) -> Vec<(Design, Result<Topology, sizing::SizingError>)> {
+    let leaf = switch_spec(parts.switch);
+    let Some(spine) = parts.spine else {
+        return sizing::alternatives(cluster, &leaf, opts);
+    };
+    let two = sizing::leaf_spine_of_two_models(
+        cluster,
+        &leaf,
+        parts.uplink_group(),
+        &switch_spec(spine),
+        opts,
+    );
+    let mut out = vec![(Design::SuClos, two)];
+    if let Some(d) = named.filter(|&d| d != Design::SuClos) {
+        out.push((
+            d,
+            Err(sizing::SizingError::DesignDoesNotFit {
+                design: d,
+                why: sizing::Why::Text(
+                    "a spine of another model (topology.spine_sku) is built as su_clos, a two-tier leaf-spine".to_string(),
+                ),
+            }),
+        ));
+    }
+    out
 }
 
 /// Racks given but no top-of-rack design built: says why, unless one or two switches are
@@ -234,7 +270,19 @@ pub(super) fn none_meets(
         .iter()
         .find(|(d, _)| *d == want)
         .or_else(|| designs.not_fitting.first())
-        .map(|(_, e)| sizing_error(e, fabric))
+        .map(|(_, e)| {
+            let e = sizing_error(e, fabric);
+            // The two-model Clos has two tiers whatever `max_tiers` says: a larger spine helps.
+            match (parts.spine, &e.code) {
+                (Some(_), ErrorCode::ExceedsTierCeiling | ErrorCode::ExceedsTierLeafLimit) => {
+                    PlanError {
+                        pointer: "/topology/spine_sku".to_string(),
+                        ..e
+                    }
+                }
+                _ => e,
+            }
+        })
         .unwrap_or_else(|| {
             PlanError::field(
                 "/topology/design",

@@ -198,6 +198,7 @@ fn size_fabric(
         topology: &topology,
     };
     warnings::cage_fit(&built, warnings);
+    warnings::uplink_cage_fit(&built, warnings);
     warnings::nic_module_fit(&built, warnings);
     warnings::inexact_ratio(r, fabric, &topology, warnings);
     warnings::placeholders(r, fabric, &items, warnings);
@@ -240,7 +241,10 @@ fn sized(
         design_alternatives,
         lines,
         notes,
-        switch_latency_ns: parts.switch.latency_ns,
+        // A path crosses leaves and spines; the slower model's latency is the hop's bound.
+        switch_latency_ns: parts.spine.map_or(parts.switch.latency_ns, |s| {
+            s.latency_ns.max(parts.switch.latency_ns)
+        }),
         nic_pcie_gen: parts.nic.pcie_gen,
         nic_pcie_lanes: parts.nic.pcie_lanes,
         parts: failure_prone,

@@ -15,11 +15,29 @@ pub(super) struct Parts<'a> {
     pub profile: &'a FabricProfile,
     pub nic: &'a Nic,
     pub switch: &'a Switch,
+    /// The spines' model when the request names one (`topology.spine_sku`).
+    pub spine: Option<&'a Switch>,
     pub planes: u32,
     /// Gb/s of one link: the NIC's speed over the planes.
     pub link_speed: u32,
+    /// Gb/s of one leaf–spine link: the leaf's faster uplink ports' under a named spine, else
+    /// the link speed.
+    pub uplink_speed: u32,
     /// The profile's cabling at that link speed, if it has one.
     pub profile_cabling: Option<&'a Cabling>,
+}
+
+impl Parts<'_> {
+    /// The leaves' faster uplink ports, when a named spine takes them.
+    pub fn uplink_group(&self) -> Option<crate::sizing::UplinkGroup> {
+        let g = self.switch.uplink_ports.as_ref()?;
+        (self.spine.is_some() && g.speed_gbps > self.link_speed).then_some(
+            crate::sizing::UplinkGroup {
+                ports: g.ports,
+                speed_gbps: g.speed_gbps,
+            },
+        )
+    }
 }
 
 /// The parts of `fabric` for the request; `Ok(Err(..))`: the fabric cannot be built (no
@@ -62,12 +80,33 @@ pub(super) fn choose<'a>(
         Ok(s) => s,
         Err(s) => return Ok(Err(s)),
     };
+    let spine = match r.spine_sku.as_deref() {
+        None => None,
+        Some(sku) => Some(r.catalog.switch(sku).ok_or_else(|| {
+            PlanError::field(
+                "/topology/spine_sku",
+                ErrorCode::UnknownSku,
+                format!("no switch '{sku}'"),
+            )
+        })?),
+    };
+    let uplink_speed = match (spine, &switch.uplink_ports) {
+        (Some(_), Some(g)) if g.speed_gbps > link_speed => g.speed_gbps,
+        _ => link_speed,
+    };
+    if let Some(sp) = spine
+        && !runs_links_of(sp, uplink_speed)
+    {
+        return Ok(Err(spine_too_slow(fabric, switch, sp, uplink_speed)));
+    }
     Ok(Ok(Parts {
         profile,
         nic,
         switch,
+        spine,
         planes,
         link_speed,
+        uplink_speed,
         profile_cabling: profile
             .cabling
             .iter()
@@ -191,6 +230,35 @@ fn switch<'a>(
     })
 }
 
+/// Whether `sw` runs links of `speed` Gb/s: a speed it lists that divides its port speed.
+fn runs_links_of(sw: &Switch, speed: u32) -> bool {
+    sw.link_speeds_gbps.contains(&speed) && speed > 0 && sw.port_speed_gbps.is_multiple_of(speed)
+}
+
+/// The named spine does not run the leaves' uplinks.
+fn spine_too_slow(fabric: Fabric, leaf: &Switch, spine: &Switch, speed: u32) -> Sizing {
+    let links: Vec<String> = spine
+        .link_speeds_gbps
+        .iter()
+        .map(|s| format!("{s}G"))
+        .collect();
+    infeasible(
+        fabric,
+        PlanError::field(
+            "/topology/spine_sku",
+            ErrorCode::UnsupportedLinkSpeed,
+            format!(
+                "{}: spine '{}' runs {} links; the leaves ('{}') go up at {speed} Gb/s",
+                fabric.as_str(),
+                spine.part.sku,
+                links.join(", "),
+                leaf.part.sku
+            ),
+        ),
+        Vec::new(),
+    )
+}
+
 /// The planes the request chose (or the NIC's speed) split the NIC into links no switch of
 /// the profile runs: the splits that would work.
 fn no_switch_for_speed(
@@ -261,6 +329,16 @@ pub(super) fn cabling<'a>(
         })
     };
     let profile = parts.profile_cabling;
+    // Leaf–spine links at the uplinks' speed take the profile's cabling at that speed.
+    let up_profile = if parts.uplink_speed == link_speed {
+        profile
+    } else {
+        parts
+            .profile
+            .cabling
+            .iter()
+            .find(|c| c.link_speed_gbps == parts.uplink_speed)
+    };
     Ok([
         pick(
             &r.cabling.node_leaf,
@@ -269,7 +347,7 @@ pub(super) fn cabling<'a>(
         )?,
         pick(
             &r.cabling.leaf_spine,
-            profile.map(|c| &c.leaf_spine),
+            up_profile.map(|c| &c.leaf_spine),
             "leaf_spine",
         )?,
         pick(

@@ -43,6 +43,10 @@ pub(super) fn cage_fit(chosen: &Chosen<'_>, warnings: &mut Vec<String>) {
             .zip(ctx.cabling)
             .zip(links)
             .filter(|(_, l)| *l > 0)
+            // Uplinks of their own ports (a cage each) are checked by `uplink_cage_fit`.
+            .filter(|((tier, _), _)| {
+                !(**tier == "leaf_spine" && topology.uplink_speed_gbps.is_some())
+            })
             .filter_map(|((tier, cab), _)| {
                 let m = catalog.transceiver(cab.switch_module.as_deref()?)?;
                 let links = u64::from(m.links_per_module);
@@ -86,6 +90,43 @@ pub(super) fn cage_fit(chosen: &Chosen<'_>, warnings: &mut Vec<String>) {
                 ),
             );
         }
+    }
+}
+
+/// The leaves' faster uplink ports take a module of their cage's form factor: the BOM finds
+/// one that does the tier module's job, or keeps the tier's and the plan says it does not fit.
+pub(super) fn uplink_cage_fit(chosen: &Chosen<'_>, warnings: &mut Vec<String>) {
+    let Chosen {
+        fabric,
+        parts,
+        ctx,
+        topology,
+    } = *chosen;
+    let (Some(group), Some(speed)) = (&parts.switch.uplink_ports, topology.uplink_speed_gbps)
+    else {
+        return;
+    };
+    let Some(tier_module) = ctx.cabling[1]
+        .switch_module
+        .as_deref()
+        .and_then(|sku| ctx.catalog.transceiver(sku))
+    else {
+        return;
+    };
+    let m = bom::uplink_cage_module(ctx, topology, tier_module);
+    if !m.form_factor.eq_ignore_ascii_case(&group.cage) || m.links_per_module != 1 {
+        push_unique(
+            warnings,
+            format!(
+                "{}: the {} uplinks of {} have {} cages; no catalog module of that form factor carries one {speed} Gb/s link like {} — the leaf_spine modules are priced as {} but do not fit; name one in topology.cabling.leaf_spine",
+                fabric.as_str(),
+                group.ports,
+                parts.switch.part.sku,
+                group.cage,
+                tier_module.part.sku,
+                m.part.sku
+            ),
+        );
     }
 }
 

@@ -1,0 +1,177 @@
+//! A spine of another model (`topology.spine_sku`): the published 4-leaf, 2-spine design
+//! reproduced with the parts it names, and the requests that cannot be built refused at the
+//! field.
+
+use rust_decimal::Decimal;
+use serde_json::{Value, json};
+
+use crate::{assert_problem, spawn_app};
+
+fn dec(v: &Value) -> Decimal {
+    v.as_str().unwrap().parse().unwrap()
+}
+
+/// The catalog entry of `sku` in `section`.
+fn entry<'a>(catalog: &'a Value, section: &str, sku: &str) -> &'a Value {
+    catalog["content"][section]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["sku"] == sku)
+        .unwrap_or_else(|| panic!("{sku} in {section}"))
+}
+
+/// The BOM lines whose description ends with `ending`.
+fn lines<'a>(f: &'a Value, ending: &str) -> Vec<&'a Value> {
+    f["bom"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["description"].as_str().unwrap().ends_with(ending))
+        .collect()
+}
+
+#[tokio::test]
+async fn the_articles_four_leaf_two_spine_design_is_built_of_the_parts_it_names() {
+    let app = spawn_app().await;
+    let catalog = app.ok_json("/v1/catalogs/default").await;
+    let data: Value = serde_json::from_str(include_str!("../data/reference_designs.json")).unwrap();
+    for case in data["cases"].as_array().unwrap() {
+        let (req, want) = (&case["request"], &case["expect"]);
+        let res = app.post_json("/v1/plans", req).await;
+        assert_eq!(res.status(), 200, "{}", case["name"]);
+        let plan: Value = res.json().await.unwrap();
+        let f = &plan["fabrics"][0];
+        let t = &f["topology"];
+        for key in [
+            "nodes",
+            "tiers",
+            "leaf_switches",
+            "spine_switches",
+            "leaf_downlinks",
+            "leaf_uplinks",
+            "uplink_speed_gbps",
+            "oversubscription_realised",
+        ] {
+            assert_eq!(t[key], want[key], "{}: {key} in {t}", case["name"]);
+        }
+        assert_eq!(t["links"]["node_leaf"], want["node_leaf"]);
+        assert_eq!(t["links"]["leaf_spine"], want["leaf_spine"]);
+        assert_eq!(t["spine_sku"], req["topology"]["spine_sku"]);
+
+        // Each switch role is the model asked, at its catalog price.
+        for (role, sku, count) in [
+            (
+                "leaf",
+                &req["topology"]["switch_sku"],
+                &want["leaf_switches"],
+            ),
+            (
+                "spine",
+                &req["topology"]["spine_sku"],
+                &want["spine_switches"],
+            ),
+        ] {
+            let l = lines(f, &format!(" — {role}"));
+            assert_eq!(l.len(), 1, "{role}: {l:?}");
+            assert_eq!(&l[0]["sku"], sku);
+            assert_eq!(&l[0]["quantity"], count);
+            let sw = entry(&catalog, "switches", sku.as_str().unwrap());
+            assert_eq!(l[0]["unit_price_usd"], sw["price_usd"]);
+            if sw["grade"] == "P" {
+                let warned = plan["warnings"].as_array().unwrap().iter().any(|w| {
+                    let w = w.as_str().unwrap();
+                    w.contains(sku.as_str().unwrap()) && w.contains("placeholder")
+                });
+                assert!(warned, "{sku} placeholder warned: {}", plan["warnings"]);
+            }
+        }
+
+        // Every leaf–spine link has a module at each end, of the uplink cages' form factor and
+        // speed, and a fibre; every node link has a module at each end.
+        let up = lines(f, " — leaf_spine switch side");
+        assert_eq!(up.len(), 1, "{up:?}");
+        let module = entry(&catalog, "transceivers", up[0]["sku"].as_str().unwrap());
+        assert_eq!(module["form_factor"], want["leaf_spine_module_form_factor"]);
+        assert_eq!(module["link_speed_gbps"], want["uplink_speed_gbps"]);
+        let leaf_spine = want["leaf_spine"].as_u64().unwrap();
+        assert_eq!(up[0]["quantity"].as_u64(), Some(2 * leaf_spine));
+        assert_eq!(
+            lines(f, " — leaf_spine")
+                .iter()
+                .map(|l| l["quantity"].as_u64().unwrap())
+                .sum::<u64>(),
+            leaf_spine,
+            "one fibre a leaf-spine link"
+        );
+        let node_leaf = want["node_leaf"].as_u64().unwrap();
+        for ending in [" — node_leaf switch side", " — NIC side"] {
+            let q: u64 = lines(f, ending)
+                .iter()
+                .map(|l| l["quantity"].as_u64().unwrap())
+                .sum();
+            assert_eq!(q, node_leaf, "{ending}");
+        }
+        // The switches' capex is the two lines.
+        let switches: Decimal = lines(f, " — leaf")
+            .iter()
+            .chain(lines(f, " — spine").iter())
+            .map(|l| dec(&l["unit_price_usd"]) * Decimal::from(l["quantity"].as_u64().unwrap()))
+            .sum();
+        assert_eq!(dec(&f["capex"]["switches_usd"]), switches);
+        assert!(f["performance"]["gpu_idle_fraction"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[tokio::test]
+async fn a_spine_of_another_model_is_refused_where_it_cannot_be_built() {
+    let app = spawn_app().await;
+    let article = |gpus: u32, topology: Value| {
+        let mut t = json!({
+            "switch_sku": "arista-7280cr3-32d4",
+            "spine_sku": "arista-7060dx5-64s",
+            "oversubscription": 2
+        });
+        for (k, v) in topology.as_object().unwrap() {
+            t[k] = v.clone();
+        }
+        json!({"gpus": gpus, "fabrics": ["roce"], "nics_per_node": 4, "nic_speed_gbps": 100,
+               "topology": t})
+    };
+    // The 64 spine ports' leaves hold 2,048 server ports: 512 servers fit, one more does not,
+    // and a larger spine is what would help.
+    let res = app.post_json("/v1/plans", &article(4096, json!({}))).await;
+    assert_eq!(res.status(), 200);
+    for (body, pointer, code) in [
+        (
+            article(4104, json!({})),
+            "/topology/spine_sku",
+            "exceeds_tier_ceiling",
+        ),
+        (
+            article(256, json!({"spine_sku": "arista-7050cx3-32s"})),
+            "/topology/spine_sku",
+            "unsupported_link_speed",
+        ),
+        (
+            article(256, json!({"spine_sku": "no-such-switch"})),
+            "/topology/spine_sku",
+            "unknown_sku",
+        ),
+        (
+            article(256, json!({"design": "dual_switch"})),
+            "/topology/design",
+            "design_does_not_fit",
+        ),
+        (
+            json!({"gpus": 256, "fabrics": ["roce", "infiniband"],
+                   "topology": {"spine_sku": "arista-7060dx5-64s"}}),
+            "/topology/spine_sku",
+            "switch_cannot_run_fabric",
+        ),
+    ] {
+        let p = assert_problem(app.post_json("/v1/plans", &body).await, 422).await;
+        assert_eq!(p["errors"][0]["pointer"], pointer, "{p}");
+        assert_eq!(p["errors"][0]["code"], code, "{p}");
+    }
+}
