@@ -175,3 +175,49 @@ async fn a_spine_of_another_model_is_refused_where_it_cannot_be_built() {
         assert_eq!(p["errors"][0]["code"], code, "{p}");
     }
 }
+
+/// A dual-port 100GbE card (two QSFP28 cages, 100G a link on Ethernet) runs two planes of
+/// 100G at the card's 200 Gb/s: a QSFP28 module in each cage, every node link at 100G, its
+/// placeholder price and power warned.
+#[tokio::test]
+async fn a_dual_100g_card_runs_a_plane_on_each_cage() {
+    let app = spawn_app().await;
+    let catalog = app.ok_json("/v1/catalogs/default").await;
+    let sku = "nvidia-cx5-ex-2x100g";
+    let nic = entry(&catalog, "nics", sku);
+    let link = nic["ethernet_max_link_gbps"].as_u64().unwrap();
+    let planes = nic["speed_gbps"].as_u64().unwrap() / link;
+    assert_eq!(planes, nic["ports"].as_u64().unwrap(), "a link a cage");
+    let res = app
+        .post_json(
+            "/v1/plans",
+            &json!({"gpus": 256, "fabrics": ["roce"], "nics_per_node": 4,
+                    "topology": {"nic_sku": sku}}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let plan: Value = res.json().await.unwrap();
+    let f = &plan["fabrics"][0];
+    assert_eq!(f["topology"]["planes"].as_u64(), Some(planes));
+    assert_eq!(f["topology"]["link_speed_gbps"].as_u64(), Some(link));
+    let nics = 32 * 4;
+    let card = lines(f, "");
+    let card = card.iter().find(|l| l["sku"] == sku).unwrap();
+    assert_eq!(card["quantity"].as_u64(), Some(nics));
+    assert_eq!(card["unit_price_usd"], nic["price_usd"]);
+    let side = lines(f, " — NIC side");
+    assert_eq!(side.len(), 1);
+    assert_eq!(side[0]["quantity"].as_u64(), Some(nics * planes));
+    let module = entry(&catalog, "transceivers", side[0]["sku"].as_str().unwrap());
+    assert_eq!(module["form_factor"], nic["cage"]);
+    assert_eq!(module["link_speed_gbps"].as_u64(), Some(link));
+    let warnings: Vec<&str> = plan["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .filter(|w| w.contains(sku))
+        .collect();
+    assert!(warnings.iter().any(|w| w.contains("price")), "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.contains("power")), "{warnings:?}");
+}
