@@ -68,6 +68,7 @@ fn summarize(c: &Catalog, default: bool, origin: String) -> CatalogSummary {
         .chain(sources(&d.nics))
         .chain(sources(&d.transceivers))
         .chain(sources(&d.cables))
+        .chain(sources(&d.chassis_modules))
         .chain(d.licenses.iter().map(|x| (&x.part, &x.provenance)))
         .filter(|(_, p)| p.is_placeholder())
         .map(|(part, _)| part.sku.to_string())

@@ -116,6 +116,9 @@ impl Catalog {
     pub fn transceiver(&self, sku: &str) -> Option<&Transceiver> {
         by_sku(&self.data.transceivers, sku)
     }
+    pub fn chassis_module(&self, sku: &str) -> Option<&ChassisModule> {
+        by_sku(&self.data.chassis_modules, sku)
+    }
     pub fn cable(&self, sku: &str) -> Option<&Cable> {
         by_sku(&self.data.cables, sku)
     }
@@ -134,6 +137,7 @@ impl Catalog {
             .chain(d.transceivers.iter().map(|x| &x.part))
             .chain(d.cables.iter().map(|x| &x.part))
             .chain(d.licenses.iter().map(|x| &x.part))
+            .chain(d.chassis_modules.iter().map(|x| &x.part))
             .map(|p| &*p.vendor)
             .collect();
         v.sort_unstable();
@@ -161,6 +165,7 @@ impl Catalog {
             transceivers: d.transceivers.len(),
             cables: d.cables.len(),
             licenses: d.licenses.len(),
+            chassis_modules: d.chassis_modules.len(),
             gpus: d.gpus.len(),
             fabric_profiles: d.fabric_profiles.len(),
         }
@@ -218,6 +223,8 @@ pub struct EntryCounts {
     pub transceivers: usize,
     pub cables: usize,
     pub licenses: usize,
+    /// Line cards, fabric modules and supervisors of the modular chassis.
+    pub chassis_modules: usize,
     pub gpus: usize,
     pub fabric_profiles: usize,
 }

@@ -162,6 +162,11 @@ priced_part! {
         pub link_speeds_gbps: Vec<u32>,
         /// Physical ports per cage (2 for twin-port OSFP cages).
         pub ports_per_cage: u32,
+        /// Form factor of its cages (`OSFP`, `QSFP-DD`), where stated: as a spine of another
+        /// model its leaf–spine links' spine end takes a module of this form factor. Absent:
+        /// the tier's module is taken to fit.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub cage: Option<String>,
         /// Port-to-port latency, ns (typical, as published).
         pub latency_ns: u32,
         /// Packet buffer, MB (0 when not published).
@@ -172,7 +177,53 @@ priced_part! {
         /// `port_speed_gbps`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub uplink_ports: Option<UplinkPorts>,
+        /// A modular chassis: its line-card slots and the modules it is built of (`ports` is
+        /// then every slot filled, and the price and power are the empty chassis'). Absent: a
+        /// fixed switch.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub chassis: Option<ChassisSlots>,
         /// Typical power with passive copper, W (optics counted separately).
+        pub power_w: Decimal,
+    }
+}
+
+/// What a modular chassis holds (docs/sizing.md "Chassis spine"): line cards as its ports need
+/// them, and a fixed complement of fabric modules and supervisors. Each names an entry of
+/// `chassis_modules`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChassisSlots {
+    /// Line-card slots.
+    pub line_card_slots: u32,
+    /// SKU of its line card (a `line_card` of `chassis_modules`).
+    pub line_card: String,
+    /// SKU of its fabric module.
+    pub fabric_module: String,
+    /// Fabric modules a chassis holds (every one is bought: the full fabric's bandwidth).
+    pub fabric_modules: u32,
+    /// SKU of its supervisor.
+    pub supervisor: String,
+    /// Supervisors a chassis holds (two: one redundant).
+    pub supervisors: u32,
+}
+
+/// What a chassis module is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ModuleKind {
+    LineCard,
+    FabricModule,
+    Supervisor,
+}
+
+priced_part! {
+    /// A module of a modular chassis: a line card, a fabric module or a supervisor.
+    pub struct ChassisModule {
+        pub kind: ModuleKind,
+        /// Front ports of a line card at the chassis' port speed (0 for the other kinds).
+        #[serde(default)]
+        pub ports: u32,
+        /// Typical power, W.
         pub power_w: Decimal,
     }
 }
@@ -511,6 +562,10 @@ pub struct CatalogData {
     pub transceivers: Vec<Transceiver>,
     pub cables: Vec<Cable>,
     pub licenses: Vec<License>,
+    /// Modules of the modular chassis among `switches` (line cards, fabric modules,
+    /// supervisors); absent: none.
+    #[serde(default)]
+    pub chassis_modules: Vec<ChassisModule>,
     pub gpus: Vec<Gpu>,
     pub operations: Operations,
     pub fabric_profiles: Vec<FabricProfile>,

@@ -382,3 +382,46 @@ fn the_day_after_crosses_month_and_year_ends() {
     }
     assert_eq!(day_after("not a date"), None);
 }
+
+/// A chassis' slots times its line card's ports are its ports, and each module it names is in
+/// `chassis_modules` as that kind of module.
+#[test]
+fn a_chassis_names_its_modules_and_its_ports_add_up() {
+    let chassis = |v: &serde_json::Value| {
+        v["switches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|s| s.get("chassis").is_some())
+            .expect("a chassis in the catalog")
+    };
+    assert_broken(
+        |v| {
+            let i = chassis(v);
+            v["switches"][i]["ports"] = 100.into();
+        },
+        &[
+            "arista-7804r3",
+            "ports",
+            "line_card_slots × the line card's ports",
+        ],
+    );
+    assert_broken(
+        |v| {
+            let i = chassis(v);
+            let sup = v["switches"][i]["chassis"]["supervisor"].clone();
+            v["switches"][i]["chassis"]["fabric_module"] = sup;
+        },
+        &[
+            "chassis.fabric_module",
+            "is not a FabricModule of chassis_modules",
+        ],
+    );
+    assert_broken(
+        |v| {
+            let i = chassis(v);
+            v["switches"][i]["chassis"]["line_card"] = "no-such-card".into();
+        },
+        &["chassis.line_card", "'no-such-card' is not a LineCard"],
+    );
+}

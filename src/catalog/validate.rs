@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use rust_decimal::Decimal;
 
+use super::schema::ModuleKind;
 use super::schema::{
     Cable, CatalogData, FabricProfile, Figure, Gpu, License, LicenseBasis, Listed, Nic, Operations,
     Part, PriceRange, Provenance, Switch, TierCabling, Transceiver, by_sku,
@@ -307,6 +308,7 @@ pub fn validate(c: &CatalogData) -> Vec<Problem> {
     check_transceivers(&mut k, &mut skus, &c.transceivers);
     check_cables(&mut k, &mut skus, &c.cables);
     check_licenses(&mut k, &mut skus, &c.licenses);
+    check_chassis(&mut k, &mut skus, c);
     check_gpus(&mut k, c);
     check_operations(&mut k, &c.operations);
     check_fabric_profiles(&mut k, c);
@@ -468,8 +470,65 @@ fn check_switches<'a>(k: &mut Checker, skus: &mut HashSet<&'a str>, switches: &'
                 k.fail(&e, "uplink_ports.cage", "must name a form factor");
             }
         }
-        k.positive(&e, "power_w", s.power_w);
+        // A chassis' own power is its fans' and power supplies' (its modules are lines of
+        // their own), which a source may put on its fabric modules: 0 is allowed.
+        if s.chassis.is_some() {
+            k.non_negative(&e, "power_w", s.power_w);
+        } else {
+            k.positive(&e, "power_w", s.power_w);
+        }
         k.priced(&e, s);
+    }
+}
+
+/// Each chassis' slots and modules: the modules exist, are of their kind, and every slot
+/// filled gives the chassis' `ports`.
+fn check_chassis<'a>(k: &mut Checker, skus: &mut HashSet<&'a str>, c: &'a CatalogData) {
+    for (i, m) in c.chassis_modules.iter().enumerate() {
+        let e = k.entry(skus, "chassis_modules", i, &m.part);
+        if m.kind == ModuleKind::LineCard {
+            k.nonzero(&e, "ports", m.ports.into());
+        }
+        k.positive(&e, "power_w", m.power_w);
+        k.priced(&e, m);
+    }
+    for (i, s) in c.switches.iter().enumerate() {
+        let Some(ch) = &s.chassis else { continue };
+        let e = format!("switches[{i}] ({})", s.part.sku);
+        k.nonzero(&e, "chassis.line_card_slots", ch.line_card_slots.into());
+        k.nonzero(&e, "chassis.supervisors", ch.supervisors.into());
+        let module = |sku: &str, kind: ModuleKind| {
+            by_sku(&c.chassis_modules, sku).filter(|m| m.kind == kind)
+        };
+        for (field, sku, kind) in [
+            ("chassis.line_card", &ch.line_card, ModuleKind::LineCard),
+            (
+                "chassis.fabric_module",
+                &ch.fabric_module,
+                ModuleKind::FabricModule,
+            ),
+            ("chassis.supervisor", &ch.supervisor, ModuleKind::Supervisor),
+        ] {
+            if module(sku, kind).is_none() {
+                k.fail(
+                    &e,
+                    field,
+                    format!("'{sku}' is not a {kind:?} of chassis_modules"),
+                );
+            }
+        }
+        if let Some(card) = module(&ch.line_card, ModuleKind::LineCard)
+            && u64::from(card.ports) * u64::from(ch.line_card_slots) != u64::from(s.ports)
+        {
+            k.fail(
+                &e,
+                "ports",
+                format!(
+                    "must be line_card_slots × the line card's ports ({} × {})",
+                    ch.line_card_slots, card.ports
+                ),
+            );
+        }
     }
 }
 

@@ -400,7 +400,9 @@ pub(super) fn near_non_blocking(
         let (Some(t), Some(capex), Some(perf)) = (&f.topology, &f.capex, &f.performance) else {
             continue;
         };
-        if t.tiers != 2 || t.spine_switches == 0 {
+        // A spine of another model is the buyer's choice of part: its ports and the leaves'
+        // split are not the one radix these ratios are worked out on.
+        if t.tiers != 2 || t.spine_switches == 0 || t.spine_sku.is_some() {
             continue;
         }
         let was = perf.gpu_idle_fraction;

@@ -381,7 +381,13 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
                 format!("no cable '{}' in the catalog", cab.cable),
             )
         })?;
-        if let Some(m) = &cab.switch_module {
+        let split = match (&cab.switch_module, i) {
+            (Some(m), 1) => split_leaf_spine_ends(topo, ctx, m, per_cage)?,
+            _ => None,
+        };
+        if let Some(ends) = split {
+            ends.lines(l, out)?;
+        } else if let Some(m) = &cab.switch_module {
             let ends = TierEnds {
                 tier,
                 links: l,
@@ -441,9 +447,188 @@ fn nic_and_switch_lines(
                     planes: topo.planes,
                 },
             })?;
+            if let Some(slots) = &model.chassis {
+                chassis_module_lines(topo, ctx, model, slots, count, out)?;
+            }
         }
     }
     Ok(nics)
+}
+
+/// The modules of `chassis` chassis spines: line cards for the leaf–spine links each takes
+/// (spread evenly, as sizing spreads them, each chassis' rounded up), and every chassis'
+/// fabric modules and supervisors.
+fn chassis_module_lines(
+    topo: &Topology,
+    ctx: &BomContext<'_>,
+    model: &Switch,
+    slots: &crate::catalog::ChassisSlots,
+    chassis: u64,
+    out: &mut impl LineSink,
+) -> Result<(), PlanError> {
+    let module = |sku: &str| {
+        ctx.catalog.chassis_module(sku).ok_or_else(|| {
+            PlanError::field(
+                "/catalog",
+                ErrorCode::UnknownSku,
+                format!("no chassis module '{sku}' in the catalog"),
+            )
+        })
+    };
+    let card = module(&slots.line_card)?;
+    let planes = u64::from(topo.planes.max(1));
+    let breakout = u64::from(model.port_speed_gbps / tier_speed(topo, 1).max(1));
+    let per_card = u64::from(card.ports).saturating_mul(breakout).max(1);
+    let per_plane = |v: u64| v.checked_div(planes).unwrap_or(v);
+    let cards = crate::sizing::line_cards(
+        per_plane(topo.links.leaf_spine),
+        per_plane(chassis),
+        per_card,
+    )
+    .map_err(|_| overflow("line cards"))?
+    .checked_mul(planes)
+    .ok_or_else(|| overflow("line cards"))?;
+    out.line(Line {
+        entry: card,
+        category: Category::Switch,
+        quantity: cards,
+        ending: " — spine line card",
+        unit: Unit::ChassisModule { kind: "line card" },
+        derivation: Derivation::LineCards {
+            links: topo.links.leaf_spine,
+            chassis,
+            per_card,
+        },
+    })?;
+    for (sku, each, kind, ending) in [
+        (
+            &slots.fabric_module,
+            slots.fabric_modules,
+            "fabric module",
+            " — spine fabric module",
+        ),
+        (
+            &slots.supervisor,
+            slots.supervisors,
+            "supervisor",
+            " — spine supervisor",
+        ),
+    ] {
+        if each > 0 {
+            out.line(Line {
+                entry: module(sku)?,
+                category: Category::Switch,
+                quantity: chassis
+                    .checked_mul(u64::from(each))
+                    .ok_or_else(|| overflow("chassis modules"))?,
+                ending,
+                unit: Unit::ChassisModule { kind },
+                derivation: Derivation::PerChassis { chassis, each },
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Leaf–spine links whose two ends take different modules: a spine of another model whose
+/// cages (`cage`) do not take the leaf end's module (a chassis' QSFP-DD ports under leaves with
+/// twin-port OSFP cages). Each end is counted on its own, its module serving at most its
+/// cage's links.
+struct SplitEnds<'a> {
+    leaf: (&'a Transceiver, u64),
+    spine: (&'a Transceiver, u64),
+}
+
+/// The two ends of the leaf–spine tier when the spine end needs another module than the leaf
+/// end (`per_cage`: the leaf's links a cage); `None`: one module serves both, or the catalog
+/// has none for the spine's cage (the plan warns).
+fn split_leaf_spine_ends<'a>(
+    topo: &Topology,
+    ctx: &BomContext<'a>,
+    sku: &str,
+    per_cage: u64,
+) -> Result<Option<SplitEnds<'a>>, PlanError> {
+    if ctx.spine.part.sku == ctx.switch.part.sku {
+        return Ok(None);
+    }
+    let Some(cage) = ctx.spine.cage.as_deref() else {
+        return Ok(None);
+    };
+    let speed = tier_speed(topo, 1);
+    let tier_module = module(ctx, sku, "leaf_spine", "switch_module", speed)?;
+    let leaf_end = uplink_cage_module(ctx, topo, tier_module);
+    let leaf_per_cage = if topo.uplink_speed_gbps.is_some() {
+        1
+    } else {
+        per_cage
+    };
+    let spine_per_cage = spine_links_per_cage(ctx.spine, speed);
+    let fits = |t: &Transceiver| {
+        t.form_factor.eq_ignore_ascii_case(cage) && u64::from(t.links_per_module) == spine_per_cage
+    };
+    if fits(leaf_end) {
+        return Ok(None);
+    }
+    Ok(
+        module_like(ctx.catalog, leaf_end, fits).map(|spine_end| SplitEnds {
+            leaf: (leaf_end, leaf_per_cage),
+            spine: (spine_end, spine_per_cage),
+        }),
+    )
+}
+
+/// The spine's cage and the leaf–spine module when a spine of another model states a cage no
+/// catalog module doing that module's job fits (the BOM then counts the module at both ends).
+pub fn spine_end_unfit(topo: &Topology, ctx: &BomContext<'_>) -> Option<(String, String)> {
+    let cage = ctx.spine.cage.as_deref()?;
+    if ctx.spine.part.sku == ctx.switch.part.sku || topo.links.leaf_spine == 0 {
+        return None;
+    }
+    let sku = ctx.cabling[1].switch_module.as_deref()?;
+    let speed = tier_speed(topo, 1);
+    let tier_module = module(ctx, sku, "leaf_spine", "switch_module", speed).ok()?;
+    let leaf_end = uplink_cage_module(ctx, topo, tier_module);
+    let per_cage = spine_links_per_cage(ctx.spine, speed);
+    let fits = leaf_end.form_factor.eq_ignore_ascii_case(cage)
+        && u64::from(leaf_end.links_per_module) == per_cage;
+    let split = split_leaf_spine_ends(topo, ctx, sku, links_per_cage(ctx.switch, topo))
+        .ok()
+        .flatten();
+    (!fits && split.is_none()).then(|| (cage.to_string(), leaf_end.part.sku.to_string()))
+}
+
+/// Links one cage of `spine` carries at `speed`.
+pub fn spine_links_per_cage(spine: &Switch, speed: u32) -> u64 {
+    u64::from(spine.ports_per_cage.max(1))
+        .saturating_mul(u64::from(spine.port_speed_gbps / speed.max(1)).max(1))
+}
+
+impl SplitEnds<'_> {
+    /// A line for each end's modules over the tier's `links`.
+    fn lines(&self, links: u64, out: &mut impl LineSink) -> Result<(), PlanError> {
+        for ((t, per_cage), ending) in [
+            (self.leaf, " — leaf_spine leaf side"),
+            (self.spine, " — leaf_spine spine side"),
+        ] {
+            let per_module = u64::from(t.links_per_module).min(per_cage).max(1);
+            let link_ends = u32::try_from(per_module).unwrap_or(t.links_per_module);
+            out.line(Line {
+                entry: t,
+                category: Category::Optic,
+                quantity: ceil_div(links, per_module),
+                ending,
+                unit: Unit::SwitchModule { link_ends },
+                derivation: Derivation::SwitchModules {
+                    links,
+                    tier: "leaf_spine",
+                    ends_per_link: 1,
+                    ports: links,
+                    per_module: link_ends,
+                },
+            })?;
+        }
+        Ok(())
+    }
 }
 
 /// A tier's links and their ends on switches.

@@ -77,6 +77,10 @@ designs! {
     RailOnly => "rail_only",
     /// NVIDIA SuperPOD scalable-unit leaf–spine(–core) Clos.
     SuClos => "su_clos",
+    /// Leaves of the fabric's switch under modular chassis spines (line cards as the links
+    /// need them) in two tiers: sized where `su_clos` needs a third tier, or when named. See
+    /// docs/sizing.md "Chassis spine".
+    ChassisSpine => "chassis_spine",
     /// A leaf in each rack (top of rack) takes all NIC ports of the rack's servers over copper
     /// (no NIC-side optics); leaves joined by spines over optics (two tiers). Sized only when
     /// the request gives `topology.nodes_per_rack`. Meta's RoCE "AI Zone": rack switches with
@@ -116,7 +120,8 @@ impl DesignChoice {
     }
 }
 
-/// Sizes every design for the cluster, in [`Design::ALL`] order.
+/// Sizes every design of one switch model for the cluster, in [`Design::ALL`] order (the
+/// chassis spine, of two models, is sized apart).
 pub fn alternatives(
     cluster: &ClusterSpec,
     switch: &SwitchSpec,
@@ -124,6 +129,7 @@ pub fn alternatives(
 ) -> Vec<(Design, Result<Topology, SizingError>)> {
     Design::ALL
         .iter()
+        .filter(|&&d| d != Design::ChassisSpine)
         .map(|&d| (d, size_design(cluster, switch, opts, d)))
         .collect()
 }
@@ -149,6 +155,11 @@ pub fn size_design(
         Design::CollapsedRails => collapsed_rails(&attempt()?),
         Design::DualSwitch => dual_switch(&attempt()?),
         Design::TorCopper => tor_copper(&attempt()?),
+        // Its spine is another model: `two_models::leaf_spine_of_two_models` sizes it.
+        Design::ChassisSpine => Err(SizingError::DesignDoesNotFit {
+            design,
+            why: Why::Text("a chassis spine is sized with its chassis".to_string()),
+        }),
     }
 }
 

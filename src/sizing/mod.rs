@@ -39,7 +39,7 @@ use oversubscription::smallest_divisor_at_least;
 pub use oversubscription::{LeafSplit, leaf_split};
 use oversubscription::{SplitCost, exact_splits, two_tier_spines};
 pub use partial::PartialLeaf;
-pub use two_models::{UplinkGroup, leaf_spine_of_two_models};
+pub use two_models::{UplinkGroup, leaf_spine_of_two_models, line_cards};
 
 /// One switch model, as sizing needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

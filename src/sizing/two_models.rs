@@ -50,6 +50,7 @@ pub fn leaf_spine_of_two_models(
     group: Option<UplinkGroup>,
     spine: &SwitchSpec,
     opts: &TopologyOptions,
+    design: Design,
 ) -> Result<Topology, SizingError> {
     let b = basics(cluster, leaf, opts)?;
     let o = opts.oversubscription;
@@ -135,7 +136,7 @@ pub fn leaf_spine_of_two_models(
     )?;
     let realised = (d as f64 * f64::from(b.link)) / (u as f64 * f64::from(up.speed)).max(1.0);
     Ok(Topology {
-        design: Design::SuClos,
+        design,
         tiers: 2,
         planes: opts.planes,
         switch_sku: leaf.sku.clone(),
@@ -176,6 +177,13 @@ pub fn leaf_spine_of_two_models(
         two_tier_max_endpoints_per_plane: two_max,
         three_tier_max_endpoints_per_plane: two_max,
     })
+}
+
+/// Line cards `switches` chassis need for `links` spread evenly over them (the first
+/// `links mod switches` take one more), `per_card` links a card: the cards of each chassis
+/// rounded up on its own.
+pub fn line_cards(links: u64, switches: u64, per_card: u64) -> Result<u64, SizingError> {
+    cages_even(links, switches, 0, per_card)
 }
 
 /// Rule 1: the leaf's uplinks and the node ports the asked ratio `o` leaves beside them.
@@ -254,7 +262,8 @@ mod tests {
         let leaf = switch("leaf", 32, 100, &[100]);
         let spine = switch("spine", 64, 400, &[400, 100]);
         let (c, o) = servers(32, 2.0);
-        let t = leaf_spine_of_two_models(&c, &leaf, Some(GROUP), &spine, &o).unwrap();
+        let t =
+            leaf_spine_of_two_models(&c, &leaf, Some(GROUP), &spine, &o, Design::SuClos).unwrap();
         assert_eq!((t.leaf_downlinks, t.leaf_uplinks), (32, 4));
         assert_eq!((t.leaf_switches, t.spine_switches), (4, 2));
         assert_eq!(t.oversubscription_realised, 2.0);
@@ -266,16 +275,19 @@ mod tests {
 
         // Non-blocking, a leaf takes the 16 servers' ports its 1,600G of uplinks carry.
         let (c, o) = servers(32, 1.0);
-        let t = leaf_spine_of_two_models(&c, &leaf, Some(GROUP), &spine, &o).unwrap();
+        let t =
+            leaf_spine_of_two_models(&c, &leaf, Some(GROUP), &spine, &o, Design::SuClos).unwrap();
         assert_eq!((t.leaf_downlinks, t.leaf_switches), (16, 8));
         assert_eq!(t.oversubscription_realised, 1.0);
 
         // 2,048 node ports fill the 64 spine ports' leaves; one server more does not fit.
         let (c, o) = servers(512, 2.0);
-        let t = leaf_spine_of_two_models(&c, &leaf, Some(GROUP), &spine, &o).unwrap();
+        let t =
+            leaf_spine_of_two_models(&c, &leaf, Some(GROUP), &spine, &o, Design::SuClos).unwrap();
         assert_eq!((t.leaf_switches, t.spine_switches), (64, 4));
         let (c, o) = servers(513, 2.0);
-        let e = leaf_spine_of_two_models(&c, &leaf, Some(GROUP), &spine, &o).unwrap_err();
+        let e = leaf_spine_of_two_models(&c, &leaf, Some(GROUP), &spine, &o, Design::SuClos)
+            .unwrap_err();
         assert!(matches!(e, SizingError::ExceedsTierCeiling { .. }), "{e:?}");
     }
 
@@ -286,14 +298,15 @@ mod tests {
         let leaf = switch("leaf", 32, 100, &[100]);
         let spine = switch("spine", 64, 400, &[400]);
         let (c, o) = servers(8, 2.0);
-        let t = leaf_spine_of_two_models(&c, &leaf, Some(GROUP), &spine, &o).unwrap();
+        let t =
+            leaf_spine_of_two_models(&c, &leaf, Some(GROUP), &spine, &o, Design::SuClos).unwrap();
         assert_eq!(t.spine_switches, 2);
         let one = UplinkGroup {
             ports: 1,
             speed_gbps: 400,
         };
         let (c, o) = servers(8, 8.0);
-        let t = leaf_spine_of_two_models(&c, &leaf, Some(one), &spine, &o).unwrap();
+        let t = leaf_spine_of_two_models(&c, &leaf, Some(one), &spine, &o, Design::SuClos).unwrap();
         assert_eq!((t.leaf_uplinks, t.spine_switches), (1, 1));
     }
 
@@ -318,7 +331,7 @@ mod tests {
         };
         let same = super::super::size(&c, &leaf, &o).unwrap();
         assert_eq!(same.tiers, 3);
-        let t = leaf_spine_of_two_models(&c, &leaf, None, &big, &o).unwrap();
+        let t = leaf_spine_of_two_models(&c, &leaf, None, &big, &o, Design::SuClos).unwrap();
         assert_eq!((t.tiers, t.leaf_downlinks, t.leaf_uplinks), (2, 64, 64));
         assert_eq!(t.leaf_switches, same.leaf_switches);
         // 256 leaves × 64 uplinks over 288-port spines: ⌈16,384 / 288⌉ = 57, the next

@@ -221,3 +221,119 @@ async fn a_dual_100g_card_runs_a_plane_on_each_cage() {
     assert!(warnings.iter().any(|w| w.contains("price")), "{warnings:?}");
     assert!(warnings.iter().any(|w| w.contains("power")), "{warnings:?}");
 }
+
+/// The alternative listed for `design`, if any.
+fn alternative<'a>(f: &'a Value, design: &str) -> Option<&'a Value> {
+    f["design_alternatives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["design"] == design)
+}
+
+/// Where leaf–spine on the fabric's own switch needs a third tier, a chassis spine keeps two:
+/// it is listed then, priced as its own plan prices it, chosen when two tiers are asked, and
+/// built of the chassis, its line cards for the links each takes, and every chassis' fabric
+/// modules and supervisors. Where two tiers suffice it is not listed.
+#[tokio::test]
+async fn a_chassis_spine_is_an_alternative_where_it_removes_a_tier() {
+    let app = spawn_app().await;
+    let catalog = app.ok_json("/v1/catalogs/default").await;
+    let plan = |body: Value| {
+        let app = &app;
+        async move {
+            let res = app.post_json("/v1/plans", &body).await;
+            assert_eq!(res.status(), 200);
+            res.json::<Value>().await.unwrap()
+        }
+    };
+    let two_tiers = plan(json!({"gpus": 8192, "fabrics": ["roce"]})).await;
+    let f = &two_tiers["fabrics"][0];
+    assert_eq!(alternative(f, "su_clos").unwrap()["tiers"], 2);
+    assert!(alternative(f, "chassis_spine").is_none(), "{f}");
+
+    let auto = plan(json!({"gpus": 16384, "fabrics": ["roce"]})).await;
+    let f = &auto["fabrics"][0];
+    assert_eq!(alternative(f, "su_clos").unwrap()["tiers"], 3);
+    let listed = alternative(f, "chassis_spine")
+        .expect("chassis listed")
+        .clone();
+    assert_eq!(listed["tiers"], 2);
+    assert_eq!(listed["core_switches"], 0);
+
+    let named = plan(json!({"gpus": 16384, "fabrics": ["roce"],
+                            "topology": {"design": "chassis_spine"}}))
+    .await;
+    let c = &named["fabrics"][0];
+    assert_eq!(c["topology"]["design"], "chassis_spine");
+    assert_eq!(c["capex"]["total_usd"], listed["capex_usd"]);
+    let capped =
+        plan(json!({"gpus": 16384, "fabrics": ["roce"], "topology": {"max_tiers": 2}})).await;
+    assert_eq!(capped["fabrics"][0]["topology"]["design"], "chassis_spine");
+
+    // Its parts, counted from the catalog's chassis.
+    let t = &c["topology"];
+    let sku = t["spine_sku"].as_str().unwrap();
+    let chassis = entry(&catalog, "switches", sku);
+    let slots = &chassis["chassis"];
+    let spines = t["spine_switches"].as_u64().unwrap();
+    let links = t["links"]["leaf_spine"].as_u64().unwrap();
+    let card = entry(
+        &catalog,
+        "chassis_modules",
+        slots["line_card"].as_str().unwrap(),
+    );
+    let per_card = card["ports"].as_u64().unwrap()
+        * (chassis["port_speed_gbps"].as_u64().unwrap() / t["link_speed_gbps"].as_u64().unwrap());
+    let (q, r) = (links / spines, links % spines);
+    let cards = r * (q + 1).div_ceil(per_card) + (spines - r) * q.div_ceil(per_card);
+    for (ending, sku, quantity) in [
+        (" — spine", sku, spines),
+        (" — spine line card", card["sku"].as_str().unwrap(), cards),
+        (
+            " — spine fabric module",
+            slots["fabric_module"].as_str().unwrap(),
+            spines * slots["fabric_modules"].as_u64().unwrap(),
+        ),
+        (
+            " — spine supervisor",
+            slots["supervisor"].as_str().unwrap(),
+            spines * slots["supervisors"].as_u64().unwrap(),
+        ),
+    ] {
+        let l = lines(c, ending);
+        assert_eq!(l.len(), 1, "{ending}");
+        assert_eq!(l[0]["sku"], sku);
+        assert_eq!(l[0]["quantity"].as_u64(), Some(quantity), "{ending}");
+    }
+    // Every leaf–spine link has a module at each end that fits it: the spine end of the
+    // chassis' cage form factor.
+    let spine_end = lines(c, " — leaf_spine spine side");
+    assert_eq!(spine_end.len(), 1, "{}", c["bom"]);
+    let m = entry(
+        &catalog,
+        "transceivers",
+        spine_end[0]["sku"].as_str().unwrap(),
+    );
+    assert_eq!(m["form_factor"], chassis["cage"]);
+    assert_eq!(spine_end[0]["quantity"].as_u64(), Some(links));
+    let leaf_end = lines(c, " — leaf_spine leaf side");
+    let per = leaf_end[0]["unit"].as_str().unwrap().to_string();
+    assert!(
+        leaf_end[0]["quantity"].as_u64().unwrap() * 2 >= links,
+        "{per}"
+    );
+
+    // InfiniBand has no chassis in the catalog: named, the design does not fit.
+    let p = assert_problem(
+        app.post_json(
+            "/v1/plans",
+            &json!({"gpus": 16384, "fabrics": ["infiniband"],
+                    "topology": {"design": "chassis_spine"}}),
+        )
+        .await,
+        422,
+    )
+    .await;
+    assert_eq!(p["errors"][0]["code"], "design_does_not_fit", "{p}");
+}

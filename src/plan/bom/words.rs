@@ -18,6 +18,8 @@ pub enum Unit {
     NicModule { links: u32 },
     /// `cable per link`, or `cable (2 links)` for a multi-link cable.
     Cable { links: u32 },
+    /// `line card`, `fabric module`, `supervisor`: a module of a modular chassis.
+    ChassisModule { kind: &'static str },
 }
 
 impl fmt::Display for Unit {
@@ -29,6 +31,7 @@ impl fmt::Display for Unit {
             Unit::NicModule { links } => write!(f, "module ({links} link(s))"),
             Unit::Cable { links: 1 } => f.write_str("cable per link"),
             Unit::Cable { links } => write!(f, "cable ({links} links)"),
+            Unit::ChassisModule { kind } => f.write_str(kind),
         }
     }
 }
@@ -73,6 +76,14 @@ pub enum Derivation {
         tier: &'static str,
         per_cable: u32,
     },
+    /// `16384 leaf_spine links over 64 chassis, 36 a line card, each chassis' rounded up`.
+    LineCards {
+        links: u64,
+        chassis: u64,
+        per_card: u64,
+    },
+    /// `64 chassis × 6 each`.
+    PerChassis { chassis: u64, each: u32 },
 }
 
 impl fmt::Display for Derivation {
@@ -135,6 +146,17 @@ impl fmt::Display for Derivation {
                 tier,
                 per_cable,
             } => write!(f, "{links} {tier} links ÷ {per_cable} link(s) per cable"),
+            Derivation::LineCards {
+                links,
+                chassis,
+                per_card,
+            } => write!(
+                f,
+                "{links} leaf_spine links over {chassis} chassis, {per_card} a line card, each chassis' rounded up"
+            ),
+            Derivation::PerChassis { chassis, each } => {
+                write!(f, "{chassis} chassis × {each} each")
+            }
         }
     }
 }

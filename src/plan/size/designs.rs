@@ -25,6 +25,8 @@ pub(super) struct Cabled<'a> {
     /// `tor_copper`: servers cabled to their rack's leaf with the profile's in-rack copper, or
     /// with the request's `topology.cabling.node_leaf`; without either it cannot be cabled.
     tor: Option<bom::BomContext<'a>>,
+    /// `chassis_spine`: the spines are the catalog's chassis.
+    chassis: Option<bom::BomContext<'a>>,
 }
 
 impl<'a> Cabled<'a> {
@@ -58,7 +60,13 @@ impl<'a> Cabled<'a> {
             }),
             (None, None) => None,
         };
-        Cabled { ctx, isl, tor }
+        let chassis = parts.chassis.map(|c| bom::BomContext { spine: c, ..ctx });
+        Cabled {
+            ctx,
+            isl,
+            tor,
+            chassis,
+        }
     }
 
     /// The context `d` is cabled with; `None`: it cannot be cabled.
@@ -66,6 +74,7 @@ impl<'a> Cabled<'a> {
         match d {
             Design::DualSwitch => Some(self.isl.as_ref().unwrap_or(&self.ctx)),
             Design::TorCopper => self.tor.as_ref(),
+            Design::ChassisSpine => self.chassis.as_ref(),
             _ => Some(&self.ctx),
         }
     }
@@ -160,7 +169,9 @@ fn sized_designs(
 ) -> Vec<(Design, Result<Topology, sizing::SizingError>)> {
     let leaf = switch_spec(parts.switch);
     let Some(spine) = parts.spine else {
-        return sizing::alternatives(cluster, &leaf, opts);
+        let mut out = sizing::alternatives(cluster, &leaf, opts);
+        out.extend(chassis_spine(parts, cluster, opts, named, &out));
+        return out;
     };
     let two = sizing::leaf_spine_of_two_models(
         cluster,
@@ -168,6 +179,7 @@ fn sized_designs(
         parts.uplink_group(),
         &switch_spec(spine),
         opts,
+        Design::SuClos,
     );
     let mut out = vec![(Design::SuClos, two)];
     if let Some(d) = named.filter(|&d| d != Design::SuClos) {
@@ -182,6 +194,50 @@ fn sized_designs(
         ));
     }
     out
+}
+
+/// The chassis spine, sized where it could remove a tier (`su_clos` needs three, or does not
+/// fit the tiers allowed) or when named; named without a chassis in the catalog for the
+/// fabric and link speed, it does not fit.
+fn chassis_spine(
+    parts: &Parts<'_>,
+    cluster: &sizing::ClusterSpec,
+    opts: &sizing::TopologyOptions,
+    named: Option<Design>,
+    sized: &[(Design, Result<Topology, sizing::SizingError>)],
+) -> Option<(Design, Result<Topology, sizing::SizingError>)> {
+    let asked = named == Some(Design::ChassisSpine);
+    let su_needs_a_third = sized
+        .iter()
+        .any(|(d, res)| *d == Design::SuClos && res.as_ref().map_or(true, |t| t.tiers > 2));
+    if !asked && !su_needs_a_third {
+        return None;
+    }
+    let Some(chassis) = parts.chassis else {
+        return asked.then(|| {
+            (
+                Design::ChassisSpine,
+                Err(sizing::SizingError::DesignDoesNotFit {
+                    design: Design::ChassisSpine,
+                    why: sizing::Why::Text(format!(
+                        "the catalog has no modular chassis for this fabric at {} Gb/s links",
+                        parts.link_speed
+                    )),
+                }),
+            )
+        });
+    };
+    Some((
+        Design::ChassisSpine,
+        sizing::leaf_spine_of_two_models(
+            cluster,
+            &switch_spec(parts.switch),
+            None,
+            &switch_spec(chassis),
+            opts,
+            Design::ChassisSpine,
+        ),
+    ))
 }
 
 /// Racks given but no top-of-rack design built: says why, unless one or two switches are

@@ -199,10 +199,26 @@ fn size_fabric(
     };
     warnings::cage_fit(&built, warnings);
     warnings::uplink_cage_fit(&built, warnings);
+    warnings::spine_cage_fit(&built, warnings);
     warnings::nic_module_fit(&built, warnings);
     warnings::inexact_ratio(r, fabric, &topology, warnings);
     warnings::placeholders(r, fabric, &items, warnings);
-    sized(r, fabric, &parts, topology, design_alternatives, items).map(Sizing::Sized)
+    let chosen = Chosen {
+        topology,
+        design_alternatives,
+        items,
+        spine_latency_ns: ctx.spine.latency_ns,
+    };
+    sized(r, fabric, &parts, chosen).map(Sizing::Sized)
+}
+
+/// The chosen design, its BOM and the alternatives beside it.
+struct Chosen {
+    topology: Topology,
+    design_alternatives: Vec<DesignAlternative>,
+    items: Vec<bom::BomItem>,
+    /// Port-to-port latency of its spines' model, ns.
+    spine_latency_ns: u32,
 }
 
 /// The chosen design of a fabric with its BOM: what stays fixed while prices, economics, the
@@ -211,10 +227,14 @@ fn sized(
     r: &inputs::Resolved,
     fabric: Fabric,
     parts: &parts::Parts<'_>,
-    topology: Topology,
-    design_alternatives: Vec<DesignAlternative>,
-    items: Vec<bom::BomItem>,
+    chosen: Chosen,
 ) -> Result<std::sync::Arc<SizedFabric>, PlanError> {
+    let Chosen {
+        topology,
+        design_alternatives,
+        items,
+        spine_latency_ns,
+    } = chosen;
     // A job inside one NVLink domain sends nothing over the scale-out fabric: a failed NIC,
     // switch or optic does not interrupt it.
     let failure_prone = if r.gpus <= r.nvlink_domain_gpus {
@@ -242,9 +262,8 @@ fn sized(
         lines,
         notes,
         // A path crosses leaves and spines; the slower model's latency is the hop's bound.
-        switch_latency_ns: parts.spine.map_or(parts.switch.latency_ns, |s| {
-            s.latency_ns.max(parts.switch.latency_ns)
-        }),
+        // A path crosses leaves and spines; the slower model's latency bounds a hop.
+        switch_latency_ns: parts.switch.latency_ns.max(spine_latency_ns),
         nic_pcie_gen: parts.nic.pcie_gen,
         nic_pcie_lanes: parts.nic.pcie_lanes,
         parts: failure_prone,
@@ -269,8 +288,15 @@ fn failure_parts(items: &[bom::BomItem], planes: u32) -> cost::failure::PartCoun
         {
             p.all_plane_modules = p.all_plane_modules.saturating_add(q);
         }
+        // A chassis' fabric modules and supervisors are redundant (one failing stops no
+        // link); a line card fails its links as a switch does.
+        let redundant = matches!(
+            it.notes.unit,
+            bom::Unit::ChassisModule { kind } if kind != "line card"
+        );
         match it.line.category {
             Category::Nic => p.nics = p.nics.saturating_add(q),
+            Category::Switch if redundant => {}
             Category::Switch => p.switches = p.switches.saturating_add(q),
             Category::Optic => p.transceivers = p.transceivers.saturating_add(q),
             Category::Cable => p.cables = p.cables.saturating_add(q),

@@ -17,6 +17,10 @@ pub(super) struct Parts<'a> {
     pub switch: &'a Switch,
     /// The spines' model when the request names one (`topology.spine_sku`).
     pub spine: Option<&'a Switch>,
+    /// The catalog's modular chassis for the `chassis_spine` design: of the fabric, running
+    /// the link speed, the most ports at it (ties: the first listed); none when the request
+    /// names a spine.
+    pub chassis: Option<&'a Switch>,
     pub planes: u32,
     /// Gb/s of one link: the NIC's speed over the planes.
     pub link_speed: u32,
@@ -99,11 +103,17 @@ pub(super) fn choose<'a>(
     {
         return Ok(Err(spine_too_slow(fabric, switch, sp, uplink_speed)));
     }
+    let chassis = if spine.is_some() {
+        None
+    } else {
+        largest_chassis(r, fabric, link_speed)
+    };
     Ok(Ok(Parts {
         profile,
         nic,
         switch,
         spine,
+        chassis,
         planes,
         link_speed,
         uplink_speed,
@@ -228,6 +238,25 @@ fn switch<'a>(
             format!("no switch '{switch_sku}'"),
         )
     })
+}
+
+/// The catalog's modular chassis for `fabric` that runs `link_speed` links, the most ports at
+/// that speed (ties: the first listed).
+fn largest_chassis(r: &inputs::Resolved, fabric: Fabric, link_speed: u32) -> Option<&Switch> {
+    let ports = |s: &Switch| {
+        u64::from(s.ports) * u64::from(s.port_speed_gbps.checked_div(link_speed).unwrap_or(0))
+    };
+    r.catalog
+        .data
+        .switches
+        .iter()
+        .filter(|s| {
+            s.chassis.is_some() && s.fabrics.contains(&fabric) && runs_links_of(s, link_speed)
+        })
+        .fold(None, |best: Option<&Switch>, s| match best {
+            Some(b) if ports(b) >= ports(s) => Some(b),
+            _ => Some(s),
+        })
 }
 
 /// Whether `sw` runs links of `speed` Gb/s: a speed it lists that divides its port speed.

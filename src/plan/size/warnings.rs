@@ -130,6 +130,20 @@ pub(super) fn uplink_cage_fit(chosen: &Chosen<'_>, warnings: &mut Vec<String>) {
     }
 }
 
+/// A spine of another model whose cages no catalog module of the leaf–spine tier's job fits.
+pub(super) fn spine_cage_fit(chosen: &Chosen<'_>, warnings: &mut Vec<String>) {
+    if let Some((cage, module)) = bom::spine_end_unfit(chosen.topology, chosen.ctx) {
+        push_unique(
+            warnings,
+            format!(
+                "{}: the spines ({}) have {cage} cages and no catalog module of that form factor does the job of {module} — the spine ends are priced as {module}; name one in topology.cabling.leaf_spine",
+                chosen.fabric.as_str(),
+                chosen.ctx.spine.part.sku,
+            ),
+        );
+    }
+}
+
 /// The NIC end of the node links: a module whose lane rate differs from the switch end's (the
 /// two cannot link: priced as given and said to be unbuildable as such), or none in the
 /// catalog that carries the NIC's links in its cage.
