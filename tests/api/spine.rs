@@ -324,6 +324,20 @@ async fn a_chassis_spine_is_an_alternative_where_it_removes_a_tier() {
         "{per}"
     );
 
+    // A leaf-spine module no catalog module of the chassis' cage can stand in for (multimode
+    // 400G: the catalog's QSFP-DD 400G is single-mode) is priced at both ends, and said.
+    let mm = plan(json!({"gpus": 16384, "fabrics": ["roce"],
+        "topology": {"design": "chassis_spine", "cabling": {"leaf_spine":
+            {"switch_module": "osfp-400g-sr4", "cable": "fiber-mpo12-om4-10m"}}}}))
+    .await;
+    let warned = mm["warnings"].as_array().unwrap().iter().any(|w| {
+        let w = w.as_str().unwrap();
+        w.contains(sku) && w.contains("QSFP-DD cages") && w.contains("osfp-400g-sr4")
+    });
+    assert!(warned, "{}", mm["warnings"]);
+    let both = lines(&mm["fabrics"][0], " — leaf_spine switch side");
+    assert_eq!(both[0]["quantity"].as_u64(), Some(2 * links));
+
     // InfiniBand has no chassis in the catalog: named, the design does not fit.
     let p = assert_problem(
         app.post_json(
