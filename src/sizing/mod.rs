@@ -162,7 +162,8 @@ pub struct Topology {
     /// Most endpoints per plane two tiers can connect: k·d (k²/2 at 1:1), d of the fullest
     /// split at the asked ratio (which may not be the one built).
     pub two_tier_max_endpoints_per_plane: u64,
-    /// Most endpoints per plane three tiers can connect: k·⌊k/2⌋·d (k³/4 at 1:1), d as above.
+    /// Most endpoints per plane three tiers can connect: k·⌊k/2⌋·d (k³/4 at 1:1), d as above;
+    /// for a leaf–spine of two models, which has no third tier, its two-tier ceiling.
     pub three_tier_max_endpoints_per_plane: u64,
 }
 

@@ -270,6 +270,19 @@ async fn a_chassis_spine_is_an_alternative_where_it_removes_a_tier() {
     let capped =
         plan(json!({"gpus": 16384, "fabrics": ["roce"], "topology": {"max_tiers": 2}})).await;
     assert_eq!(capped["fabrics"][0]["topology"]["design"], "chassis_spine");
+    // The chassis named as the spine builds the same design.
+    let spine = named["fabrics"][0]["topology"]["spine_sku"].clone();
+    let as_spine = plan(json!({"gpus": 16384, "fabrics": ["roce"],
+                               "topology": {"spine_sku": spine}}))
+    .await;
+    assert_eq!(
+        as_spine["fabrics"][0]["topology"]["design"],
+        "chassis_spine"
+    );
+    assert_eq!(
+        as_spine["fabrics"][0]["capex"],
+        named["fabrics"][0]["capex"]
+    );
 
     // Its parts, counted from the catalog's chassis.
     let t = &c["topology"];

@@ -74,7 +74,8 @@ impl<'a> Cabled<'a> {
         match d {
             Design::DualSwitch => Some(self.isl.as_ref().unwrap_or(&self.ctx)),
             Design::TorCopper => self.tor.as_ref(),
-            Design::ChassisSpine => self.chassis.as_ref(),
+            // The catalog's chassis, or the one the request names as its spine (`ctx`'s).
+            Design::ChassisSpine => Some(self.chassis.as_ref().unwrap_or(&self.ctx)),
             _ => Some(&self.ctx),
         }
     }
@@ -159,8 +160,9 @@ pub(super) fn size_each(
 }
 
 /// Every design sized for the parts: all of them, or under a spine of another model
-/// (`topology.spine_sku`) the leaf–spine Clos of the two models alone (and a named design that
-/// is not it, said not to fit).
+/// (`topology.spine_sku`) the leaf–spine Clos of the two models alone — `chassis_spine` when the
+/// spine named is a modular chassis, else `su_clos` — and a named design that is not it, said
+/// not to fit.
 fn sized_designs(
     parts: &Parts<'_>,
     cluster: &sizing::ClusterSpec,
@@ -173,23 +175,29 @@ fn sized_designs(
         out.extend(chassis_spine(parts, cluster, opts, named, &out));
         return out;
     };
+    let built = if spine.chassis.is_some() {
+        Design::ChassisSpine
+    } else {
+        Design::SuClos
+    };
     let two = sizing::leaf_spine_of_two_models(
         cluster,
         &leaf,
         parts.uplink_group(),
         &switch_spec(spine),
         opts,
-        Design::SuClos,
+        built,
     );
-    let mut out = vec![(Design::SuClos, two)];
-    if let Some(d) = named.filter(|&d| d != Design::SuClos) {
+    let mut out = vec![(built, two)];
+    if let Some(d) = named.filter(|&d| d != built) {
         out.push((
             d,
             Err(sizing::SizingError::DesignDoesNotFit {
                 design: d,
-                why: sizing::Why::Text(
-                    "a spine of another model (topology.spine_sku) is built as su_clos, a two-tier leaf-spine".to_string(),
-                ),
+                why: sizing::Why::Text(format!(
+                    "a spine of another model (topology.spine_sku) is built as {}, a two-tier leaf-spine",
+                    built.as_str()
+                )),
             }),
         ));
     }
