@@ -313,16 +313,39 @@ pub fn bill_of_materials(
     Ok(items.items)
 }
 
+/// A design's capex and IT power as the BOM walk goes, without building the BOM.
+struct DesignTotals<'a> {
+    capex: crate::cost::CapexTotal<'a>,
+    power_w: rust_decimal::Decimal,
+}
+
+impl LineSink for DesignTotals<'_> {
+    #[inline]
+    fn line(&mut self, l: Line<'_>) -> Result<(), PlanError> {
+        self.power_w = l
+            .entry
+            .power_w()
+            .checked_mul(rust_decimal::Decimal::from(l.quantity))
+            .and_then(|w| self.power_w.checked_add(w))
+            .ok_or_else(|| overflow("power"))?;
+        self.capex.line(l)
+    }
+}
+
 /// The capex of the BOM [`bill_of_materials`] would build, priced as the plan prices it
-/// (`cost::line_prices`, `cost::capex`), without building it.
-pub fn capex_of(
+/// (`cost::line_prices`, `cost::capex`), and its IT power, Σ(quantity × power_w) in watts
+/// (as `cost::opex` sums it), without building it.
+pub fn capex_and_power_of(
     topo: &Topology,
     ctx: &BomContext<'_>,
     adj: &crate::cost::PriceAdjustments,
-) -> Result<rust_decimal::Decimal, PlanError> {
-    let mut total = crate::cost::CapexTotal::new(adj)?;
-    walk(topo, ctx, &mut total)?;
-    Ok(total.total()?)
+) -> Result<(rust_decimal::Decimal, rust_decimal::Decimal), PlanError> {
+    let mut totals = DesignTotals {
+        capex: crate::cost::CapexTotal::new(adj)?,
+        power_w: rust_decimal::Decimal::ZERO,
+    };
+    walk(topo, ctx, &mut totals)?;
+    Ok((totals.capex.total()?, totals.power_w))
 }
 
 /// What follows a description in each tier, in `TIERS` order: a cable's, and a switch-side

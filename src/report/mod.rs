@@ -141,7 +141,12 @@ fn design_line(plan: &Plan, f: &crate::plan::Built<'_>) -> String {
             } else {
                 ", not built unless asked"
             };
-            format!("{} {}{why}", a.design.as_str(), usd(a.capex_usd))
+            format!(
+                "{} {}, {} kW{why}",
+                a.design.as_str(),
+                usd(a.capex_usd),
+                (a.it_power_w / rust_decimal::Decimal::from(1000)).round_dp(1)
+            )
         })
         .collect();
     if !others.is_empty() {

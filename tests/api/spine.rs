@@ -267,6 +267,11 @@ async fn a_chassis_spine_is_an_alternative_where_it_removes_a_tier() {
     let c = &named["fabrics"][0];
     assert_eq!(c["topology"]["design"], "chassis_spine");
     assert_eq!(c["capex"]["total_usd"], listed["capex_usd"]);
+    // Its power as listed is the plan's IT power once built, and the chassis' modules count.
+    assert_eq!(c["opex_per_year"]["it_power_w"], listed["it_power_w"]);
+    let su = alternative(f, "su_clos").unwrap();
+    let chosen = &auto["fabrics"][0]["opex_per_year"]["it_power_w"];
+    assert_eq!(&su["it_power_w"], chosen);
     let capped =
         plan(json!({"gpus": 16384, "fabrics": ["roce"], "topology": {"max_tiers": 2}})).await;
     assert_eq!(capped["fabrics"][0]["topology"]["design"], "chassis_spine");

@@ -53,7 +53,7 @@ pub struct BomLineOut {
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct DesignAlternative {
     /// Design id (`single_switch`, `dual_switch`, `collapsed_rails`, `rail_only`, `su_clos`,
-    /// `tor_copper`).
+    /// `chassis_spine`, `tor_copper`).
     pub design: Design,
     /// Switch tiers: 1, 2 or 3.
     pub tiers: u8,
@@ -67,6 +67,10 @@ pub struct DesignAlternative {
     /// one-off licences), USD.
     #[serde(serialize_with = "crate::json::decimal")]
     pub capex_usd: Decimal,
+    /// IT power of this design's network, Σ(quantity × power_w) over its BOM, watts (before
+    /// PUE): the chosen one's is `opex_per_year.it_power_w`.
+    #[serde(serialize_with = "crate::json::decimal")]
+    pub it_power_w: Decimal,
     /// True when the design meets the request: within `topology.max_tiers`, at or below the
     /// asked oversubscription, and (under `auto`) not rail-only; with a named
     /// `topology.design`, only that design.

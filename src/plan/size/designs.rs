@@ -83,7 +83,8 @@ impl<'a> Cabled<'a> {
 
 /// Every design of a fabric: those sized with their capex, and those that do not fit with why.
 pub(super) struct Designs {
-    pub sized: Vec<(Design, Topology, Decimal)>,
+    /// Each design sized, with its capex and its IT power (W).
+    pub sized: Vec<(Design, Topology, Decimal, Decimal)>,
     pub not_fitting: Vec<(Design, sizing::SizingError)>,
 }
 
@@ -144,8 +145,8 @@ pub(super) fn size_each(
             out.not_fitting.push((design, no_copper()));
             continue;
         };
-        match bom::capex_of(&t, ctx, &r.adjustments) {
-            Ok(capex) => out.sized.push((design, t, capex)),
+        match bom::capex_and_power_of(&t, ctx, &r.adjustments) {
+            Ok((capex, power_w)) => out.sized.push((design, t, capex, power_w)),
             Err(e) if own_cabling => out.not_fitting.push((
                 design,
                 sizing::SizingError::DesignDoesNotFit {
@@ -259,7 +260,7 @@ pub(super) fn tor_copper_note(
     let one_or_two = designs
         .sized
         .iter()
-        .any(|(d, _, _)| matches!(d, Design::SingleSwitch | Design::DualSwitch));
+        .any(|(d, _, _, _)| matches!(d, Design::SingleSwitch | Design::DualSwitch));
     if r.nodes_per_rack.is_some()
         && !one_or_two
         && let Some((_, e)) = designs
@@ -291,7 +292,7 @@ impl Designs {
         self.sized
             .iter()
             .enumerate()
-            .filter(|(_, (_, t, _))| meets(r, t))
+            .filter(|(_, (_, t, _, _))| meets(r, t))
             .min_by(|(i, a), (j, b)| a.2.cmp(&b.2).then(i.cmp(j)))
             .map(|(i, _)| i)
     }
@@ -305,13 +306,14 @@ impl Designs {
         self.sized
             .iter()
             .enumerate()
-            .map(|(i, (d, t, capex))| DesignAlternative {
+            .map(|(i, (d, t, capex, power_w))| DesignAlternative {
                 design: *d,
                 tiers: t.tiers,
                 leaf_switches: t.leaf_switches,
                 spine_switches: t.spine_switches,
                 core_switches: t.core_switches,
                 capex_usd: *capex,
+                it_power_w: *power_w,
                 meets_request: meets(r, t),
                 chosen: i == chosen,
             })
