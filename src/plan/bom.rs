@@ -404,11 +404,11 @@ fn walk(topo: &Topology, ctx: &BomContext<'_>, out: &mut impl LineSink) -> Resul
                 format!("no cable '{}' in the catalog", cab.cable),
             )
         })?;
-        let split = match (&cab.switch_module, i) {
-            (Some(m), 1) => split_leaf_spine_ends(topo, ctx, m, per_cage)?,
-            _ => None,
+        let ends = match (&cab.switch_module, i) {
+            (Some(m), 1) => leaf_spine_ends(topo, ctx, m, per_cage)?,
+            _ => LeafSpineEnds::Shared,
         };
-        if let Some(ends) = split {
+        if let LeafSpineEnds::Split(ends) = ends {
             ends.lines(l, out)?;
         } else if let Some(m) = &cab.switch_module {
             let ends = TierEnds {
@@ -562,20 +562,33 @@ struct SplitEnds<'a> {
     spine: (&'a Transceiver, u64),
 }
 
-/// The two ends of the leaf–spine tier when the spine end needs another module than the leaf
-/// end (`per_cage`: the leaf's links a cage); `None`: one module serves both, or the catalog
-/// has none for the spine's cage (the plan warns).
-fn split_leaf_spine_ends<'a>(
+/// What the leaf–spine tier's two ends take.
+enum LeafSpineEnds<'a> {
+    /// One module serves both ends (one model, a spine without stated cages, or a module that
+    /// fits them).
+    Shared,
+    /// Each end its own module.
+    Split(SplitEnds<'a>),
+    /// The spine states cages no catalog module doing the leaf end's job fits: the leaf end's
+    /// module is counted at both ends (the plan warns).
+    Unfit {
+        cage: &'a str,
+        module: &'a Transceiver,
+    },
+}
+
+/// The two ends of the leaf–spine tier of module `sku` (`per_cage`: the leaf's links a cage).
+fn leaf_spine_ends<'a>(
     topo: &Topology,
     ctx: &BomContext<'a>,
     sku: &str,
     per_cage: u64,
-) -> Result<Option<SplitEnds<'a>>, PlanError> {
+) -> Result<LeafSpineEnds<'a>, PlanError> {
     if ctx.spine.part.sku == ctx.switch.part.sku {
-        return Ok(None);
+        return Ok(LeafSpineEnds::Shared);
     }
     let Some(cage) = ctx.spine.cage.as_deref() else {
-        return Ok(None);
+        return Ok(LeafSpineEnds::Shared);
     };
     let speed = tier_speed(topo, 1);
     let tier_module = module(ctx, sku, "leaf_spine", "switch_module", speed)?;
@@ -585,45 +598,38 @@ fn split_leaf_spine_ends<'a>(
     } else {
         per_cage
     };
-    let spine_per_cage = spine_links_per_cage(ctx.spine, speed);
+    let spine_per_cage = cage_links(ctx.spine, speed);
     let fits = |t: &Transceiver| {
         t.form_factor.eq_ignore_ascii_case(cage) && u64::from(t.links_per_module) == spine_per_cage
     };
     if fits(leaf_end) {
-        return Ok(None);
+        return Ok(LeafSpineEnds::Shared);
     }
-    Ok(
-        module_like(ctx.catalog, leaf_end, fits).map(|spine_end| SplitEnds {
+    Ok(match module_like(ctx.catalog, leaf_end, fits) {
+        Some(spine_end) => LeafSpineEnds::Split(SplitEnds {
             leaf: (leaf_end, leaf_per_cage),
             spine: (spine_end, spine_per_cage),
         }),
-    )
+        None => LeafSpineEnds::Unfit {
+            cage,
+            module: leaf_end,
+        },
+    })
 }
 
 /// The spine's cage and the leaf–spine module when a spine of another model states a cage no
 /// catalog module doing that module's job fits (the BOM then counts the module at both ends).
 pub fn spine_end_unfit(topo: &Topology, ctx: &BomContext<'_>) -> Option<(String, String)> {
-    let cage = ctx.spine.cage.as_deref()?;
-    if ctx.spine.part.sku == ctx.switch.part.sku || topo.links.leaf_spine == 0 {
+    if topo.links.leaf_spine == 0 {
         return None;
     }
     let sku = ctx.cabling[1].switch_module.as_deref()?;
-    let speed = tier_speed(topo, 1);
-    let tier_module = module(ctx, sku, "leaf_spine", "switch_module", speed).ok()?;
-    let leaf_end = uplink_cage_module(ctx, topo, tier_module);
-    let per_cage = spine_links_per_cage(ctx.spine, speed);
-    let fits = leaf_end.form_factor.eq_ignore_ascii_case(cage)
-        && u64::from(leaf_end.links_per_module) == per_cage;
-    let split = split_leaf_spine_ends(topo, ctx, sku, links_per_cage(ctx.switch, topo))
-        .ok()
-        .flatten();
-    (!fits && split.is_none()).then(|| (cage.to_string(), leaf_end.part.sku.to_string()))
-}
-
-/// Links one cage of `spine` carries at `speed`.
-pub fn spine_links_per_cage(spine: &Switch, speed: u32) -> u64 {
-    u64::from(spine.ports_per_cage.max(1))
-        .saturating_mul(u64::from(spine.port_speed_gbps / speed.max(1)).max(1))
+    match leaf_spine_ends(topo, ctx, sku, links_per_cage(ctx.switch, topo)).ok()? {
+        LeafSpineEnds::Unfit { cage, module } => {
+            Some((cage.to_string(), module.part.sku.to_string()))
+        }
+        _ => None,
+    }
 }
 
 impl SplitEnds<'_> {
@@ -922,9 +928,14 @@ fn shared_cages<'e>(
 /// Links one switch cage carries: ports per cage × the links a port is split into (2 on a
 /// QM9700 at 400G, 4 at 200G).
 pub fn links_per_cage(switch: &Switch, topo: &Topology) -> u64 {
-    u64::from(switch.ports_per_cage.max(1)).saturating_mul(u64::from(
-        switch.port_speed_gbps / topo.link_speed_gbps.max(1),
-    ))
+    cage_links(switch, topo.link_speed_gbps)
+}
+
+/// Links of `speed` Gb/s one cage of `switch` carries: ports per cage × the links a port is
+/// split into.
+fn cage_links(switch: &Switch, speed: u32) -> u64 {
+    u64::from(switch.ports_per_cage.max(1))
+        .saturating_mul(u64::from(switch.port_speed_gbps / speed.max(1)))
 }
 
 #[cfg(test)]
