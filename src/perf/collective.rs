@@ -85,6 +85,17 @@ struct Message {
     size_log2: Option<f64>,
 }
 
+/// Which bandwidth a candidate's cost takes where NCCL's tuner and the wire differ: NCCL chooses
+/// by its tuner's figures (`tuning.cc`), and the chosen algorithm then runs at what its traffic
+/// allows. They differ only for the tree on three nodes ([`tree_node_load`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Estimate {
+    /// NCCL's tuner: a tree beyond two nodes at half its graph bandwidth.
+    Tuner,
+    /// The traffic: a tree at its graph bandwidth over the busiest node's load.
+    Wire,
+}
+
 /// The chosen algorithm/protocol and its cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Choice {
@@ -210,7 +221,12 @@ impl Communicator {
         lat
     }
 
-    fn tree_algbw(&self, p: usize) -> f64 {
+    /// Tree algorithm bandwidth, GB/s: the graph bandwidth (NVLink inside a node, the node's
+    /// network across nodes) over the busiest node's load in messages ([`tree_node_load`]),
+    /// NCCL's tree factors applied. NCCL's tuner takes a load of 2 beyond two nodes (`ratio *=
+    /// .5`; on two nodes it runs the tree at the intra-node bandwidth, a load of 1), which is
+    /// the wire's load from four nodes on; on three it is 1.5.
+    fn tree_algbw(&self, p: usize, estimate: Estimate) -> f64 {
         let nvl = if self.has_nvlink() {
             self.nvlink_ring_gbytes_per_s
         } else {
@@ -218,11 +234,12 @@ impl Communicator {
         };
         let graph = if self.nodes <= 1.0 {
             self.nvlink_ring_gbytes_per_s
-        } else if self.nodes <= 2.0 {
-            // NCCL uses the intra-node graph bandwidth on ≤ 2 nodes: each node exchanges S once.
-            nvl.min(2.0 * self.net_eff())
         } else {
-            nvl.min(self.net_eff())
+            let load = match estimate {
+                Estimate::Tuner if self.nodes > 2.0 => 2.0,
+                _ => tree_node_load(self.nodes),
+            };
+            nvl.min(self.net_eff() * 2.0 / load)
         };
         let mut bus = graph * TREE_BW_FACTOR;
         if p == LL {
@@ -289,11 +306,17 @@ impl Communicator {
     }
 
     /// (latency µs, algorithm bandwidth GB/s) of a candidate, or None when it does not apply.
-    fn cost(&self, algorithm: Algorithm, p: usize, bytes: f64) -> Option<(f64, f64)> {
+    fn cost(
+        &self,
+        algorithm: Algorithm,
+        p: usize,
+        bytes: f64,
+        estimate: Estimate,
+    ) -> Option<(f64, f64)> {
         let multi = self.nodes > 1.0;
         match algorithm {
             Algorithm::Ring => Some((self.ring_latency_us(p, bytes), self.ring_algbw(p))),
-            Algorithm::Tree => Some((self.tree_latency_us(p), self.tree_algbw(p))),
+            Algorithm::Tree => Some((self.tree_latency_us(p), self.tree_algbw(p, estimate))),
             Algorithm::Nvls => {
                 if multi {
                     return None;
@@ -340,9 +363,9 @@ impl Communicator {
         }
     }
 
-    /// Time of one candidate for `bytes`, µs, or None if it does not apply.
+    /// Time of one candidate for `bytes` on the wire, µs, or None if it does not apply.
     pub fn time_us(&self, algorithm: Algorithm, p: usize, bytes: f64) -> Option<f64> {
-        self.time_of(algorithm, p, &self.message(bytes))
+        self.time_of(algorithm, p, &self.message(bytes), Estimate::Wire)
     }
 
     /// What every candidate's time for `bytes` shares, computed once for all of them.
@@ -354,9 +377,15 @@ impl Communicator {
         }
     }
 
-    fn time_of(&self, algorithm: Algorithm, p: usize, m: &Message) -> Option<f64> {
+    fn time_of(
+        &self,
+        algorithm: Algorithm,
+        p: usize,
+        m: &Message,
+        estimate: Estimate,
+    ) -> Option<f64> {
         let bytes = m.bytes;
-        let (lat, algbw) = self.cost(algorithm, p, bytes)?;
+        let (lat, algbw) = self.cost(algorithm, p, bytes, estimate)?;
         let mut bw = algbw.min(m.cap_algbw);
         if algorithm == Algorithm::Tree {
             bw *= tree_correction_at(p, m.size_log2);
@@ -367,16 +396,22 @@ impl Communicator {
         Some(lat + bytes / (BYTES_PER_US_PER_GBYTES_PER_S * bw))
     }
 
-    /// The fastest algorithm/protocol for `bytes`, as NCCL picks it, among those the request
-    /// allows (`forced`); NCCL's own choice when none of those can run.
+    /// The fastest algorithm/protocol for `bytes` as NCCL's tuner ranks them, among those the
+    /// request allows (`forced`; NCCL's own choice when none of those can run), timed on the
+    /// wire.
     pub fn choose(&self, bytes: f64) -> Option<Choice> {
         if self.ranks.is_nan() || self.ranks < 2.0 {
             return None;
         }
         let m = self.message(bytes);
         let allowed = |a: Algorithm, p: usize| allows(self.forced, a, p);
-        self.fastest(&m, allowed)
-            .or_else(|| self.fastest(&m, |_, _| true))
+        let chosen = self
+            .fastest(&m, allowed)
+            .or_else(|| self.fastest(&m, |_, _| true))?;
+        let time_us = self
+            .time_of(chosen.algorithm, chosen.protocol, &m, Estimate::Wire)
+            .unwrap_or(chosen.time_us);
+        Some(Choice { time_us, ..chosen })
     }
 
     /// The fastest candidate `allowed` lets run.
@@ -386,7 +421,7 @@ impl Communicator {
             if !allowed(algorithm, protocol) {
                 continue;
             }
-            if let Some(t) = self.time_of(algorithm, protocol, m)
+            if let Some(t) = self.time_of(algorithm, protocol, m, Estimate::Tuner)
                 && best.is_none_or(|b| t < b.time_us)
             {
                 best = Some(Choice {
@@ -417,6 +452,24 @@ fn allows((algorithm, protocol): (NcclAlgorithm, NcclProtocol), a: Algorithm, p:
         NcclProtocol::Simple => p == SIMPLE,
     };
     algorithm_ok && protocol_ok
+}
+
+/// The busiest node's network load in an all-reduce over NCCL's double binary tree, in
+/// messages sent (and as many received): each tree carries half the message, and a node sends
+/// it once to its parent (reduce) and once to each child (broadcast). NCCL's trees
+/// (`graph/trees.cc`, `ncclGetDtree`: a binary tree and its mirror, or its shift by one for an
+/// odd count) give one message on two nodes, 1.5 on three (two chains, 0←2←1 and 1←0←2, whose
+/// middle nodes send twice), and 2 from four nodes on, where every node is inner in one tree
+/// (three sends) and a leaf in the other (one); checked over 2–3,000 nodes with the file's
+/// construction (test `tree_node_load_is_nccls_double_binary_tree`).
+pub fn tree_node_load(nodes: f64) -> f64 {
+    if nodes <= 2.0 {
+        1.0
+    } else if nodes <= 3.0 {
+        1.5
+    } else {
+        2.0
+    }
 }
 
 /// NCCL adds the network path latency twice for Simple (send + flush, tuning.cc).
@@ -507,6 +560,116 @@ mod tests {
         let c = comm(24.0, 3.0, 96.0);
         assert!((c.ring_algbw(SIMPLE) - 96.0 * 24.0 / 46.0).abs() < 1e-9);
         assert!((c.ring_algbw(LL) - 48.0 * 24.0 / 46.0).abs() < 1e-9);
+    }
+
+    /// NCCL's `ncclGetBtree` (`graph/trees.cc`): (parent, child 0, child 1), −1 for none.
+    fn btree(n: i64, r: i64) -> (i64, i64, i64) {
+        let mut bit = 1;
+        while bit < n {
+            if bit & r != 0 {
+                break;
+            }
+            bit <<= 1;
+        }
+        if r == 0 {
+            return (-1, -1, if n > 1 { bit >> 1 } else { -1 });
+        }
+        let mut up = (r ^ bit) | (bit << 1);
+        if up >= n {
+            up = r ^ bit;
+        }
+        let mut low = bit >> 1;
+        let d0 = if low == 0 { -1 } else { r - low };
+        let mut d1 = if low == 0 { -1 } else { r + low };
+        while d1 >= n {
+            d1 = if low == 0 { -1 } else { r + low };
+            low >>= 1;
+        }
+        (up, d0, d1)
+    }
+
+    /// NCCL's `ncclGetDtree`: the binary tree and its mirror (even n) or shift (odd n).
+    fn dtree(n: i64, r: i64) -> [(i64, i64, i64); 2] {
+        let moved = |x: i64, f: &dyn Fn(i64) -> i64| if x == -1 { -1 } else { f(x) };
+        let second = if n % 2 == 1 {
+            let (u, d0, d1) = btree(n, (r - 1 + n) % n);
+            let f = |x: i64| (x + 1) % n;
+            (moved(u, &f), moved(d0, &f), moved(d1, &f))
+        } else {
+            let (u, d0, d1) = btree(n, n - 1 - r);
+            let f = |x: i64| n - 1 - x;
+            (moved(u, &f), moved(d0, &f), moved(d1, &f))
+        };
+        [btree(n, r), second]
+    }
+
+    #[test]
+    fn tree_node_load_is_nccls_double_binary_tree() {
+        for n in 2..3000_i64 {
+            let busiest = (0..n)
+                .map(|r| {
+                    dtree(n, r)
+                        .iter()
+                        .map(|&(u, d0, d1)| [u, d0, d1].iter().filter(|&&x| x != -1).count())
+                        .sum::<usize>()
+                })
+                .max()
+                .unwrap_or(0);
+            // Each tree carries half the message.
+            assert_eq!(busiest as f64 / 2.0, tree_node_load(n as f64), "{n} nodes");
+        }
+    }
+
+    #[test]
+    fn three_nodes_choose_as_nccls_tuner_and_run_a_tree_at_its_load() {
+        // 3 nodes of 4 ranks, 200 GB/s of network each: NCCL's tuner ranks the tree at half
+        // the graph bandwidth, the wire runs it at 1/1.5 of it.
+        let c = c_three();
+        assert!((c.tree_algbw(SIMPLE, Estimate::Tuner) - 200.0 * 0.92 * 0.5).abs() < 1e-9);
+        assert!((c.tree_algbw(SIMPLE, Estimate::Wire) - 200.0 / 1.5 * 0.92).abs() < 1e-9);
+        // Two and four nodes: the tuner's figure is the wire's.
+        for nodes in [2.0, 4.0] {
+            let c = Communicator {
+                nvlink_ring_gbytes_per_s: 600.0,
+                ..comm(4.0 * nodes, nodes, 200.0)
+            };
+            assert_eq!(
+                c.tree_algbw(SIMPLE, Estimate::Tuner),
+                c.tree_algbw(SIMPLE, Estimate::Wire)
+            );
+        }
+        // At 16 GiB NCCL's tuner prefers the ring on three nodes (tree 92 GB/s against the
+        // ring's 109): the choice stays the ring, at the ring's time.
+        let s = 16.0 * 1024.0 * 1024.0 * 1024.0;
+        let choice = c_three().choose(s).expect("a choice");
+        assert_eq!(choice.algorithm, Algorithm::Ring);
+        assert_eq!(
+            Some(choice.time_us),
+            c_three().time_us(Algorithm::Ring, SIMPLE, s)
+        );
+        // Forced, the tree runs at its wire figure, faster than the tuner believes.
+        let forced = Communicator {
+            forced: (NcclAlgorithm::Tree, NcclProtocol::Auto),
+            ..c_three()
+        };
+        let tree = forced.choose(s).expect("a tree");
+        assert_eq!(tree.algorithm, Algorithm::Tree);
+        assert_eq!(
+            Some(tree.time_us),
+            c_three().time_us(Algorithm::Tree, SIMPLE, s)
+        );
+        let m = c_three().message(s);
+        let tuner = c_three()
+            .time_of(Algorithm::Tree, SIMPLE, &m, Estimate::Tuner)
+            .expect("tuner time");
+        assert!(tree.time_us < tuner * 0.8);
+    }
+
+    fn c_three() -> Communicator {
+        Communicator {
+            nvlink_ring_gbytes_per_s: 600.0,
+            ..comm(12.0, 3.0, 200.0)
+        }
     }
 
     #[test]

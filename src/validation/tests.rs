@@ -19,14 +19,6 @@ const KNOWN_MISSES: &[(&str, &str)] = &[
     NVLS_OFF_20_RACKS[3],
     NVLS_OFF_20_RACKS[4],
     NVLS_OFF_20_RACKS[5],
-    (
-        "N-GB200-3xNVL4-TREE",
-        "a forced tree on three NVLink partitions: the model's tree across more than two nodes runs at 0.92 × min(NVLink, network) × ½ (NCCL's tuning.cc rule); the run gets 0.89 of the node-level bound, above NCCL's own prediction",
-    ),
-    (
-        "N-GB200-3xNVL8-TREE",
-        "as N-GB200-3xNVL4-TREE, two trays a partition",
-    ),
     LLAMA_8B_ON_NVL72[0],
     LLAMA_8B_ON_NVL72[1],
     LLAMA_8B_ON_NVL72[2],
