@@ -1265,3 +1265,46 @@ fn a_network_bound_job_is_told_what_waits_and_what_would_help() {
             .any(|w| w.contains("of its step on the network"))
     );
 }
+
+/// Ring or tree across NVL72 racks is where the model is known to be high (validation rows
+/// `N-GB200-20RACK-*`): the plan says its all-reduce figures are an upper bound there, and
+/// nowhere else.
+#[test]
+fn ring_or_tree_across_nvl72_racks_is_said_to_be_an_upper_bound() {
+    let said = |request: serde_json::Value| -> Vec<String> {
+        plan(request)
+            .expect("plan")
+            .warnings
+            .into_iter()
+            .filter(|w| w.contains("upper bound"))
+            .collect()
+    };
+    let racks = |algorithm: &str| {
+        serde_json::json!({"gpus": 1440, "gpu_model": "gb200-nvl72", "fabrics": ["infiniband"],
+            "nccl": {"algorithm": algorithm}, "workload": {"message_bytes": 17_179_869_184_u64}})
+    };
+    let tree = said(racks("tree"));
+    assert_eq!(tree.len(), 1, "{tree:?}");
+    assert!(
+        tree[0].contains("runs tree across 20 NVLink racks (72 GPUs each)")
+            && tree[0].contains("406 GB/s"),
+        "{}",
+        tree[0]
+    );
+    assert!(said(racks("ring"))[0].contains("runs ring across 20 NVLink racks"));
+    // NCCL's choice there is NVLS with a tree across racks, which two racks measure.
+    assert!(said(racks("auto")).is_empty());
+    // Trays run as 4-GPU servers over the network: no NVLink domain spans servers.
+    assert!(
+        said(serde_json::json!({"gpus": 1440, "gpu_model": "gb200-nvl72",
+            "fabrics": ["infiniband"], "topology": {"nvlink_domain": "tray"},
+            "nccl": {"algorithm": "ring"}, "workload": {"message_bytes": 17_179_869_184_u64}}))
+        .is_empty()
+    );
+    // HGX servers across the network: rows the model meets.
+    assert!(
+        said(serde_json::json!({"gpus": 1024, "fabrics": ["infiniband"],
+            "nccl": {"algorithm": "ring"}, "workload": {"message_bytes": 17_179_869_184_u64}}))
+        .is_empty()
+    );
+}

@@ -7,8 +7,8 @@ use super::options::Detail;
 use super::output::{BomLineOut, FabricPlan};
 use super::size::SizedFabric;
 use super::time::{
-    forced_algorithm_warning, network_bound_warning, pcie_bound_nic_warning, perf_input,
-    roce_tunings,
+    cross_rack_ring_warning, forced_algorithm_warning, network_bound_warning,
+    pcie_bound_nic_warning, perf_input, roce_tunings,
 };
 use crate::catalog::Text;
 use crate::cost::{self, FabricCostInput};
@@ -183,6 +183,7 @@ pub(super) fn plan_sized(
     pcie_bound_nic_warning(&perf_input.nic, warnings);
     forced_algorithm_warning(&perf_input.workload.nccl, &performance, fabric, warnings);
     network_bound_warning(fabric, &performance, &perf_input.workload, warnings);
+    cross_rack_ring_warning(&perf_input, &performance, fabric, warnings);
     // Both RoCE tunings side by side are a reader's comparison, not a figure of the plan asked.
     if fabric == Fabric::Roce && full {
         performance.roce_tuning_side_by_side = roce_tunings(&perf_input, &performance)?;

@@ -66,6 +66,33 @@ pub(super) fn forced_algorithm_warning(
     );
 }
 
+/// Warns when the all-reduce runs ring or tree across several multi-server NVLink domains
+/// (NVL72 racks with NVLS off or not chosen): the model's ring and tree there are bounded by
+/// NVLink and every rack's NICs, and give more than the only public run of the kind, which
+/// it does not reproduce (validation rows `N-GB200-20RACK-*`, docs/model.md §6): the plan's
+/// all-reduce figures are then an upper bound, and the plan says so.
+pub(super) fn cross_rack_ring_warning(
+    input: &perf::PerfInput,
+    result: &PerfResult,
+    fabric: crate::fabric::Fabric,
+    warnings: &mut Vec<String>,
+) {
+    let racks = input.gpu.nvlink_domain_gpus > input.gpus_per_node;
+    if !racks || result.communicator_nodes < 2 || !matches!(result.algorithm, "ring" | "tree") {
+        return;
+    }
+    push_unique(
+        warnings,
+        format!(
+            "{}: the all-reduce runs {} across {} NVLink racks ({} GPUs each); the model gives more than the only public run of that kind, 20 GB200 NVL72 racks with NVLS disabled (coreweave/nccl-tests: 406 GB/s bus bandwidth at 16 GiB, 151 at 512 MiB), and does not reproduce it (docs/model.md §6): read this plan's all-reduce figures as an upper bound",
+            fabric.as_str(),
+            result.algorithm,
+            result.communicator_nodes,
+            input.gpu.nvlink_domain_gpus
+        ),
+    );
+}
+
 /// Share of a step idled on the network above which the plan says which collective waits and
 /// what would help (a third: issue 41's threshold, where a buyer stops trusting a plan that
 /// does not explain itself).
