@@ -459,8 +459,8 @@ fn allows((algorithm, protocol): (NcclAlgorithm, NcclProtocol), a: Algorithm, p:
 /// it once to its parent (reduce) and once to each child (broadcast). NCCL's trees
 /// (`graph/trees.cc`, `ncclGetDtree`: a binary tree and its mirror, or its shift by one for an
 /// odd count) give one message on two nodes, 1.5 on three (two chains, 0←2←1 and 1←0←2, whose
-/// middle nodes send twice), and 2 from four nodes on, where every node is inner in one tree
-/// (three sends) and a leaf in the other (one); checked over 2–3,000 nodes with the file's
+/// middle nodes send twice), and 2 from four nodes on, where the busiest nodes are inner in one
+/// tree (three sends) and a leaf in the other (one); checked over 2–3,000 nodes with the file's
 /// construction (test `tree_node_load_is_nccls_double_binary_tree`).
 pub fn tree_node_load(nodes: f64) -> f64 {
     if nodes <= 2.0 {
