@@ -408,10 +408,19 @@ impl Communicator {
         let chosen = self
             .fastest(&m, allowed)
             .or_else(|| self.fastest(&m, |_, _| true))?;
+        if !self.tuner_differs_from_wire(chosen.algorithm) {
+            return Some(chosen);
+        }
         let time_us = self
             .time_of(chosen.algorithm, chosen.protocol, &m, Estimate::Wire)
             .unwrap_or(chosen.time_us);
         Some(Choice { time_us, ..chosen })
+    }
+
+    /// Whether NCCL's tuner and the wire time `algorithm` differently here: only a tree whose
+    /// node load is under the tuner's 2 beyond two nodes ([`tree_node_load`]).
+    fn tuner_differs_from_wire(&self, algorithm: Algorithm) -> bool {
+        algorithm == Algorithm::Tree && self.nodes > 2.0 && tree_node_load(self.nodes) < 2.0
     }
 
     /// The fastest candidate `allowed` lets run.

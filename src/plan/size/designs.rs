@@ -81,10 +81,18 @@ impl<'a> Cabled<'a> {
     }
 }
 
+/// A design sized for a fabric's parts, with what its BOM costs and draws.
+pub(super) struct SizedDesign {
+    pub design: Design,
+    pub topology: Topology,
+    pub capex_usd: Decimal,
+    /// Σ(quantity × power_w) over its BOM, watts.
+    pub it_power_w: Decimal,
+}
+
 /// Every design of a fabric: those sized with their capex, and those that do not fit with why.
 pub(super) struct Designs {
-    /// Each design sized, with its capex and its IT power (W).
-    pub sized: Vec<(Design, Topology, Decimal, Decimal)>,
+    pub sized: Vec<SizedDesign>,
     pub not_fitting: Vec<(Design, sizing::SizingError)>,
 }
 
@@ -146,7 +154,12 @@ pub(super) fn size_each(
             continue;
         };
         match bom::capex_and_power_of(&t, ctx, &r.adjustments) {
-            Ok((capex, power_w)) => out.sized.push((design, t, capex, power_w)),
+            Ok((capex_usd, it_power_w)) => out.sized.push(SizedDesign {
+                design,
+                topology: t,
+                capex_usd,
+                it_power_w,
+            }),
             Err(e) if own_cabling => out.not_fitting.push((
                 design,
                 sizing::SizingError::DesignDoesNotFit {
@@ -260,7 +273,7 @@ pub(super) fn tor_copper_note(
     let one_or_two = designs
         .sized
         .iter()
-        .any(|(d, _, _, _)| matches!(d, Design::SingleSwitch | Design::DualSwitch));
+        .any(|d| matches!(d.design, Design::SingleSwitch | Design::DualSwitch));
     if r.nodes_per_rack.is_some()
         && !one_or_two
         && let Some((_, e)) = designs
@@ -292,8 +305,8 @@ impl Designs {
         self.sized
             .iter()
             .enumerate()
-            .filter(|(_, (_, t, _, _))| meets(r, t))
-            .min_by(|(i, a), (j, b)| a.2.cmp(&b.2).then(i.cmp(j)))
+            .filter(|(_, d)| meets(r, &d.topology))
+            .min_by(|(i, a), (j, b)| a.capex_usd.cmp(&b.capex_usd).then(i.cmp(j)))
             .map(|(i, _)| i)
     }
 
@@ -306,15 +319,15 @@ impl Designs {
         self.sized
             .iter()
             .enumerate()
-            .map(|(i, (d, t, capex, power_w))| DesignAlternative {
-                design: *d,
-                tiers: t.tiers,
-                leaf_switches: t.leaf_switches,
-                spine_switches: t.spine_switches,
-                core_switches: t.core_switches,
-                capex_usd: *capex,
-                it_power_w: *power_w,
-                meets_request: meets(r, t),
+            .map(|(i, d)| DesignAlternative {
+                design: d.design,
+                tiers: d.topology.tiers,
+                leaf_switches: d.topology.leaf_switches,
+                spine_switches: d.topology.spine_switches,
+                core_switches: d.topology.core_switches,
+                capex_usd: d.capex_usd,
+                it_power_w: d.it_power_w,
+                meets_request: meets(r, &d.topology),
                 chosen: i == chosen,
             })
             .collect()

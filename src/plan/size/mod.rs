@@ -182,7 +182,10 @@ fn size_fabric(
         return Ok(designs::none_meets(r, fabric, &parts, &designs, detail));
     };
     let design_alternatives = designs.alternatives(r, chosen);
-    let Some((design, topology, _, _)) = designs.sized.into_iter().nth(chosen) else {
+    let Some(designs::SizedDesign {
+        design, topology, ..
+    }) = designs.sized.into_iter().nth(chosen)
+    else {
         return Err(PlanError::field(
             "/gpus",
             ErrorCode::InternalError,
