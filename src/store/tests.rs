@@ -449,3 +449,19 @@ async fn concurrent_writes_committed_together_each_get_their_own_answer() {
         db.close().await;
     }
 }
+
+#[test]
+fn new_scenario_ids_are_32_hex_digits_in_the_order_they_were_made() {
+    let ids: Vec<String> = (0..10_000).map(|_| scenarios::new_scenario_id()).collect();
+    for id in &ids {
+        assert_eq!(id.len(), 32, "{id}");
+        assert!(
+            id.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+            "{id}"
+        );
+    }
+    // Each id sorts after the one before (as text, as the indexes compare them): a new
+    // scenario's rows go to the end of every index keyed by its id.
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+}
