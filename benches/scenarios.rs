@@ -1,7 +1,8 @@
 //! Saved scenarios under load, over HTTP against the service in process (release build):
 //! saves at 64 concurrent clients (latency percentiles), then 10,000 saved scenarios listed a
-//! page at a time (latency per page), on SQLite (a new file) and, when it answers, PostgreSQL
-//! (a new schema in database `test` at 127.0.0.1:5432).
+//! page at a time (latency per page), then the saves again into that store of 10,000; on
+//! SQLite (a new file) and, when it answers, PostgreSQL (a new schema in database `test` at
+//! 127.0.0.1:5432).
 //!
 //! `cargo bench --bench scenarios` (figures in docs/performance.md, "Saved scenarios")
 
@@ -101,19 +102,7 @@ async fn run(label: &str, url: &str) {
 
     // Warm-up (not measured): connections, the plan memo, the database's first pages.
     saves(&client, &base, &key, WARM_UP_PER_CLIENT, "warm-up").await;
-    let started = Instant::now();
-    let mut times = saves(&client, &base, &key, SAVES_PER_CLIENT, "save").await;
-    let wall = started.elapsed();
-    times.sort();
-    println!(
-        "{label}: {} saves by {CLIENTS} concurrent clients in {} ({:.0}/s): p50 {}, p99 {}, max {}",
-        times.len(),
-        ms(wall),
-        times.len() as f64 / wall.as_secs_f64(),
-        ms(percentile(&times, 0.5)),
-        ms(percentile(&times, 0.99)),
-        ms(*times.last().expect("saves"))
-    );
+    measured_saves(&client, &base, &key, label, "a new store", "save").await;
 
     // Fill to 10,000 through the store (the listing is what is measured), then page.
     let draft = fabric_tco::store::scenarios::Draft {
@@ -171,7 +160,41 @@ async fn run(label: &str, url: &str) {
             ms(*pages.last().expect("pages"))
         );
     }
+    // Saves again, into a store that now holds the 10,000 listed.
+    measured_saves(
+        &client,
+        &base,
+        &key,
+        label,
+        "a store of 10,000",
+        "later save",
+    )
+    .await;
     db.close().await;
+}
+
+/// [`SAVES_PER_CLIENT`] saves by each of [`CLIENTS`] clients, timed and printed.
+async fn measured_saves(
+    client: &reqwest::Client,
+    base: &str,
+    key: &str,
+    label: &str,
+    store: &str,
+    what: &str,
+) {
+    let started = Instant::now();
+    let mut times = saves(client, base, key, SAVES_PER_CLIENT, what).await;
+    let wall = started.elapsed();
+    times.sort();
+    println!(
+        "{label}: {} saves by {CLIENTS} concurrent clients into {store} in {} ({:.0}/s): p50 {}, p99 {}, max {}",
+        times.len(),
+        ms(wall),
+        times.len() as f64 / wall.as_secs_f64(),
+        ms(percentile(&times, 0.5)),
+        ms(percentile(&times, 0.99)),
+        ms(*times.last().expect("saves"))
+    );
 }
 
 async fn postgres() -> Option<String> {

@@ -465,3 +465,107 @@ fn new_scenario_ids_are_32_hex_digits_in_the_order_they_were_made() {
     // scenario's rows go to the end of every index keyed by its id.
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_scenarios_saved_together_each_keep_their_own_revision_and_tags() {
+    for url in backends("rows").await {
+        let db = std::sync::Arc::new(Db::open(&url).expect("open"));
+        with_version(&db).await;
+        // 60 saves at once: no tag, one, a tag given twice, three.
+        let tag_sets: [&[&str]; 4] = [&[], &["a"], &["b", "a", "b"], &["c", "a", "d"]];
+        let mut tasks = Vec::new();
+        for i in 0..60 {
+            let db = std::sync::Arc::clone(&db);
+            let mut d = draft(&format!("n{i:02}"), tag_sets[i % 4]);
+            d.request = format!(r#"{{"gpus":{}}}"#, 8 * (i + 1));
+            tasks.push(tokio::spawn(async move {
+                let (row, new) = scenarios::create(&db, "t", &d, None).await.unwrap();
+                assert!(new);
+                (row, d)
+            }));
+        }
+        let mut saved = Vec::new();
+        for t in tasks {
+            saved.push(t.await.unwrap());
+        }
+        for (row, d) in &saved {
+            let got = scenarios::get(&db, "t", &row.id).await.unwrap().unwrap();
+            assert_eq!(
+                (&got.name, &got.tags, got.revision),
+                (&d.name, &d.tags, 1),
+                "{url}"
+            );
+            let rev = scenarios::revision(&db, "t", &row.id, Some(1))
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!((&rev.request, &rev.name), (&d.request, &d.name), "{url}");
+        }
+        // The tag table: "a" on every save that names it, once each.
+        let listing = Listing {
+            tag: Some("a".into()),
+            name_contains: None,
+            sort: Sort::Name,
+            descending: false,
+            after: None,
+            limit: 200,
+        };
+        let (page, _) = scenarios::list(&db, "t", &listing).await.unwrap();
+        assert_eq!(page.len(), 45, "{url}");
+        let listing = Listing {
+            tag: Some("d".into()),
+            ..listing
+        };
+        assert_eq!(
+            scenarios::list(&db, "t", &listing).await.unwrap().0.len(),
+            15
+        );
+        db.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_save_that_fails_stores_nothing_and_every_answered_save_is_stored() {
+    for url in backends("rowfail").await {
+        let db = std::sync::Arc::new(Db::open(&url).expect("open"));
+        with_version(&db).await;
+        // Saves at once, one naming a catalog version never stored (a foreign key it breaks):
+        // the batch it falls in fails as a whole; each save is stored exactly when it was
+        // answered Ok.
+        let mut tasks = Vec::new();
+        for i in 0..40 {
+            let db = std::sync::Arc::clone(&db);
+            let mut d = draft(&format!("f{i:02}"), &["x"]);
+            if i == 20 {
+                d.catalog_sha256 = "cd".repeat(32);
+            }
+            tasks.push(tokio::spawn(async move {
+                (i, scenarios::create(&db, "t", &d, None).await)
+            }));
+        }
+        let (mut ok, mut failed) = (0, Vec::new());
+        for t in tasks {
+            let (i, result) = t.await.unwrap();
+            match result {
+                Ok((row, _)) => {
+                    assert!(scenarios::get(&db, "t", &row.id).await.unwrap().is_some());
+                    ok += 1;
+                }
+                Err(_) => failed.push(i),
+            }
+        }
+        assert!(failed.contains(&20), "{url}: {failed:?}");
+        let listing = Listing {
+            tag: Some("x".into()),
+            name_contains: None,
+            sort: Sort::Name,
+            descending: false,
+            after: None,
+            limit: 200,
+        };
+        let (page, _) = scenarios::list(&db, "t", &listing).await.unwrap();
+        assert_eq!(page.len(), ok, "{url}");
+        assert!(page.iter().all(|r| r.name != "f20"), "{url}");
+        db.close().await;
+    }
+}
