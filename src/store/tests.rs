@@ -502,24 +502,8 @@ async fn new_scenarios_saved_together_each_keep_their_own_revision_and_tags() {
             assert_eq!((&rev.request, &rev.name), (&d.request, &d.name), "{url}");
         }
         // The tag table: "a" on every save that names it, once each.
-        let listing = Listing {
-            tag: Some("a".into()),
-            name_contains: None,
-            sort: Sort::Name,
-            descending: false,
-            after: None,
-            limit: 200,
-        };
-        let (page, _) = scenarios::list(&db, "t", &listing).await.unwrap();
-        assert_eq!(page.len(), 45, "{url}");
-        let listing = Listing {
-            tag: Some("d".into()),
-            ..listing
-        };
-        assert_eq!(
-            scenarios::list(&db, "t", &listing).await.unwrap().0.len(),
-            15
-        );
+        assert_eq!(tagged(&db, "a").await.len(), 45, "{url}");
+        assert_eq!(tagged(&db, "d").await.len(), 15, "{url}");
         db.close().await;
     }
 }
@@ -555,17 +539,22 @@ async fn a_save_that_fails_stores_nothing_and_every_answered_save_is_stored() {
             }
         }
         assert!(failed.contains(&20), "{url}: {failed:?}");
-        let listing = Listing {
-            tag: Some("x".into()),
-            name_contains: None,
-            sort: Sort::Name,
-            descending: false,
-            after: None,
-            limit: 200,
-        };
-        let (page, _) = scenarios::list(&db, "t", &listing).await.unwrap();
+        let page = tagged(&db, "x").await;
         assert_eq!(page.len(), ok, "{url}");
         assert!(page.iter().all(|r| r.name != "f20"), "{url}");
         db.close().await;
     }
+}
+
+/// Team `t`'s scenarios tagged `tag`, by name (at most 200).
+async fn tagged(db: &Db, tag: &str) -> Vec<scenarios::ScenarioRow> {
+    let listing = Listing {
+        tag: Some(tag.into()),
+        name_contains: None,
+        sort: Sort::Name,
+        descending: false,
+        after: None,
+        limit: 200,
+    };
+    scenarios::list(db, "t", &listing).await.unwrap().0
 }
