@@ -68,10 +68,11 @@ fn tags_of(text: &str) -> Vec<String> {
 
 /// A new scenario's id: a UUIDv7 (RFC 9562) as 32 lower-case hex digits: 48 bits of
 /// milliseconds, then a counter reseeded at random each millisecond and random bits (the
-/// `uuid` crate keeps one process's ids in the order they were made). Ordered by time, a new id lands at the end of every
-/// index keyed by it (the scenario, its revisions, its tags) instead of on a random page: a
-/// batch of saves then dirties a few pages, not one per save and index, and its commit does
-/// not grow with the table (docs/performance.md, "Saved scenarios").
+/// `uuid` crate keeps one process's ids in the order they were made). Ordered by time, a new
+/// id lands at the end of every index keyed by it (the scenario, its revisions, its tags)
+/// instead of on a random page: a batch of saves then dirties a few pages, not one per save
+/// and index, and its commit does not grow with the table (docs/performance.md, "Time-ordered
+/// scenario ids").
 pub(super) fn new_scenario_id() -> String {
     uuid::Uuid::now_v7().simple().to_string()
 }

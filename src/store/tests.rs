@@ -468,7 +468,7 @@ fn new_scenario_ids_are_32_hex_digits_in_the_order_they_were_made() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn new_scenarios_saved_together_each_keep_their_own_revision_and_tags() {
-    for url in backends("rows").await {
+    for url in backends("together").await {
         let db = std::sync::Arc::new(Db::open(&url).expect("open"));
         with_version(&db).await;
         // 60 saves at once: no tag, one, a tag given twice, three.
@@ -510,7 +510,7 @@ async fn new_scenarios_saved_together_each_keep_their_own_revision_and_tags() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_save_that_fails_stores_nothing_and_every_answered_save_is_stored() {
-    for url in backends("rowfail").await {
+    for url in backends("failed").await {
         let db = std::sync::Arc::new(Db::open(&url).expect("open"));
         with_version(&db).await;
         // Saves at once, one naming a catalog version never stored (a foreign key it breaks):
